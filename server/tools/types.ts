@@ -1,0 +1,77 @@
+import type { z } from "zod";
+
+/** How risky a call is, for badges and rules. */
+export type RiskLevel = "none" | "low" | "medium" | "high";
+
+/**
+ * What the approval gate needs to know about one call. Tools compute it from
+ * their validated arguments; the gate (server/approvals) applies rules → yolo → ask.
+ * - `none`: safe (reads inside the workspace); runs unless a rule denies or asks.
+ * - `ask`: risky; yolo or an allow rule may approve it.
+ * - `always`: outside the workspace or a sensitive file; yolo never approves it,
+ *   only an explicit allow rule or a human.
+ */
+export interface ApprovalNeed {
+  level: "none" | "ask" | "always";
+  /** What rules match against: the command line, or the workspace-relative (or absolute, if outside) path. */
+  subject: string;
+  /** The pattern that "allow for this session" records, e.g. `git status*` or `src/**`. */
+  scope: string;
+  /** One line a human reads in the approval card. */
+  description: string;
+  risk: RiskLevel;
+  /** For shell commands: read_only, package_check, package_install, file_write, file_delete, network, privileged, … */
+  actionType?: string;
+  /** For edits: the unified diff that would be applied. */
+  diff?: string;
+}
+
+export interface ApprovalDecision {
+  approved: boolean;
+  /** Feedback from a human who rejected with a note; the model sees it. */
+  feedback?: string;
+}
+
+/** Events a tool may stream while it runs (output chunks, progress). */
+export type ToolProgress = { kind: "output"; text: string } | { kind: "status"; text: string };
+
+/** Everything a tool may touch the world through; tests pass a fake. */
+export interface ToolContext {
+  /** The workspace root, already realpath'd. */
+  cwd: string;
+  signal: AbortSignal;
+  sessionId: string;
+  turnId?: string;
+  toolCallId: string;
+  /** Asks a human something mid-call (used by sudo for the password). */
+  askPassword?: (prompt: string) => Promise<string | null>;
+  emit: (progress: ToolProgress) => void;
+  /** Records a shell command in the audit log. */
+  audit?: (record: AuditRecord) => Promise<void>;
+}
+
+export interface AuditRecord {
+  command: string;
+  cwd: string;
+  riskLevel: RiskLevel;
+  actionType: string;
+  approved: boolean;
+  exitCode?: number | null;
+  durationMs?: number;
+}
+
+/** What a tool returns; `output` is what the model reads. */
+export interface ToolResult {
+  output: string;
+  isError: boolean;
+  /** Structured extras for the UI (a diff, a todo list, …); never sent to the model. */
+  display?: Record<string, unknown>;
+}
+
+export interface ToolDefinition<P extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: P;
+  needsApproval?: (args: z.infer<P>, ctx: ToolContext) => Promise<ApprovalNeed> | ApprovalNeed;
+  execute: (args: z.infer<P>, ctx: ToolContext) => Promise<ToolResult | string>;
+}
