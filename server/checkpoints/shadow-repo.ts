@@ -1,0 +1,227 @@
+import { randomUUID } from "node:crypto";
+import { mkdir, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { WorldlineError } from "../errors.ts";
+import { applyPlan, checkPlan, planApply } from "./apply.ts";
+import { changedPaths, rawChanges, treeChanges, treePatch } from "./changes.ts";
+import {
+  DEFAULT_MAX_FILE_BYTES,
+  DEFAULT_MAX_SNAPSHOT_BYTES,
+  EMPTY_TREE,
+  GC_EVERY_SNAPSHOTS,
+  SKIPPED_TRAILER,
+  SNAPSHOT_REF,
+} from "./constants.ts";
+import { git, gitText, splitNul, type GitTarget } from "./git.ts";
+import { defaultHome, ensureEmptyBlob, excludeFileText, prepareShadowRepo, resolveWorkspace, shadowGitDir } from "./layout.ts";
+import { serialize } from "./queue.ts";
+import { stageWorkTree, type StageLimits, type StageResult } from "./stage.ts";
+import type {
+  DiffResult,
+  MaterializeResult,
+  RestoreOptions,
+  RestoreResult,
+  ShadowRepoOptions,
+  SkippedPath,
+  SnapshotResult,
+} from "./types.ts";
+
+/** Snapshot ids are full or abbreviated commit hashes; anything else is refused before it reaches git. */
+const SNAPSHOT_ID = /^[0-9a-f]{7,64}$/i;
+
+interface Head {
+  commit: string;
+  tree: string;
+  skipped: SkippedPath[];
+}
+
+function parseSkipped(message: string): SkippedPath[] {
+  const line = message.split("\n").find((text) => text.startsWith(SKIPPED_TRAILER));
+  if (!line) return [];
+  return JSON.parse(line.slice(SKIPPED_TRAILER.length)) as SkippedPath[];
+}
+
+const sameSkipped = (a: readonly SkippedPath[], b: readonly SkippedPath[]) =>
+  a.length === b.length && a.every((entry, i) => entry.path === b[i].path && entry.reason === b[i].reason);
+
+/**
+ * Snapshots of one workspace, kept in a shadow git repository under
+ * `<home>/snapshots/<hash>/` that shares nothing with the workspace's own `.git`.
+ * Operations on one workspace run one at a time (see queue.ts). Create with `openShadowRepo`.
+ */
+export class ShadowRepo {
+  readonly workspace: string;
+  readonly gitDir: string;
+  private readonly target: GitTarget;
+  private readonly limits: StageLimits;
+  private readonly emptyBlob: string;
+  private rescanIgnored: boolean;
+  private snapshotsSinceGc = 0;
+
+  constructor(init: { target: GitTarget; limits: StageLimits; emptyBlob: string; rescanIgnored: boolean }) {
+    this.target = init.target;
+    this.workspace = init.target.workTree;
+    this.gitDir = init.target.gitDir;
+    this.limits = init.limits;
+    this.emptyBlob = init.emptyBlob;
+    this.rescanIgnored = init.rescanIgnored;
+  }
+
+  /** Captures the workspace. Reuses the previous commit when nothing changed. */
+  snapshot(options: { message?: string } = {}): Promise<SnapshotResult> {
+    return serialize(this.gitDir, () => this.snapshotNow(options.message ?? "snapshot"));
+  }
+
+  /** The latest snapshot, if any. */
+  latest(): Promise<string | undefined> {
+    return serialize(this.gitDir, async () => (await this.head())?.commit);
+  }
+
+  /** Changes and patch from snapshot `from` to snapshot `to`, or to the working tree now. */
+  diff(from: string, to?: string): Promise<DiffResult> {
+    return serialize(this.gitDir, async () => {
+      const fromCommit = await this.resolveSnapshot(from);
+      const staged = to === undefined ? await this.stage(this.target) : undefined;
+      const toTree = staged?.tree ?? (await this.resolveSnapshot(to as string));
+      const [files, { patch, truncated }] = await Promise.all([
+        treeChanges(this.target, fromCommit, toTree),
+        treePatch(this.target, fromCommit, toTree),
+      ]);
+      return { files, patch, truncated, skipped: staged?.skipped ?? [] };
+    });
+  }
+
+  /** Paths whose current content differs from snapshot `commit`. */
+  changedSince(commit: string): Promise<string[]> {
+    return serialize(this.gitDir, async () => {
+      const resolved = await this.resolveSnapshot(commit);
+      const { tree } = await this.stage(this.target);
+      return changedPaths(this.target, resolved, tree);
+    });
+  }
+
+  /**
+   * Makes the workspace equal to snapshot `target`. Takes a snapshot first (returned as
+   * `before`, so the restore can be undone). With `baseline`, refuses with
+   * `checkpoint:conflict` — writing nothing — when a path the restore would change also
+   * changed since `baseline`, i.e. outside the agent; `force` overwrites those.
+   */
+  restore(target: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+    return serialize(this.gitDir, async () => {
+      const targetCommit = await this.resolveSnapshot(target);
+      const baseline = options.baseline === undefined ? undefined : await this.resolveSnapshot(options.baseline);
+      const before = await this.snapshotNow(`before restore to ${targetCommit.slice(0, 12)}`);
+      const targetSkipped = await this.skippedIn(targetCommit);
+      const protectedPaths = new Set([...targetSkipped, ...before.skipped].map((entry) => entry.path));
+      const plan = planApply(await rawChanges(this.target, before.commit, targetCommit), protectedPaths);
+
+      if (baseline !== undefined && !options.force) {
+        const outside = new Set(await changedPaths(this.target, baseline, before.commit));
+        const conflicts = [...plan.writes.map((write) => write.path), ...plan.deletes].filter((path) => outside.has(path)).sort();
+        if (conflicts.length > 0) {
+          throw new WorldlineError(
+            "checkpoint:conflict",
+            `${conflicts.length} file${conflicts.length === 1 ? " was" : "s were"} changed outside the agent since the last checkpoint: ${conflicts.join(", ")}`,
+            { details: { paths: conflicts } },
+          );
+        }
+      }
+      await checkPlan(this.workspace, plan);
+      const { written, deleted } = await applyPlan(this.target, plan);
+      return { before: before.commit, written, deleted, untouched: plan.untouched };
+    });
+  }
+
+  /**
+   * Makes folder `destDir` (created if missing) hold snapshot `target`, e.g. for a fork.
+   * Files there that the snapshot lacks are deleted unless ignored; ignored files stay.
+   */
+  materialize(target: string, destDir: string): Promise<MaterializeResult> {
+    return serialize(this.gitDir, async () => {
+      const targetCommit = await this.resolveSnapshot(target);
+      await mkdir(resolve(destDir), { recursive: true });
+      const workTree = await resolveWorkspace(destDir);
+      if (workTree === this.workspace) {
+        throw new WorldlineError("checkpoint:bad_request", "materialize into the workspace itself; use restore instead");
+      }
+      // A throwaway index: the destination's state must not disturb the workspace's.
+      const destTarget: GitTarget = { ...this.target, workTree, indexFile: join(this.gitDir, `materialize-${randomUUID()}.index`) };
+      try {
+        const staged = await stageWorkTree(destTarget, this.emptyBlob, { ...this.limits, rescanIgnored: false });
+        const targetSkipped = await this.skippedIn(targetCommit);
+        const protectedPaths = new Set([...targetSkipped, ...staged.skipped].map((entry) => entry.path));
+        const plan = planApply(await rawChanges(destTarget, staged.tree, targetCommit), protectedPaths);
+        await checkPlan(workTree, plan);
+        return await applyPlan(destTarget, plan);
+      } finally {
+        await rm(destTarget.indexFile, { force: true });
+      }
+    });
+  }
+
+  /** Paths snapshot `commit` could not capture. */
+  async skippedIn(commit: string): Promise<SkippedPath[]> {
+    return parseSkipped(await gitText(this.target, ["cat-file", "commit", commit]));
+  }
+
+  private async snapshotNow(message: string): Promise<SnapshotResult> {
+    const staged = await this.stage(this.target);
+    const head = await this.head();
+    if (head && head.tree === staged.tree && sameSkipped(head.skipped, staged.skipped)) {
+      return { commit: head.commit, changed: [], skipped: staged.skipped };
+    }
+    const body = staged.skipped.length > 0 ? `\n\n${SKIPPED_TRAILER} ${JSON.stringify(staged.skipped)}` : "";
+    const parentArgs = head ? ["-p", head.commit] : [];
+    const commit = await gitText(this.target, ["commit-tree", staged.tree, ...parentArgs, "-F", "-"], { input: `${message}${body}\n` });
+    // The old value makes a concurrent writer from another process fail loudly instead of dropping history.
+    await git(this.target, ["update-ref", SNAPSHOT_REF, commit, head?.commit ?? ""]);
+    const changed = await treeChanges(this.target, head?.commit ?? EMPTY_TREE, commit);
+    await this.maybeCollectGarbage();
+    return { commit, changed, skipped: staged.skipped };
+  }
+
+  private async stage(target: GitTarget): Promise<StageResult> {
+    const staged = await stageWorkTree(target, this.emptyBlob, { ...this.limits, rescanIgnored: this.rescanIgnored });
+    this.rescanIgnored = false;
+    return staged;
+  }
+
+  private async head(): Promise<Head | undefined> {
+    const { stdout } = await git(this.target, ["for-each-ref", "--format=%(objectname) %(tree)%00%(contents)", SNAPSHOT_REF]);
+    const [ids, message] = splitNul(stdout);
+    if (!ids) return undefined;
+    const [commit, tree] = ids.split(" ");
+    return { commit, tree, skipped: parseSkipped(message ?? "") };
+  }
+
+  private async resolveSnapshot(id: string): Promise<string> {
+    if (!SNAPSHOT_ID.test(id)) throw new WorldlineError("checkpoint:not_found", `not a snapshot id: ${JSON.stringify(id)}`);
+    const { stdout, code } = await git(this.target, ["rev-parse", "--verify", "--quiet", `${id}^{commit}`], { okCodes: [1, 128] });
+    if (code !== 0) throw new WorldlineError("checkpoint:not_found", `no snapshot ${id} in this workspace`);
+    return stdout.toString("utf8").trim();
+  }
+
+  private async maybeCollectGarbage(): Promise<void> {
+    if (++this.snapshotsSinceGc < GC_EVERY_SNAPSHOTS) return;
+    this.snapshotsSinceGc = 0;
+    // Detaches by default, so a snapshot never waits for a repack; git locks against concurrent gc itself.
+    await git(this.target, ["gc", "--auto", "--quiet"]);
+  }
+}
+
+/** Opens (creating on first use) the shadow repository of `workspace`. */
+export async function openShadowRepo(workspace: string, options: ShadowRepoOptions = {}): Promise<ShadowRepo> {
+  const workTree = await resolveWorkspace(workspace);
+  const home = resolve(options.home ?? defaultHome());
+  const gitDir = shadowGitDir(home, workTree);
+  const target: GitTarget = { gitDir, workTree, indexFile: join(gitDir, "index"), emptyDir: join(gitDir, "worldline-empty") };
+  const limits: StageLimits = {
+    maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+    maxSnapshotBytes: options.maxSnapshotBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES,
+  };
+  return serialize(gitDir, async () => {
+    const { excludeChanged } = await prepareShadowRepo(target, excludeFileText(workTree, home, options.extraIgnores ?? []));
+    const emptyBlob = await ensureEmptyBlob(target);
+    return new ShadowRepo({ target, limits, emptyBlob, rescanIgnored: excludeChanged });
+  });
+}

@@ -1,0 +1,74 @@
+/** What the checkpoint engine hands to its callers (agent loop, transport, fork). */
+
+export type FileChangeStatus = "added" | "modified" | "deleted" | "renamed";
+
+export interface FileChange {
+  path: string;
+  status: FileChangeStatus;
+  /** Lines added; 0 for binary files. */
+  additions: number;
+  /** Lines removed; 0 for binary files. */
+  deletions: number;
+  /** For renames: where the file was before. */
+  oldPath?: string;
+  /** Set when git considers the content binary (no line counts, no text patch). */
+  binary?: boolean;
+}
+
+export interface SkippedPath {
+  path: string;
+  reason: string;
+}
+
+export interface SnapshotResult {
+  /** The snapshot's commit in the shadow repository; equal to the previous one when nothing changed. */
+  commit: string;
+  /** Changes since the previous snapshot. */
+  changed: FileChange[];
+  /** Paths whose current content this snapshot could not capture (limits, unreadable, …). */
+  skipped: SkippedPath[];
+}
+
+export interface DiffResult {
+  files: FileChange[];
+  /** Unified patch (binary files appear as "Binary files … differ"). */
+  patch: string;
+  /** True when `patch` was cut at MAX_PATCH_CHARS. */
+  truncated: boolean;
+  /** When comparing with the working tree: paths whose current content could not be captured. */
+  skipped: SkippedPath[];
+}
+
+export interface RestoreOptions {
+  /** The latest snapshot the agent took; paths that differ from it were changed outside the agent. */
+  baseline?: string;
+  /** Overwrite changes made outside the agent instead of refusing. */
+  force?: boolean;
+}
+
+export interface RestoreResult {
+  /** Snapshot of the workspace taken just before restoring: `restore(before)` undoes the restore. */
+  before: string;
+  /** Paths written (created or overwritten), sorted. */
+  written: string[];
+  /** Paths deleted, sorted. */
+  deleted: string[];
+  /** Paths the restore left alone because their content was not captured (size limits) then or now. */
+  untouched: string[];
+}
+
+export interface MaterializeResult {
+  written: string[];
+  deleted: string[];
+}
+
+export interface ShadowRepoOptions {
+  /** Data directory; defaults to $WORLDLINE_HOME or ~/.worldline. Snapshots live in `<home>/snapshots/`. */
+  home?: string;
+  /** Files larger than this are skipped (reported). */
+  maxFileBytes?: number;
+  /** New content one snapshot may hash; the rest is skipped (reported) and captured later. */
+  maxSnapshotBytes?: number;
+  /** Extra gitignore-style patterns, on top of BUILTIN_IGNORES and the workspace's .gitignore files. */
+  extraIgnores?: readonly string[];
+}
