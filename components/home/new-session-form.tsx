@@ -1,0 +1,92 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import type { DirectoryListing, SessionSummary } from "@/server/protocol";
+import { api } from "@/components/transport/client";
+
+export function NewSessionForm({ recent }: { recent: string[] }) {
+  const router = useRouter();
+  const [workspace, setWorkspace] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [listing, setListing] = useState<DirectoryListing | null>(null);
+
+  const create = async (event?: FormEvent) => {
+    event?.preventDefault();
+    if (!workspace.trim()) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const session = await api<SessionSummary>("/api/v1/sessions", { method: "POST", body: { workspace: workspace.trim() } });
+      router.push(`/s/${session.id}`);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+      setBusy(false);
+    }
+  };
+
+  const browse = async (dir?: string) => {
+    try {
+      const query = dir ? `?path=${encodeURIComponent(dir)}` : "";
+      const result = await api<DirectoryListing>(`/api/v1/fs/directories${query}`);
+      setListing(result);
+      setWorkspace(result.path);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <section className="rounded-md border border-border bg-panel p-4" aria-labelledby="new-session-heading">
+      <h1 id="new-session-heading" className="mb-3 text-sm font-semibold">
+        New session
+      </h1>
+      <form className="flex gap-2" onSubmit={create}>
+        <input
+          data-testid="workspace-input"
+          aria-label="Workspace folder"
+          className="flex-1 rounded-md border border-border bg-bg px-3 py-2 font-mono outline-none focus:border-accent"
+          placeholder="/path/to/your/project"
+          value={workspace}
+          onChange={(event) => setWorkspace(event.target.value)}
+        />
+        <button type="button" onClick={() => void browse(workspace.trim() || undefined)} className="rounded-md border border-border px-3 py-2 hover:bg-raised" data-testid="browse-button">
+          Browse…
+        </button>
+        <button type="submit" disabled={busy || !workspace.trim()} className="rounded-md bg-accent px-3 py-2 font-medium text-bg disabled:opacity-40" data-testid="create-session">
+          Start
+        </button>
+      </form>
+      {error ? (
+        <p className="mt-2 text-danger" data-testid="new-session-error">
+          {error}
+        </p>
+      ) : null}
+      {recent.length > 0 && !listing ? (
+        <div className="mt-3 flex flex-wrap gap-1 text-xs">
+          <span className="text-muted">Recent:</span>
+          {recent.map((path) => (
+            <button key={path} type="button" className="rounded bg-raised px-2 py-0.5 font-mono hover:text-accent" onClick={() => setWorkspace(path)}>
+              {path}
+            </button>
+          ))}
+        </div>
+      ) : null}
+      {listing ? (
+        <div className="mt-3 max-h-64 overflow-y-auto rounded-md border border-border" data-testid="folder-picker">
+          {listing.parent ? (
+            <button type="button" className="block w-full px-3 py-1 text-left font-mono text-muted hover:bg-raised" onClick={() => void browse(listing.parent!)}>
+              ..
+            </button>
+          ) : null}
+          {listing.entries.map((entry) => (
+            <button key={entry.path} type="button" className="block w-full truncate px-3 py-1 text-left font-mono hover:bg-raised" onClick={() => void browse(entry.path)}>
+              {entry.name}/
+            </button>
+          ))}
+        </div>
+      ) : null}
+    </section>
+  );
+}

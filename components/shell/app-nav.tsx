@@ -1,0 +1,34 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+
+const LINKS = [
+  { href: "/", label: "Sessions" },
+  { href: "/approvals", label: "Approvals" },
+  { href: "/settings", label: "Settings" },
+];
+
+export function AppNav() {
+  const pathname = usePathname();
+  return (
+    <nav className="flex h-9 shrink-0 items-center gap-1 border-b border-border bg-panel px-3" aria-label="Main">
+      <Link href="/" className="mr-3 font-semibold tracking-tight text-fg">
+        Worldline
+      </Link>
+      {LINKS.map((link) => {
+        const active = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
+        return (
+          <Link
+            key={link.href}
+            href={link.href}
+            data-testid={`nav-${link.label.toLowerCase()}`}
+            className={`rounded px-2 py-1 ${active ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
+          >
+            {link.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
+}

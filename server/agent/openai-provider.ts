@@ -1,0 +1,94 @@
+import OpenAI from "openai";
+import type { ModelConfig } from "../config";
+import { ProviderError, type ChatProvider, type ChatRequest, type ProviderChunk } from "./provider";
+
+/** Per-request ceiling; a stuck provider becomes a retryable timeout instead of a hung turn. */
+const REQUEST_TIMEOUT_MS = 10 * 60_000;
+
+/** Statuses worth retrying: request timeout, conflict, rate limit, server errors. */
+const RETRYABLE_STATUS = new Set([408, 409, 429]);
+
+/** The one adapter: any OpenAI-compatible Chat Completions endpoint. */
+export function createOpenAIProvider(config: ModelConfig): ChatProvider {
+  // The SDK's own retries are off: retry.ts owns the policy and reports each attempt.
+  const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, maxRetries: 0, timeout: REQUEST_TIMEOUT_MS });
+  return {
+    async *stream(request: ChatRequest): AsyncIterable<ProviderChunk> {
+      let stream;
+      try {
+        stream = await client.chat.completions.create(
+          {
+            model: request.model,
+            messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
+            tools: request.tools?.length ? request.tools : undefined,
+            stream: true,
+            stream_options: { include_usage: true },
+            // Kimi/DeepSeek-style switch; providers that don't know it ignore it.
+            ...(request.reasoning ? { thinking: { type: request.reasoning === "on" ? "enabled" : "disabled" } } : {}),
+          } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+          { signal: request.signal },
+        );
+      } catch (error) {
+        throw toProviderError(error, request.signal);
+      }
+      try {
+        for await (const chunk of stream) yield* normalise(chunk);
+      } catch (error) {
+        throw toProviderError(error, request.signal);
+      }
+    },
+  };
+}
+
+function* normalise(chunk: OpenAI.Chat.ChatCompletionChunk): Generator<ProviderChunk> {
+  for (const choice of chunk.choices ?? []) {
+    const delta = choice.delta as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
+    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
+    if (reasoning) yield { type: "reasoning", delta: reasoning };
+    if (delta?.content) yield { type: "text", delta: delta.content };
+    for (const call of delta?.tool_calls ?? []) {
+      yield { type: "tool_call", index: call.index, id: call.id, name: call.function?.name, argsDelta: call.function?.arguments ?? "" };
+    }
+    if (choice.finish_reason) yield { type: "finish", reason: choice.finish_reason };
+  }
+  if (chunk.usage) {
+    yield { type: "usage", inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+  }
+}
+
+function toProviderError(error: unknown, signal: AbortSignal): unknown {
+  if (signal.aborted) return error;
+  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ProviderError("The model provider timed out.", undefined, true, undefined, { cause: error, kind: "timeout" });
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return new ProviderError(`Cannot reach the model provider: ${error.message}`, undefined, true, undefined, { cause: error, kind: "connection" });
+  }
+  if (error instanceof OpenAI.APIError) {
+    const status = error.status;
+    const retryable = status !== undefined && (RETRYABLE_STATUS.has(status) || status >= 500);
+    const message = providerMessage(error);
+    const kind = status === 429 ? "rate_limited" : status === 401 || status === 403 ? "auth" : retryable ? "unavailable" : "failed";
+    return new ProviderError(`HTTP ${status ?? "?"}: ${message}`, status, retryable, retryAfter(error.headers), { cause: error, kind });
+  }
+  // A stream cut mid-way surfaces as a plain error from the SSE decoder; worth a retry.
+  if (error instanceof Error) {
+    return new ProviderError(`The model stream failed: ${error.message}`, undefined, true, undefined, { cause: error, kind: "stream" });
+  }
+  return error;
+}
+
+function providerMessage(error: InstanceType<typeof OpenAI.APIError>): string {
+  const body = error.error as { message?: string } | undefined;
+  return body?.message ?? error.message;
+}
+
+function retryAfter(headers: Headers | Record<string, string> | undefined): number | undefined {
+  if (!headers) return undefined;
+  const value = headers instanceof Headers ? headers.get("retry-after") : headers["retry-after"];
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

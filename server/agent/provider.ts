@@ -1,0 +1,54 @@
+import { WorldlineError } from "../errors";
+
+/** OpenAI-compatible chat messages: the history format and the request format. */
+export interface ToolCallMessagePart {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | ContentPart[] }
+  | { role: "assistant"; content: string | null; reasoning_content?: string; tool_calls?: ToolCallMessagePart[] }
+  | { role: "tool"; tool_call_id: string; content: string };
+
+export interface ToolSpec {
+  type: "function";
+  function: { name: string; description: string; parameters: Record<string, unknown> };
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  reasoning?: "on" | "off";
+  signal: AbortSignal;
+}
+
+/** What a provider streams, normalised. */
+export type ProviderChunk =
+  | { type: "text"; delta: string }
+  | { type: "reasoning"; delta: string }
+  | { type: "tool_call"; index: number; id?: string; name?: string; argsDelta: string }
+  | { type: "usage"; inputTokens: number; outputTokens: number }
+  | { type: "finish"; reason: string };
+
+export interface ChatProvider {
+  stream(request: ChatRequest): AsyncIterable<ProviderChunk>;
+}
+
+/** A provider failure, classified for the retry policy. */
+export class ProviderError extends WorldlineError {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly retryable: boolean,
+    readonly retryAfterMs?: number,
+    options?: { cause?: unknown; kind?: string },
+  ) {
+    super(`provider:${options?.kind ?? (retryable ? "unavailable" : "failed")}`, message, { cause: options?.cause });
+  }
+}

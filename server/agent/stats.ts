@@ -1,0 +1,31 @@
+import type { GenerationStats } from "../protocol";
+
+/** Rough tokens for text the provider didn't count: ~4 characters a token for English and code. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+/** Accumulates per-step output rates into the `generation_stats` of DESIGN.md §2. */
+export class StatsCollector {
+  private readonly rates: number[] = [];
+  private tokens = 0;
+  private seconds = 0;
+
+  addStep(outputTokens: number, seconds: number): void {
+    if (outputTokens <= 0) return;
+    this.tokens += outputTokens;
+    this.seconds += seconds;
+    this.rates.push(seconds > 0 ? outputTokens / seconds : outputTokens);
+  }
+
+  result(): GenerationStats {
+    const round = (n: number) => Math.round(n * 100) / 100;
+    return {
+      output_tokens: this.tokens,
+      seconds: round(this.seconds),
+      min_tokens_per_second: round(this.rates.length ? Math.min(...this.rates) : 0),
+      avg_tokens_per_second: round(this.seconds > 0 ? this.tokens / this.seconds : 0),
+      max_tokens_per_second: round(this.rates.length ? Math.max(...this.rates) : 0),
+    };
+  }
+}

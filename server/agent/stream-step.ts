@@ -1,0 +1,112 @@
+import { randomUUID } from "node:crypto";
+import type { ChatMessage, ChatProvider, ChatRequest, ToolCallMessagePart } from "./provider";
+import { ProviderError } from "./provider";
+import { isRetryable, retryDelay, sleep, type RetryPolicy } from "./retry";
+import { estimateTokens } from "./stats";
+import type { TurnEmitter } from "./turn-emitter";
+
+export interface StepResult {
+  message: Extract<ChatMessage, { role: "assistant" }>;
+  toolCalls: ToolCallMessagePart[];
+  usage?: { inputTokens: number; outputTokens: number };
+  outputTokens: number;
+  /** From the first streamed token to the end of the stream. */
+  seconds: number;
+}
+
+/**
+ * One model call of a step, streamed: forwards text, reasoning and tool-call
+ * argument deltas as events as they arrive; retries transient failures.
+ * `onToolCallReady` fires as soon as a call's arguments are complete (the next
+ * call starts or the stream ends), so tools can start before the stream is over.
+ */
+export async function streamStep(
+  provider: ChatProvider,
+  request: Omit<ChatRequest, "signal">,
+  signal: AbortSignal,
+  emit: TurnEmitter,
+  policy: RetryPolicy,
+  onToolCallReady?: (call: ToolCallMessagePart) => void,
+): Promise<StepResult> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await streamOnce(provider, { ...request, signal }, emit, onToolCallReady);
+    } catch (error) {
+      if (signal.aborted || !isRetryable(error) || attempt >= policy.maxRetries) throw error;
+      const delayMs = retryDelay(error, attempt + 1, policy);
+      emit.event({ type: "turn.retry", payload: { turnId: emit.turnId, attempt: attempt + 1, delayMs, message: error.message } });
+      await sleep(delayMs, signal);
+    }
+  }
+}
+
+async function streamOnce(
+  provider: ChatProvider,
+  request: ChatRequest,
+  emit: TurnEmitter,
+  onToolCallReady?: (call: ToolCallMessagePart) => void,
+): Promise<StepResult> {
+  const messageId = `msg_${randomUUID()}`;
+  let text = "";
+  let reasoning = "";
+  let usage: StepResult["usage"];
+  let firstTokenAt: number | undefined;
+  const calls: { id: string; name: string; args: string }[] = [];
+  let announced = 0;
+  const announceReadyUpTo = (count: number) => {
+    for (; announced < count; announced++) {
+      const call = calls[announced];
+      onToolCallReady?.({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } });
+    }
+  };
+
+  for await (const chunk of provider.stream(request)) {
+    firstTokenAt ??= chunk.type === "usage" || chunk.type === "finish" ? undefined : performance.now();
+    switch (chunk.type) {
+      case "text":
+        text += chunk.delta;
+        emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "text", delta: chunk.delta } });
+        break;
+      case "reasoning":
+        reasoning += chunk.delta;
+        emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "reasoning", delta: chunk.delta } });
+        break;
+      case "tool_call": {
+        // A new index means every earlier call's arguments are complete.
+        announceReadyUpTo(Math.min(chunk.index, calls.length));
+        const call = (calls[chunk.index] ??= { id: chunk.id ?? `call_${randomUUID()}`, name: "", args: "" });
+        if (chunk.id) call.id = chunk.id;
+        if (chunk.name) call.name += chunk.name;
+        call.args += chunk.argsDelta;
+        break;
+      }
+      case "usage":
+        usage = { inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens };
+        break;
+      case "finish":
+        break;
+    }
+  }
+  const toolCalls = calls.filter(Boolean).map((call) => ({
+    id: call.id,
+    type: "function" as const,
+    function: { name: call.name, arguments: call.args },
+  }));
+  if (!text && !reasoning && toolCalls.length === 0) {
+    throw new ProviderError("The model returned an empty response.", undefined, true, undefined, { kind: "empty" });
+  }
+  announceReadyUpTo(calls.length);
+  if (text || reasoning) emit.event({ type: "message.completed", payload: { turnId: emit.turnId, messageId } });
+  return {
+    message: {
+      role: "assistant",
+      content: text || null,
+      ...(reasoning ? { reasoning_content: reasoning } : {}),
+      ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+    },
+    toolCalls,
+    usage,
+    outputTokens: usage?.outputTokens ?? estimateTokens(text + reasoning + toolCalls.map((c) => c.function.arguments).join("")),
+    seconds: firstTokenAt === undefined ? 0 : (performance.now() - firstTokenAt) / 1000,
+  };
+}

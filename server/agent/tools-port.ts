@@ -1,0 +1,26 @@
+import type { ApprovalDecision, ApprovalNeed, ToolContext, ToolResult } from "../tools/types";
+
+/** The shape of a tool as the loop uses it (server/tools builds these with defineTool). */
+export interface AgentTool {
+  name: string;
+  description: string;
+  jsonSchema: Record<string, unknown>;
+  needsApproval(rawArgs: string, ctx: ToolContext): Promise<ApprovalNeed>;
+  run(rawArgs: string, ctx: ToolContext): Promise<ToolResult>;
+}
+
+/** One call waiting at the gate. */
+export interface GateRequest {
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  tool: string;
+  args: unknown;
+  need: ApprovalNeed;
+  signal: AbortSignal;
+}
+
+/** The approval gate (server/approvals implements it: rules → yolo → ask). */
+export interface ApprovalGate {
+  check(request: GateRequest): Promise<ApprovalDecision>;
+}

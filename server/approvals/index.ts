@@ -1,0 +1,1 @@
+export { createBasicGate } from "./basic-gate";

@@ -1,0 +1,42 @@
+import { errorMessage } from "../errors";
+
+// stdout carries protocol only (the ready line, ACP messages, print-mode output):
+// every log, including those of libraries such as Next.js, goes to stderr.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
+import { serve } from "./serve";
+
+const USAGE = `Usage:
+  worldline [serve]                     start the bridge and web UI
+  worldline acp                         run as an ACP agent on stdio
+  worldline run -p "<prompt>" [--cwd DIR] [--yolo] [--model M] [--output-format text|stream-json]
+`;
+
+async function main(argv: string[]): Promise<number | undefined> {
+  const [command = "serve"] = argv;
+  switch (command) {
+    case "serve":
+      await serve();
+      return undefined;
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(USAGE);
+      return 0;
+    default:
+      process.stderr.write(`Unknown command "${command}".\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exit(code);
+  },
+  (error: unknown) => {
+    process.stderr.write(`[worldline] ${errorMessage(error)}\n`);
+    process.exit(1);
+  },
+);

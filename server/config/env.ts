@@ -1,0 +1,85 @@
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { WorldlineError } from "../errors";
+
+/** The environment contract of DESIGN.md §2, validated once at start-up. */
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4477),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  WORLDLINE_HOME: z.string().min(1).optional(),
+  WORLDLINE_TOKEN: z
+    .string()
+    .min(16, "WORLDLINE_TOKEN must be at least 16 characters")
+    .regex(/^[A-Za-z0-9._~-]+$/, "WORLDLINE_TOKEN may only contain URL-safe characters")
+    .optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  WORLDLINE_MODEL: z.string().min(1).optional(),
+  /** Context window of WORLDLINE_MODEL in tokens, when the provider doesn't say. */
+  WORLDLINE_CONTEXT_WINDOW: z.coerce.number().int().positive().default(128_000),
+  /** Allows HOST to be something other than loopback (DESIGN.md: "anything else needs the token and warns"). */
+  WORLDLINE_ALLOW_LAN: z.enum(["0", "1"]).optional(),
+  /** Extra Host names allowed (comma-separated), e.g. a LAN name. */
+  WORLDLINE_ALLOWED_HOSTS: z.string().optional(),
+});
+
+export interface BridgeConfig {
+  port: number;
+  host: string;
+  home: string;
+  token?: string;
+  allowLan: boolean;
+  extraHosts: string[];
+  model: ModelConfig | null;
+  contextWindow: number;
+}
+
+export interface ModelConfig {
+  baseURL?: string;
+  apiKey: string;
+  model: string;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host);
+}
+
+/** Reads and validates the environment; throws a WorldlineError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
+  const parsed = EnvSchema.safeParse(stripEmpty(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
+    throw new WorldlineError("config:invalid_env", `Invalid environment: ${problems}`);
+  }
+  const e = parsed.data;
+  const allowLan = e.WORLDLINE_ALLOW_LAN === "1";
+  if (!isLoopbackHost(e.HOST) && !allowLan) {
+    throw new WorldlineError(
+      "config:invalid_env",
+      `HOST=${e.HOST} is not loopback. Binding to other interfaces exposes the agent to your network; set WORLDLINE_ALLOW_LAN=1 to do it anyway.`,
+    );
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    home: path.resolve(e.WORLDLINE_HOME ?? path.join(os.homedir(), ".worldline")),
+    token: e.WORLDLINE_TOKEN,
+    allowLan,
+    extraHosts: (e.WORLDLINE_ALLOWED_HOSTS ?? "")
+      .split(",")
+      .map((h) => h.trim())
+      .filter(Boolean),
+    model: e.WORLDLINE_MODEL
+      ? { baseURL: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY ?? "not-needed", model: e.WORLDLINE_MODEL }
+      : null,
+    contextWindow: e.WORLDLINE_CONTEXT_WINDOW,
+  };
+}
+
+/** Empty variables count as unset, as shells often export `FOO=`. */
+function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]));
+}

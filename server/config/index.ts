@@ -1,0 +1,2 @@
+export { loadConfig, isLoopbackHost } from "./env";
+export type { BridgeConfig, ModelConfig } from "./env";

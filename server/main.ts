@@ -1,0 +1,126 @@
+import fs from "node:fs";
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { AgentRuntime, type ChatProvider, type RetryPolicy } from "./agent";
+import { createBasicGate } from "./approvals";
+import type { BridgeConfig } from "./config";
+import { EventLog, Sessions } from "./sessions";
+import * as store from "./store";
+import { attachSocketServer, createAuthPolicy, createRequestHandler, createToken, type BridgeServices } from "./transport";
+
+export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, "package.json"), "utf8")).version;
+
+export interface BridgeOptions {
+  config: BridgeConfig;
+  /** Serve the Next.js pages (off for API-only tests and `worldline acp`). */
+  ui?: boolean;
+  dev?: boolean;
+  provider?: ChatProvider;
+  retry?: RetryPolicy;
+}
+
+export interface Bridge {
+  url: string;
+  port: number;
+  token: string;
+  services: BridgeServices;
+  server: HttpServer;
+  close(): Promise<void>;
+}
+
+/** Starts the bridge: database, domain services, HTTP + socket.io on one port. */
+export async function startBridge(options: BridgeOptions): Promise<Bridge> {
+  const { config } = options;
+  const { db } = await store.openDb(config.home);
+  const log = new EventLog(db);
+  const sessions = new Sessions(db, log);
+  await recoverInterruptedTurns(db, log);
+
+  const runtime = new AgentRuntime({
+    db,
+    log,
+    sessions,
+    config,
+    tools: () => [],
+    gate: createBasicGate(async (id) => (await sessions.get(id)).yolo),
+    provider: options.provider,
+    retry: options.retry,
+  });
+
+  const pages = options.ui === false ? null : await loadPages(config, options.dev ?? false);
+  const server = createServer();
+  const token = config.token ?? createToken();
+  // The auth policy needs the real port (PORT=0 picks one), so it is built after listen.
+  let services: BridgeServices | undefined;
+  let handle: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  server.on("request", (req, res) => void handle?.(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  services = {
+    config,
+    version: VERSION,
+    auth: createAuthPolicy({ token, host: config.host, port, extraHosts: config.extraHosts }),
+    log,
+    sessions,
+    runtime,
+  };
+  handle = createRequestHandler(services, pages?.handle ?? null);
+  const io = attachSocketServer(server, services);
+  server.on("upgrade", (req, socket) => {
+    // socket.io answers its own path; no other upgrade is served.
+    if (!req.url?.startsWith("/socket.io/")) socket.destroy();
+  });
+
+  const displayHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${displayHost}:${port}`,
+    port,
+    token,
+    services,
+    server,
+    close: () =>
+      (closing ??= (async () => {
+        await runtime.cancelAll();
+        await new Promise<void>((resolve) => io.close(() => resolve()));
+        server.closeAllConnections();
+        await log.close();
+        await pages?.close();
+        await db.$disconnect();
+      })()),
+  };
+}
+
+/** Turns a dead bridge left running are marked interrupted, with a visible note. */
+async function recoverInterruptedTurns(db: store.Db, log: EventLog): Promise<void> {
+  const turns = await store.interruptRunningTurns(db);
+  for (const turn of turns) {
+    await log.open(turn.sessionId);
+    log.append(turn.sessionId, {
+      type: "notice",
+      payload: { level: "warning", text: "The bridge stopped while this turn was running; it was interrupted.", turnId: turn.id },
+    });
+    log.append(turn.sessionId, { type: "turn.completed", payload: { turnId: turn.id, outcome: "interrupted" } }, turn.id);
+  }
+  for (const { id } of await store.listRunningSessions(db)) {
+    await store.updateSession(db, id, { status: "idle" });
+  }
+  await log.flush();
+}
+
+async function loadPages(config: BridgeConfig, dev: boolean) {
+  const { default: next } = await import("next");
+  const app = next({ dev, dir: ROOT_DIR, hostname: config.host, port: config.port });
+  await app.prepare();
+  const handler = app.getRequestHandler();
+  return {
+    handle: (req: IncomingMessage, res: ServerResponse) => handler(req, res),
+    close: () => app.close(),
+  };
+}

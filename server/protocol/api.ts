@@ -1,0 +1,60 @@
+import { z } from "zod";
+
+/** Bodies and queries of the public HTTP API (server/transport/http validates with these). */
+
+export const CreateSessionBody = z
+  .object({
+    workspace: z.string().min(1).max(4096).describe("Absolute path of an existing folder"),
+    yolo: z.boolean().optional(),
+    title: z.string().max(200).optional(),
+    model: z.string().max(200).optional(),
+  })
+  .strict();
+export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
+
+export const UpdateSessionBody = z
+  .object({
+    yolo: z.boolean().optional(),
+    title: z.string().min(1).max(200).optional(),
+    model: z.string().max(200).nullable().optional(),
+  })
+  .strict();
+export type UpdateSessionBody = z.infer<typeof UpdateSessionBody>;
+
+export const EventsQuery = z.object({ after: z.coerce.number().int().min(0).default(0) });
+
+export const ChatStreamBody = z
+  .object({
+    message: z.string().min(1).max(200_000),
+    session_id: z.string().max(64).optional(),
+    workspace: z.string().max(4096).optional(),
+    reasoning: z.enum(["on", "off"]).optional(),
+    yolo: z.boolean().optional(),
+  })
+  .strict();
+export type ChatStreamBody = z.infer<typeof ChatStreamBody>;
+
+export const SessionSummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  workspace: z.string(),
+  yolo: z.boolean(),
+  model: z.string().nullable(),
+  status: z.string(),
+  archived: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  last_seq: z.number().int(),
+});
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+export const DirectoryListing = z.object({
+  path: z.string(),
+  parent: z.string().nullable(),
+  entries: z.array(z.object({ name: z.string(), path: z.string() })),
+});
+export type DirectoryListing = z.infer<typeof DirectoryListing>;
+
+export const DirectoryQuery = z.object({ path: z.string().max(4096).optional() });
+
+export const Health = z.object({ ok: z.literal(true), version: z.string() });

@@ -1,0 +1,41 @@
+import { z } from "zod";
+import { EventEnvelope } from "./events";
+
+/**
+ * Socket.io messages from a tab to the bridge. Commands that change state carry a
+ * client-generated `commandId` so a replay of a buffered emit after a reconnect is
+ * recognised and answered with the first result instead of acting twice.
+ */
+const CommandId = z.string().min(8).max(64);
+const SessionId = z.string().min(1).max(64);
+
+export const clientCommands = {
+  "session.subscribe": z.object({ sessionId: SessionId, afterSeq: z.number().int().min(0).optional() }).strict(),
+  "session.unsubscribe": z.object({ sessionId: SessionId }).strict(),
+  "turn.prompt": z
+    .object({
+      commandId: CommandId,
+      sessionId: SessionId,
+      text: z.string().min(1).max(200_000),
+      reasoning: z.enum(["on", "off"]).optional(),
+    })
+    .strict(),
+  "turn.cancel": z.object({ commandId: CommandId, sessionId: SessionId }).strict(),
+} as const;
+
+export type ClientCommand = keyof typeof clientCommands;
+export type ClientCommandPayload<C extends ClientCommand> = z.infer<(typeof clientCommands)[C]>;
+
+export const WireError = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
+export type WireError = z.infer<typeof WireError>;
+
+/** Every command is acknowledged with one of these. */
+export type Ack<T = unknown> = { ok: true; data: T } | { ok: false; error: WireError };
+
+export const SubscribeResult = z.object({ events: z.array(EventEnvelope), lastSeq: z.number().int() });
+export type SubscribeResult = { events: EventEnvelope[]; lastSeq: number };
+
+/** Messages from the bridge to tabs. */
+export const serverMessages = {
+  "session.events": z.object({ sessionId: z.string(), events: z.array(EventEnvelope) }),
+} as const;

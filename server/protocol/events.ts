@@ -1,0 +1,140 @@
+import { z } from "zod";
+
+/**
+ * Every state change a session shows is one of these events, appended to the
+ * session's seq-numbered log and fanned out to every tab. Names are dotted and
+ * lower-case; the public SSE API maps them to its snake_case names in
+ * server/transport/http/sse-map.ts.
+ */
+
+export const ToolState = z.enum(["pending", "waiting_approval", "running", "completed", "error"]);
+export type ToolState = z.infer<typeof ToolState>;
+
+export const TurnStage = z.enum([
+  "planning",
+  "running_tool",
+  "waiting_for_approval",
+  "waiting_for_password",
+  "answering",
+  "done",
+]);
+export type TurnStage = z.infer<typeof TurnStage>;
+
+export const TurnOutcome = z.enum(["completed", "cancelled", "error", "interrupted", "max_steps", "rejected"]);
+export type TurnOutcome = z.infer<typeof TurnOutcome>;
+
+export const GenerationStats = z.object({
+  output_tokens: z.number(),
+  seconds: z.number(),
+  min_tokens_per_second: z.number(),
+  avg_tokens_per_second: z.number(),
+  max_tokens_per_second: z.number(),
+});
+export type GenerationStats = z.infer<typeof GenerationStats>;
+
+const turnRef = { turnId: z.string() };
+
+export const eventPayloads = {
+  "session.updated": z.object({
+    title: z.string().optional(),
+    yolo: z.boolean().optional(),
+    model: z.string().nullable().optional(),
+    status: z.enum(["idle", "running", "interrupted"]).optional(),
+  }),
+  "turn.started": z.object({ ...turnRef, number: z.number().int(), prompt: z.string() }),
+  "turn.stage": z.object({ ...turnRef, stage: TurnStage }),
+  "turn.retry": z.object({ ...turnRef, attempt: z.number().int(), delayMs: z.number(), message: z.string() }),
+  "turn.error": z.object({ ...turnRef, code: z.string(), message: z.string() }),
+  "turn.completed": z.object({
+    ...turnRef,
+    outcome: TurnOutcome,
+    stats: GenerationStats.optional(),
+    message: z.string().optional(),
+  }),
+  "message.user": z.object({ ...turnRef, messageId: z.string(), text: z.string() }),
+  "message.part.delta": z.object({
+    ...turnRef,
+    messageId: z.string(),
+    part: z.enum(["text", "reasoning"]),
+    delta: z.string(),
+  }),
+  "message.completed": z.object({ ...turnRef, messageId: z.string() }),
+  "tool.call": z.object({
+    ...turnRef,
+    messageId: z.string(),
+    toolCallId: z.string(),
+    name: z.string(),
+    args: z.unknown(),
+    parentToolCallId: z.string().optional(),
+  }),
+  "tool.progress": z.object({ ...turnRef, toolCallId: z.string(), text: z.string() }),
+  "tool.state": z.object({
+    ...turnRef,
+    toolCallId: z.string(),
+    state: ToolState,
+    output: z.string().optional(),
+    isError: z.boolean().optional(),
+    display: z.record(z.string(), z.unknown()).optional(),
+  }),
+  "approval.requested": z.object({
+    ...turnRef,
+    approvalId: z.string(),
+    toolCallId: z.string(),
+    tool: z.string(),
+    args: z.unknown(),
+    description: z.string(),
+    riskLevel: z.enum(["none", "low", "medium", "high"]),
+    diff: z.string().optional(),
+    kind: z.enum(["tool", "password"]).default("tool"),
+  }),
+  "approval.decided": z.object({
+    approvalId: z.string(),
+    status: z.enum(["approved", "rejected", "interrupted", "cancelled"]),
+    decision: z.string().optional(),
+    feedback: z.string().optional(),
+    decidedBy: z.string().optional(),
+  }),
+  "context.usage": z.object({
+    tokens: z.number(),
+    window: z.number(),
+    inputTokens: z.number().optional(),
+    outputTokens: z.number().optional(),
+  }),
+  "checkpoint.created": z.object({
+    checkpointId: z.string(),
+    number: z.number().int(),
+    turn: z.number().int(),
+    step: z.number().int(),
+    reason: z.string(),
+  }),
+  "todo.updated": z.object({
+    items: z.array(z.object({ title: z.string(), status: z.enum(["pending", "in_progress", "done"]) })),
+  }),
+  "terminal.opened": z.object({ terminalId: z.string(), title: z.string() }),
+  "terminal.renamed": z.object({ terminalId: z.string(), title: z.string() }),
+  "terminal.closed": z.object({ terminalId: z.string(), exitCode: z.number().nullable().optional() }),
+  notice: z.object({ level: z.enum(["info", "warning", "error"]), text: z.string(), turnId: z.string().optional() }),
+} as const;
+
+export type EventType = keyof typeof eventPayloads;
+export type EventPayload<T extends EventType> = z.infer<(typeof eventPayloads)[T]>;
+export const EventType = z.enum(Object.keys(eventPayloads) as [EventType, ...EventType[]]);
+
+/** A typed event before it has a place in the log. */
+export type SessionEvent = { [T in EventType]: { type: T; payload: EventPayload<T> } }[EventType];
+
+/** An event as stored and sent: its place in the session's log and when it was appended. */
+export const EventEnvelope = z.object({
+  seq: z.number().int().positive(),
+  type: EventType,
+  payload: z.unknown(),
+  createdAt: z.string(),
+});
+export type EventEnvelope = { seq: number; createdAt: string } & SessionEvent;
+
+/** Parses an untrusted {type, payload} pair; throws a ZodError on anything unknown. */
+export function parseSessionEvent(raw: { type: string; payload: unknown }): SessionEvent {
+  const type = EventType.parse(raw.type);
+  const payload = eventPayloads[type].parse(raw.payload);
+  return { type, payload } as SessionEvent;
+}

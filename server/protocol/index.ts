@@ -1,0 +1,29 @@
+/**
+ * The one protocol module shared by bridge and UI. It imports only zod: the UI
+ * may import this folder and nothing else from server/.
+ */
+export {
+  eventPayloads,
+  parseSessionEvent,
+  EventEnvelope,
+  EventType,
+  GenerationStats,
+  ToolState,
+  TurnOutcome,
+  TurnStage,
+} from "./events";
+export type { EventPayload, SessionEvent } from "./events";
+export { clientCommands, serverMessages, SubscribeResult, WireError } from "./commands";
+export type { Ack, ClientCommand, ClientCommandPayload } from "./commands";
+export {
+  ChatStreamBody,
+  CreateSessionBody,
+  DirectoryListing,
+  DirectoryQuery,
+  EventsQuery,
+  Health,
+  SessionSummary,
+  UpdateSessionBody,
+} from "./api";
+export { applyEvent, applyEvents, emptyTranscript } from "./transcript";
+export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";

@@ -1,0 +1,219 @@
+import type { EventEnvelope, GenerationStats, ToolState, TurnStage } from "./events";
+
+/**
+ * The view of a session that every tab derives from its event log. Pure and
+ * shared: the UI folds live events into it, and the bridge can fold a long log
+ * into a snapshot for a late tab.
+ */
+export type TranscriptItem =
+  | { kind: "user"; id: string; turnId: string; text: string }
+  | { kind: "assistant"; id: string; turnId: string; text: string; reasoning: string; done: boolean }
+  | {
+      kind: "tool";
+      id: string;
+      turnId: string;
+      name: string;
+      args: unknown;
+      state: ToolState;
+      output?: string;
+      isError?: boolean;
+      progress: string;
+      display?: Record<string, unknown>;
+      approvalId?: string;
+      parentToolCallId?: string;
+    }
+  | { kind: "notice"; id: string; level: "info" | "warning" | "error"; text: string; turnId?: string }
+  | { kind: "retry"; id: string; turnId: string; attempt: number; delayMs: number; message: string };
+
+export interface PendingApproval {
+  approvalId: string;
+  toolCallId: string;
+  tool: string;
+  args: unknown;
+  description: string;
+  riskLevel: string;
+  diff?: string;
+  kind: "tool" | "password";
+}
+
+export interface TranscriptState {
+  lastSeq: number;
+  title?: string;
+  yolo?: boolean;
+  model?: string | null;
+  items: TranscriptItem[];
+  /** The running turn, if any. */
+  running: { turnId: string; stage: TurnStage } | null;
+  lastStats?: GenerationStats;
+  approvals: Record<string, PendingApproval>;
+  context?: { tokens: number; window: number };
+  todos: { title: string; status: string }[];
+  terminals: Record<string, { title: string }>;
+}
+
+export function emptyTranscript(): TranscriptState {
+  return { lastSeq: 0, items: [], running: null, approvals: {}, todos: [], terminals: {} };
+}
+
+/** Folds one event into the state. Events at or below lastSeq are ignored (idempotent). */
+export function applyEvent(state: TranscriptState, event: EventEnvelope): TranscriptState {
+  if (event.seq <= state.lastSeq) return state;
+  const next: TranscriptState = { ...state, lastSeq: event.seq };
+  switch (event.type) {
+    case "session.updated": {
+      const { title, yolo, model } = event.payload;
+      if (title !== undefined) next.title = title;
+      if (yolo !== undefined) next.yolo = yolo;
+      if (model !== undefined) next.model = model;
+      return next;
+    }
+    case "turn.started":
+      next.running = { turnId: event.payload.turnId, stage: "planning" };
+      return next;
+    case "turn.stage":
+      if (next.running?.turnId === event.payload.turnId) next.running = { ...next.running, stage: event.payload.stage };
+      return next;
+    case "turn.completed":
+      next.running = null;
+      if (event.payload.stats) next.lastStats = event.payload.stats;
+      next.items = next.items.map((item) =>
+        item.kind === "assistant" && item.turnId === event.payload.turnId && !item.done ? { ...item, done: true } : item,
+      );
+      return next;
+    case "turn.retry":
+      next.items = [
+        ...next.items,
+        { kind: "retry", id: `retry-${event.seq}`, turnId: event.payload.turnId, ...pick(event.payload) },
+      ];
+      return next;
+    case "turn.error":
+      next.items = [
+        ...next.items,
+        { kind: "notice", id: `error-${event.seq}`, level: "error", text: event.payload.message, turnId: event.payload.turnId },
+      ];
+      return next;
+    case "notice":
+      next.items = [...next.items, { kind: "notice", id: `notice-${event.seq}`, ...event.payload }];
+      return next;
+    case "message.user":
+      next.items = [
+        ...next.items,
+        { kind: "user", id: event.payload.messageId, turnId: event.payload.turnId, text: event.payload.text },
+      ];
+      return next;
+    case "message.part.delta": {
+      const { messageId, turnId, part, delta } = event.payload;
+      const index = findLastIndex(next.items, (item) => item.kind === "assistant" && item.id === messageId);
+      if (index === -1) {
+        next.items = [
+          ...next.items,
+          {
+            kind: "assistant",
+            id: messageId,
+            turnId,
+            text: part === "text" ? delta : "",
+            reasoning: part === "reasoning" ? delta : "",
+            done: false,
+          },
+        ];
+        return next;
+      }
+      const item = next.items[index] as Extract<TranscriptItem, { kind: "assistant" }>;
+      next.items = replaceAt(next.items, index, {
+        ...item,
+        text: part === "text" ? item.text + delta : item.text,
+        reasoning: part === "reasoning" ? item.reasoning + delta : item.reasoning,
+      });
+      return next;
+    }
+    case "message.completed": {
+      const index = findLastIndex(next.items, (item) => item.kind === "assistant" && item.id === event.payload.messageId);
+      if (index !== -1) {
+        const item = next.items[index] as Extract<TranscriptItem, { kind: "assistant" }>;
+        next.items = replaceAt(next.items, index, { ...item, done: true });
+      }
+      return next;
+    }
+    case "tool.call":
+      next.items = [
+        ...next.items,
+        {
+          kind: "tool",
+          id: event.payload.toolCallId,
+          turnId: event.payload.turnId,
+          name: event.payload.name,
+          args: event.payload.args,
+          state: "pending",
+          progress: "",
+          parentToolCallId: event.payload.parentToolCallId,
+        },
+      ];
+      return next;
+    case "tool.progress":
+      return updateTool(next, event.payload.toolCallId, (tool) => ({ ...tool, progress: tool.progress + event.payload.text }));
+    case "tool.state": {
+      const { state: toolState, output, isError, display } = event.payload;
+      return updateTool(next, event.payload.toolCallId, (tool) => ({ ...tool, state: toolState, output, isError, display }));
+    }
+    case "approval.requested": {
+      const { turnId: _turnId, ...approval } = event.payload;
+      next.approvals = { ...next.approvals, [approval.approvalId]: approval };
+      return updateTool(next, approval.toolCallId, (tool) => ({
+        ...tool,
+        state: "waiting_approval",
+        approvalId: approval.approvalId,
+      }));
+    }
+    case "approval.decided": {
+      const { [event.payload.approvalId]: _decided, ...rest } = next.approvals;
+      next.approvals = rest;
+      return next;
+    }
+    case "context.usage":
+      next.context = { tokens: event.payload.tokens, window: event.payload.window };
+      return next;
+    case "todo.updated":
+      next.todos = event.payload.items;
+      return next;
+    case "terminal.opened":
+    case "terminal.renamed":
+      next.terminals = { ...next.terminals, [event.payload.terminalId]: { title: event.payload.title } };
+      return next;
+    case "terminal.closed": {
+      const { [event.payload.terminalId]: _closed, ...rest } = next.terminals;
+      next.terminals = rest;
+      return next;
+    }
+    case "checkpoint.created":
+      return next;
+  }
+}
+
+export function applyEvents(state: TranscriptState, events: readonly EventEnvelope[]): TranscriptState {
+  return events.reduce(applyEvent, state);
+}
+
+function pick(payload: { attempt: number; delayMs: number; message: string }) {
+  return { attempt: payload.attempt, delayMs: payload.delayMs, message: payload.message };
+}
+
+function updateTool(
+  state: TranscriptState,
+  toolCallId: string,
+  update: (tool: Extract<TranscriptItem, { kind: "tool" }>) => TranscriptItem,
+): TranscriptState {
+  const index = findLastIndex(state.items, (item) => item.kind === "tool" && item.id === toolCallId);
+  if (index === -1) return state;
+  return { ...state, items: replaceAt(state.items, index, update(state.items[index] as Extract<TranscriptItem, { kind: "tool" }>)) };
+}
+
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i])) return i;
+  return -1;
+}
+
+function replaceAt<T>(items: readonly T[], index: number, value: T): T[] {
+  const copy = items.slice();
+  copy[index] = value;
+  return copy;
+}

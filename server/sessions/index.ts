@@ -1,0 +1,4 @@
+export { EventLog } from "./event-log";
+export { Sessions } from "./service";
+export type { Session } from "./service";
+export { listDirectories, resolveWorkspacePath } from "./workspace-path";

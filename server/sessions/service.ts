@@ -1,0 +1,72 @@
+import type { SessionSummary } from "../protocol";
+import { WorldlineError } from "../errors";
+import * as store from "../store";
+import type { EventLog } from "./event-log";
+import { resolveWorkspacePath } from "./workspace-path";
+
+export type Session = store.SessionRow;
+
+/** Sessions: creation on a folder, lookup, settings. Every change is also an event. */
+export class Sessions {
+  constructor(
+    private readonly db: store.Db,
+    private readonly log: EventLog,
+  ) {}
+
+  async create(input: { workspace: string; yolo?: boolean; title?: string; model?: string | null; parentId?: string; forkCheckpointId?: string }): Promise<Session> {
+    const workspace = await resolveWorkspacePath(input.workspace);
+    const session = await store.createSession(this.db, { ...input, workspace });
+    await this.log.open(session.id);
+    this.log.append(session.id, {
+      type: "session.updated",
+      payload: { title: session.title, yolo: session.yolo, model: session.model, status: "idle" },
+    });
+    return session;
+  }
+
+  async get(id: string): Promise<Session> {
+    const session = await store.getSession(this.db, id);
+    if (!session) throw new WorldlineError("session:not_found", `No session with id "${id}".`);
+    await this.log.open(id);
+    return session;
+  }
+
+  list(options?: { includeArchived?: boolean }): Promise<Session[]> {
+    return store.listSessions(this.db, options);
+  }
+
+  async update(id: string, patch: { title?: string; yolo?: boolean; model?: string | null; archived?: boolean }): Promise<Session> {
+    await this.get(id);
+    const session = await store.updateSession(this.db, id, patch);
+    const { archived: _archived, ...visible } = patch;
+    if (Object.keys(visible).length > 0) this.log.append(id, { type: "session.updated", payload: visible });
+    return session;
+  }
+
+  async setStatus(id: string, status: "idle" | "running" | "interrupted"): Promise<void> {
+    await store.updateSession(this.db, id, { status });
+    this.log.append(id, { type: "session.updated", payload: { status } });
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.get(id);
+    await this.log.flush();
+    await store.deleteSession(this.db, id);
+  }
+
+  async summary(session: Session): Promise<SessionSummary> {
+    await this.log.open(session.id);
+    return {
+      id: session.id,
+      title: session.title,
+      workspace: session.workspace.path,
+      yolo: session.yolo,
+      model: session.model,
+      status: session.status,
+      archived: session.archived,
+      created_at: session.createdAt.toISOString(),
+      updated_at: session.updatedAt.toISOString(),
+      last_seq: this.log.lastSeq(session.id),
+    };
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * The only module that imports Prisma. Domain modules call these functions with
+ * the `Db` handle they were given at start-up.
+ */
+export { openDb } from "./db";
+export type { Db } from "./db";
+export { createSession, deleteSession, getSession, listRunningSessions, listSessions, updateSession } from "./sessions";
+export type { SessionRow } from "./sessions";
+export { insertEvents, lastEventSeq, readEvents, readTurnEvents } from "./events";
+export type { StoredEvent } from "./events";
+export { appendHistory, readHistory, truncateHistory } from "./history";
+export { createTurn, finishTurn, getTurn, interruptRunningTurns } from "./turns";
+export { getSetting, putSetting } from "./settings";
+export { listRecentWorkspaces, upsertWorkspace } from "./workspaces";

@@ -1,0 +1,24 @@
+import type { Db } from "./db";
+
+export async function createTurn(db: Db, sessionId: string, prompt: string) {
+  const last = await db.turn.findFirst({ where: { sessionId }, orderBy: { number: "desc" }, select: { number: true } });
+  return db.turn.create({ data: { sessionId, prompt, number: (last?.number ?? 0) + 1 } });
+}
+
+export async function finishTurn(db: Db, id: string, data: { status: string; stats?: string; error?: string }) {
+  return db.turn.update({ where: { id }, data: { ...data, endedAt: new Date() } });
+}
+
+export async function getTurn(db: Db, id: string) {
+  return db.turn.findUnique({ where: { id } });
+}
+
+/** Turns a dead bridge left running are marked interrupted on start. */
+export async function interruptRunningTurns(db: Db) {
+  const running = await db.turn.findMany({ where: { status: { in: ["running", "waiting"] } } });
+  await db.turn.updateMany({
+    where: { status: { in: ["running", "waiting"] } },
+    data: { status: "interrupted", endedAt: new Date() },
+  });
+  return running;
+}

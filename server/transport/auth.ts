@@ -1,0 +1,75 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import { isLoopbackHost } from "../config";
+
+/**
+ * Who may talk to the bridge: a request must name an allowed Host (DNS-rebinding
+ * defence), carry an allowed Origin when it has one and changes state or upgrades
+ * (cross-site defence), and present the launch token (Bearer header or the
+ * HttpOnly cookie set by visiting the printed URL).
+ */
+export interface AuthPolicy {
+  readonly token: string;
+  readonly cookieName: string;
+  readonly csrfToken: string;
+  hostAllowed(req: IncomingMessage): boolean;
+  originAllowed(req: IncomingMessage): boolean;
+  /** The token presented by the request, if it is the right one. */
+  authenticated(req: IncomingMessage): "bearer" | "cookie" | null;
+  tokenMatches(candidate: unknown): boolean;
+  sessionCookie(): string;
+}
+
+export function createToken(): string {
+  return randomBytes(24).toString("base64url");
+}
+
+export function createAuthPolicy(options: { token: string; host: string; port: number; extraHosts?: string[] }): AuthPolicy {
+  const { token, port } = options;
+  const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
+  if (!isLoopbackHost(options.host)) names.add(options.host.includes(":") ? `[${options.host}]` : options.host);
+  for (const extra of options.extraHosts ?? []) names.add(extra.toLowerCase());
+  const hosts = new Set([...names].map((name) => `${name}:${port}`));
+  const origins = new Set([...hosts].map((host) => `http://${host}`));
+  // Cookies are shared by every port of a host, so the name carries the port.
+  const cookieName = `worldline_token_${port}`;
+  const tokenDigest = digest(token);
+  const csrfToken = createHmac("sha256", token).update("worldline-csrf").digest("base64url");
+
+  const tokenMatches = (candidate: unknown): boolean =>
+    typeof candidate === "string" && candidate.length > 0 && timingSafeEqual(digest(candidate), tokenDigest);
+
+  return {
+    token,
+    cookieName,
+    csrfToken,
+    hostAllowed: (req) => hosts.has((req.headers.host ?? "").toLowerCase()),
+    originAllowed: (req) => {
+      const origin = req.headers.origin;
+      // Exact comparison only: never "null", never suffix or prefix matching.
+      return origin === undefined || origins.has(origin.toLowerCase());
+    },
+    authenticated: (req) => {
+      const header = req.headers.authorization;
+      if (header?.startsWith("Bearer ") && tokenMatches(header.slice(7).trim())) return "bearer";
+      if (tokenMatches(readCookie(req, cookieName))) return "cookie";
+      return null;
+    },
+    tokenMatches,
+    sessionCookie: () => `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+  };
+}
+
+export function readCookie(req: IncomingMessage, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const index = part.indexOf("=");
+    if (index !== -1 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
+  }
+  return undefined;
+}
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}

@@ -1,0 +1,79 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { WorldlineError } from "../../errors";
+import type { BridgeServices } from "../services";
+import { sendError } from "./io";
+import { Router } from "./router";
+import { chatRoutes } from "./routes/chat";
+import { healthRoutes } from "./routes/health";
+import { sessionRoutes } from "./routes/sessions";
+
+export function createApiRouter(): Router {
+  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes);
+}
+
+type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Every HTTP request passes here: Host, Origin and token checks, the token-in-URL
+ * login, then the API router or the Next.js pages.
+ */
+export function createRequestHandler(services: BridgeServices, pages: PageHandler | null) {
+  const router = createApiRouter();
+  const { auth } = services;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    try {
+      const url = new URL(req.url ?? "/", "http://bridge.invalid");
+      if (!auth.hostAllowed(req)) {
+        throw new WorldlineError("auth:forbidden", "This Host is not allowed; open Worldline through the URL it printed.");
+      }
+      const stateChanging = !SAFE_METHODS.has(req.method ?? "GET");
+      if (stateChanging && !auth.originAllowed(req)) {
+        throw new WorldlineError("auth:forbidden", "Cross-origin requests are not allowed.");
+      }
+      if (req.method === "GET" && url.pathname === "/api/v1/health") return await router.handle(req, res, url, services);
+
+      const loginToken = url.searchParams.get("token");
+      if (req.method === "GET" && loginToken !== null && !url.pathname.startsWith("/api/")) {
+        return login(res, url, auth.tokenMatches(loginToken), auth.sessionCookie());
+      }
+      const method = auth.authenticated(req);
+      if (!method) {
+        if (url.pathname.startsWith("/api/")) throw new WorldlineError("auth:unauthorized", "Missing or wrong token.");
+        return sendLoginHint(res);
+      }
+      // A cookie rides along with any request the browser makes, so state changes
+      // authenticated by it must also prove they come from our own page's script.
+      if (method === "cookie" && stateChanging && req.headers["x-worldline-csrf"] !== auth.csrfToken) {
+        throw new WorldlineError("auth:forbidden", "Missing CSRF header; send the token as Authorization: Bearer instead.");
+      }
+      if (url.pathname.startsWith("/api/")) return await router.handle(req, res, url, services);
+      if (!pages) throw new WorldlineError("route:not_found", "The web UI is not served by this bridge.");
+      await pages(req, res);
+    } catch (error) {
+      sendError(res, error);
+    }
+  };
+}
+
+function login(res: ServerResponse, url: URL, valid: boolean, cookie: string): void {
+  if (!valid) {
+    res.writeHead(401, { "content-type": "text/plain; charset=utf-8" });
+    res.end("Wrong token. Open the URL printed by `npm start` (Worldline ready: …).\n");
+    return;
+  }
+  url.searchParams.delete("token");
+  // Strip the token from the address bar and history right away.
+  res.writeHead(302, { location: url.pathname + url.search, "set-cookie": cookie, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+  res.end();
+}
+
+function sendLoginHint(res: ServerResponse): void {
+  res.writeHead(401, { "content-type": "text/html; charset=utf-8" });
+  res.end(
+    `<!doctype html><meta charset="utf-8"><title>Worldline</title><body style="font:14px system-ui;background:#0b0d10;color:#c9d1d9;padding:3rem">` +
+      `<h1 style="font-size:18px">Worldline needs its token</h1><p>Open the URL printed in the terminal where you ran <code>npm start</code>:` +
+      ` <code>Worldline ready: http://127.0.0.1:&lt;port&gt;/?token=…</code></p></body>`,
+  );
+}

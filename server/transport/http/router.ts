@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { WorldlineError } from "../../errors";
+import type { BridgeServices } from "../services";
+import { sendError, sendJson } from "./io";
+
+export interface RouteContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  services: BridgeServices;
+}
+
+/** A handler returns a JSON body (sent with `status`, default 200) or handles `res` itself (SSE) and returns undefined. */
+export type RouteHandler = (ctx: RouteContext) => Promise<unknown>;
+
+export interface Route {
+  method: "GET" | "POST" | "PATCH" | "DELETE" | "PUT";
+  path: string;
+  handler: RouteHandler;
+  status?: number;
+}
+
+interface CompiledRoute extends Route {
+  pattern: RegExp;
+  keys: string[];
+}
+
+/** A small method + path router for /api/v1; paths use `:name` segments. */
+export class Router {
+  private readonly routes: CompiledRoute[] = [];
+
+  add(...routes: Route[]): this {
+    for (const route of routes) {
+      const keys: string[] = [];
+      const source = route.path.replace(/:([a-zA-Z_]+)/g, (_match, key: string) => {
+        keys.push(key);
+        return "([^/]+)";
+      });
+      this.routes.push({ ...route, keys, pattern: new RegExp(`^${source}/?$`) });
+    }
+    return this;
+  }
+
+  list(): readonly Route[] {
+    return this.routes;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL, services: BridgeServices): Promise<void> {
+    try {
+      let pathMatched = false;
+      for (const route of this.routes) {
+        const match = route.pattern.exec(url.pathname);
+        if (!match) continue;
+        pathMatched = true;
+        if (route.method !== req.method) continue;
+        const params = Object.fromEntries(route.keys.map((key, i) => [key, decodeURIComponent(match[i + 1])]));
+        const body = await route.handler({ req, res, params, query: url.searchParams, services });
+        if (body !== undefined && !res.headersSent) sendJson(res, route.status ?? 200, body);
+        return;
+      }
+      if (pathMatched) throw new WorldlineError("request:method_not_allowed", `${req.method} is not supported on ${url.pathname}.`);
+      throw new WorldlineError("route:not_found", `No API route ${req.method} ${url.pathname}.`);
+    } catch (error) {
+      if (error instanceof WorldlineError && error.kind === "method_not_allowed") {
+        sendJson(res, 405, { error: { code: error.code, message: error.message } });
+        return;
+      }
+      sendError(res, error);
+    }
+  }
+}

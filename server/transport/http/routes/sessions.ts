@@ -1,0 +1,63 @@
+import { CreateSessionBody, DirectoryQuery, EventsQuery, UpdateSessionBody } from "../../../protocol";
+import { listDirectories } from "../../../sessions";
+import { readJson } from "../io";
+import type { Route } from "../router";
+
+export const sessionRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/api/v1/sessions",
+    handler: async ({ services, query }) => {
+      const sessions = await services.sessions.list({ includeArchived: query.get("archived") === "1" });
+      return Promise.all(sessions.map((session) => services.sessions.summary(session)));
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/v1/sessions",
+    status: 201,
+    handler: async ({ services, req }) => {
+      const body = CreateSessionBody.parse(await readJson(req));
+      return services.sessions.summary(await services.sessions.create(body));
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/sessions/:id",
+    handler: async ({ services, params }) => {
+      const session = await services.sessions.get(params.id);
+      return { ...(await services.sessions.summary(session)), running_task_id: services.runtime.runningTurn(session.id) ?? null };
+    },
+  },
+  {
+    method: "PATCH",
+    path: "/api/v1/sessions/:id",
+    handler: async ({ services, params, req }) => {
+      const body = UpdateSessionBody.parse(await readJson(req));
+      return services.sessions.summary(await services.sessions.update(params.id, body));
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/v1/sessions/:id/cancel",
+    handler: async ({ services, params }) => {
+      await services.sessions.get(params.id);
+      return { cancelled: await services.runtime.cancel(params.id) };
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/sessions/:id/events",
+    handler: async ({ services, params, query }) => {
+      const { after } = EventsQuery.parse({ after: query.get("after") ?? undefined });
+      await services.sessions.get(params.id);
+      const events = await services.log.read(params.id, after);
+      return events.map((event) => ({ seq: event.seq, type: event.type, payload: event.payload, created_at: event.createdAt }));
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/fs/directories",
+    handler: async ({ query }) => listDirectories(DirectoryQuery.parse({ path: query.get("path") ?? undefined }).path),
+  },
+];

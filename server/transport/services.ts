@@ -1,0 +1,14 @@
+import type { AgentRuntime } from "../agent";
+import type { BridgeConfig } from "../config";
+import type { EventLog, Sessions } from "../sessions";
+import type { AuthPolicy } from "./auth";
+
+/** What the transport layer needs from the rest of the bridge. */
+export interface BridgeServices {
+  config: BridgeConfig;
+  version: string;
+  auth: AuthPolicy;
+  log: EventLog;
+  sessions: Sessions;
+  runtime: AgentRuntime;
+}

@@ -1,0 +1,56 @@
+import type { Socket } from "socket.io";
+import type { z } from "zod";
+import type { Ack } from "../../protocol";
+import { toWireError } from "../errors";
+
+/** Commands remembered for replay detection; far more than a tab can buffer while offline. */
+const COMMAND_CACHE_SIZE = 2_000;
+
+/**
+ * Results of commands by `commandId`: a command re-sent after a reconnect (socket.io
+ * buffers emits made while disconnected) gets the first result instead of acting twice.
+ */
+export class CommandCache {
+  private readonly results = new Map<string, Promise<Ack>>();
+
+  run(commandId: string | undefined, action: () => Promise<Ack>): Promise<Ack> {
+    if (!commandId) return action();
+    const existing = this.results.get(commandId);
+    if (existing) return existing;
+    const result = action();
+    this.results.set(commandId, result);
+    if (this.results.size > COMMAND_CACHE_SIZE) this.results.delete(this.results.keys().next().value as string);
+    return result;
+  }
+}
+
+/**
+ * Registers a validated socket command: the payload is parsed with its protocol
+ * schema, errors become `{ok:false, error}` acks, and nothing thrown escapes to
+ * socket.io (one bad payload never takes the bridge down).
+ */
+export function onCommand<S extends z.ZodType>(
+  socket: Socket,
+  name: string,
+  schema: S,
+  handler: (payload: z.infer<S>) => Promise<unknown>,
+  commands?: CommandCache,
+): void {
+  socket.on(name, (raw: unknown, maybeAck?: unknown) => {
+    const ack = typeof maybeAck === "function" ? (maybeAck as (response: Ack) => void) : typeof raw === "function" ? (raw as (response: Ack) => void) : undefined;
+    const execute = async (): Promise<Ack> => {
+      try {
+        const payload = schema.parse(typeof raw === "function" ? undefined : raw);
+        return { ok: true, data: (await handler(payload)) ?? null };
+      } catch (error) {
+        return { ok: false, error: toWireError(error).error };
+      }
+    };
+    const commandId = isRecord(raw) && typeof raw.commandId === "string" ? raw.commandId : undefined;
+    void (commands ? commands.run(commandId, execute) : execute()).then((response) => ack?.(response));
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}

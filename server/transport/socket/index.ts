@@ -1,0 +1,37 @@
+import type { Server as HttpServer } from "node:http";
+import { Server } from "socket.io";
+import type { BridgeServices } from "../services";
+import { readCookie } from "../auth";
+import { CommandCache } from "./handler";
+import { registerSessionHandlers } from "./sessions";
+
+/** Socket frames above this are refused; pastes and prompts fit, floods don't. */
+const MAX_SOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
+
+/** socket.io on the bridge's own port and origin. */
+export function attachSocketServer(httpServer: HttpServer, services: BridgeServices): Server {
+  const { auth } = services;
+  const io = new Server(httpServer, {
+    serveClient: false,
+    // Terminal output and deltas are small and frequent: compression costs more CPU than it saves on loopback.
+    perMessageDeflate: false,
+    httpCompression: false,
+    maxHttpBufferSize: MAX_SOCKET_MESSAGE_BYTES,
+    // The `cors` option rejects nothing; this is where Host and Origin are enforced,
+    // for the polling handshake and the websocket upgrade alike.
+    allowRequest: (req, callback) => callback(null, auth.hostAllowed(req) && auth.originAllowed(req)),
+  });
+  const commands = new CommandCache();
+
+  io.use((socket, next) => {
+    const fromPayload = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+    const fromCookie = readCookie(socket.request, auth.cookieName);
+    if (auth.tokenMatches(fromPayload) || auth.tokenMatches(fromCookie)) return next();
+    next(new Error("unauthorized: missing or wrong token"));
+  });
+
+  io.on("connection", (socket) => {
+    registerSessionHandlers(socket, services, commands);
+  });
+  return io;
+}
