@@ -128,7 +128,9 @@ export class ShadowRepo {
       }
       await checkPlan(this.workspace, plan);
       const { written, deleted } = await applyPlan(this.target, plan);
-      return { before: before.commit, written, deleted, untouched: plan.untouched };
+      // Paths skipped now were never captured, so whatever the target says about them was not applied.
+      const untouched = [...new Set([...plan.untouched, ...before.skipped.map((entry) => entry.path)])].sort();
+      return { before: before.commit, written, deleted, untouched };
     });
   }
 
