@@ -24,6 +24,12 @@ export interface ApprovalNeed {
   actionType?: string;
   /** For edits: the unified diff that would be applied. */
   diff?: string;
+  /**
+   * True for shell lines that chain, pipe, substitute or redirect: a wildcard
+   * rule (`git status*`) must not approve them (`git status; rm -rf ~`); only
+   * an exact match may.
+   */
+  compound?: boolean;
 }
 
 export interface ApprovalDecision {

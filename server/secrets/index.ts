@@ -1,0 +1,1 @@
+export { redactSecrets, redactKnownValues, secretEnvValues } from "./redact";

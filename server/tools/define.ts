@@ -1,0 +1,183 @@
+import { z } from "zod";
+import { errorMessage, isWorldlineError } from "../errors";
+import type { ApprovalNeed, ToolContext, ToolDefinition, ToolResult } from "./types";
+
+/** What the model reads at most from one tool call; more would crowd out the conversation. */
+export const MAX_TOOL_OUTPUT_CHARS = 50_000;
+
+/** A safety net for tools that do not bound their own time (shell and MCP do). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 5 * 60_000;
+
+/** A tool as the agent loop sees it: schema for the model, approval need, and a run that never throws. */
+export interface Tool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments, for the `parameters` of an OpenAI `tools` entry. */
+  jsonSchema: Record<string, unknown>;
+  /** What the approval gate needs. Invalid arguments need nothing: `run` will refuse them. */
+  needsApproval(rawArgs: unknown, ctx: ToolContext): Promise<ApprovalNeed>;
+  /** Validates, runs, caps the output; errors come back as `{isError: true}`. */
+  run(rawArgs: unknown, ctx: ToolContext): Promise<ToolResult>;
+}
+
+export interface DefineToolOptions<P extends z.ZodType> extends ToolDefinition<P> {
+  /** Overrides DEFAULT_TOOL_TIMEOUT_MS; `0` for none (the tool bounds itself). */
+  timeoutMs?: number;
+  /** Overrides MAX_TOOL_OUTPUT_CHARS. */
+  maxOutputChars?: number;
+  /**
+   * The tool bounds its own time and answers an abort itself (shell: it kills
+   * the process group, then reports the partial output), so no timeout or
+   * abort race is put around it.
+   */
+  ownsCancellation?: boolean;
+}
+
+type ParseOutcome<A> = { ok: true; args: A } | { ok: false; error: string };
+
+/** The shared core of zod tools and MCP tools (whose schemas arrive as JSON). */
+export interface ToolCore<A> {
+  name: string;
+  description: string;
+  jsonSchema: Record<string, unknown>;
+  parse: (raw: unknown) => ParseOutcome<A>;
+  needsApproval?: (args: A, ctx: ToolContext) => Promise<ApprovalNeed> | ApprovalNeed;
+  execute: (args: A, ctx: ToolContext) => Promise<ToolResult | string>;
+  timeoutMs?: number;
+  maxOutputChars?: number;
+  ownsCancellation?: boolean;
+}
+
+/**
+ * Declares a tool. A tool without `needsApproval` asks before it runs: forgetting
+ * to declare it must not make a tool that touches the world run unattended.
+ */
+export function defineTool<P extends z.ZodType>(definition: DefineToolOptions<P>): Tool {
+  const { parameters } = definition;
+  return buildTool<z.infer<P>>({
+    name: definition.name,
+    description: definition.description,
+    jsonSchema: toJsonSchema(parameters),
+    parse: (raw) => {
+      const decoded = decodeArguments(raw);
+      if (!decoded.ok) return decoded;
+      const parsed = parameters.safeParse(decoded.args);
+      if (parsed.success) return { ok: true, args: parsed.data as z.infer<P> };
+      return { ok: false, error: formatIssues(parsed.error.issues) };
+    },
+    needsApproval: definition.needsApproval,
+    execute: definition.execute,
+    timeoutMs: definition.timeoutMs,
+    maxOutputChars: definition.maxOutputChars,
+    ownsCancellation: definition.ownsCancellation,
+  });
+}
+
+export function buildTool<A>(core: ToolCore<A>): Tool {
+  const timeoutMs = core.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const maxChars = core.maxOutputChars ?? MAX_TOOL_OUTPUT_CHARS;
+
+  return {
+    name: core.name,
+    description: core.description,
+    jsonSchema: core.jsonSchema,
+
+    async needsApproval(rawArgs, ctx) {
+      const parsed = core.parse(rawArgs);
+      if (!parsed.ok) {
+        return { level: "none", subject: core.name, scope: core.name, description: `${core.name} with invalid arguments (will be refused)`, risk: "none" };
+      }
+      if (!core.needsApproval) {
+        return { level: "ask", subject: core.name, scope: core.name, description: `Run ${core.name}`, risk: "medium" };
+      }
+      return core.needsApproval(parsed.args, ctx);
+    },
+
+    async run(rawArgs, ctx) {
+      const parsed = core.parse(rawArgs);
+      if (!parsed.ok) {
+        return { isError: true, output: `Invalid arguments for ${core.name}: ${parsed.error}\nFix the arguments and call ${core.name} again.` };
+      }
+      if (ctx.signal.aborted) return { isError: true, output: "Cancelled before it started." };
+      if (core.ownsCancellation) {
+        const result = await core.execute(parsed.args, ctx).then(normalizeResult, errorResult);
+        return capResult(result, maxChars);
+      }
+
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(ctx.signal.reason);
+      ctx.signal.addEventListener("abort", onAbort, { once: true });
+      const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(new Error("timeout")), timeoutMs) : undefined;
+      const stopped = new Promise<ToolResult>((resolve) => {
+        controller.signal.addEventListener("abort", () => {
+          const timedOut = !ctx.signal.aborted;
+          resolve({ isError: true, output: timedOut ? `${core.name} timed out after ${Math.round(timeoutMs / 1000)}s.` : "Cancelled." });
+        }, { once: true });
+      });
+
+      try {
+        const execution = core.execute(parsed.args, { ...ctx, signal: controller.signal }).then(normalizeResult, errorResult);
+        const result = await Promise.race([execution, stopped]);
+        return capResult(result, maxChars);
+      } finally {
+        clearTimeout(timer);
+        ctx.signal.removeEventListener("abort", onAbort);
+      }
+    },
+  };
+}
+
+/** Cuts text to `max` characters with a note the model can see. */
+export function truncateOutput(text: string, max: number = MAX_TOOL_OUTPUT_CHARS): string {
+  if (text.length <= max) return text;
+  return `${text.slice(0, max)}\n[output truncated: ${text.length - max} more characters]`;
+}
+
+function capResult(result: ToolResult, max: number): ToolResult {
+  return result.output.length > max ? { ...result, output: truncateOutput(result.output, max) } : result;
+}
+
+function normalizeResult(value: ToolResult | string): ToolResult {
+  return typeof value === "string" ? { output: value, isError: false } : value;
+}
+
+function errorResult(error: unknown): ToolResult {
+  if (isWorldlineError(error)) return { isError: true, output: `Error (${error.code}): ${error.message}` };
+  return { isError: true, output: `Error: ${errorMessage(error)}` };
+}
+
+function decodeArguments(raw: unknown): ParseOutcome<unknown> {
+  if (typeof raw !== "string") return { ok: true, args: raw ?? {} };
+  if (raw.trim() === "") return { ok: true, args: {} };
+  try {
+    return { ok: true, args: JSON.parse(raw) };
+  } catch (error) {
+    return { ok: false, error: `the arguments are not valid JSON (${errorMessage(error)}). Send a single JSON object.` };
+  }
+}
+
+/** Also used by MCP tools, whose arguments must at least be a JSON object. */
+export function decodeObjectArguments(raw: unknown): ParseOutcome<Record<string, unknown>> {
+  const decoded = decodeArguments(raw);
+  if (!decoded.ok) return decoded;
+  const value = decoded.args;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return { ok: false, error: "the arguments must be a JSON object." };
+  }
+  return { ok: true, args: value as Record<string, unknown> };
+}
+
+function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const lines = issues.map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.map(String).join(".") : "(arguments)";
+    return `- ${where}: ${issue.message}`;
+  });
+  return `\n${lines.join("\n")}`;
+}
+
+function toJsonSchema(parameters: z.ZodType): Record<string, unknown> {
+  // `io: "input"` keeps fields with defaults optional for the model.
+  const schema = z.toJSONSchema(parameters, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}

@@ -1,0 +1,43 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import picomatch from "picomatch";
+import { z } from "zod";
+import { defineTool } from "./define";
+import { pathApproval, resolveInWorkspace } from "./paths";
+import { toPosix, walkFiles } from "./walk";
+
+/** Paths listed at most; a model rarely needs more and can narrow the pattern. */
+export const GLOB_MAX_RESULTS = 200;
+
+const GlobParameters = z.object({
+  pattern: z.string().min(1).describe("Glob pattern such as `**/*.ts` or `src/**/test_*.py`, matched against paths relative to `path`. `*` stays within one folder; use `**/` to search subfolders."),
+  path: z.string().optional().describe("Folder to search from, relative to the workspace root (default: the workspace root)."),
+});
+
+export const globTool = defineTool({
+  name: "glob",
+  description:
+    "Find files by name pattern. Returns matching file paths relative to the workspace, most recently modified first. Skips .git, node_modules, files ignored by .gitignore and secret files such as .env.",
+  parameters: GlobParameters,
+  needsApproval: async (args, ctx) => pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search files in"),
+  async execute(args, ctx) {
+    const base = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
+    const stat = await fs.stat(base.real).catch(() => undefined);
+    if (!stat?.isDirectory()) return { isError: true, output: `Not a folder: ${base.display}. Give a folder as path.` };
+    const pattern = args.pattern.startsWith("./") ? args.pattern.slice(2) : args.pattern;
+    const matches = picomatch(pattern, { dot: true });
+    const found: { path: string; mtime: number }[] = [];
+    for await (const file of walkFiles(base.real, ctx.signal)) {
+      if (!matches(file.relative)) continue;
+      const mtime = (await fs.stat(file.absolute).catch(() => undefined))?.mtimeMs ?? 0;
+      found.push({ path: base.inside ? toPosix(path.relative(ctx.cwd, file.absolute)) : file.absolute, mtime });
+    }
+    if (found.length === 0) return `No files match ${args.pattern} in ${base.display}.`;
+    found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : 1));
+    const shown = found.slice(0, GLOB_MAX_RESULTS).map((f) => f.path);
+    if (found.length > GLOB_MAX_RESULTS) {
+      shown.push(`[results truncated: ${found.length - GLOB_MAX_RESULTS} more files; use a narrower pattern or path]`);
+    }
+    return shown.join("\n");
+  },
+});

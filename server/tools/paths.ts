@@ -1,0 +1,121 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { WorldlineError } from "../errors";
+import type { ApprovalNeed } from "./types";
+
+/** Symlink hops followed before giving up, like the kernel's ELOOP limit. */
+const MAX_SYMLINK_HOPS = 40;
+
+export interface ResolvedPath {
+  /** What the model asked for. */
+  input: string;
+  /** The real location after following every symlink; tools operate on this. */
+  real: string;
+  /** Relative to the workspace when inside, otherwise the real absolute path. */
+  display: string;
+  inside: boolean;
+  /** Why the path is sensitive (`.env file`, `private key`, …), if it is. */
+  sensitive?: string;
+}
+
+/**
+ * Resolves a path the model gave against the workspace. `~` means the home
+ * folder; relative paths are relative to the workspace; symlinks are followed
+ * (also dangling ones and symlinked parents of paths that do not exist yet) so
+ * that `inside` describes where a read or write would really land.
+ */
+export async function resolveInWorkspace(workspace: string, input: string): Promise<ResolvedPath> {
+  if (input.includes("\0")) throw new WorldlineError("fs:invalid_path", "The path contains a NUL byte.");
+  if (input.trim() === "") throw new WorldlineError("fs:invalid_path", "The path is empty.");
+  const root = await realpathLoose(path.resolve(workspace));
+  const expanded = expandHome(input);
+  const lexical = path.resolve(root, expanded);
+  const real = await realpathLoose(lexical);
+  const inside = isWithin(root, real);
+  const display = inside ? path.relative(root, real) || "." : real;
+  const sensitive = sensitiveReason(real, root) ?? sensitiveReason(lexical, root);
+  return { input, real, display, inside, sensitive };
+}
+
+/** True when `target` is `root` or below it (`/ws-evil` is not below `/ws`). */
+export function isWithin(root: string, target: string): boolean {
+  if (target === root) return true;
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  return target.startsWith(prefix);
+}
+
+/**
+ * Why a path holds secrets or repository internals, or undefined. Checked on
+ * both the path as written and its real target.
+ */
+export function sensitiveReason(absolute: string, workspace?: string): string | undefined {
+  const home = os.homedir();
+  if (isWithin(path.join(home, ".ssh"), absolute)) return "SSH folder";
+  if (isWithin(path.join(home, ".gnupg"), absolute)) return "GnuPG folder";
+  if (isWithin(path.join(home, ".aws"), absolute)) return "AWS credentials folder";
+  const relevant = workspace && isWithin(workspace, absolute) ? path.relative(workspace, absolute) : absolute;
+  const parts = relevant.split(path.sep).filter(Boolean);
+  if (parts.includes(".git")) return "git internals";
+  if (parts.includes(".ssh")) return "SSH folder";
+  const base = parts[parts.length - 1] ?? "";
+  if (/^\.env/i.test(base) || /\.env$/i.test(base)) return ".env file";
+  if (/^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/i.test(base)) return "private key";
+  if (/\.(pem|key|p12|pfx|jks|keystore)$/i.test(base)) return "private key or certificate store";
+  if (/^(\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|credentials\.json|secrets?\.(json|ya?ml|toml))$/i.test(base)) return "credentials file";
+  return undefined;
+}
+
+/**
+ * The approval need of a file tool. Reads inside the workspace need nothing,
+ * writes inside ask (yolo may approve), anything outside or sensitive is
+ * `always`: only a human or an explicit rule approves it.
+ */
+export function pathApproval(resolved: ResolvedPath, access: "read" | "write", what: string, diff?: string): ApprovalNeed {
+  const subject = resolved.display;
+  const scope = resolved.inside ? scopeForInside(resolved.display) : resolved.real;
+  if (!resolved.inside) {
+    return { level: "always", subject, scope, description: `${what} outside the workspace: ${resolved.real}`, risk: "high", diff };
+  }
+  if (resolved.sensitive) {
+    return { level: "always", subject, scope: subject, description: `${what} a sensitive file (${resolved.sensitive}): ${subject}`, risk: "high", diff };
+  }
+  if (access === "read") return { level: "none", subject, scope, description: `${what} ${subject}`, risk: "none" };
+  return { level: "ask", subject, scope, description: `${what} ${subject}`, risk: "medium", diff };
+}
+
+/** "Allow for this session" on an edit of `src/a/b.ts` covers `src/a/**`. */
+function scopeForInside(relative: string): string {
+  const dir = path.dirname(relative);
+  return dir === "." ? relative : `${dir.split(path.sep).join("/")}/**`;
+}
+
+function expandHome(input: string): string {
+  if (input === "~") return os.homedir();
+  if (input.startsWith("~/")) return path.join(os.homedir(), input.slice(2));
+  return input;
+}
+
+/**
+ * realpath that also works for paths that do not exist yet: follows dangling
+ * symlinks to their target and resolves the nearest existing parent, so
+ * `ws/link-to-outside/new.txt` resolves outside.
+ */
+async function realpathLoose(target: string, hops = 0): Promise<string> {
+  if (hops > MAX_SYMLINK_HOPS) throw new WorldlineError("fs:symlink_loop", `Too many levels of symbolic links: ${target}`);
+  try {
+    return await fs.realpath(target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new WorldlineError("fs:symlink_loop", `Too many levels of symbolic links: ${target}`);
+    if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+  }
+  const stat = await fs.lstat(target).catch(() => undefined);
+  if (stat?.isSymbolicLink()) {
+    const link = await fs.readlink(target);
+    return realpathLoose(path.resolve(path.dirname(target), link), hops + 1);
+  }
+  const parent = path.dirname(target);
+  if (parent === target) return target;
+  return path.join(await realpathLoose(parent, hops), path.basename(target));
+}

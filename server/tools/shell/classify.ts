@@ -1,0 +1,339 @@
+import type { RiskLevel } from "../types";
+import { parseShell, type SimpleCommand, type Word } from "./parse";
+
+export type ActionType =
+  | "read_only"
+  | "git_read"
+  | "package_check"
+  | "unknown"
+  | "process"
+  | "execute"
+  | "git_write"
+  | "file_write"
+  | "network"
+  | "package_install"
+  | "file_delete"
+  | "privileged";
+
+export interface CommandClassification {
+  risk: RiskLevel;
+  /** The most consequential action in the line. */
+  actionType: ActionType;
+  /** Why the risk is what it is, for the approval card. */
+  reasons: string[];
+  /** One command, no chaining, substitution, expansion or file redirection: wildcard approval scopes may match it. */
+  simple: boolean;
+  /** Simple and on the read-only allowlist; its path arguments still have to stay in the workspace. */
+  allowlisted: boolean;
+  /** `sudo` starts one of the top-level commands (the tool then asks for the password). */
+  usesSudo: boolean;
+  /** Program and subcommand of the first command, e.g. `git status`, `npm test`. */
+  prefix: string;
+  /** Arguments and redirect targets that look like paths, for the workspace check. */
+  pathArgs: string[];
+}
+
+const RISK_ORDER: RiskLevel[] = ["none", "low", "medium", "high"];
+// Later is more consequential; the line's action is the most consequential one seen.
+const ACTION_ORDER: ActionType[] = ["read_only", "git_read", "package_check", "unknown", "process", "execute", "git_write", "file_write", "network", "package_install", "file_delete", "privileged"];
+
+/** Read-only commands that run without approval when simple and confined to the workspace (see shellApproval). */
+const ALLOWLIST = new Set(["ls", "pwd", "cat", "head", "tail", "echo", "wc", "git status", "git diff", "git log"]);
+
+const READ_ONLY = new Set("ls pwd cat head tail echo printf wc which whoami date uname hostname id true false stat file du df tree realpath readlink basename dirname grep egrep fgrep rg ag sort uniq cut tr column diff cmp less more jq nl ps pgrep top htop lsof printenv type test [ seq sleep cd pushd popd history free uptime locale tput md5sum sha1sum sha256sum shasum cksum od hexdump xxd strings man help".split(" "));
+const PRIVILEGED = new Set("su doas pkexec mount umount systemctl service shutdown reboot halt poweroff fdisk parted iptables nft ufw useradd userdel usermod groupadd passwd chroot launchctl visudo insmod modprobe rmmod sysctl".split(" "));
+const NETWORK = new Set("curl wget ssh scp sftp rsync nc ncat netcat telnet ftp socat http https".split(" "));
+const NETWORK_READ = new Set("ping dig nslookup host traceroute".split(" "));
+const FILE_WRITE = new Set("touch mkdir cp mv ln tee install patch chmod truncate split tar unzip zip gzip gunzip bzip2 xz 7z".split(" "));
+const FILE_DELETE = new Set("rm rmdir unlink shred".split(" "));
+const PROCESS = new Set("kill pkill killall renice open xdg-open disown".split(" "));
+const EXECUTE = new Set("node python python3 ruby perl php java deno bun tsx ts-node make cmake ninja gcc g++ cc clang rustc javac go cargo tsc vitest jest pytest mocha docker podman kubectl terraform".split(" "));
+/** Programs whose non-option arguments are all files. */
+const FILE_ARGUMENT_PROGRAMS = new Set("ls cat head tail wc less more stat file du tree nl od hexdump xxd strings md5sum sha1sum sha256sum rm rmdir unlink shred cp mv touch mkdir ln tee chmod chown chgrp truncate".split(" "));
+const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "fish"]);
+const PACKAGE_MANAGERS = new Set("npm yarn pnpm bun pip pip3 uv poetry pipenv conda gem cargo go brew apt apt-get dnf yum pacman apk composer bundle".split(" "));
+const PACKAGE_INSTALL_SUBCOMMANDS = new Set("install i ci add update upgrade up remove uninstall rm un unlink link get dlx x sync dist-upgrade".split(" "));
+const PACKAGE_CHECK_SUBCOMMANDS = new Set("ls list outdated view info show why explain doctor search freeze check audit config --version -v version help env tree".split(" "));
+const GIT_READ = new Set("status diff log show blame rev-parse ls-files ls-tree describe shortlog grep reflog cat-file show-ref whatchanged".split(" "));
+const GIT_NETWORK = new Set(["push", "pull", "fetch", "clone", "ls-remote", "submodule"]);
+/** Wrappers that run the command after them; their own options are skipped. */
+const WRAPPERS = new Set(["env", "nice", "nohup", "time", "timeout", "command", "builtin", "exec", "stdbuf", "ionice", "watch", "xargs", "sudo", "doas"]);
+/** Redirect targets that write nothing. */
+const HARMLESS_TARGETS = /^(\/dev\/(null|stdout|stderr|tty)|&\d*-?)$/;
+
+interface Verdict {
+  risk: RiskLevel;
+  action: ActionType;
+  reasons: string[];
+}
+
+export function classifyCommand(command: string): CommandClassification {
+  return classifyLine(command, 0);
+}
+
+/** Nested scripts (`bash -c`, `$(…)`) are classified to this depth; deeper is treated as unknown and risky. */
+const MAX_NESTING = 4;
+
+function classifyLine(command: string, depth: number): CommandClassification {
+  const parsed = parseShell(command);
+  const verdict: Verdict = { risk: "none", action: "read_only", reasons: [] };
+  const pathArgs: string[] = [];
+  let usesSudo = false;
+
+  if (command.trim() === "") raise(verdict, "low", "unknown", "empty command");
+  if (parsed.malformed) raise(verdict, "high", "unknown", "unbalanced quotes or parentheses");
+  if (depth > MAX_NESTING) raise(verdict, "high", "unknown", "deeply nested shell");
+  const chained = parsed.operators.filter((op) => op !== "(" && op !== ")");
+  if (chained.length > 0) raise(verdict, "low", "read_only", `chains commands (${[...new Set(chained)].join(" ").replace("\n", "newline")})`);
+  if (parsed.operators.includes("(")) raise(verdict, "low", "read_only", "subshell");
+  if (parsed.substitutions.length > 0) raise(verdict, "medium", "unknown", "command substitution");
+  if (parsed.hasHeredoc) raise(verdict, "low", "read_only", "here-document");
+  for (const inner of parsed.substitutions) merge(verdict, classifyLine(inner, depth + 1));
+
+  parsed.commands.forEach((simple) => {
+    const result = classifySimple(simple, depth);
+    merge(verdict, result);
+    pathArgs.push(...result.pathArgs);
+    if (result.usesSudo) usesSudo = true;
+  });
+
+  const first = parsed.commands[0];
+  const unwrapped = first ? unwrap(first.words) : { words: [] as Word[], wrappers: [] as string[] };
+  const prefix = commandPrefix(unwrapped.words, unwrapped.wrappers);
+  const expands = parsed.commands.some((c) => c.words.some((w) => w.expands));
+  const writesFiles = parsed.commands.some((c) => c.redirects.some((r) => !r.op.includes("<") && !HARMLESS_TARGETS.test(r.target)));
+  const simple = parsed.commands.length === 1 && chained.length === 0 && parsed.substitutions.length === 0 && !parsed.malformed && !parsed.hasHeredoc && !writesFiles && !expands;
+  const allowlisted = simple && unwrapped.wrappers.length === 0 && ALLOWLIST.has(prefix) && verdict.risk !== "high" && (first?.redirects.length ?? 0) === 0;
+  return { risk: verdict.risk, actionType: verdict.action, reasons: verdict.reasons, simple, allowlisted, usesSudo, prefix, pathArgs };
+}
+
+function classifySimple(command: SimpleCommand, depth: number): Verdict & { pathArgs: string[]; usesSudo: boolean } {
+  const verdict: Verdict = { risk: "none", action: "read_only", reasons: [] };
+  const pathArgs: string[] = [];
+  const { words, wrappers, assignments } = unwrap(command.words);
+  const usesSudo = wrappers.includes("sudo") || wrappers.includes("doas");
+
+  if (usesSudo) raise(verdict, "high", "privileged", "runs as root (sudo)");
+  if (wrappers.includes("xargs")) raise(verdict, "medium", "execute", "xargs runs commands built from input");
+  if (wrappers.includes("exec")) raise(verdict, "low", "execute", "exec");
+  if (assignments.some((a) => /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|IFS)=/.test(a))) {
+    raise(verdict, "medium", "execute", "changes how programs are found or loaded");
+  }
+  if (command.joinedBy === "|" || command.joinedBy === "|&") {
+    const program = words[0] ? programName(words[0].value) : "";
+    if (SHELLS.has(program) || ["python", "python3", "node", "perl", "ruby", "php", "eval", "source"].includes(program)) {
+      raise(verdict, "high", "execute", `pipes data into ${program}`);
+    }
+  }
+
+  for (const redirect of command.redirects) {
+    if (redirect.op.includes("<") && !redirect.op.includes(">")) {
+      if (redirect.op !== "<<" && redirect.op !== "<<-" && redirect.op !== "<<<") pathArgs.push(redirect.target);
+      continue;
+    }
+    if (HARMLESS_TARGETS.test(redirect.target)) continue;
+    pathArgs.push(redirect.target);
+    const base = redirect.target.split("/").pop() ?? "";
+    if (base.startsWith(".") || redirect.target.startsWith("~") || redirect.target.includes("/.")) {
+      raise(verdict, "high", "file_write", `writes into a dotfile (${redirect.target})`);
+    } else if (redirect.target.startsWith("/") || redirect.target.includes("..") || redirect.target.includes("$")) {
+      raise(verdict, "high", "file_write", `writes to ${redirect.target}`);
+    } else {
+      raise(verdict, "medium", "file_write", `writes to ${redirect.target}`);
+    }
+  }
+
+  if (words.length === 0) {
+    if (wrappers.length > 0 && !wrappers.every((w) => w === "env")) raise(verdict, "medium", "unknown", "wrapper without a command");
+    return { ...verdict, pathArgs, usesSudo };
+  }
+
+  const program = programName(words[0].value);
+  const args = words.slice(1).map((w) => w.value);
+  const allArgsArePaths = FILE_ARGUMENT_PROGRAMS.has(program);
+  for (const arg of args) if (allArgsArePaths ? !arg.startsWith("-") : looksLikePath(arg)) pathArgs.push(arg);
+  if (words[0].expands) raise(verdict, "high", "unknown", "the program name is computed");
+  applyProgramRules(verdict, program, args, depth);
+  return { ...verdict, pathArgs, usesSudo };
+}
+
+function applyProgramRules(verdict: Verdict, program: string, args: string[], depth: number): void {
+  const sub = args.find((a) => !a.startsWith("-")) ?? "";
+  // `-rf` contains `-r` and `-f`.
+  const has = (...flags: string[]) => args.some((a) => flags.includes(a) || (/^-[a-zA-Z]+$/.test(a) && flags.some((f) => /^-[a-zA-Z]$/.test(f) && a.includes(f[1]))));
+
+  if (SHELLS.has(program) || program === "eval" || program === "source" || program === ".") {
+    const scriptIndex = args.findIndex((a) => a === "-c" || /^-[a-z]*c$/.test(a));
+    if (program === "eval") {
+      raise(verdict, "medium", "execute", "eval runs a constructed command");
+      merge(verdict, classifyLine(args.join(" "), depth + 1));
+    } else if (scriptIndex >= 0 && args[scriptIndex + 1] !== undefined) {
+      raise(verdict, "medium", "execute", `${program} -c runs a nested script`);
+      merge(verdict, classifyLine(args[scriptIndex + 1], depth + 1));
+    } else {
+      raise(verdict, "medium", "execute", `runs a shell script with ${program}`);
+    }
+    return;
+  }
+  if (program === "sudo" || PRIVILEGED.has(program) || program.startsWith("mkfs")) return raise(verdict, "high", "privileged", `${program} needs administrator rights`);
+  if (program === "chown" || program === "chgrp" || program === "dd") return raise(verdict, "high", "file_write", `${program} can overwrite ownership or devices`);
+  if (program === "git") return applyGitRules(verdict, args);
+  if (PACKAGE_MANAGERS.has(program)) return applyPackageRules(verdict, program, sub, args);
+  if (program === "npx" || program === "bunx" || program === "pnpx") return raise(verdict, "medium", "package_install", `${program} downloads and runs a package`);
+  if (program === "find") return applyFindRules(verdict, args, depth);
+  if (program === "sed" || program === "perl") {
+    if (args.some((a) => a === "-i" || a.startsWith("-i") || a.startsWith("--in-place"))) return raise(verdict, "medium", "file_write", `${program} edits files in place`);
+    return raise(verdict, program === "perl" ? "medium" : "low", program === "perl" ? "execute" : "read_only", program);
+  }
+  if (program === "awk" || program === "gawk") {
+    return args.some((a) => a.includes("system(") || a.includes(">") || a.includes("|")) ? raise(verdict, "medium", "execute", "awk runs commands or writes files") : raise(verdict, "low", "read_only", "awk");
+  }
+  if (FILE_DELETE.has(program)) {
+    const recursiveOrForce = has("-r", "-R", "-f", "--recursive", "--force");
+    const broad = args.some((a) => ["/", "~", "*", ".", "..", "/*", "~/"].includes(a) || a.startsWith("/"));
+    return raise(verdict, recursiveOrForce || broad || program === "shred" ? "high" : "medium", "file_delete", `${program} deletes files`);
+  }
+  if (NETWORK.has(program)) {
+    const writes = args.some((a) => ["-o", "-O", "--output", "--remote-name", "-d", "--data", "--data-binary", "-F", "--form", "-T", "--upload-file", "-X"].includes(a));
+    return raise(verdict, "medium", "network", writes ? `${program} sends or saves data` : `${program} uses the network`);
+  }
+  if (NETWORK_READ.has(program)) return raise(verdict, "low", "network", `${program} uses the network`);
+  if (FILE_WRITE.has(program)) return raise(verdict, "medium", "file_write", `${program} writes files`);
+  if (PROCESS.has(program)) return raise(verdict, "medium", "process", `${program} affects other processes`);
+  if (EXECUTE.has(program) || program.startsWith("./") || program.includes("/")) return raise(verdict, "medium", "execute", `runs ${program}`);
+  if (["export", "unset", "alias", "set", "shopt", "ulimit", "umask", "wait", "jobs", "read"].includes(program)) return raise(verdict, "low", "read_only", program);
+  if (program === "crontab") return raise(verdict, "high", "privileged", "crontab schedules commands");
+  if (READ_ONLY.has(program)) return raise(verdict, ALLOWLIST.has(program) ? "none" : "low", "read_only", program);
+  raise(verdict, "medium", "unknown", `unknown program ${program}`);
+}
+
+function applyGitRules(verdict: Verdict, args: string[]): void {
+  // `git -C dir status`, `git -c k=v log`: skip global options to find the subcommand.
+  let index = 0;
+  while (index < args.length && args[index].startsWith("-")) index += ["-C", "-c", "--git-dir", "--work-tree"].includes(args[index]) ? 2 : 1;
+  const sub = args[index] ?? "";
+  const rest = args.slice(index + 1);
+  if (args.slice(0, index).some((a) => a === "-c")) raise(verdict, "medium", "git_write", "git -c can set hooks or commands");
+  if (GIT_READ.has(sub)) return raise(verdict, sub === "status" || sub === "diff" || sub === "log" ? "none" : "low", "git_read", `git ${sub}`);
+  if ((sub === "branch" || sub === "tag" || sub === "remote" || sub === "stash") && rest.every((a) => ["-a", "-v", "-vv", "-r", "--list", "-l", "list", "--all"].includes(a))) {
+    return raise(verdict, "low", "git_read", `git ${sub}`);
+  }
+  if (sub === "config" && rest.some((a) => ["--get", "--list", "-l", "--get-all"].includes(a))) return raise(verdict, "low", "git_read", "git config read");
+  if (sub === "clean") return raise(verdict, "high", "file_delete", "git clean deletes untracked files");
+  if (sub === "reset" && rest.includes("--hard")) return raise(verdict, "high", "git_write", "git reset --hard discards changes");
+  if ((sub === "checkout" || sub === "restore") && rest.some((a) => a === "--" || a === "." || a === "-f" || a === "--force")) return raise(verdict, "high", "git_write", `git ${sub} can discard changes`);
+  if (sub === "push") return raise(verdict, rest.some((a) => a === "-f" || a.startsWith("--force") || a.startsWith("+")) ? "high" : "medium", "network", "git push changes the remote");
+  if (GIT_NETWORK.has(sub)) return raise(verdict, "medium", "network", `git ${sub} uses the network`);
+  raise(verdict, "medium", "git_write", `git ${sub || "(no subcommand)"}`);
+}
+
+function applyPackageRules(verdict: Verdict, program: string, sub: string, args: string[]): void {
+  if (program === "npm" && sub === "audit" && args.includes("fix")) return raise(verdict, "medium", "package_install", "npm audit fix changes dependencies");
+  if (program === "npm" && sub === "publish") return raise(verdict, "high", "network", "publishes a package");
+  if (["apt", "apt-get", "dnf", "yum", "pacman", "apk"].includes(program) && !PACKAGE_CHECK_SUBCOMMANDS.has(sub)) {
+    return raise(verdict, "high", "package_install", `${program} changes system packages`);
+  }
+  if (PACKAGE_INSTALL_SUBCOMMANDS.has(sub) || (program === "pacman" && args.some((a) => a.startsWith("-S")))) return raise(verdict, "medium", "package_install", `${program} ${sub} changes dependencies`);
+  if (PACKAGE_CHECK_SUBCOMMANDS.has(sub) || sub === "") return raise(verdict, "low", "package_check", `${program} ${sub}`.trim());
+  raise(verdict, "medium", "execute", `${program} ${sub} runs project scripts or tools`);
+}
+
+function applyFindRules(verdict: Verdict, args: string[], depth: number): void {
+  raise(verdict, "low", "read_only", "find");
+  args.forEach((arg, index) => {
+    if (arg === "-delete") raise(verdict, "high", "file_delete", "find -delete");
+    if (arg.startsWith("-fprint") || arg === "-fls") raise(verdict, "medium", "file_write", `find ${arg}`);
+    if (["-exec", "-execdir", "-ok", "-okdir"].includes(arg)) {
+      raise(verdict, "medium", "execute", `find ${arg} runs a command per file`);
+      const end = args.findIndex((a, i) => i > index && (a === ";" || a === "+"));
+      merge(verdict, classifyLine(args.slice(index + 1, end === -1 ? undefined : end).map(quoteForShell).join(" "), depth + 1));
+    }
+  });
+}
+
+/** Strips `VAR=x`, `sudo -u x`, `env`, `timeout 5`, `xargs -n1` … and returns the real command words. */
+function unwrap(all: Word[]): { words: Word[]; wrappers: string[]; assignments: string[] } {
+  const wrappers: string[] = [];
+  const assignments: string[] = [];
+  let index = 0;
+  const takesValue: Record<string, Set<string>> = {
+    sudo: new Set(["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T"]),
+    timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
+    xargs: new Set(["-n", "-I", "-L", "-P", "-d", "-E", "-s", "-a"]),
+    nice: new Set(["-n"]),
+    ionice: new Set(["-c", "-n"]),
+    watch: new Set(["-n", "-d"]),
+    env: new Set(["-u", "-C", "-S"]),
+    doas: new Set(["-u", "-C"]),
+  };
+  while (index < all.length) {
+    const value = all[index].value;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(value) && !all[index].quoted) {
+      assignments.push(value);
+      index++;
+      continue;
+    }
+    const name = programName(value);
+    if (!WRAPPERS.has(name) || all[index].quoted) break;
+    wrappers.push(name);
+    index++;
+    while (index < all.length && all[index].value.startsWith("-")) {
+      const flag = all[index].value;
+      index += takesValue[name]?.has(flag) ? 2 : 1;
+    }
+    if (name === "timeout" && index < all.length) index++;
+    while (name === "env" && index < all.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[index].value)) assignments.push(all[index++].value);
+  }
+  return { words: all.slice(index), wrappers, assignments };
+}
+
+const SUBCOMMAND_PROGRAMS = new Set(["git", "npm", "yarn", "pnpm", "bun", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker", "podman", "kubectl", "brew", "apt", "apt-get", "gh", "make", "npx", "deno", "dotnet", "gradle", "mvn", "terraform", "systemctl"]);
+
+/** `git status`, `npm run`+script, `ls`: what an "allow for this session" remembers. */
+function commandPrefix(words: Word[], wrappers: string[]): string {
+  if (words.length === 0) return wrappers.join(" ");
+  const program = programName(words[0].value);
+  const parts = [...wrappers.filter((w) => w === "sudo" || w === "doas"), program];
+  if (SUBCOMMAND_PROGRAMS.has(program)) {
+    const rest = words.slice(1).map((w) => w.value);
+    let index = 0;
+    if (program === "git") while (index < rest.length && rest[index].startsWith("-")) index += ["-C", "-c"].includes(rest[index]) ? 2 : 1;
+    const sub = rest[index];
+    if (sub && !sub.startsWith("-")) {
+      parts.push(sub);
+      if ((sub === "run" || sub === "exec") && rest[index + 1] && !rest[index + 1].startsWith("-")) parts.push(rest[index + 1]);
+    }
+  }
+  return parts.join(" ");
+}
+
+function programName(value: string): string {
+  return value.includes("/") && !value.startsWith("./") && !value.startsWith("../") ? value.slice(value.lastIndexOf("/") + 1) : value;
+}
+
+/** Outside FILE_ARGUMENT_PROGRAMS, an argument counts as a path when it is shaped like one. */
+function looksLikePath(arg: string): boolean {
+  if (arg.startsWith("-")) {
+    const eq = arg.indexOf("=");
+    return eq > 0 && looksLikePath(arg.slice(eq + 1));
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) return false;
+  return arg.includes("/") || arg.startsWith("~") || arg.startsWith(".");
+}
+
+function quoteForShell(value: string): string {
+  return /^[\w@%+=:,./{}-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
+}
+
+function raise(verdict: Verdict, risk: RiskLevel, action: ActionType, reason: string): void {
+  if (RISK_ORDER.indexOf(risk) > RISK_ORDER.indexOf(verdict.risk)) verdict.risk = risk;
+  if (ACTION_ORDER.indexOf(action) > ACTION_ORDER.indexOf(verdict.action)) verdict.action = action;
+  if (risk !== "none" && !verdict.reasons.includes(reason)) verdict.reasons.push(reason);
+}
+
+function merge(into: Verdict, from: { risk: RiskLevel; actionType?: ActionType; action?: ActionType; reasons: string[] }): void {
+  const action = from.action ?? from.actionType ?? "unknown";
+  if (RISK_ORDER.indexOf(from.risk) > RISK_ORDER.indexOf(into.risk)) into.risk = from.risk;
+  if (ACTION_ORDER.indexOf(action) > ACTION_ORDER.indexOf(into.action)) into.action = action;
+  for (const reason of from.reasons) if (!into.reasons.includes(reason)) into.reasons.push(reason);
+}

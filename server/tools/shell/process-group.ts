@@ -1,0 +1,153 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Time between SIGTERM and SIGKILL: enough for a polite process to clean up. */
+export const KILL_GRACE_MS = 2_000;
+/** How often to look whether a killed group is gone. */
+const GROUP_POLL_MS = 50;
+/** After SIGKILL the kernel needs a moment; past this we stop waiting and report what is left. */
+const KILL_WAIT_MS = 3_000;
+/** After the shell exits, how long its output may keep draining before leftovers are stopped. */
+export const POST_EXIT_DRAIN_MS = 300;
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface StartOptions {
+  command: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Written to stdin, then stdin is closed (commands never wait for input). */
+  stdin?: string;
+  onOutput: (chunk: string) => void;
+}
+
+/**
+ * One bash command in its own process group (`detached`), so that it and
+ * everything it starts can be signalled at once. Output of stdout and stderr
+ * arrives merged, in order of arrival.
+ */
+export class ProcessGroup {
+  readonly pid: number;
+  readonly exited: Promise<ExitInfo>;
+  private readonly child: ChildProcess;
+  private readonly streamsClosed: Promise<void>;
+  private stopping: Promise<void> | undefined;
+
+  constructor(options: StartOptions) {
+    this.child = spawn("/bin/bash", ["-c", options.command], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    if (this.child.pid === undefined) throw new Error("bash could not be started");
+    this.pid = this.child.pid;
+    const child = this.child;
+    child.stdout?.setEncoding("utf8").on("data", options.onOutput);
+    child.stderr?.setEncoding("utf8").on("data", options.onOutput);
+    child.stdin?.on("error", () => {
+      // The command may exit without reading stdin (EPIPE); nothing to do.
+    });
+    child.stdin?.end(options.stdin ?? "");
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => resolve({ code, signal }));
+      child.once("error", () => resolve({ code: null, signal: null }));
+    });
+    this.streamsClosed = new Promise((resolve) => child.once("close", () => resolve()));
+  }
+
+  /** Waits for the shell to exit and its output to drain; leftovers holding the pipe are stopped. */
+  async finish(): Promise<{ exit: ExitInfo; leftoversStopped: boolean }> {
+    const exit = await this.exited;
+    const drained = await Promise.race([this.streamsClosed.then(() => true), delay(POST_EXIT_DRAIN_MS).then(() => false)]);
+    const leftovers = groupAlive(this.pid);
+    if (leftovers) await this.stop();
+    else if (!drained) this.destroyStreams();
+    return { exit, leftoversStopped: leftovers };
+  }
+
+  /**
+   * SIGTERM to the whole group, SIGKILL after the grace period, then resolves
+   * once no process of the group is left, even if one still holds the pipe.
+   */
+  stop(graceMs: number = KILL_GRACE_MS): Promise<void> {
+    this.stopping ??= (async () => {
+      signalGroup(this.pid, "SIGTERM");
+      await waitUntil(() => !groupAlive(this.pid), graceMs);
+      if (groupAlive(this.pid)) {
+        signalGroup(this.pid, "SIGKILL");
+        await waitUntil(() => !groupAlive(this.pid), KILL_WAIT_MS);
+      }
+      await Promise.race([this.exited, delay(KILL_WAIT_MS)]);
+      // Give buffered output a moment to arrive, but never wait on the pipe.
+      await Promise.race([this.streamsClosed, delay(50)]);
+      this.destroyStreams();
+    })();
+    return this.stopping;
+  }
+
+  private destroyStreams(): void {
+    this.child.stdout?.destroy();
+    this.child.stderr?.destroy();
+    this.child.stdin?.destroy();
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/**
+ * Whether any live (non-zombie) process is in the group. On Linux it reads
+ * /proc, because zombies whose parent does not reap them would otherwise look
+ * alive forever; elsewhere it asks the kernel with signal 0.
+ */
+export function groupAlive(pgid: number): boolean {
+  if (process.platform === "linux") return groupMembers(pgid).length > 0;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** Live process ids in a process group (Linux only; empty elsewhere). */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return members;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    // Fields after the parenthesised command name: state ppid pgrp …
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") members.push(Number(entry));
+  }
+  return members;
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition() && Date.now() < deadline) await delay(GROUP_POLL_MS);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
