@@ -133,8 +133,8 @@ function classifySimple(command: SimpleCommand, depth: number): Verdict & { path
     }
     if (HARMLESS_TARGETS.test(redirect.target)) continue;
     pathArgs.push(redirect.target);
-    const base = redirect.target.split("/").pop() ?? "";
-    if (base.startsWith(".") || redirect.target.startsWith("~") || redirect.target.includes("/.")) {
+    const dotted = redirect.target.split("/").some((part) => part.startsWith(".") && part !== "." && part !== "..");
+    if (dotted || redirect.target.startsWith("~")) {
       raise(verdict, "high", "file_write", `writes into a dotfile (${redirect.target})`);
     } else if (redirect.target.startsWith("/") || redirect.target.includes("..") || redirect.target.includes("$")) {
       raise(verdict, "high", "file_write", `writes to ${redirect.target}`);
