@@ -57,8 +57,11 @@ function pathAfterFields(record: string, fields: number): string {
   return record.slice(index);
 }
 
-async function scanStatus(target: GitTarget): Promise<StatusScan> {
-  const { stdout } = await git(target, [
+/** git status only warns about folders it cannot read; we report them as skipped instead of losing them silently. */
+const UNREADABLE_DIR = /^warning: could not open directory '(.+)': (.+)$/gm;
+
+async function scanStatus(target: GitTarget, skipped: SkippedPath[]): Promise<StatusScan> {
+  const { stdout, stderr } = await git(target, [
     "status",
     "--porcelain=v2",
     "-z",
@@ -66,6 +69,10 @@ async function scanStatus(target: GitTarget): Promise<StatusScan> {
     "--no-renames",
     "--ignore-submodules=all",
   ]);
+  for (const [, dir, reason] of stderr.matchAll(UNREADABLE_DIR)) {
+    const path = dir.endsWith("/") ? dir : `${dir}/`; // a trailing slash marks a folder for restore's protection
+    if (!skipped.some((entry) => entry.path === path)) skipped.push({ path, reason: `folder not readable (${reason})` });
+  }
   const records = splitNul(stdout);
   const scan: StatusScan = { changed: [], untracked: [] };
   for (let i = 0; i < records.length; i++) {
@@ -84,7 +91,7 @@ async function scanStatus(target: GitTarget): Promise<StatusScan> {
 /** Runs status, walking into nested repositories until none is left opaque. */
 async function scanWithNestedRepos(target: GitTarget, emptyBlob: string, skipped: SkippedPath[]): Promise<StatusScan> {
   for (let depth = 0; ; depth++) {
-    const scan = await scanStatus(target);
+    const scan = await scanStatus(target, skipped);
     const nested = scan.untracked.filter((path) => path.endsWith("/"));
     if (nested.length === 0) return scan;
     if (depth === MAX_NESTED_REPO_DEPTH) {

@@ -170,6 +170,19 @@ describe("restore", () => {
     expect(userGit(box.ws, "log", "--format=%s")).toBe("user commit\n");
   });
 
+  it("handles names with spaces, quotes, unicode and newlines", async () => {
+    const names = ["with space.txt", 'quote"d.txt', "ünïcødé/файл.md", "new\nline.txt", "-dash.txt"];
+    for (const name of names) write(box.ws, name, `content of ${name}\n`);
+    const original = state();
+    const first = await repo.snapshot();
+    expect(first.changed.map((change) => change.path).sort()).toEqual([...names].sort());
+    for (const name of names) write(box.ws, name, "changed\n");
+    write(box.ws, "ünïcødé/neu.md", "new\n");
+    await repo.snapshot();
+    await repo.restore(first.commit);
+    expect(state()).toEqual(original);
+  });
+
   it("rejects unknown snapshot ids", async () => {
     write(box.ws, "a.txt", "a");
     await repo.snapshot();

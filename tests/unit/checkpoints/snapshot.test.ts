@@ -1,5 +1,5 @@
 import { execSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openShadowRepo, shadowGitDir } from "../../../server/checkpoints/index.ts";
@@ -246,6 +246,32 @@ describe("snapshot", () => {
     const latest = await one.latest();
     expect(results.at(-1)?.commit).toBe(latest);
     expect([...snapshotEntries(one.gitDir, latest as string).keys()]).toHaveLength(7);
+  });
+
+  it("never snapshots its own data folder when it lives inside the workspace", async () => {
+    write(box.ws, "a.txt", "a");
+    const home = join(box.ws, ".wl-home");
+    const repo = await openShadowRepo(box.ws, { home });
+    const first = await repo.snapshot();
+    write(box.ws, "b.txt", "b");
+    const second = await repo.snapshot();
+    expect(repo.gitDir.startsWith(home)).toBe(true);
+    expect([...snapshotEntries(repo.gitDir, first.commit).keys()]).toEqual(["a.txt"]);
+    expect(second.changed.map((change) => change.path)).toEqual(["b.txt"]);
+  });
+
+  // As root every folder is readable, so there is nothing for git to refuse.
+  it.skipIf(process.getuid?.() === 0)("reports folders it cannot read as skipped", async () => {
+    write(box.ws, "open/a.txt", "a");
+    write(box.ws, "locked/b.txt", "b");
+    chmodSync(join(box.ws, "locked"), 0o000);
+    try {
+      const repo = await openShadowRepo(box.ws, { home: box.home });
+      const { skipped } = await repo.snapshot();
+      expect(skipped.map((entry) => entry.path)).toEqual(["locked/"]);
+    } finally {
+      chmodSync(join(box.ws, "locked"), 0o755);
+    }
   });
 
   it("refuses a workspace that does not exist", async () => {
