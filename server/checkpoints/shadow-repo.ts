@@ -183,6 +183,7 @@ export class ShadowRepo {
   }
 
   private async stage(target: GitTarget): Promise<StageResult> {
+    await resolveWorkspace(target.workTree); // a clear error for a workspace deleted since open, not a git one
     const staged = await stageWorkTree(target, this.emptyBlob, { ...this.limits, rescanIgnored: this.rescanIgnored });
     this.rescanIgnored = false;
     return staged;

@@ -274,8 +274,11 @@ describe("snapshot", () => {
     }
   });
 
-  it("refuses a workspace that does not exist", async () => {
+  it("refuses a workspace that does not exist, or no longer does", async () => {
     await expect(openShadowRepo(join(box.root, "missing"), { home: box.home })).rejects.toMatchObject({ code: "checkpoint:workspace_missing" });
+    const repo = await openShadowRepo(box.ws, { home: box.home });
+    rmSync(box.ws, { recursive: true });
+    await expect(repo.snapshot()).rejects.toMatchObject({ code: "checkpoint:workspace_missing" });
   });
 
   it("records an empty folder tree as nothing and a file turned folder as its files", async () => {
