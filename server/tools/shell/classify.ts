@@ -102,7 +102,7 @@ function classifyLine(command: string, depth: number): CommandClassification {
   const prefix = commandPrefix(unwrapped.words, unwrapped.wrappers);
   const expands = parsed.commands.some((c) => c.words.some((w) => w.expands));
   const writesFiles = parsed.commands.some((c) => c.redirects.some((r) => !r.op.includes("<") && !HARMLESS_TARGETS.test(r.target)));
-  const simple = parsed.commands.length === 1 && chained.length === 0 && parsed.substitutions.length === 0 && !parsed.malformed && !parsed.hasHeredoc && !writesFiles && !expands;
+  const simple = parsed.commands.length === 1 && parsed.operators.length === 0 && parsed.substitutions.length === 0 && !parsed.malformed && !parsed.hasHeredoc && !writesFiles && !expands;
   const allowlisted = simple && unwrapped.wrappers.length === 0 && ALLOWLIST.has(prefix) && verdict.risk !== "high" && (first?.redirects.length ?? 0) === 0;
   return { risk: verdict.risk, actionType: verdict.action, reasons: verdict.reasons, simple, allowlisted, usesSudo, prefix, pathArgs };
 }
