@@ -53,16 +53,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const pages = options.ui === false ? null : await loadPages(config, options.dev ?? false);
   const server = createServer();
   const token = config.token ?? createToken();
-  // The auth policy needs the real port (PORT=0 picks one), so it is built after listen.
-  let services: BridgeServices | undefined;
-  let handle: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
-  server.on("request", (req, res) => void handle?.(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  // The auth policy needs the real port (PORT=0 picks one), so it is built after listen;
+  // no request is read before the handler below is attached (no await in between).
   const port = (server.address() as AddressInfo).port;
-  services = {
+  const services: BridgeServices = {
     config,
     version: VERSION,
     auth: createAuthPolicy({ token, host: config.host, port, extraHosts: config.extraHosts }),
@@ -70,7 +68,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     sessions,
     runtime,
   };
-  handle = createRequestHandler(services, pages?.handle ?? null);
+  server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services);
   server.on("upgrade", (req, socket) => {
     // socket.io answers its own path; no other upgrade is served.

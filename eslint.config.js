@@ -1,0 +1,90 @@
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+/**
+ * Lint, plus the dependency rules of STYLE.md made checkable:
+ * the UI imports only the protocol from server/, only server/store imports
+ * Prisma, and nothing imports the transport layer but the bridge's entry points.
+ */
+const prismaImports = ["**/generated/prisma", "**/generated/prisma/*", "@prisma/client", "@prisma/client/*", "@prisma/adapter-better-sqlite3"];
+
+export default tseslint.config(
+  {
+    ignores: [
+      "node_modules/",
+      ".next/",
+      ".next-*/",
+      "server/store/generated/",
+      "next-env.d.ts",
+      "test-results/",
+      "playwright-report/",
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", fetch: "readonly" } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-explicit-any": "error",
+      // Closures that read a variable assigned later (a handler wired before its target exists) are fine.
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    files: ["app/**", "components/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@/server/*", "!@/server/protocol", "../server/*", "../../server/*", "../../../server/*", "!**/server/protocol"],
+              message: "The UI may import only server/protocol from the bridge.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["server/**"],
+    ignores: ["server/store/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: prismaImports, message: "Only server/store imports Prisma." },
+            { group: ["**/transport", "**/transport/*"], message: "Nothing imports the transport layer except server/main.ts." },
+            { group: ["**/app/*", "**/components/*", "@/app/*", "@/components/*"], message: "The bridge never imports the UI." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["server/main.ts", "server/transport/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: prismaImports, message: "Only server/store imports Prisma." },
+            { group: ["**/app/*", "**/components/*", "@/app/*", "@/components/*"], message: "The bridge never imports the UI." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["server/protocol/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ regex: "^(?!zod$|\\./)", message: "The protocol module imports only zod." }] }],
+    },
+  },
+  {
+    files: ["tests/**", "bench/**"],
+    rules: { "@typescript-eslint/no-explicit-any": "off" },
+  },
+);
