@@ -12,3 +12,5 @@ export { appendHistory, readHistory, truncateHistory } from "./history";
 export { createTurn, finishTurn, getTurn, interruptRunningTurns } from "./turns";
 export { getSetting, putSetting } from "./settings";
 export { listRecentWorkspaces, upsertWorkspace } from "./workspaces";
+export { createCheckpoint, getCheckpoint, listCheckpoints } from "./checkpoints";
+export type { CheckpointRow } from "./checkpoints";
