@@ -56,12 +56,16 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
         if (!answer) return { isError: true, output: "The user did not give the sudo password, so the command was not run." };
         password = answer;
       }
-      const secrets = [password, ...secretEnvValues(process.env), ...secretEnvValues(options.env ?? {} as NodeJS.ProcessEnv)];
+      const secrets = [...secretEnvValues(process.env), ...secretEnvValues(options.env ?? ({} as NodeJS.ProcessEnv))];
       const run: RunSpec = {
         command: password === undefined ? args.command : rewriteSudo(args.command),
         stdin: password === undefined ? undefined : `${password}\n`,
         env: { ...process.env, ...options.env, ...NON_INTERACTIVE_ENV },
-        scrub: (text) => redactKnownValues(text, secrets),
+        // The password is removed whatever its length; env values only when long enough to be unambiguous.
+        scrub: (text) => {
+          const scrubbed = redactKnownValues(text, secrets);
+          return password ? scrubbed.split(password).join("[REDACTED]") : scrubbed;
+        },
         audit: (exitCode, durationMs) => audit(ctx, args.command, classification, exitCode, durationMs),
       };
       if (args.background) return startBackground(run, ctx, tasks);
