@@ -21,6 +21,10 @@ export const clientCommands = {
     })
     .strict(),
   "turn.cancel": z.object({ commandId: CommandId, sessionId: SessionId }).strict(),
+  /** A message for the running turn, injected before its next step (starts a turn if none runs). */
+  "turn.steer": z.object({ commandId: CommandId, sessionId: SessionId, text: z.string().min(1).max(200_000) }).strict(),
+  /** Summarises older messages now; `focus` says what the summary must keep. */
+  "session.compact": z.object({ commandId: CommandId, sessionId: SessionId, focus: z.string().max(2_000).optional() }).strict(),
 } as const;
 
 export type ClientCommand = keyof typeof clientCommands;

@@ -20,7 +20,7 @@ export const TurnStage = z.enum([
 ]);
 export type TurnStage = z.infer<typeof TurnStage>;
 
-export const TurnOutcome = z.enum(["completed", "cancelled", "error", "interrupted", "max_steps", "rejected"]);
+export const TurnOutcome = z.enum(["completed", "cancelled", "error", "interrupted", "max_steps", "rejected", "loop_detected"]);
 export type TurnOutcome = z.infer<typeof TurnOutcome>;
 
 export const GenerationStats = z.object({
@@ -45,6 +45,19 @@ export const eventPayloads = {
   "turn.stage": z.object({ ...turnRef, stage: TurnStage }),
   "turn.retry": z.object({ ...turnRef, attempt: z.number().int(), delayMs: z.number(), message: z.string() }),
   "turn.error": z.object({ ...turnRef, code: z.string(), message: z.string() }),
+  /** A prompt sent while another turn runs: it waits and starts when that turn ends. */
+  "turn.queued": z.object({ ...turnRef, prompt: z.string(), position: z.number().int() }),
+  "compaction.started": z.object({ ...turnRef, reason: z.enum(["auto", "manual"]), tokens: z.number() }),
+  "compaction.completed": z.object({
+    ...turnRef,
+    outcome: z.enum(["completed", "skipped", "cancelled", "error"]),
+    tokensBefore: z.number(),
+    tokensAfter: z.number(),
+    summarized: z.number().int(),
+    kept: z.number().int(),
+    message: z.string().optional(),
+  }),
+
   "turn.completed": z.object({
     ...turnRef,
     outcome: TurnOutcome,

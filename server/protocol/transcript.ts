@@ -23,7 +23,18 @@ export type TranscriptItem =
       parentToolCallId?: string;
     }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; text: string; turnId?: string }
-  | { kind: "retry"; id: string; turnId: string; attempt: number; delayMs: number; message: string };
+  | { kind: "retry"; id: string; turnId: string; attempt: number; delayMs: number; message: string }
+  | { kind: "queued"; id: string; turnId: string; text: string; position: number }
+  | {
+      kind: "compaction";
+      id: string;
+      turnId: string;
+      reason: "auto" | "manual";
+      state: "running" | "completed" | "skipped" | "cancelled" | "error";
+      tokensBefore: number;
+      tokensAfter?: number;
+      message?: string;
+    };
 
 export interface PendingApproval {
   approvalId: string;
@@ -69,7 +80,40 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
     }
     case "turn.started":
       next.running = { turnId: event.payload.turnId, stage: "planning" };
+      // A queued prompt that starts now leaves the queue.
+      next.items = next.items.filter((item) => !(item.kind === "queued" && item.turnId === event.payload.turnId));
       return next;
+    case "turn.queued":
+      next.items = [
+        ...next.items,
+        { kind: "queued", id: `queued-${event.payload.turnId}`, turnId: event.payload.turnId, text: event.payload.prompt, position: event.payload.position },
+      ];
+      return next;
+    case "compaction.started":
+      next.items = [
+        ...next.items,
+        {
+          kind: "compaction",
+          id: `compaction-${event.seq}`,
+          turnId: event.payload.turnId,
+          reason: event.payload.reason,
+          state: "running",
+          tokensBefore: event.payload.tokens,
+        },
+      ];
+      return next;
+    case "compaction.completed": {
+      const index = findLastIndex(next.items, (item) => item.kind === "compaction" && item.turnId === event.payload.turnId && item.state === "running");
+      if (index === -1) return next;
+      const item = next.items[index] as Extract<TranscriptItem, { kind: "compaction" }>;
+      next.items = replaceAt(next.items, index, {
+        ...item,
+        state: event.payload.outcome,
+        tokensAfter: event.payload.tokensAfter,
+        message: event.payload.message,
+      });
+      return next;
+    }
     case "turn.stage":
       if (next.running?.turnId === event.payload.turnId) next.running = { ...next.running, stage: event.payload.stage };
       return next;
