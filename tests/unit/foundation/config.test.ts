@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../../../server/config";
+
+describe("loadConfig", () => {
+  it("defaults to loopback:4477 and ~/.worldline", () => {
+    const config = loadConfig({ HOME: "/home/someone" });
+    expect(config.port).toBe(4477);
+    expect(config.host).toBe("127.0.0.1");
+    expect(config.home.endsWith(".worldline")).toBe(true);
+    expect(config.model).toBeNull();
+  });
+
+  it("names every invalid variable", () => {
+    expect(() => loadConfig({ PORT: "eighty", OPENAI_BASE_URL: "not a url" })).toThrow(/PORT.*OPENAI_BASE_URL|OPENAI_BASE_URL.*PORT/);
+    expect(() => loadConfig({ WORLDLINE_TOKEN: "short" })).toThrow(/WORLDLINE_TOKEN/);
+  });
+
+  it("refuses a non-loopback HOST without the explicit LAN flag", () => {
+    expect(() => loadConfig({ HOST: "0.0.0.0" })).toThrow(/WORLDLINE_ALLOW_LAN/);
+    expect(loadConfig({ HOST: "0.0.0.0", WORLDLINE_ALLOW_LAN: "1" }).allowLan).toBe(true);
+  });
+
+  it("builds the model config from the OpenAI variables", () => {
+    const config = loadConfig({ WORLDLINE_MODEL: "m", OPENAI_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_API_KEY: "k" });
+    expect(config.model).toEqual({ model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k" });
+  });
+});

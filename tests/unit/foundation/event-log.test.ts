@@ -1,0 +1,76 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { EventEnvelope } from "../../../server/protocol";
+import { EventLog } from "../../../server/sessions";
+import * as store from "../../../server/store";
+
+let db: store.Db;
+let sessionId: string;
+let log: EventLog;
+
+beforeEach(async () => {
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-log-"));
+  db = (await store.openDb(home)).db;
+  sessionId = (await store.createSession(db, { workspace: home })).id;
+  log = new EventLog(db);
+  await log.open(sessionId);
+});
+
+afterEach(async () => {
+  await log.close();
+  await db.$disconnect();
+});
+
+const notice = (text: string) => ({ type: "notice" as const, payload: { level: "info" as const, text } });
+const delta = (text: string) => ({
+  type: "message.part.delta" as const,
+  payload: { turnId: "t", messageId: "m", part: "text" as const, delta: text },
+});
+
+describe("EventLog", () => {
+  it("numbers events consecutively from 1 and persists them", async () => {
+    for (let i = 0; i < 5; i++) log.append(sessionId, notice(`n${i}`));
+    const events = await log.read(sessionId, 0);
+    expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect((await log.read(sessionId, 3)).map((e) => e.seq)).toEqual([4, 5]);
+  });
+
+  it("fans out to subscribers synchronously and in order", () => {
+    const seen: number[] = [];
+    const unsubscribe = log.subscribe(sessionId, (event) => seen.push(event.seq));
+    log.append(sessionId, notice("a"));
+    log.append(sessionId, notice("b"));
+    unsubscribe();
+    log.append(sessionId, notice("c"));
+    expect(seen).toEqual([1, 2]);
+  });
+
+  it("sends the first delta at once and coalesces the rest into one event", async () => {
+    const seen: EventEnvelope[] = [];
+    log.subscribe(sessionId, (event) => seen.push(event));
+    log.append(sessionId, delta("Hel"));
+    expect(seen).toHaveLength(1);
+    log.append(sessionId, delta("lo, "));
+    log.append(sessionId, delta("world"));
+    log.append(sessionId, notice("after"));
+    expect(seen.map((e) => e.type)).toEqual(["message.part.delta", "message.part.delta", "notice"]);
+    const texts = seen.filter((e) => e.type === "message.part.delta").map((e) => (e.payload as { delta: string }).delta);
+    expect(texts.join("")).toBe("Hello, world");
+    expect((await log.read(sessionId, 0)).length).toBe(3);
+  });
+
+  it("continues the sequence after reopening on the same database", async () => {
+    log.append(sessionId, notice("a"));
+    await log.close();
+    log = new EventLog(db);
+    await log.open(sessionId);
+    log.append(sessionId, notice("b"));
+    expect((await log.read(sessionId, 0)).map((e) => e.seq)).toEqual([1, 2]);
+  });
+
+  it("refuses appends to a session that was not opened", () => {
+    expect(() => log.append("unknown", notice("x"))).toThrow(/not open/);
+  });
+});
