@@ -27,3 +27,4 @@ export {
 } from "./api";
 export { applyEvent, applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";
+export * from "./ide";

@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { WorldlineError } from "../errors";
+import { resolveInside } from "./paths";
+
+/** The editor is for source files; bigger ones are refused rather than freezing the tab. */
+export const MAX_EDIT_BYTES = 2 * 1024 * 1024;
+
+export interface FileContent {
+  path: string;
+  content: string;
+  hash: string;
+  mtimeMs: number;
+  size: number;
+  binary: boolean;
+}
+
+export function hashOf(data: string | Buffer): string {
+  return createHash("sha256").update(data).digest("hex").slice(0, 16);
+}
+
+export async function readContent(root: string, relPath: string): Promise<FileContent> {
+  const { abs, rel } = await resolveInside(root, relPath);
+  const stat = await fs.stat(abs).catch(() => null);
+  if (!stat || !stat.isFile()) throw new WorldlineError("files:not_found", `No file "${rel}".`);
+  if (stat.size > MAX_EDIT_BYTES) {
+    throw new WorldlineError("files:too_large", `"${rel}" is ${stat.size} bytes; the editor opens files up to ${MAX_EDIT_BYTES}.`);
+  }
+  const data = await fs.readFile(abs);
+  const binary = data.subarray(0, 8000).includes(0);
+  return { path: rel, content: binary ? "" : data.toString("utf8"), hash: hashOf(data), mtimeMs: stat.mtimeMs, size: stat.size, binary };
+}
+
+/**
+ * Writes a file the user edited. `baseHash` is the hash the editor loaded; when
+ * the file changed on disk since (the agent, a terminal, another tab), the write
+ * is refused with 409 and the current hash unless `force` is set.
+ */
+export async function writeContent(
+  root: string,
+  relPath: string,
+  input: { content: string; baseHash?: string | null; force?: boolean },
+): Promise<{ path: string; hash: string; mtimeMs: number }> {
+  const { abs, rel } = await resolveInside(root, relPath);
+  if (Buffer.byteLength(input.content) > MAX_EDIT_BYTES) throw new WorldlineError("files:too_large", "The file is too large to save from the editor.");
+  const current = await fs.readFile(abs).catch(() => null);
+  const currentHash = current ? hashOf(current) : null;
+  if (!input.force && input.baseHash !== undefined && input.baseHash !== currentHash) {
+    throw new WorldlineError("files:conflict", `"${rel}" changed on disk since you opened it.`, {
+      details: { path: rel, currentHash },
+    });
+  }
+  await fs.mkdir(path.dirname(abs), { recursive: true });
+  await fs.writeFile(abs, input.content);
+  const stat = await fs.stat(abs);
+  return { path: rel, hash: hashOf(input.content), mtimeMs: stat.mtimeMs };
+}

@@ -1,0 +1,93 @@
+import { readContent, writeContent, type FileContent } from "./content";
+import { IgnoreRules } from "./filter";
+import { fuzzyFilter } from "./fuzzy";
+import { gitStatus, type GitMarker } from "./git-status";
+import { listDir, walkFiles, type TreeEntry } from "./tree";
+import { DirWatcher } from "./watcher";
+
+/** @-mention search walks the workspace at most this often; a change invalidates it sooner. */
+export const SEARCH_CACHE_MS = 15_000;
+/** Mentions search this many files at most; a huge monorepo still answers fast. */
+export const SEARCH_FILE_CAP = 50_000;
+export const SEARCH_RESULT_LIMIT = 50;
+/** git status is asked at most this often per workspace. */
+const GIT_CACHE_MS = 1_000;
+
+export type FilesChangedListener = (workspace: string, paths: string[]) => void;
+
+interface WorkspaceState {
+  rules: IgnoreRules;
+  watcher: DirWatcher;
+  index: { at: number; files: string[]; truncated: boolean } | null;
+  git: { at: number; markers: Promise<Record<string, GitMarker> | null> } | null;
+}
+
+/**
+ * The workspace as the IDE sees it: a filtered tree, file contents with conflict
+ * detection, git markers, fuzzy file search, and change events from a bounded
+ * watcher. One state per workspace folder, shared by all its sessions.
+ */
+export class WorkspaceFiles {
+  private readonly workspaces = new Map<string, WorkspaceState>();
+  private readonly listeners = new Set<FilesChangedListener>();
+
+  onChange(listener: FilesChangedListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async list(root: string, dir: string): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
+    const ws = this.state(root);
+    const listing = await listDir(root, ws.rules, dir);
+    ws.watcher.watch(listing.path);
+    return listing;
+  }
+
+  read(root: string, file: string): Promise<FileContent> {
+    return readContent(root, file);
+  }
+
+  async write(root: string, file: string, input: { content: string; baseHash?: string | null; force?: boolean }) {
+    return writeContent(root, file, input);
+  }
+
+  async search(root: string, query: string, limit = SEARCH_RESULT_LIMIT): Promise<{ files: string[]; truncated: boolean }> {
+    const ws = this.state(root);
+    if (!ws.index || Date.now() - ws.index.at > SEARCH_CACHE_MS) {
+      const walked = await walkFiles(root, ws.rules, SEARCH_FILE_CAP);
+      ws.index = { at: Date.now(), ...walked };
+    }
+    const files = query ? fuzzyFilter(query, ws.index.files, limit) : ws.index.files.slice(0, limit);
+    return { files, truncated: ws.index.truncated };
+  }
+
+  gitStatus(root: string): Promise<Record<string, GitMarker> | null> {
+    const ws = this.state(root);
+    if (!ws.git || Date.now() - ws.git.at > GIT_CACHE_MS) ws.git = { at: Date.now(), markers: gitStatus(root) };
+    return ws.git.markers;
+  }
+
+  close(): void {
+    for (const ws of this.workspaces.values()) ws.watcher.close();
+    this.workspaces.clear();
+  }
+
+  private state(root: string): WorkspaceState {
+    let ws = this.workspaces.get(root);
+    if (!ws) {
+      const state: WorkspaceState = {
+        rules: new IgnoreRules(root),
+        index: null,
+        git: null,
+        watcher: new DirWatcher(root, (paths) => {
+          state.index = null;
+          state.git = null;
+          for (const listener of this.listeners) listener(root, paths);
+        }),
+      };
+      ws = state;
+      this.workspaces.set(root, ws);
+    }
+    return ws;
+  }
+}
