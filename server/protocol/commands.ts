@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { approvalCommands, approvalServerMessages } from "./approval-commands";
 import { EventEnvelope } from "./events";
 
 /**
@@ -21,6 +22,7 @@ export const clientCommands = {
     })
     .strict(),
   "turn.cancel": z.object({ commandId: CommandId, sessionId: SessionId }).strict(),
+  ...approvalCommands,
   /** A message for the running turn, injected before its next step (starts a turn if none runs). */
   "turn.steer": z.object({ commandId: CommandId, sessionId: SessionId, text: z.string().min(1).max(200_000) }).strict(),
   /** Summarises older messages now; `focus` says what the summary must keep. */
@@ -42,4 +44,5 @@ export type SubscribeResult = { events: EventEnvelope[]; lastSeq: number };
 /** Messages from the bridge to tabs. */
 export const serverMessages = {
   "session.events": z.object({ sessionId: z.string(), events: z.array(EventEnvelope) }),
+  ...approvalServerMessages,
 } as const;

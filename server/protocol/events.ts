@@ -99,9 +99,13 @@ export const eventPayloads = {
     riskLevel: z.enum(["none", "low", "medium", "high"]),
     diff: z.string().optional(),
     kind: z.enum(["tool", "password"]).default("tool"),
+    /** The pattern "allow for this session" records (e.g. `git status*`). */
+    scope: z.string().optional(),
   }),
   "approval.decided": z.object({
     approvalId: z.string(),
+    toolCallId: z.string().optional(),
+    turnId: z.string().optional(),
     status: z.enum(["approved", "rejected", "interrupted", "cancelled"]),
     decision: z.string().optional(),
     feedback: z.string().optional(),

@@ -25,6 +25,8 @@ export {
   SessionSummary,
   UpdateSessionBody,
 } from "./api";
+export * from "./approvals";
+export { approvalCommands } from "./approval-commands";
 export { applyEvent, applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";
 export * from "./ide";

@@ -20,6 +20,8 @@ export type TranscriptItem =
       progress: string;
       display?: Record<string, unknown>;
       approvalId?: string;
+      /** How its approval request ended (approved, rejected, interrupted, cancelled); absent while pending. */
+      approvalStatus?: string;
       parentToolCallId?: string;
     }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; text: string; turnId?: string }
@@ -45,6 +47,7 @@ export interface PendingApproval {
   riskLevel: string;
   diff?: string;
   kind: "tool" | "password";
+  scope?: string;
 }
 
 export interface TranscriptState {
@@ -209,8 +212,17 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       }));
     }
     case "approval.decided": {
-      const { [event.payload.approvalId]: _decided, ...rest } = next.approvals;
+      const { [event.payload.approvalId]: decided, ...rest } = next.approvals;
       next.approvals = rest;
+      const toolCallId = event.payload.toolCallId ?? decided?.toolCallId;
+      if (!toolCallId) return next;
+      // A request that died with its turn leaves no tool result behind; the card shows why.
+      const ended = event.payload.status === "interrupted" || event.payload.status === "cancelled";
+      return updateTool(next, toolCallId, (tool) => ({
+        ...tool,
+        approvalStatus: event.payload.status,
+        state: ended && tool.state === "waiting_approval" ? "error" : tool.state,
+      }));
       return next;
     }
     case "context.usage":
