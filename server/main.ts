@@ -7,6 +7,8 @@ import { AgentRuntime, type ChatProvider, type RetryPolicy } from "./agent";
 import { createBasicGate } from "./approvals";
 import type { BridgeConfig } from "./config";
 import { EventLog, Sessions } from "./sessions";
+import { WorkspaceFiles } from "./files";
+import { SettingsService } from "./settings";
 import * as store from "./store";
 import { attachSocketServer, createAuthPolicy, createRequestHandler, createToken, type BridgeServices } from "./transport";
 
@@ -20,6 +22,11 @@ export interface BridgeOptions {
   dev?: boolean;
   provider?: ChatProvider;
   retry?: RetryPolicy;
+  /**
+   * Mark turns left running as interrupted (default). Off for `worldline acp`
+   * and `worldline run`, which share the database with a bridge that may be running them.
+   */
+  recoverInterrupted?: boolean;
 }
 
 export interface Bridge {
@@ -37,8 +44,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { db } = await store.openDb(config.home);
   const log = new EventLog(db);
   const sessions = new Sessions(db, log);
-  await recoverInterruptedTurns(db, log);
+  if (options.recoverInterrupted !== false) await recoverInterruptedTurns(db, log);
 
+  const files = new WorkspaceFiles();
+  const settings = new SettingsService(db, config.home, config.model?.model ?? null);
   const runtime = new AgentRuntime({
     db,
     log,
@@ -67,6 +76,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     log,
     sessions,
     runtime,
+    files,
+    settings,
   };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services);
@@ -88,6 +99,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         await runtime.cancelAll();
         await new Promise<void>((resolve) => io.close(() => resolve()));
         server.closeAllConnections();
+        files.close();
         await log.close();
         await pages?.close();
         await db.$disconnect();
