@@ -2,6 +2,7 @@ import { z } from "zod";
 import { errorMessage } from "../errors";
 import { defineTool } from "./define";
 import { htmlToText } from "./html-text";
+import type { ToolResult } from "./types";
 
 /** Bytes read from a response at most; the rest is not downloaded. */
 export const FETCH_MAX_BYTES = 2 * 1024 * 1024;
@@ -36,45 +37,67 @@ export const fetchUrlTool = defineTool({
       return { isError: true, output: `Only http and https URLs can be fetched, not ${url.protocol}` };
     }
     const timeoutMs = (args.timeout_seconds ?? FETCH_DEFAULT_TIMEOUT_MS / 1000) * 1000;
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timeoutMs)]);
-    let response: Response;
+    // One controller for cancel and timeout; AbortSignal.any/timeout in Node 20 can miss a body that stalls.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
+    const onAbort = () => controller.abort(new DOMException("cancelled", "AbortError"));
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
     try {
-      response = await fetch(url, { signal, redirect: "follow", headers: { "user-agent": "Worldline/0.1 (coding agent)", accept: "text/html,text/plain,application/json;q=0.9,*/*;q=0.5" } });
-    } catch (error) {
-      return { isError: true, output: fetchFailure(error, timeoutMs, args.url) };
+      return await fetchText(url, args, controller.signal, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", onAbort);
     }
-    const type = response.headers.get("content-type") ?? "";
-    if (type && !TEXTUAL.test(type)) {
-      await response.body?.cancel().catch(() => undefined);
-      return { isError: true, output: `${args.url} returned ${type} (status ${response.status}); fetch_url only returns text.` };
-    }
-    let body: { bytes: Uint8Array; cut: boolean };
-    try {
-      body = await readCapped(response, FETCH_MAX_BYTES);
-    } catch (error) {
-      return { isError: true, output: fetchFailure(error, timeoutMs, args.url) };
-    }
-    const decoded = new TextDecoder(charsetOf(type)).decode(body.bytes);
-    const isHtml = /html/i.test(type) || (!type && /^\s*<(!doctype html|html)/i.test(decoded));
-    let text = isHtml && !args.raw ? htmlToText(decoded) : decoded;
-    const notes: string[] = [];
-    if (body.cut) notes.push(`[response cut at ${FETCH_MAX_BYTES} bytes]`);
-    if (text.length > FETCH_MAX_TEXT_CHARS) {
-      notes.push(`[output truncated: ${text.length - FETCH_MAX_TEXT_CHARS} more characters]`);
-      text = text.slice(0, FETCH_MAX_TEXT_CHARS);
-    }
-    const header = `${response.url || args.url} — HTTP ${response.status}${type ? ` (${type.split(";")[0]})` : ""}`;
-    return { isError: !response.ok, output: [header, "", text, ...notes].join("\n") };
   },
 });
 
-async function readCapped(response: Response, max: number): Promise<{ bytes: Uint8Array; cut: boolean }> {
+async function fetchText(url: URL, args: { url: string; raw?: boolean }, signal: AbortSignal, timeoutMs: number): Promise<ToolResult> {
+  let response: Response;
+  try {
+    response = await fetch(url, { signal, redirect: "follow", headers: { "user-agent": "Worldline/0.1 (coding agent)", accept: "text/html,text/plain,application/json;q=0.9,*/*;q=0.5" } });
+  } catch (error) {
+    return { isError: true, output: fetchFailure(error, timeoutMs, args.url) };
+  }
+  const type = response.headers.get("content-type") ?? "";
+  if (type && !TEXTUAL.test(type)) {
+    await response.body?.cancel().catch(() => undefined);
+    return { isError: true, output: `${args.url} returned ${type} (status ${response.status}); fetch_url only returns text.` };
+  }
+  let body: { bytes: Uint8Array; cut: boolean };
+  try {
+    body = await readCapped(response, FETCH_MAX_BYTES, signal);
+  } catch (error) {
+    return { isError: true, output: fetchFailure(error, timeoutMs, args.url) };
+  }
+  const decoded = new TextDecoder(charsetOf(type)).decode(body.bytes);
+  const isHtml = /html/i.test(type) || (!type && /^\s*<(!doctype html|html)/i.test(decoded));
+  let text = isHtml && !args.raw ? htmlToText(decoded) : decoded;
+  const notes: string[] = [];
+  if (body.cut) notes.push(`[response cut at ${FETCH_MAX_BYTES} bytes]`);
+  if (text.length > FETCH_MAX_TEXT_CHARS) {
+    notes.push(`[output truncated: ${text.length - FETCH_MAX_TEXT_CHARS} more characters]`);
+    text = text.slice(0, FETCH_MAX_TEXT_CHARS);
+  }
+  const header = `${response.url || args.url} — HTTP ${response.status}${type ? ` (${type.split(";")[0]})` : ""}`;
+  return { isError: !response.ok, output: [header, "", text, ...notes].join("\n") };
+}
+
+async function readCapped(response: Response, max: number, signal: AbortSignal): Promise<{ bytes: Uint8Array; cut: boolean }> {
   if (!response.body) return { bytes: new Uint8Array(), cut: false };
   const reader = response.body.getReader();
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => {
+      reader.cancel().catch(() => undefined);
+      reject(signal.reason);
+    };
+    if (signal.aborted) fail();
+    else signal.addEventListener("abort", fail, { once: true });
+  });
+  aborted.catch(() => undefined);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await Promise.race([reader.read(), aborted]);
     if (done) break;
     chunks.push(value);
     size += value.byteLength;
