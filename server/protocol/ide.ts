@@ -113,3 +113,6 @@ export const IdeLayout = z
   })
   .strict();
 export type IdeLayout = z.infer<typeof IdeLayout>;
+
+/** Socket command tab → bridge: send me `files.changed` for this session's workspace (until unwatch or disconnect). */
+export const FilesWatchCommand = z.object({ sessionId: z.string().min(1).max(64) }).strict();

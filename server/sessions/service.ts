@@ -54,6 +54,16 @@ export class Sessions {
     await store.deleteSession(this.db, id);
   }
 
+  /** Ids of sessions whose title or conversation mentions `text`. */
+  search(text: string): Promise<string[]> {
+    return store.searchSessionIds(this.db, text);
+  }
+
+  async recentWorkspaces(): Promise<{ path: string; name: string; last_opened_at: string }[]> {
+    const rows = await store.listRecentWorkspaces(this.db);
+    return rows.map((row) => ({ path: row.path, name: row.name, last_opened_at: row.lastOpenedAt.toISOString() }));
+  }
+
   async summary(session: Session): Promise<SessionSummary> {
     await this.log.open(session.id);
     return {

@@ -18,3 +18,4 @@ export type { RuleRow } from "./rules";
 export { listRecentWorkspaces, upsertWorkspace } from "./workspaces";
 export { createCheckpoint, getCheckpoint, listCheckpoints } from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
+export { searchSessionIds } from "./search";

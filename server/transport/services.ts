@@ -1,6 +1,8 @@
 import type { AgentRuntime } from "../agent";
 import type { BridgeConfig } from "../config";
+import type { WorkspaceFiles } from "../files";
 import type { EventLog, Sessions } from "../sessions";
+import type { SettingsService } from "../settings";
 import type { AuthPolicy } from "./auth";
 
 /** What the transport layer needs from the rest of the bridge. */
@@ -11,4 +13,6 @@ export interface BridgeServices {
   log: EventLog;
   sessions: Sessions;
   runtime: AgentRuntime;
+  files: WorkspaceFiles;
+  settings: SettingsService;
 }

@@ -6,9 +6,11 @@ import { Router } from "./router";
 import { chatRoutes } from "./routes/chat";
 import { healthRoutes } from "./routes/health";
 import { sessionRoutes } from "./routes/sessions";
+import { fileRoutes } from "./routes/files";
+import { sessionListRoutes, settingsRoutes } from "./routes/settings";
 
 export function createApiRouter(): Router {
-  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes);
+  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes);
 }
 
 type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;

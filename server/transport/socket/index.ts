@@ -4,6 +4,7 @@ import type { BridgeServices } from "../services";
 import { readCookie } from "../auth";
 import { CommandCache } from "./handler";
 import { registerSessionHandlers } from "./sessions";
+import { forwardFileChanges, registerFileHandlers } from "./files";
 
 /** Socket frames above this are refused; pastes and prompts fit, floods don't. */
 const MAX_SOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
@@ -32,6 +33,8 @@ export function attachSocketServer(httpServer: HttpServer, services: BridgeServi
 
   io.on("connection", (socket) => {
     registerSessionHandlers(socket, services, commands);
+    registerFileHandlers(socket, services);
   });
+  forwardFileChanges(io, services);
   return io;
 }

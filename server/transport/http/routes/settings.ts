@@ -1,0 +1,63 @@
+import { z } from "zod";
+import { DefaultModelBody, IdeLayout, SaveProviderBody, TestConnectionBody } from "../../../protocol";
+import { readJson } from "../io";
+import type { Route } from "../router";
+
+/** Providers, models, the default model, connection tests and the per-user IDE layout. Keys never leave the bridge. */
+export const settingsRoutes: Route[] = [
+  { method: "GET", path: "/api/v1/settings", handler: async ({ services }) => services.settings.view() },
+  {
+    method: "POST",
+    path: "/api/v1/settings/providers",
+    handler: async ({ services, req }) => services.settings.saveProvider(SaveProviderBody.parse(await readJson(req))),
+  },
+  {
+    method: "DELETE",
+    path: "/api/v1/settings/providers/:providerId",
+    handler: async ({ services, params }) => services.settings.removeProvider(params.providerId),
+  },
+  {
+    method: "PUT",
+    path: "/api/v1/settings/default-model",
+    handler: async ({ services, req }) => services.settings.setDefaultModel(DefaultModelBody.parse(await readJson(req))),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/settings/test-connection",
+    handler: async ({ services, req }) => services.settings.testConnection(TestConnectionBody.parse(await readJson(req))),
+  },
+  { method: "GET", path: "/api/v1/settings/layout", handler: async ({ services }) => ({ layout: await services.settings.layout() }) },
+  {
+    method: "PUT",
+    path: "/api/v1/settings/layout",
+    handler: async ({ services, req }) => ({ layout: await services.settings.saveLayout(IdeLayout.parse(await readJson(req))) }),
+  },
+];
+
+const SessionSearchQuery = z.object({ q: z.string().max(200).default("") });
+
+/** The session list's extras: delete, search across titles and content, recent workspaces. */
+export const sessionListRoutes: Route[] = [
+  {
+    method: "DELETE",
+    path: "/api/v1/sessions/:id",
+    handler: async ({ services, params }) => {
+      await services.runtime.cancel(params.id);
+      await services.sessions.remove(params.id);
+      return { deleted: true };
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/sessions-search",
+    handler: async ({ services, query }) => {
+      const { q } = SessionSearchQuery.parse({ q: query.get("q") ?? undefined });
+      return { ids: q.trim() ? await services.sessions.search(q.trim()) : [] };
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/workspaces/recent",
+    handler: async ({ services }) => services.sessions.recentWorkspaces(),
+  },
+];
