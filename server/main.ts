@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentRuntime, type ChatProvider, type RetryPolicy } from "./agent";
-import { createBasicGate } from "./approvals";
+import { ApprovalService } from "./approvals";
 import type { BridgeConfig } from "./config";
 import { EventLog, Sessions } from "./sessions";
 import { WorkspaceFiles } from "./files";
@@ -44,6 +44,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { db } = await store.openDb(config.home);
   const log = new EventLog(db);
   const sessions = new Sessions(db, log);
+  const approvals = new ApprovalService({ db, log, sessions });
+  // Requests left pending by a dead bridge are marked interrupted before their turns are.
+  if (options.recoverInterrupted !== false) await approvals.interruptOrphans();
   if (options.recoverInterrupted !== false) await recoverInterruptedTurns(db, log);
 
   const files = new WorkspaceFiles();
@@ -54,7 +57,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     sessions,
     config,
     tools: () => [],
-    gate: createBasicGate(async (id) => (await sessions.get(id)).yolo),
+    gate: approvals.gate,
     provider: options.provider,
     retry: options.retry,
   });
@@ -76,6 +79,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     log,
     sessions,
     runtime,
+    approvals,
     files,
     settings,
   };

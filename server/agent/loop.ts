@@ -159,6 +159,9 @@ async function startTool(options: TurnOptions, call: ToolCallMessagePart): Promi
     sessionId: options.sessionId,
     turnId: emit.turnId,
     toolCallId: call.id,
+    askPassword: options.gate.askPassword
+      ? (prompt) => options.gate.askPassword!({ sessionId: options.sessionId, turnId: emit.turnId, toolCallId: call.id, tool: tool.name, signal, prompt })
+      : undefined,
     emit: (progress) => emit.event({ type: "tool.progress", payload: { turnId: emit.turnId, toolCallId: call.id, text: progress.text } }),
   };
   try {

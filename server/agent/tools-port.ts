@@ -23,4 +23,6 @@ export interface GateRequest {
 /** The approval gate (server/approvals implements it: rules → yolo → ask). */
 export interface ApprovalGate {
   check(request: GateRequest): Promise<ApprovalDecision>;
+  /** Asks a human for a password mid-call (sudo); null when declined. Backs `ToolContext.askPassword`. */
+  askPassword?(request: Omit<GateRequest, "args" | "need"> & { prompt: string }): Promise<string | null>;
 }

@@ -1,4 +1,5 @@
 import type { AgentRuntime } from "../agent";
+import type { ApprovalService } from "../approvals";
 import type { BridgeConfig } from "../config";
 import type { WorkspaceFiles } from "../files";
 import type { EventLog, Sessions } from "../sessions";
@@ -13,6 +14,7 @@ export interface BridgeServices {
   log: EventLog;
   sessions: Sessions;
   runtime: AgentRuntime;
+  approvals: ApprovalService;
   files: WorkspaceFiles;
   settings: SettingsService;
 }
