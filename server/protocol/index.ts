@@ -26,7 +26,10 @@ export {
   UpdateSessionBody,
 } from "./api";
 export * from "./approvals";
+export * from "./checkpoints";
 export { approvalCommands } from "./approval-commands";
 export { applyEvent, applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";
 export * from "./ide";
+export { PTY_ACK_EVERY_BYTES, PtyDataArgs, PtySnapshot, TerminalInfo, ptyCommands, ptyMessages } from "./pty";
+export type { PtyCommand, PtyCommandPayload } from "./pty";

@@ -1,0 +1,40 @@
+/**
+ * Tunable numbers of the terminal subsystem, each with the reason for its value.
+ * Flow-control sizes are in bytes: the bridge moves raw pty bytes and never decodes
+ * them, so bytes are what it can count (VS Code counts UTF-16 chars; for terminal
+ * output the two are within a small factor).
+ */
+
+/** Output is merged for this long before it is sent: VS Code's TerminalDataBufferer uses 5 ms, one burst becomes one frame and nobody perceives it. */
+export const OUTPUT_BATCH_MS = 5;
+
+/** A batch is sent early at this size, so a flood never sits in one buffer and the watermarks are checked often. */
+export const MAX_BATCH_BYTES = 128 * 1024;
+
+/** Above this many unacknowledged bytes for any viewer the pty is paused: VS Code's HighWatermarkChars; a page has at most ~100 KB left to parse, so Ctrl-C shows at once. */
+export const HIGH_WATERMARK_BYTES = 100_000;
+
+/** Below this for every viewer the pty resumes: VS Code's LowWatermarkChars; low enough to avoid pause/resume flapping, high enough that the viewer never runs dry. */
+export const LOW_WATERMARK_BYTES = 5_000;
+
+/** A viewer that keeps the shell paused this long is dropped to "resync" so the others go on; it gets a fresh screen once it has caught up. */
+export const STALLED_VIEWER_MS = 2_000;
+
+/** While paused, the shell's pid is polled this often: node-pty drops unread output 200 ms after exit if its socket is paused, so an exit must resume reading before that. */
+export const PAUSED_EXIT_POLL_MS = 40;
+
+/** Lines of scrollback kept by the bridge's screen mirror and sent to a new viewer: enough to scroll back a screenful or ten, small enough to snapshot in a few ms. */
+export const MIRROR_SCROLLBACK_LINES = 1_000;
+
+/** After SIGTERM/SIGHUP, processes of a closed terminal get this long to exit before SIGKILL. */
+export const KILL_GRACE_MS = 1_500;
+
+/** Terminals a session may have open at once: more tabs than anyone reads, few enough that a runaway script can't fork-bomb shells. */
+export const MAX_TERMINALS_PER_SESSION = 10;
+
+/** Terminals across all sessions: each is a shell plus a headless mirror (~a few MB). */
+export const MAX_TERMINALS = 64;
+
+/** Size a terminal starts with before any viewer reports its own. */
+export const DEFAULT_COLS = 80;
+export const DEFAULT_ROWS = 24;

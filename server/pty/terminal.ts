@@ -1,0 +1,270 @@
+import * as nodePty from "node-pty";
+import { FlowControl } from "./flow-control";
+import { MAX_BATCH_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
+import { ScreenMirror, type ScreenSnapshot } from "./mirror";
+import { killProcessTree } from "./process-tree";
+
+/** Where a terminal's output goes for one viewer (a socket in a tab, or a test). */
+export interface ViewerSink {
+  /** Live output; the viewer acknowledges its byte length once parsed. */
+  data(chunk: Uint8Array): void;
+  /** The current screen: replaces whatever the viewer shows; live data follows. */
+  snapshot(snapshot: ScreenSnapshot): void;
+  /** The viewer fell too far behind: live data stops until it has caught up, then a snapshot comes. */
+  resync(): void;
+  /** The shell is gone; every byte it wrote was sent before this. */
+  exit(exitCode: number | null): void;
+}
+
+export interface TerminalOptions {
+  id: string;
+  sessionId: string;
+  title: string;
+  cwd: string;
+  shell: string;
+  args: string[];
+  env: Record<string, string>;
+  cols: number;
+  rows: number;
+  onExit(terminal: Terminal, exitCode: number | null): void;
+}
+
+type ViewerState = "syncing" | "live" | "resync";
+
+interface Viewer {
+  id: string;
+  sink: ViewerSink;
+  state: ViewerState;
+  /** Output produced while this viewer waits for its snapshot, sent right after it. */
+  queue: Uint8Array[];
+  cols?: number;
+  rows?: number;
+}
+
+const MIRROR = "\0mirror";
+
+/**
+ * One shell on a pty, shared by any number of viewers. Output is batched, fed to the
+ * screen mirror and sent to live viewers; the pty pauses while any of them (or the
+ * mirror) is too far behind.
+ */
+export class Terminal {
+  readonly id: string;
+  readonly sessionId: string;
+  title: string;
+  readonly createdAt = Date.now();
+  lastActiveAt = Date.now();
+  private readonly pty: nodePty.IPty;
+  private readonly mirror: ScreenMirror;
+  private readonly flow = new FlowControl();
+  private readonly viewers = new Map<string, Viewer>();
+  private batch: Uint8Array[] = [];
+  private batchBytes = 0;
+  private batchTimer: NodeJS.Timeout | null = null;
+  private pauseTimer: NodeJS.Timeout | null = null;
+  private cols: number;
+  private rows: number;
+  private exited = false;
+  private readonly exitedPromise: Promise<number | null>;
+
+  constructor(private readonly options: TerminalOptions) {
+    this.id = options.id;
+    this.sessionId = options.sessionId;
+    this.title = options.title;
+    this.cols = options.cols;
+    this.rows = options.rows;
+    this.mirror = new ScreenMirror(options.cols, options.rows);
+    this.flow.add(MIRROR, { pinned: true });
+    this.pty = nodePty.spawn(options.shell, options.args, {
+      name: "xterm-256color",
+      cols: options.cols,
+      rows: options.rows,
+      cwd: options.cwd,
+      env: options.env,
+      // Raw bytes: never decoded on the bridge, so a UTF-8 sequence split across reads stays intact.
+      encoding: null,
+    });
+    this.pty.onData((data) => this.onOutput(data as unknown as Buffer));
+    this.exitedPromise = new Promise((resolve) => {
+      this.pty.onExit(({ exitCode, signal }) => {
+        const code = signal ? null : exitCode;
+        this.finish(code);
+        resolve(code);
+      });
+    });
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get size(): { cols: number; rows: number } {
+    return { cols: this.cols, rows: this.rows };
+  }
+
+  get viewerCount(): number {
+    return this.viewers.size;
+  }
+
+  /** Adds (or re-adds) a viewer: it gets the current screen, then live output. */
+  attach(viewerId: string, sink: ViewerSink, size?: { cols: number; rows: number }): void {
+    this.detach(viewerId);
+    const viewer: Viewer = { id: viewerId, sink, state: "syncing", queue: [], ...size };
+    this.viewers.set(viewerId, viewer);
+    this.flow.add(viewerId);
+    if (this.exited) return sink.exit(null);
+    // Output still in the batch is written to the mirror before the sync point, so it is in the snapshot.
+    this.flushBatch();
+    this.sync(viewer);
+    if (size) this.activate(viewer);
+  }
+
+  detach(viewerId: string): void {
+    if (!this.viewers.delete(viewerId)) return;
+    this.flow.remove(viewerId);
+    this.applyFlow();
+  }
+
+  input(viewerId: string | null, data: string): void {
+    if (this.exited) return;
+    const viewer = viewerId ? this.viewers.get(viewerId) : undefined;
+    if (viewer) this.activate(viewer);
+    this.lastActiveAt = Date.now();
+    this.pty.write(data);
+  }
+
+  /** The most recently active viewer decides the size. */
+  resize(viewerId: string, cols: number, rows: number): void {
+    const viewer = this.viewers.get(viewerId);
+    if (!viewer) return;
+    viewer.cols = cols;
+    viewer.rows = rows;
+    this.activate(viewer);
+  }
+
+  ack(viewerId: string, bytes: number): void {
+    const viewer = this.viewers.get(viewerId);
+    if (!viewer) return;
+    this.flow.acked(viewerId, bytes);
+    // A viewer dropped to resync gets a fresh screen once everything sent to it is processed.
+    if (viewer.state === "resync" && this.flow.unacked(viewerId) === 0) this.sync(viewer);
+    this.applyFlow();
+  }
+
+  /** Kills the shell's whole process tree; resolves with the exit code once it is gone. */
+  async close(): Promise<number | null> {
+    if (!this.exited) await killProcessTree(this.pty.pid);
+    return this.exitedPromise;
+  }
+
+  private activate(viewer: Viewer): void {
+    this.lastActiveAt = Date.now();
+    if (viewer.cols === undefined || viewer.rows === undefined) return;
+    if (viewer.cols === this.cols && viewer.rows === this.rows) return;
+    this.cols = viewer.cols;
+    this.rows = viewer.rows;
+    if (this.exited) return;
+    this.pty.resize(this.cols, this.rows);
+    this.mirror.resize(this.cols, this.rows);
+  }
+
+  private sync(viewer: Viewer): void {
+    viewer.state = "syncing";
+    viewer.queue = [];
+    this.flow.setCounting(viewer.id, true);
+    this.mirror.afterPending(() => {
+      if (this.viewers.get(viewer.id) !== viewer || viewer.state !== "syncing") return;
+      viewer.sink.snapshot(this.mirror.snapshot());
+      viewer.state = "live";
+      for (const chunk of viewer.queue) viewer.sink.data(chunk);
+      viewer.queue = [];
+    });
+  }
+
+  private onOutput(data: Buffer): void {
+    this.batch.push(data);
+    this.batchBytes += data.length;
+    if (this.batchBytes >= MAX_BATCH_BYTES) this.flushBatch();
+    else this.batchTimer ??= setTimeout(() => this.flushBatch(), OUTPUT_BATCH_MS);
+  }
+
+  private flushBatch(): void {
+    if (this.batchTimer) clearTimeout(this.batchTimer);
+    this.batchTimer = null;
+    if (this.batchBytes === 0) return;
+    const chunk = this.batch.length === 1 ? this.batch[0] : Buffer.concat(this.batch, this.batchBytes);
+    this.batch = [];
+    this.batchBytes = 0;
+    this.flow.sent(MIRROR, chunk.length);
+    this.mirror.write(chunk, () => {
+      this.flow.acked(MIRROR, chunk.length);
+      this.applyFlow();
+    });
+    for (const viewer of this.viewers.values()) {
+      if (viewer.state === "resync") continue;
+      this.flow.sent(viewer.id, chunk.length);
+      if (viewer.state === "live") viewer.sink.data(chunk);
+      else viewer.queue.push(chunk);
+    }
+    this.applyFlow();
+  }
+
+  private applyFlow(): void {
+    if (this.exited) return;
+    for (const id of this.flow.stalled()) {
+      const viewer = this.viewers.get(id);
+      if (!viewer) continue;
+      // Too slow to keep up: stop holding everyone back; it catches up from a snapshot.
+      viewer.state = "resync";
+      viewer.queue = [];
+      this.flow.setCounting(id, false);
+      viewer.sink.resync();
+    }
+    const decision = this.flow.decide();
+    if (decision === "pause") {
+      this.pty.pause();
+      this.pauseTimer = setInterval(() => this.whilePaused(), PAUSED_EXIT_POLL_MS);
+    } else if (decision === "resume") {
+      this.stopPauseTimer();
+      this.pty.resume();
+    }
+  }
+
+  /** Notices stalled viewers (no ack arrives to trigger it) and a shell that exited while paused. */
+  private whilePaused(): void {
+    if (!isAlive(this.pty.pid)) {
+      // node-pty discards unread output shortly after exit unless reading resumes now.
+      this.stopPauseTimer();
+      this.pty.resume();
+      return;
+    }
+    this.applyFlow();
+  }
+
+  private stopPauseTimer(): void {
+    if (this.pauseTimer) clearInterval(this.pauseTimer);
+    this.pauseTimer = null;
+  }
+
+  private finish(exitCode: number | null): void {
+    this.exited = true;
+    this.stopPauseTimer();
+    this.flushBatch();
+    // The exit is shown after the trailing output has reached the mirror and every viewer.
+    this.mirror.afterPending(() => {
+      for (const viewer of this.viewers.values()) viewer.sink.exit(exitCode);
+      this.viewers.clear();
+      this.mirror.dispose();
+      this.options.onExit(this, exitCode);
+    });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
