@@ -1,0 +1,304 @@
+import type { ApprovalGate, GateRequest } from "../agent";
+import { WorldlineError } from "../errors";
+import type { ApprovalChange, ApprovalDecisionKind, ApprovalsQuery, ApprovalView } from "../protocol";
+import type { EventLog, Sessions } from "../sessions";
+import * as store from "../store";
+import type { ApprovalDecision } from "../tools/types";
+import { matchRules } from "./rule-engine";
+import { RuleBook } from "./rules";
+import { PASSWORD_PROMPT_KEY, toApprovalView } from "./views";
+
+export interface ApprovalServiceDeps {
+  db: store.Db;
+  log: EventLog;
+  sessions: Sessions;
+}
+
+/** A sudo password wanted by a running tool call. */
+export interface PasswordRequest {
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  tool: string;
+  prompt: string;
+  signal: AbortSignal;
+}
+
+export interface DecideInput {
+  decision: ApprovalDecisionKind;
+  /** With `reject`: the model sees it and continues; without, the turn ends. */
+  feedback?: string;
+  /** Who decided, for the history: "web", "http", "acp", … */
+  decidedBy: string;
+}
+
+type Outcome = { decision: ApprovalDecisionKind; feedback?: string } | { password: string | null };
+
+interface Waiter {
+  kind: "tool" | "password";
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  tool: string;
+  /** The pattern "allow for this session" records. */
+  scope: string | null;
+  resolve(outcome: Outcome): void;
+}
+
+/** Who "decides" requests found pending at start-up. */
+const RESTART_DECIDER = "bridge restart";
+
+/**
+ * The durable approval queue and the one gate every tool call passes:
+ * rules → yolo → ask. A request is a row plus an `approval.requested` event on
+ * the session log; the first decision wins (a conditional update), every later
+ * one gets `approval:already_decided` (409).
+ */
+export class ApprovalService {
+  readonly rules: RuleBook;
+  /** Hand this to AgentRuntime. */
+  readonly gate: ApprovalGate = {
+    check: (request) => this.check(request),
+    askPassword: (request) => this.askPassword(request),
+  };
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly listeners = new Set<(change: ApprovalChange) => void>();
+
+  constructor(private readonly deps: ApprovalServiceDeps) {
+    this.rules = new RuleBook(deps);
+  }
+
+  async check(request: GateRequest): Promise<ApprovalDecision> {
+    const { need } = request;
+    const session = await this.deps.sessions.get(request.sessionId);
+    const rules = await store.listApplicableRules(this.deps.db, session.id, session.workspaceId);
+    const match = matchRules(rules, { tool: request.tool, subject: need.subject, compound: need.compound });
+    if (match?.action === "deny") {
+      return {
+        approved: false,
+        feedback: `Blocked by a ${match.rule.scope} deny rule (${match.rule.tool}: \`${match.rule.pattern}\`). Do not retry it; find another way or ask the user.`,
+      };
+    }
+    if (match?.action === "allow") return { approved: true };
+    if (match?.action !== "ask") {
+      if (need.level === "none") return { approved: true };
+      // Yolo approves what stays inside the workspace; `always` (outside, sensitive, privileged) still asks.
+      if (need.level === "ask" && session.yolo) return { approved: true };
+    }
+    const outcome = await this.ask(request, {
+      kind: "tool",
+      args: request.args,
+      description: need.description,
+      risk: need.risk,
+      diff: need.diff,
+      scope: need.scope,
+    });
+    if (!outcome || !("decision" in outcome)) return { approved: false };
+    if (outcome.decision === "reject") return { approved: false, feedback: outcome.feedback || undefined };
+    return { approved: true };
+  }
+
+  /** Asks a human for a sudo password through the queue; null when declined or cancelled. The password is only returned, never kept. */
+  async askPassword(request: PasswordRequest): Promise<string | null> {
+    const outcome = await this.ask(request, { kind: "password", args: { [PASSWORD_PROMPT_KEY]: request.prompt }, description: request.prompt, risk: "high", scope: null },
+    );
+    return outcome && "password" in outcome ? outcome.password : null;
+  }
+
+  async decide(approvalId: string, input: DecideInput): Promise<ApprovalView> {
+    const waiter = this.waiters.get(approvalId);
+    if (waiter?.kind === "password") {
+      if (input.decision !== "reject") {
+        throw new WorldlineError("approval:invalid", "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.");
+      }
+      return this.providePassword(approvalId, null, input.decidedBy);
+    }
+    const reject = input.decision === "reject";
+    const feedback = reject ? input.feedback?.trim() || null : null;
+    const row = await store.decidePendingApproval(this.deps.db, approvalId, {
+      status: reject ? "rejected" : "approved",
+      decision: input.decision,
+      feedback,
+      decidedBy: input.decidedBy,
+    });
+    if (!row) throw await this.notPending(approvalId);
+    if (input.decision === "allow_session" && waiter?.scope) {
+      // Recorded before the waiting call resumes, so the next matching call in this turn already passes.
+      await store.createRule(this.deps.db, { scope: "session", sessionId: row.sessionId, tool: row.tool, pattern: waiter.scope, action: "allow" });
+    }
+    const view = this.finish(row, { decision: input.decision, feedback: feedback ?? undefined });
+    waiter?.resolve({ decision: input.decision, feedback: feedback ?? undefined });
+    return view;
+  }
+
+  /** Answers a password request; `null` declines. */
+  async providePassword(approvalId: string, password: string | null, decidedBy: string): Promise<ApprovalView> {
+    const waiter = this.waiters.get(approvalId);
+    const existing = await store.getApproval(this.deps.db, approvalId);
+    if (existing && toApprovalView(existing).kind !== "password") {
+      throw new WorldlineError("approval:invalid", "This request is not a password request; decide it with POST /api/v1/approvals/:id.");
+    }
+    const row = await store.decidePendingApproval(this.deps.db, approvalId, {
+      status: password === null ? "rejected" : "approved",
+      decision: password === null ? "reject" : "password_given",
+      decidedBy,
+    });
+    if (!row) throw await this.notPending(approvalId);
+    const view = this.finish(row, { decision: password === null ? "reject" : "password_given" });
+    waiter?.resolve({ password });
+    return view;
+  }
+
+  async get(approvalId: string): Promise<ApprovalView> {
+    const row = await store.getApproval(this.deps.db, approvalId);
+    if (!row) throw new WorldlineError("approval:not_found", `No approval request with id "${approvalId}".`);
+    return toApprovalView(row, this.waiters.get(row.id)?.scope ?? null);
+  }
+
+  /** Pending requests oldest first; decided ones ("decided", "all" or one status) newest first. */
+  async list(query: Partial<ApprovalsQuery> = {}): Promise<ApprovalView[]> {
+    const status = query.status ?? "pending";
+    const statuses =
+      status === "all" ? undefined : status === "decided" ? ["approved", "rejected", "interrupted", "cancelled"] : [status];
+    const rows = await store.listApprovals(this.deps.db, {
+      status: statuses,
+      sessionId: query.session_id,
+      limit: query.limit,
+      newestFirst: status !== "pending",
+    });
+    return rows.map((row) => toApprovalView(row, this.waiters.get(row.id)?.scope ?? null));
+  }
+
+  /** Hears every new request and every decision across all sessions (the /approvals page, ACP). */
+  onChange(listener: (change: ApprovalChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** On start no turn is alive: every pending request is marked interrupted, visibly. */
+  async interruptOrphans(): Promise<number> {
+    const orphans = await store.interruptPendingApprovals(this.deps.db, RESTART_DECIDER);
+    for (const orphan of orphans) {
+      await this.deps.log.open(orphan.sessionId);
+      this.deps.log.append(
+        orphan.sessionId,
+        {
+          type: "approval.decided",
+          payload: { approvalId: orphan.id, toolCallId: orphan.toolCallId, turnId: orphan.turnId ?? undefined, status: "interrupted", decidedBy: RESTART_DECIDER },
+        },
+        orphan.turnId ?? undefined,
+      );
+    }
+    await this.deps.log.flush();
+    return orphans.length;
+  }
+
+  private async ask(
+    request: Pick<GateRequest, "sessionId" | "turnId" | "toolCallId" | "tool" | "signal">,
+    what: { kind: "tool" | "password"; args: unknown; description: string; risk: string; diff?: string; scope: string | null },
+  ): Promise<Outcome | null> {
+    const { signal, sessionId, turnId, toolCallId, tool } = request;
+    if (signal.aborted) return null;
+    const row = await store.createApproval(this.deps.db, {
+      sessionId,
+      turnId,
+      toolCallId,
+      tool,
+      args: JSON.stringify(what.args ?? null),
+      description: what.description,
+      riskLevel: what.risk,
+      diff: what.diff ?? null,
+    });
+    const outcome = new Promise<Outcome | null>((resolve) => {
+      const onAbort = () => void this.cancel(row.id).finally(() => resolve(null));
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiters.set(row.id, {
+        kind: what.kind,
+        sessionId,
+        turnId,
+        toolCallId,
+        tool,
+        scope: what.scope,
+        resolve: (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+      });
+    });
+    const { log } = this.deps;
+    log.append(
+      sessionId,
+      {
+        type: "approval.requested",
+        payload: {
+          turnId,
+          approvalId: row.id,
+          toolCallId,
+          tool,
+          args: what.args,
+          description: what.description,
+          riskLevel: toApprovalView(row).risk_level,
+          diff: what.diff,
+          kind: what.kind,
+          scope: what.scope ?? undefined,
+        },
+      },
+      turnId,
+    );
+    log.append(sessionId, { type: "turn.stage", payload: { turnId, stage: what.kind === "password" ? "waiting_for_password" : "waiting_for_approval" } }, turnId);
+    this.broadcast({ change: "requested", approval: toApprovalView(row, what.scope) });
+    try {
+      return await outcome;
+    } finally {
+      this.waiters.delete(row.id);
+    }
+  }
+
+  /** The turn was cancelled while its call waited: the request becomes `cancelled` unless a decision just won. */
+  private async cancel(approvalId: string): Promise<void> {
+    const row = await store.decidePendingApproval(this.deps.db, approvalId, { status: "cancelled", decidedBy: "turn cancelled" }).catch(() => null);
+    if (row) this.finish(row, {});
+  }
+
+  private finish(row: store.ApprovalRow, outcome: { decision?: string; feedback?: string }): ApprovalView {
+    const view = toApprovalView(row);
+    this.deps.log.append(
+      row.sessionId,
+      {
+        type: "approval.decided",
+        payload: {
+          approvalId: row.id,
+          toolCallId: row.toolCallId,
+          turnId: row.turnId ?? undefined,
+          status: view.status as "approved" | "rejected" | "interrupted" | "cancelled",
+          decision: outcome.decision,
+          feedback: outcome.feedback,
+          decidedBy: row.decidedBy ?? undefined,
+        },
+      },
+      row.turnId ?? undefined,
+    );
+    this.broadcast({ change: "decided", approval: view });
+    return view;
+  }
+
+  private async notPending(approvalId: string): Promise<WorldlineError> {
+    const row = await store.getApproval(this.deps.db, approvalId);
+    if (!row) return new WorldlineError("approval:not_found", `No approval request with id "${approvalId}".`);
+    const by = row.decidedBy ? ` by ${row.decidedBy}` : "";
+    return new WorldlineError("approval:already_decided", `This request was already ${row.status}${by}.`, {
+      details: toApprovalView(row),
+    });
+  }
+
+  private broadcast(change: ApprovalChange): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(change);
+      } catch (error) {
+        // One broken listener (a closed socket) must not stop the others or the decision.
+        console.error("[worldline] approval listener failed:", error);
+      }
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import type { Db } from "./db";
+
+const withSession = { session: { select: { title: true, workspace: { select: { path: true } } } } } as const;
+
+export type ApprovalRow = NonNullable<Awaited<ReturnType<typeof getApproval>>>;
+
+export async function createApproval(
+  db: Db,
+  data: {
+    sessionId: string;
+    turnId: string | null;
+    toolCallId: string;
+    tool: string;
+    args: string;
+    description: string;
+    riskLevel: string;
+    diff?: string | null;
+  },
+) {
+  return db.approval.create({ data, include: withSession });
+}
+
+export async function getApproval(db: Db, id: string) {
+  return db.approval.findUnique({ where: { id }, include: withSession });
+}
+
+/**
+ * Decides a pending request. The update is conditional on `status: "pending"`,
+ * so of two racing deciders exactly one changes the row; the other gets `null`.
+ */
+export async function decidePendingApproval(
+  db: Db,
+  id: string,
+  data: { status: string; decision?: string | null; feedback?: string | null; decidedBy?: string | null },
+): Promise<ApprovalRow | null> {
+  const { count } = await db.approval.updateMany({
+    where: { id, status: "pending" },
+    data: { ...data, decidedAt: new Date() },
+  });
+  if (count === 0) return null;
+  return getApproval(db, id);
+}
+
+export async function listApprovals(
+  db: Db,
+  filter: { status?: string[]; sessionId?: string; limit?: number; newestFirst?: boolean },
+) {
+  return db.approval.findMany({
+    where: {
+      ...(filter.status ? { status: { in: filter.status } } : {}),
+      ...(filter.sessionId ? { sessionId: filter.sessionId } : {}),
+    },
+    orderBy: [{ createdAt: filter.newestFirst ? "desc" : "asc" }, { id: "asc" }],
+    take: filter.limit ?? 200,
+    include: withSession,
+  });
+}
+
+/** Marks every pending request interrupted (on start, no turn is alive to wait for them). */
+export async function interruptPendingApprovals(db: Db, decidedBy: string) {
+  const pending = await db.approval.findMany({ where: { status: "pending" }, select: { id: true, sessionId: true, turnId: true, toolCallId: true } });
+  if (pending.length === 0) return pending;
+  await db.approval.updateMany({
+    where: { id: { in: pending.map((row) => row.id) }, status: "pending" },
+    data: { status: "interrupted", decidedBy, decidedAt: new Date() },
+  });
+  return pending;
+}
