@@ -124,6 +124,19 @@ export const eventPayloads = {
     step: z.number().int(),
     reason: z.string(),
   }),
+  "checkpoint.rewound": z.object({
+    checkpointId: z.string(),
+    number: z.number().int(),
+    /** The checkpoint taken just before the rewind (its undo point). */
+    undoCheckpointId: z.string(),
+    undoNumber: z.number().int(),
+    conversation: z.boolean(),
+    files: z.boolean(),
+    written: z.number().int(),
+    deleted: z.number().int(),
+    /** Set when this rewind undid an earlier one. */
+    undo: z.boolean().optional(),
+  }),
   "todo.updated": z.object({
     items: z.array(z.object({ title: z.string(), status: z.enum(["pending", "in_progress", "done"]) })),
   }),

@@ -27,6 +27,7 @@ export {
 } from "./api";
 export * from "./approvals";
 export * from "./checkpoints";
+export * from "./checkpoints";
 export { approvalCommands } from "./approval-commands";
 export { applyEvent, applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";

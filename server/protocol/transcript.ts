@@ -63,6 +63,11 @@ export interface TranscriptState {
   context?: { tokens: number; window: number };
   todos: { title: string; status: string }[];
   terminals: Record<string, { title: string }>;
+  /**
+   * The items as they stood when each checkpoint was taken (shared arrays, so cheap):
+   * a conversation rewind shows exactly the transcript of that moment.
+   */
+  checkpointViews?: Record<string, TranscriptItem[]>;
 }
 
 export function emptyTranscript(): TranscriptState {
@@ -241,7 +246,17 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       return next;
     }
     case "checkpoint.created":
+      next.checkpointViews = { ...next.checkpointViews, [event.payload.checkpointId]: next.items };
       return next;
+    case "checkpoint.rewound": {
+      const { conversation, files, number, undo } = event.payload;
+      const view = conversation ? next.checkpointViews?.[event.payload.checkpointId] : undefined;
+      if (view) next.items = view;
+      const what = conversation && files ? "conversation and files" : conversation ? "conversation" : "files";
+      const text = undo ? `Undid the last rewind (${what}).` : `Rewound the ${what} to checkpoint #${number}.`;
+      next.items = [...next.items, { kind: "notice", id: `rewind-${event.seq}`, level: "info", text }];
+      return next;
+    }
   }
 }
 

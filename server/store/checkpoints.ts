@@ -1,20 +1,48 @@
 import type { Db } from "./db";
 
-export type CheckpointRow = Awaited<ReturnType<typeof createCheckpoint>>;
+/** A checkpoint row as stored (filesChanged is a JSON string; the service parses it). */
+export type CheckpointRow = NonNullable<Awaited<ReturnType<typeof getCheckpoint>>>;
 
-/** A checkpoint row; `number` is the next per-session counter (0-based, as Kimi CLI numbers them). */
+/** Creates the session's next checkpoint (numbers are per session, from 0). */
 export async function createCheckpoint(
   db: Db,
-  input: { sessionId: string; turn: number; step: number; historyPosition: number; reason: string; snapshot?: string | null; filesChanged?: string; note?: string },
+  input: {
+    sessionId: string;
+    turn: number;
+    step: number;
+    historyPosition: number;
+    reason: string;
+    snapshot?: string | null;
+    filesChanged?: string;
+    note?: string | null;
+  },
 ) {
-  const last = await db.checkpoint.findFirst({ where: { sessionId: input.sessionId }, orderBy: { number: "desc" }, select: { number: true } });
-  return db.checkpoint.create({ data: { ...input, number: last ? last.number + 1 : 0 } });
-}
-
-export async function listCheckpoints(db: Db, sessionId: string) {
-  return db.checkpoint.findMany({ where: { sessionId }, orderBy: { number: "asc" } });
+  const last = await db.checkpoint.findFirst({
+    where: { sessionId: input.sessionId },
+    orderBy: { number: "desc" },
+    select: { number: true },
+  });
+  return db.checkpoint.create({ data: { ...input, number: last === null ? 0 : last.number + 1 } });
 }
 
 export async function getCheckpoint(db: Db, id: string) {
   return db.checkpoint.findUnique({ where: { id } });
+}
+
+/** A checkpoint by its per-session number (what the model and `/undo` refer to). */
+export async function getCheckpointByNumber(db: Db, sessionId: string, number: number) {
+  return db.checkpoint.findUnique({ where: { sessionId_number: { sessionId, number } } });
+}
+
+/** The session's checkpoints, oldest first. */
+export async function listCheckpoints(db: Db, sessionId: string) {
+  return db.checkpoint.findMany({ where: { sessionId }, orderBy: { number: "asc" } });
+}
+
+export async function lastCheckpoint(db: Db, sessionId: string) {
+  return db.checkpoint.findFirst({ where: { sessionId }, orderBy: { number: "desc" } });
+}
+
+export async function updateCheckpoint(db: Db, id: string, data: { snapshot?: string | null; filesChanged?: string; note?: string | null }) {
+  return db.checkpoint.update({ where: { id }, data });
 }

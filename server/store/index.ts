@@ -16,6 +16,6 @@ export type { ApprovalRow } from "./approvals";
 export { createRule, deleteRule, getWorkspaceByPath, listApplicableRules, listRules } from "./rules";
 export type { RuleRow } from "./rules";
 export { listRecentWorkspaces, upsertWorkspace } from "./workspaces";
-export { createCheckpoint, getCheckpoint, listCheckpoints } from "./checkpoints";
+export { createCheckpoint, getCheckpoint, getCheckpointByNumber, lastCheckpoint, listCheckpoints, updateCheckpoint } from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
