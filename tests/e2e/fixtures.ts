@@ -1,0 +1,65 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { test as base, expect, type Page } from "@playwright/test";
+
+/** Addresses published by global-setup.ts. */
+export const e2e = {
+  get readyUrl() {
+    return required("WL_E2E_READY_URL");
+  },
+  get baseUrl() {
+    return required("WL_E2E_BASE_URL");
+  },
+  get token() {
+    return required("WL_E2E_TOKEN");
+  },
+  get fakeUrl() {
+    return required("WL_E2E_FAKE_URL");
+  },
+  get workspace() {
+    return required("WL_E2E_WORKSPACE");
+  },
+};
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set; run the specs through playwright.config.ts (global setup)`);
+  return value;
+}
+
+/** Queues scripted replies on the fake LLM (see tests/fake-llm/types.ts). */
+export async function scriptLlm(...responses: unknown[]): Promise<void> {
+  const response = await fetch(new URL("/__admin/script", e2e.fakeUrl), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(responses),
+  });
+  if (!response.ok) throw new Error(`scripting the fake LLM failed: ${response.status}`);
+}
+
+/** Calls the bridge's API with the token, as a script would. */
+export async function bridgeApi<T>(pathname: string, body?: unknown, method?: string): Promise<T> {
+  const response = await fetch(`${e2e.baseUrl}${pathname}`, {
+    method: method ?? (body === undefined ? "GET" : "POST"),
+    headers: { authorization: `Bearer ${e2e.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${pathname}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** A fresh folder inside the e2e workspace root, so specs don't see each other's files. */
+export async function freshWorkspace(name: string): Promise<string> {
+  const dir = path.join(e2e.workspace, `${name}-${Date.now()}`);
+  await fs.mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** Logs the page in by visiting the printed URL (sets the cookie, strips the token). */
+export async function login(page: Page): Promise<void> {
+  await page.goto(e2e.readyUrl);
+  await expect(page).toHaveURL(`${e2e.baseUrl}/`);
+}
+
+export const test = base;
+export { expect };
