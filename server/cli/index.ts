@@ -12,6 +12,7 @@ const USAGE = `Usage:
   worldline [serve]                     start the bridge and web UI
   worldline acp                         run as an ACP agent on stdio
   worldline run -p "<prompt>" [--cwd DIR] [--yolo] [--model M] [--output-format text|stream-json]
+                  [--final-message-only]   print mode; exit 0 ok, 1 failure, 75 retryable (429/5xx/timeouts)
 `;
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -20,6 +21,10 @@ async function main(argv: string[]): Promise<number | undefined> {
     case "serve":
       await serve();
       return undefined;
+    case "acp":
+      return (await import("./acp")).acpCommand();
+    case "run":
+      return (await import("./run")).runCommand(argv.slice(1));
     case "help":
     case "--help":
     case "-h":

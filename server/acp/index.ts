@@ -1,0 +1,7 @@
+/** ACP: `worldline acp` (Worldline as an agent) and print mode's turn driver. */
+export { createAcpAgent, acpMcpServers, type AcpServices } from "./agent";
+export { describeToolCall, diffContent } from "./describe";
+export { decisionFor, PERMISSION_OPTIONS, type ApprovalsPort } from "./permissions";
+export { promptText } from "./prompt";
+export { driveTurn, errorLine, isRetryableError, type TurnSummary, type TurnUsage } from "./turn";
+export { UpdateTranslator } from "./updates";

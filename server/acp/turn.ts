@@ -1,0 +1,76 @@
+import type { AgentRuntime } from "../agent";
+import type { EventEnvelope, TurnOutcome } from "../protocol";
+import type { EventLog } from "../sessions";
+
+export interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+}
+
+export interface TurnSummary {
+  turnId: string;
+  outcome: TurnOutcome;
+  message?: string;
+  /** The last `turn.error` of the turn (e.g. `provider:rate_limited` after retries). */
+  error?: { code: string; message: string };
+  usage: TurnUsage;
+}
+
+/**
+ * Runs one turn and hands every event of the session to `onEvent`, in order,
+ * one at a time (each awaited), until the turn completes. Resolves only after
+ * the last `onEvent` settled: ACP requires every update before the prompt response.
+ */
+export async function driveTurn(
+  deps: { runtime: AgentRuntime; log: EventLog },
+  sessionId: string,
+  text: string,
+  onEvent: (event: EventEnvelope) => Promise<void> | void,
+  options: { reasoning?: "on" | "off" } = {},
+): Promise<TurnSummary> {
+  const usage: TurnUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  let error: TurnSummary["error"];
+  let chain: Promise<void> = Promise.resolve();
+  const unsubscribe = deps.log.subscribe(sessionId, (event) => {
+    if (event.type === "context.usage") {
+      usage.inputTokens += event.payload.inputTokens ?? 0;
+      usage.outputTokens += event.payload.outputTokens ?? 0;
+      usage.totalTokens = usage.inputTokens + usage.outputTokens;
+    }
+    if (event.type === "turn.error") error = { code: event.payload.code, message: event.payload.message };
+    // A failing consumer (a closed client) must not stop the turn; its error is reported once, here.
+    chain = chain.then(() => onEvent(event)).catch((failure: unknown) => console.error("[worldline] forwarding an event failed:", failure));
+  });
+  try {
+    const started = await deps.runtime.prompt(sessionId, text, options);
+    const result = await started.done;
+    await chain;
+    return { turnId: started.turnId, outcome: result.outcome, message: result.message, error, usage };
+  } finally {
+    unsubscribe();
+  }
+}
+
+/** Provider failures worth retrying later (print mode exits 75 on them). */
+const RETRYABLE_CODES = new Set(["provider:rate_limited", "provider:timeout", "provider:connection", "provider:unavailable", "provider:stream", "provider:empty"]);
+
+export function isRetryableError(code: string | undefined): boolean {
+  return !!code && RETRYABLE_CODES.has(code);
+}
+
+const ERROR_CLASS_BY_CODE: Record<string, string> = {
+  "provider:rate_limited": "RateLimitError",
+  "provider:timeout": "APITimeoutError",
+  "provider:connection": "APIConnectionError",
+  "provider:unavailable": "ServerError",
+  "provider:stream": "StreamError",
+  "provider:auth": "AuthenticationError",
+  "provider:failed": "ProviderError",
+  "config:no_model": "ConfigurationError",
+};
+
+/** `[ERROR] RateLimitError: HTTP 429 …`: the line daemons sniff on stderr to mark a task failed. */
+export function errorLine(error: { code: string; message: string }): string {
+  return `[ERROR] ${ERROR_CLASS_BY_CODE[error.code] ?? "AgentError"}: ${error.message}`;
+}

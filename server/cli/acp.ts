@@ -1,0 +1,48 @@
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { createAcpAgent, type AcpServices } from "../acp";
+import { loadConfig } from "../config";
+import { startBridge, type Bridge } from "../main";
+
+/** A bridge that will not stop within this is left behind: stdin closing must end the process promptly. */
+const SHUTDOWN_GRACE_MS = 3_000;
+
+/**
+ * `worldline acp`: an ACP agent on stdio. It runs its own bridge in-process
+ * (on a free port, UI off) on the same WORLDLINE_HOME database, so its
+ * sessions are ordinary Worldline sessions: a running `npm start` bridge lists
+ * them and shows their history on reload, and this process's own bridge (URL
+ * on stderr) shows them live. stdout carries ACP messages only.
+ */
+export async function acpCommand(): Promise<number> {
+  const log = (line: string) => process.stderr.write(`[worldline acp] ${line}\n`);
+  const config = loadConfig({ ...process.env, PORT: process.env.WORLDLINE_ACP_PORT ?? "0" });
+  // Started alongside the connection: `initialize` answers at once, the rest waits for the bridge.
+  const bridgeReady = startBridge({ config, ui: false, recoverInterrupted: false });
+  bridgeReady.then(
+    (bridge) => log(`bridge for this ACP process: ${bridge.url}/?token=${bridge.token}`),
+    (error: unknown) => log(`could not start the bridge: ${error instanceof Error ? error.message : String(error)}`),
+  );
+
+  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const connection = createAcpAgent(async () => servicesOf(await bridgeReady)).connect(stream);
+  await connection.closed;
+  log("client disconnected; stopping");
+  setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+  const bridge = await bridgeReady.catch(() => undefined);
+  await bridge?.close().catch(() => undefined);
+  return 0;
+}
+
+function servicesOf(bridge: Bridge): AcpServices {
+  const services = bridge.services as Bridge["services"] & { approvals?: AcpServices["approvals"] };
+  return {
+    config: services.config,
+    version: services.version,
+    sessions: services.sessions,
+    runtime: services.runtime,
+    log: services.log,
+    approvals: services.approvals,
+    sessionUrl: (sessionId) => `${bridge.url}/s/${sessionId}?token=${bridge.token}`,
+  };
+}
