@@ -1,0 +1,75 @@
+/** A tool call the fake model should make; `arguments` objects are sent JSON-encoded. */
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments: string | Record<string, unknown>;
+}
+
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+}
+
+/** A normal assistant turn: reasoning, then text, then tool calls. */
+export interface ScriptedCompletion {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: ScriptedToolCall[];
+  usage?: ScriptedUsage;
+  /** Characters per content/reasoning/arguments delta (default 4). */
+  chunkSize?: number;
+  /** Delay between chunks (default 0). */
+  delayMs?: number;
+  firstChunkDelayMs?: number;
+  /** Default "tool_calls" when toolCalls, else "stop". */
+  finishReason?: string;
+}
+
+/** An HTTP error such as `{ status: 429, headers: { "retry-after": "1" } }`. */
+export interface ScriptedError {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Streams `afterText`, then destroys the socket mid-stream (no [DONE]). */
+export interface ScriptedCut {
+  cut: true;
+  afterText?: string;
+}
+
+/** A 200 stream without any choice content, just [DONE]. */
+export interface ScriptedEmpty {
+  empty: true;
+}
+
+/** Never answers, until the client goes away or the server closes. */
+export interface ScriptedHang {
+  hang: true;
+}
+
+export type ScriptedResponse = ScriptedCompletion | ScriptedError | ScriptedCut | ScriptedEmpty | ScriptedHang;
+
+export interface RecordedRequest {
+  // Parsed request bodies are whatever the client sent; tests inspect them loosely.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  headers: Record<string, string | string[] | undefined>;
+  at: number;
+}
+
+export interface FakeLlm {
+  /** Base URL including /v1, e.g. http://127.0.0.1:12345/v1 */
+  url: string;
+  port: number;
+  /** Every chat completion request received, in order. */
+  requests: RecordedRequest[];
+  /** Appends to a FIFO queue consumed one response per chat completion request. */
+  script(...responses: ScriptedResponse[]): void;
+  /** Optional dynamic responder, consulted before the queue; `undefined` falls through. */
+  onRequest?: (req: RecordedRequest) => ScriptedResponse | undefined;
+  /** Clears the queue, the recorded requests and the tool-call id counter. */
+  reset(): void;
+  close(): Promise<void>;
+}
