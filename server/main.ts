@@ -7,6 +7,7 @@ import { AgentRuntime, type ChatProvider, type RetryPolicy } from "./agent";
 import { ApprovalService } from "./approvals";
 import type { BridgeConfig } from "./config";
 import { EventLog, Sessions } from "./sessions";
+import { PtyManager } from "./pty";
 import { WorkspaceFiles } from "./files";
 import { SettingsService } from "./settings";
 import * as store from "./store";
@@ -50,6 +51,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   if (options.recoverInterrupted !== false) await recoverInterruptedTurns(db, log);
 
   const files = new WorkspaceFiles();
+  const ptys = new PtyManager({
+    workspaceOf: async (sessionId) => (await sessions.get(sessionId)).workspace.path,
+    events: {
+      opened: (t) => log.append(t.sessionId, { type: "terminal.opened", payload: { terminalId: t.terminalId, title: t.title } }),
+      renamed: (t) => log.append(t.sessionId, { type: "terminal.renamed", payload: { terminalId: t.terminalId, title: t.title } }),
+      closed: (t, exitCode) => log.append(t.sessionId, { type: "terminal.closed", payload: { terminalId: t.terminalId, exitCode } }),
+    },
+  });
   const settings = new SettingsService(db, config.home, config.model?.model ?? null);
   const runtime = new AgentRuntime({
     db,
@@ -82,6 +91,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     approvals,
     files,
     settings,
+    ptys,
   };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services);
@@ -101,6 +111,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     close: () =>
       (closing ??= (async () => {
         await runtime.cancelAll();
+        await ptys.closeAll();
         await new Promise<void>((resolve) => io.close(() => resolve()));
         server.closeAllConnections();
         files.close();

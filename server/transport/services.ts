@@ -3,6 +3,7 @@ import type { ApprovalService } from "../approvals";
 import type { BridgeConfig } from "../config";
 import type { WorkspaceFiles } from "../files";
 import type { EventLog, Sessions } from "../sessions";
+import type { PtyManager } from "../pty";
 import type { SettingsService } from "../settings";
 import type { AuthPolicy } from "./auth";
 
@@ -17,4 +18,5 @@ export interface BridgeServices {
   approvals: ApprovalService;
   files: WorkspaceFiles;
   settings: SettingsService;
+  ptys: PtyManager;
 }

@@ -3,14 +3,16 @@ import { WorldlineError } from "../../errors";
 import type { BridgeServices } from "../services";
 import { sendError } from "./io";
 import { Router } from "./router";
+import { approvalRoutes } from "./routes/approvals";
 import { chatRoutes } from "./routes/chat";
 import { healthRoutes } from "./routes/health";
 import { sessionRoutes } from "./routes/sessions";
+import { taskRoutes } from "./routes/tasks";
 import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
 
 export function createApiRouter(): Router {
-  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes);
+  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes);
 }
 
 type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;

@@ -4,6 +4,8 @@ import type { BridgeServices } from "../services";
 import { readCookie } from "../auth";
 import { CommandCache } from "./handler";
 import { registerSessionHandlers } from "./sessions";
+import { registerApprovalHandlers } from "./approvals";
+import { attachPtyBroadcast, registerPtyHandlers } from "./pty";
 import { forwardFileChanges, registerFileHandlers } from "./files";
 
 /** Socket frames above this are refused; pastes and prompts fit, floods don't. */
@@ -34,7 +36,10 @@ export function attachSocketServer(httpServer: HttpServer, services: BridgeServi
   io.on("connection", (socket) => {
     registerSessionHandlers(socket, services, commands);
     registerFileHandlers(socket, services);
+    registerApprovalHandlers(socket, services, commands);
+    registerPtyHandlers(socket, services, commands);
   });
+  attachPtyBroadcast(io, services);
   forwardFileChanges(io, services);
   return io;
 }

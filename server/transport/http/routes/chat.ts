@@ -28,7 +28,9 @@ export const chatRoutes: Route[] = [
         const turnId = (event.payload as { turnId?: string }).turnId;
         if (turnId !== taskId) return;
         for (const { event: name, data } of toPublicEvents(event, { taskId, sessionId: session.id })) sse.send(name, data);
-        if (event.type === "turn.completed") finish();
+        // A request for a human ends the stream (status waiting_for_approval / waiting_for_password);
+        // POST /tasks/:task_id/continue/stream (or password/stream) resumes the same turn.
+        if (event.type === "turn.completed" || event.type === "approval.requested") finish();
       };
       const unsubscribe = services.log.subscribe(session.id, forward);
       const finish = () => {
