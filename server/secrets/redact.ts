@@ -71,7 +71,7 @@ export function redactKnownValues(text: string, values: Iterable<string | null |
 const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH)/i;
 
 /** The values of environment variables whose names say they hold a secret. */
-export function secretEnvValues(env: NodeJS.ProcessEnv = process.env): string[] {
+export function secretEnvValues(env: Record<string, string | undefined> = process.env): string[] {
   return Object.entries(env)
     .filter(([name, value]) => SECRET_ENV_NAME.test(name) && typeof value === "string")
     .map(([, value]) => value as string);

@@ -3,7 +3,7 @@ import path from "node:path";
 import { WorldlineError } from "../../errors";
 import { sensitiveReason } from "../paths";
 import { globMatcher, walkFiles, type WalkedFile } from "../walk";
-import type { FileMatches, SearchLine, SearchOutcome, SearchRequest } from "./types";
+import type { SearchLine, SearchOutcome, SearchRequest } from "./types";
 
 /** Larger files are skipped by the JavaScript search; ripgrep would stream them, we would hold them in memory. */
 const JS_SEARCH_MAX_FILE_BYTES = 20 * 1024 * 1024;

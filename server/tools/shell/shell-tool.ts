@@ -20,7 +20,7 @@ export interface ShellToolOptions {
   defaultTimeoutMs?: number;
   maxTimeoutMs?: number;
   /** Extra environment for commands (on top of the bridge's). */
-  env?: NodeJS.ProcessEnv;
+  env?: Record<string, string | undefined>;
   tasks?: TaskRegistry;
   killGraceMs?: number;
 }
@@ -56,7 +56,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
         if (!answer) return { isError: true, output: "The user did not give the sudo password, so the command was not run." };
         password = answer;
       }
-      const secrets = [...secretEnvValues(process.env), ...secretEnvValues(options.env ?? ({} as NodeJS.ProcessEnv))];
+      const secrets = [...secretEnvValues(process.env), ...secretEnvValues(options.env ?? {})];
       const run: RunSpec = {
         command: password === undefined ? args.command : rewriteSudo(args.command),
         stdin: password === undefined ? undefined : `${password}\n`,
