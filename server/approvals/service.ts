@@ -1,6 +1,6 @@
 import type { ApprovalGate, GateRequest } from "../agent";
 import { WorldlineError } from "../errors";
-import type { ApprovalChange, ApprovalDecisionKind, ApprovalsQuery, ApprovalView } from "../protocol";
+import type { ApprovalChange, ApprovalDecisionKind, ApprovalsQuery, ApprovalView, EventEnvelope } from "../protocol";
 import type { EventLog, Sessions } from "../sessions";
 import * as store from "../store";
 import type { ApprovalDecision } from "../tools/types";
@@ -167,6 +167,20 @@ export class ApprovalService {
       newestFirst: status !== "pending",
     });
     return rows.map((row) => toApprovalView(row, this.waiters.get(row.id)?.scope ?? null));
+  }
+
+  /** A turn as the HTTP API names it (a task): its session and status. */
+  async task(taskId: string): Promise<{ id: string; sessionId: string; status: string }> {
+    const turn = await store.getTurn(this.deps.db, taskId);
+    if (!turn) throw new WorldlineError("task:not_found", `No task with id "${taskId}".`);
+    return { id: turn.id, sessionId: turn.sessionId, status: turn.status };
+  }
+
+  /** Every event of one task, in log order (what a resumed SSE stream replays). */
+  async taskEvents(taskId: string): Promise<EventEnvelope[]> {
+    await this.deps.log.flush();
+    const rows = await store.readTurnEvents(this.deps.db, taskId);
+    return rows.map((row) => ({ seq: row.seq, type: row.type, payload: JSON.parse(row.payload), createdAt: row.createdAt.toISOString() }) as EventEnvelope);
   }
 
   /** Hears every new request and every decision across all sessions (the /approvals page, ACP). */
