@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { AgentRuntime, type ChatProvider, type RetryPolicy } from "./agent";
+import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy } from "./agent";
 import { ApprovalService } from "./approvals";
 import type { BridgeConfig } from "./config";
 import { EventLog, Sessions } from "./sessions";
@@ -28,6 +28,8 @@ export interface BridgeOptions {
    * and `worldline run`, which share the database with a bridge that may be running them.
    */
   recoverInterrupted?: boolean;
+  /** The agent's tools; tests inject their own. */
+  tools?: () => AgentTool[];
 }
 
 export interface Bridge {
@@ -65,7 +67,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     log,
     sessions,
     config,
-    tools: () => [],
+    tools: options.tools ?? (() => []),
     gate: approvals.gate,
     provider: options.provider,
     retry: options.retry,
