@@ -103,7 +103,8 @@ function classifyLine(command: string, depth: number): CommandClassification {
   const expands = parsed.commands.some((c) => c.words.some((w) => w.expands));
   const writesFiles = parsed.commands.some((c) => c.redirects.some((r) => !r.op.includes("<") && !HARMLESS_TARGETS.test(r.target)));
   const simple = parsed.commands.length === 1 && parsed.operators.length === 0 && parsed.substitutions.length === 0 && !parsed.malformed && !parsed.hasHeredoc && !writesFiles && !expands;
-  const allowlisted = simple && unwrapped.wrappers.length === 0 && ALLOWLIST.has(prefix) && verdict.risk !== "high" && (first?.redirects.length ?? 0) === 0;
+  const readOnly = verdict.action === "read_only" || verdict.action === "git_read";
+  const allowlisted = simple && readOnly && unwrapped.wrappers.length === 0 && ALLOWLIST.has(prefix) && verdict.risk !== "high" && (first?.redirects.length ?? 0) === 0;
   return { risk: verdict.risk, actionType: verdict.action, reasons: verdict.reasons, simple, allowlisted, usesSudo, prefix, pathArgs };
 }
 
@@ -151,7 +152,12 @@ function classifySimple(command: SimpleCommand, depth: number): Verdict & { path
   const program = programName(words[0].value);
   const args = words.slice(1).map((w) => w.value);
   const allArgsArePaths = FILE_ARGUMENT_PROGRAMS.has(program);
-  for (const arg of args) if (allArgsArePaths ? !arg.startsWith("-") : looksLikePath(arg)) pathArgs.push(arg);
+  for (const arg of args) {
+    if (allArgsArePaths ? !arg.startsWith("-") : looksLikePath(arg)) pathArgs.push(arg);
+    // `--output=../x`: the value is the path.
+    const valued = /^--?[\w-]+=(.+)$/.exec(arg);
+    if (valued && looksLikePath(valued[1])) pathArgs.push(valued[1]);
+  }
   if (words[0].expands) raise(verdict, "high", "unknown", "the program name is computed");
   applyProgramRules(verdict, program, args, depth);
   return { ...verdict, pathArgs, usesSudo };
@@ -214,6 +220,7 @@ function applyGitRules(verdict: Verdict, args: string[]): void {
   const sub = args[index] ?? "";
   const rest = args.slice(index + 1);
   if (args.slice(0, index).some((a) => a === "-c")) raise(verdict, "medium", "git_write", "git -c can set hooks or commands");
+  if (rest.some((a) => a === "--output" || a.startsWith("--output="))) raise(verdict, "medium", "file_write", `git ${sub} --output writes a file`);
   if (GIT_READ.has(sub)) return raise(verdict, sub === "status" || sub === "diff" || sub === "log" ? "none" : "low", "git_read", `git ${sub}`);
   if ((sub === "branch" || sub === "tag" || sub === "remote" || sub === "stash") && rest.every((a) => ["-a", "-v", "-vv", "-r", "--list", "-l", "list", "--all"].includes(a))) {
     return raise(verdict, "low", "git_read", `git ${sub}`);
@@ -313,10 +320,7 @@ function programName(value: string): string {
 
 /** Outside FILE_ARGUMENT_PROGRAMS, an argument counts as a path when it is shaped like one. */
 function looksLikePath(arg: string): boolean {
-  if (arg.startsWith("-")) {
-    const eq = arg.indexOf("=");
-    return eq > 0 && looksLikePath(arg.slice(eq + 1));
-  }
+  if (arg.startsWith("-")) return false;
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) return false;
   return arg.includes("/") || arg.startsWith("~") || arg.startsWith(".");
 }

@@ -76,6 +76,14 @@ describe("classifyCommand", () => {
       ["echo 'unterminated", "high", "unknown", "unbalanced quote"],
       ["ls\nrm -rf x", "high", "file_delete", "newline chain"],
       ["(cd sub && rm -r x)", "high", "file_delete", "subshell"],
+      ["command rm -rf x", "high", "file_delete", "command builtin wrapper"],
+      ["exec rm -rf x", "high", "file_delete", "exec wrapper"],
+      ["xargs -I{} sh -c 'rm {}' < list", "medium", "file_delete", "xargs into sh -c"],
+      ["awk 'BEGIN{system(\"rm x\")}'", "medium", "execute", "awk system()"],
+      ["git -c core.sshCommand=evil fetch", "medium", "network", "git -c config injection"],
+      ["ls | tee ~/.bashrc", "medium", "file_write", "tee into a dotfile"],
+      ["> .bashrc", "high", "file_write", "bare redirect into a dotfile"],
+      ["IFS=/ ls", "medium", "execute", "IFS assignment"],
     ])("%s → %s %s (%s)", (command, risk, actionType) => {
       const c = classifyCommand(command);
       expect({ risk: c.risk, actionType: c.actionType }).toEqual({ risk, actionType });
@@ -153,6 +161,7 @@ describe("shellApproval", () => {
     ["ls /tmp", "reads outside the workspace"],
     ["cat ../other/file", "reads outside via .."],
     ["npm test", "runs code"],
+    ["git diff --output=patch.txt", "git diff that writes a file"],
   ])("asks for %s (%s)", async (command) => {
     expect((await shellApproval(command, env.ws)).level).toBe("ask");
   });
@@ -168,6 +177,20 @@ describe("shellApproval", () => {
     ["systemctl stop x", "privileged"],
   ])("always asks (yolo cannot approve) for %s (%s)", async (command) => {
     expect((await shellApproval(command, env.ws)).level).toBe("always");
+  });
+
+  it("asks for cat of a symlink that leads out of the workspace", async () => {
+    const { promises: fs } = await import("node:fs");
+    await fs.symlink("/etc/hostname", `${env.ws}/innocent.txt`);
+    expect((await shellApproval("cat innocent.txt", env.ws)).level).toBe("ask");
+  });
+
+  it("always asks for tee into a dotfile outside the workspace", async () => {
+    expect((await shellApproval("ls | tee ~/.bashrc", env.ws)).level).toBe("always");
+  });
+
+  it("asks for git options that write files outside (git diff --output=../x)", async () => {
+    expect((await shellApproval("git diff --output=../x", env.ws)).level).not.toBe("none");
   });
 
   it("scopes a session allowance to program and subcommand, never all commands", async () => {
