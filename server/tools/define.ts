@@ -90,7 +90,13 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
       if (!core.needsApproval) {
         return { level: "ask", subject: core.name, scope: core.name, description: `Run ${core.name}`, risk: "medium" };
       }
-      return core.needsApproval(parsed.args, ctx);
+      try {
+        return await core.needsApproval(parsed.args, ctx);
+      } catch (error) {
+        // The gate must get an answer; when the need cannot be worked out, a human decides.
+        const reason = errorMessage(error);
+        return { level: "ask", subject: core.name, scope: core.name, description: `${core.name} (could not check what it touches: ${reason})`, risk: "medium" };
+      }
     },
 
     async run(rawArgs, ctx) {

@@ -59,6 +59,19 @@ describe("defineTool", () => {
     expect((await tool.needsApproval({}, fakeCtx(ws.ws))).level).toBe("ask");
   });
 
+  it("asks a human when working out the approval need fails, instead of throwing", async () => {
+    const tool = defineTool({
+      name: "t",
+      description: "d",
+      parameters: z.object({}),
+      needsApproval: () => {
+        throw new Error("disk on fire");
+      },
+      execute: async () => "ok",
+    });
+    expect(await tool.needsApproval({}, fakeCtx(ws.ws))).toMatchObject({ level: "ask", description: expect.stringContaining("disk on fire") });
+  });
+
   it("truncates long output with a visible note", async () => {
     const result = await echo.run({ text: "x", times: MAX_TOOL_OUTPUT_CHARS + 123 }, fakeCtx(ws.ws));
     expect(result.output.length).toBeLessThan(MAX_TOOL_OUTPUT_CHARS + 100);
