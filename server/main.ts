@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy } from "./agent";
+import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
 import { ApprovalService } from "./approvals";
 import type { BridgeConfig } from "./config";
 import { EventLog, Sessions } from "./sessions";
@@ -11,6 +11,7 @@ import { PtyManager } from "./pty";
 import { WorkspaceFiles } from "./files";
 import { SettingsService } from "./settings";
 import * as store from "./store";
+import { builtinTools } from "./tools";
 import { attachSocketServer, createAuthPolicy, createRequestHandler, createToken, type BridgeServices } from "./transport";
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -30,6 +31,8 @@ export interface BridgeOptions {
   recoverInterrupted?: boolean;
   /** The agent's tools; tests inject their own. */
   tools?: () => AgentTool[];
+  /** Loop limits and the agent's own tools (todo, task, send_dmail); see RuntimeDeps. */
+  agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold" | "agentTools">;
 }
 
 export interface Bridge {
@@ -67,10 +70,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     log,
     sessions,
     config,
-    tools: options.tools ?? (() => []),
+    tools: options.tools ?? (() => builtinTools()),
     gate: approvals.gate,
     provider: options.provider,
     retry: options.retry,
+    ...options.agent,
   });
 
   const pages = options.ui === false ? null : await loadPages(config, options.dev ?? false);

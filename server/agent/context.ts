@@ -1,19 +1,37 @@
 import * as store from "../store";
 import type { ChatMessage } from "./provider";
+import { estimateTokens } from "./stats";
 
 /** One record of the append-only history. */
 export type HistoryRecord =
   | { kind: "message"; message: ChatMessage }
   | { kind: "checkpoint"; checkpointId: string; number: number }
-  | { kind: "usage"; tokens: number };
+  | { kind: "usage"; tokens: number }
+  /**
+   * Older messages replaced by a summary: the model sees the summary, then the
+   * records from `keepFrom` on. The replaced records stay in the log, so a
+   * rewind to a checkpoint before the compaction restores them.
+   */
+  | { kind: "compaction"; summary: string; keepFrom: number };
+
+export interface PositionedRecord {
+  position: number;
+  record: HistoryRecord;
+}
+
+/** The text a model sees for a checkpoint marker (Kimi CLI's wording, so send_dmail's description matches). */
+export function checkpointMarkerText(number: number): string {
+  return `<system>CHECKPOINT ${number}</system>`;
+}
 
 /**
  * A session's conversation as the model sees it, persisted through the store as
  * an append-only record with checkpoint markers and restored exactly on reopen.
+ * Without a db (subagents) it lives in memory only.
  */
 export class Context {
   private constructor(
-    private readonly db: store.Db,
+    private readonly db: store.Db | null,
     readonly sessionId: string,
     private records: HistoryRecord[],
   ) {}
@@ -23,17 +41,43 @@ export class Context {
     return new Context(db, sessionId, rows.map((row) => JSON.parse(row.data) as HistoryRecord));
   }
 
+  static ephemeral(sessionId: string): Context {
+    return new Context(null, sessionId, []);
+  }
+
   get length(): number {
     return this.records.length;
   }
 
-  /** Chat messages in order (markers and usage left out). */
-  messages(): ChatMessage[] {
-    return this.records.flatMap((record) => (record.kind === "message" ? [record.message] : []));
-  }
-
   all(): readonly HistoryRecord[] {
     return this.records;
+  }
+
+  /** The records the model currently sees: after the last compaction, its kept tail and what followed. */
+  view(): PositionedRecord[] {
+    const positioned = this.records.map((record, position) => ({ position, record }));
+    const last = findLastIndex(this.records, (record) => record.kind === "compaction");
+    if (last === -1) return positioned;
+    const compaction = this.records[last] as Extract<HistoryRecord, { kind: "compaction" }>;
+    // The summary comes first; an earlier compaction in the kept part is already inside it.
+    const kept = positioned.slice(compaction.keepFrom, last).filter(({ record }) => record.kind !== "compaction");
+    return [positioned[last], ...kept, ...positioned.slice(last + 1)];
+  }
+
+  /** Chat messages in order; checkpoint markers appear as user messages only when asked (D-Mail on). */
+  messages(options: { checkpoints?: boolean } = {}): ChatMessage[] {
+    return this.view().flatMap(({ record }): ChatMessage[] => {
+      switch (record.kind) {
+        case "message":
+          return [record.message];
+        case "compaction":
+          return [{ role: "user", content: summaryMessage(record.summary) }];
+        case "checkpoint":
+          return options.checkpoints ? [{ role: "user", content: checkpointMarkerText(record.number) }] : [];
+        case "usage":
+          return [];
+      }
+    });
   }
 
   /** Tokens reported by the provider for the context up to its last call. */
@@ -45,9 +89,37 @@ export class Context {
     return 0;
   }
 
+  /**
+   * The context's size: the provider's count at its last call plus an estimate
+   * for what came after; all estimated when there is no usable count (after a
+   * compaction or a revert dropped the call it counted).
+   */
+  estimatedTokens(): number {
+    const view = this.view();
+    // A count taken before the last compaction measured the old, longer context.
+    const compactedAt = view[0]?.record.kind === "compaction" ? view[0].position : -1;
+    let total = 0;
+    for (let i = view.length - 1; i >= 0; i--) {
+      const { position, record } = view[i];
+      if (record.kind === "usage" && position > compactedAt) return total + record.tokens;
+      total += recordTokens(record);
+    }
+    return total;
+  }
+
+  /** Where the marker of a checkpoint the model can still see sits, by its number. */
+  checkpointPosition(number: number): number | undefined {
+    return this.view().find(({ record }) => record.kind === "checkpoint" && record.number === number)?.position;
+  }
+
+  visibleCheckpointNumbers(): number[] {
+    return this.view().flatMap(({ record }) => (record.kind === "checkpoint" ? [record.number] : []));
+  }
+
   async append(...records: HistoryRecord[]): Promise<void> {
     const start = this.records.length;
     this.records = this.records.concat(records);
+    if (!this.db) return;
     await store.appendHistory(
       this.db,
       this.sessionId,
@@ -55,9 +127,50 @@ export class Context {
     );
   }
 
-  /** Drops everything from `position` on (rewind, D-Mail, compaction). */
+  /** Drops everything from `position` on (rewind, D-Mail). */
   async truncate(position: number): Promise<void> {
     this.records = this.records.slice(0, position);
-    await store.truncateHistory(this.db, this.sessionId, position);
+    if (this.db) await store.truncateHistory(this.db, this.sessionId, position);
   }
+
+  /** Re-reads the persisted log (after another module rewound it). */
+  async reload(): Promise<void> {
+    if (!this.db) return;
+    const rows = await store.readHistory(this.db, this.sessionId);
+    this.records = rows.map((row) => JSON.parse(row.data) as HistoryRecord);
+  }
+}
+
+export function summaryMessage(summary: string): string {
+  return `<system>Earlier messages of this conversation were compacted into this summary:</system>\n${summary}`;
+}
+
+/** Rough tokens of one record as a model would see it (text plus a little per-message overhead). */
+export function recordTokens(record: HistoryRecord): number {
+  switch (record.kind) {
+    case "message":
+      return messageTokens(record.message);
+    case "compaction":
+      return estimateTokens(summaryMessage(record.summary)) + MESSAGE_OVERHEAD_TOKENS;
+    case "checkpoint":
+    case "usage":
+      return 0;
+  }
+}
+
+/** Role markers and separators each message costs in chat templates. */
+const MESSAGE_OVERHEAD_TOKENS = 4;
+
+export function messageTokens(message: ChatMessage): number {
+  let text = typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
+  if (message.role === "assistant") {
+    text += message.reasoning_content ?? "";
+    for (const call of message.tool_calls ?? []) text += call.function.name + call.function.arguments;
+  }
+  return estimateTokens(text) + MESSAGE_OVERHEAD_TOKENS;
+}
+
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i])) return i;
+  return -1;
 }

@@ -1,6 +1,17 @@
 export { AgentRuntime, DEFAULT_MAX_STEPS } from "./runtime";
 export type { RuntimeDeps, StartedTurn } from "./runtime";
-export type { TurnResult } from "./loop";
+export { runTurn, runCompactionTurn } from "./loop";
+export type { TurnOptions, TurnResult } from "./loop";
+export { Context, checkpointMarkerText } from "./context";
+export type { HistoryRecord } from "./context";
+export { storeCheckpoints } from "./checkpoint-port";
+export type { CheckpointInput, CheckpointPort, CheckpointReason } from "./checkpoint-port";
+export { DEFAULT_COMPACTION_THRESHOLD, compactContext } from "./compaction";
+export { DMailBox } from "./dmail";
+export { LoopGuard, LOOP_STOP_AFTER, LOOP_WARN_AFTER } from "./loop-guard";
+export { buildSystemPrompt, collectAgentsMd, DEFAULT_SYSTEM_PROMPT_TEMPLATE, SYSTEM_PROMPT_OVERRIDE } from "./system-prompt";
+export { SUBAGENT_TOOL_NAMES } from "./subagent";
+export { createAgentTools } from "./tools";
 export { createOpenAIProvider } from "./openai-provider";
 export { ProviderError } from "./provider";
 export type { ChatMessage, ChatProvider, ChatRequest, ProviderChunk } from "./provider";

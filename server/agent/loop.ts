@@ -1,12 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { TurnOutcome } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
-import type { ToolContext, ToolResult } from "../tools/types";
-import type { Context } from "./context";
-import type { ChatProvider, ToolCallMessagePart, ToolSpec } from "./provider";
+import type { ToolContext } from "../tools/types";
+import type { CheckpointPort, CheckpointReason } from "./checkpoint-port";
+import { compactContext } from "./compaction";
+import type { Context, HistoryRecord } from "./context";
+import { dmailMessage, type DMail, type DMailBox } from "./dmail";
+import { LOOP_WARNING, LoopGuard } from "./loop-guard";
+import type { ChatProvider, ToolSpec } from "./provider";
 import type { RetryPolicy } from "./retry";
 import { StatsCollector } from "./stats";
 import { streamStep } from "./stream-step";
+import { StepTools, type CallResult } from "./tool-runner";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
 
@@ -26,6 +31,17 @@ export interface TurnOptions {
   retry: RetryPolicy;
   maxSteps: number;
   contextWindow: number;
+  /** The turn's number in the session, for checkpoint rows. */
+  turnNumber?: number;
+  /** Omitted for subagents: their steps are not checkpoints of the session. */
+  checkpoints?: CheckpointPort;
+  /** Present when `send_dmail` is enabled; checkpoint markers are shown to the model only then. */
+  dmail?: DMailBox;
+  /** Messages the user sent while the turn runs; injected before the next step. */
+  takeSteering?: () => string[];
+  /** Share of the window above which the context is compacted before a step; omitted = never. */
+  compactionThreshold?: number;
+  decorateToolContext?: (ctx: ToolContext) => ToolContext;
 }
 
 export interface TurnResult {
@@ -34,174 +50,220 @@ export interface TurnResult {
   stats: ReturnType<StatsCollector["result"]>;
 }
 
-type StepOutcome = { kind: "continue" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
+type StepOutcome = { kind: "continue" } | { kind: "compact" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
 
-/** A turn: append the user message, then steps until the model answers without tool calls. */
+/** A turn: checkpoint, append the user message, then steps until the model answers without tool calls. */
 export async function runTurn(options: TurnOptions): Promise<TurnResult> {
-  const { emit, context } = options;
+  const { emit, context, signal } = options;
   const stats = new StatsCollector();
-  const messageId = `msg_${randomUUID()}`;
-  emit.event({ type: "message.user", payload: { turnId: emit.turnId, messageId, text: options.prompt } });
-  await context.append({ kind: "message", message: { role: "user", content: options.prompt } });
+  const result = (outcome: TurnOutcome, message?: string): TurnResult => ({ outcome, message, stats: stats.result() });
+  const guard = new LoopGuard();
+  let compactionFutileAt = -1;
 
   try {
+    await checkpoint(options, 0, "turn");
+    await appendUser(options, options.prompt);
     for (let step = 1; step <= options.maxSteps; step++) {
-      const outcome = await runStep(options, stats);
-      if (outcome.kind === "stop") return { outcome: outcome.outcome, message: outcome.message, stats: stats.result() };
+      if (signal.aborted) return result("cancelled");
+      await injectSteering(options);
+      if (needsCompaction(options) && context.length !== compactionFutileAt) {
+        const compaction = await compact(options, "auto");
+        // Nothing to summarise: don't try again until the context has changed.
+        if (compaction.outcome === "skipped") compactionFutileAt = context.length;
+      }
+      await checkpoint(options, step, "step");
+      const outcome = await runStep(options, stats, guard, step);
+      if (outcome.kind === "continue" || outcome.kind === "compact") continue;
+      // A message that arrived while the model wrote its final answer still gets a reply.
+      if (outcome.outcome === "completed" && (await injectSteering(options))) continue;
+      return result(outcome.outcome, outcome.message);
     }
-    return { outcome: "max_steps", message: `Stopped after ${options.maxSteps} steps.`, stats: stats.result() };
+    return result("max_steps", `Stopped after ${options.maxSteps} steps.`);
   } catch (error) {
-    if (options.signal.aborted) return { outcome: "cancelled", stats: stats.result() };
+    if (signal.aborted) return result("cancelled");
     const code = error instanceof WorldlineError ? error.code : "agent:internal";
     emit.event({ type: "turn.error", payload: { turnId: emit.turnId, code, message: errorMessage(error) } });
+    return result("error", errorMessage(error));
+  }
+}
+
+/** A `/compact [focus]` turn: one summary, no model step. */
+export async function runCompactionTurn(options: TurnOptions, focus: string | undefined): Promise<TurnResult> {
+  const stats = new StatsCollector();
+  try {
+    const compaction = await compact(options, "manual", focus);
+    const message = compaction.outcome === "skipped" ? "Nothing old enough to summarise yet." : undefined;
+    return { outcome: "completed", message, stats: stats.result() };
+  } catch (error) {
+    if (options.signal.aborted) return { outcome: "cancelled", stats: stats.result() };
+    const { emit } = options;
+    emit.event({ type: "turn.error", payload: { turnId: emit.turnId, code: "agent:compaction_failed", message: errorMessage(error) } });
     return { outcome: "error", message: errorMessage(error), stats: stats.result() };
   }
 }
 
-async function runStep(options: TurnOptions, stats: StatsCollector): Promise<StepOutcome> {
+async function runStep(options: TurnOptions, stats: StatsCollector, guard: LoopGuard, step: number): Promise<StepOutcome> {
   const { emit, context, signal } = options;
   emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "planning" } });
-  const running = new Map<string, Promise<ToolResult>>();
+  const tools = new StepTools(options);
+  const partial = { text: "" };
   let answering = false;
 
-  const result = await streamStep(
-    options.provider,
-    {
-      model: options.model,
-      messages: [{ role: "system", content: options.systemPrompt }, ...context.messages()],
-      tools: options.tools.map(toSpec),
-      reasoning: options.reasoning,
-    },
-    signal,
-    {
-      turnId: emit.turnId,
-      event(event) {
-        if (!answering && event.type === "message.part.delta" && event.payload.part === "text") {
-          answering = true;
-          emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "answering" } });
-        }
-        emit.event(event);
+  let result;
+  try {
+    result = await streamStep(
+      options.provider,
+      {
+        model: options.model,
+        messages: [{ role: "system", content: options.systemPrompt }, ...context.messages({ checkpoints: Boolean(options.dmail) })],
+        tools: options.tools.map(toSpec),
+        reasoning: options.reasoning,
       },
-    },
-    options.retry,
-    (call) => {
-      // Start each tool as soon as its arguments are complete; duplicates in one step run once.
-      if (!running.has(call.id)) running.set(call.id, startTool(options, call));
-    },
-  ).catch(async (error: unknown) => {
-    await Promise.allSettled(running.values());
+      {
+        signal,
+        policy: options.retry,
+        partial,
+        emit: {
+          turnId: emit.turnId,
+          event(event) {
+            if (!answering && event.type === "message.part.delta" && event.payload.part === "text") {
+              answering = true;
+              emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "answering" } });
+            }
+            emit.event(event);
+          },
+        },
+        // Each tool starts as soon as its arguments are complete.
+        onToolCallReady: (call) => tools.start(call),
+      },
+    );
+  } catch (error) {
+    // The stream broke or was cancelled after some tools had started: the
+    // history still gets what the user saw and a result for every call made.
+    const started = tools.startedCalls();
+    const results = await tools.results(started);
+    const text = signal.aborted ? partial.text : "";
+    if (text || started.length) {
+      await context.append(
+        { kind: "message", message: { role: "assistant", content: text || null, ...(started.length ? { tool_calls: started } : {}) } },
+        ...toolMessages(results),
+      );
+    }
+    if (signal.aborted) return { kind: "stop", outcome: "cancelled" };
     throw error;
-  });
-
-  stats.addStep(result.outputTokens, result.seconds);
-  if (result.usage) {
-    await context.append({ kind: "usage", tokens: result.usage.inputTokens + result.usage.outputTokens });
-    emit.event({
-      type: "context.usage",
-      payload: {
-        tokens: result.usage.inputTokens + result.usage.outputTokens,
-        window: options.contextWindow,
-        inputTokens: result.usage.inputTokens,
-        outputTokens: result.usage.outputTokens,
-      },
-    });
   }
 
-  const toolResults = await Promise.all(
-    result.toolCalls.map(async (call) => ({ call, result: await (running.get(call.id) ?? startTool(options, call)) })),
-  );
-  // Assistant message and all its results are appended together, in call order:
-  // a cancel can never leave a tool call without a result in history.
-  await context.append(
-    { kind: "message", message: result.message },
-    ...toolResults.map(({ call, result: toolResult }) => ({
-      kind: "message" as const,
-      message: { role: "tool" as const, tool_call_id: call.id, content: toolResult.output },
-    })),
-  );
+  stats.addStep(result.outputTokens, result.seconds);
+  const results = await tools.results(result.toolCalls);
+  const verdict = guard.observe(result.toolCalls);
+  if (verdict !== "ok" && results.length) {
+    const last = results[results.length - 1];
+    last.result = { ...last.result, output: `${last.result.output}\n\n${LOOP_WARNING}` };
+  }
+  // The assistant message and all its results are appended together, in call
+  // order: a cancel can never leave a tool call without a result in history.
+  const usage: HistoryRecord[] = result.usage ? [{ kind: "usage", tokens: result.usage.inputTokens + result.usage.outputTokens }] : [];
+  await context.append({ kind: "message", message: result.message }, ...usage, ...toolMessages(results));
+  emit.event({
+    type: "context.usage",
+    payload: {
+      tokens: context.estimatedTokens(),
+      window: options.contextWindow,
+      inputTokens: result.usage?.inputTokens,
+      outputTokens: result.usage?.outputTokens,
+    },
+  });
+
   if (signal.aborted) return { kind: "stop", outcome: "cancelled" };
+  const mail = options.dmail?.take();
+  if (mail) {
+    await travelBack(options, mail, step);
+    return { kind: "continue" };
+  }
   if (result.toolCalls.length === 0) return { kind: "stop", outcome: "completed" };
-  const rejected = toolResults.find(({ result: r }) => r.display?.rejected === true && !r.display?.feedback);
+  const rejected = results.find(({ result: r }) => r.display?.rejected === true && !r.display?.feedback);
   if (rejected) return { kind: "stop", outcome: "rejected", message: "A tool call was rejected." };
+  if (verdict === "stop") {
+    const message = "Stopped: the model kept repeating the same tool call with the same arguments.";
+    emit.event({ type: "notice", payload: { level: "warning", text: message, turnId: emit.turnId } });
+    return { kind: "stop", outcome: "loop_detected", message };
+  }
   return { kind: "continue" };
 }
 
-async function startTool(options: TurnOptions, call: ToolCallMessagePart): Promise<ToolResult> {
-  const { emit, signal } = options;
-  const args = parseArgs(call.function.arguments);
+/** D-Mail: back to the checkpoint, then on with the message (Kimi CLI's BackToTheFuture). */
+async function travelBack(options: TurnOptions, mail: DMail, step: number): Promise<void> {
+  const { context, emit } = options;
+  const position = context.checkpointPosition(mail.checkpoint);
+  if (position === undefined) return; // validated when sent; the context only grew since
+  const marker = context.all()[position] as Extract<HistoryRecord, { kind: "checkpoint" }>;
+  await context.truncate(position);
+  // Restoring files is the checkpoint service's business; a failure there must not lose the D-Mail.
+  const revert = options.checkpoints?.revertTo?.({ sessionId: options.sessionId, checkpointId: marker.checkpointId });
+  const filesRestored = revert ? await revert.catch(() => false) : false;
   emit.event({
-    type: "tool.call",
-    payload: { turnId: emit.turnId, messageId: call.id, toolCallId: call.id, name: call.function.name, args },
+    type: "notice",
+    payload: { level: "info", text: `D-Mail sent back to checkpoint ${mail.checkpoint}: ${mail.message}`, turnId: emit.turnId },
   });
-  const finish = (result: ToolResult): ToolResult => {
-    emit.event({
-      type: "tool.state",
-      payload: {
-        turnId: emit.turnId,
-        toolCallId: call.id,
-        state: result.isError ? "error" : "completed",
-        output: result.output,
-        isError: result.isError,
-        display: result.display,
-      },
-    });
-    return result;
-  };
-  const tool = options.tools.find((candidate) => candidate.name === call.function.name);
-  if (!tool) {
-    const names = options.tools.map((t) => t.name).join(", ") || "none";
-    return finish({ output: `Unknown tool "${call.function.name}". Available tools: ${names}.`, isError: true });
-  }
-  if (signal.aborted) return finish(cancelledResult());
-  const ctx: ToolContext = {
-    cwd: options.workspace,
-    signal,
-    sessionId: options.sessionId,
-    turnId: emit.turnId,
-    toolCallId: call.id,
-    askPassword: options.gate.askPassword
-      ? (prompt) => options.gate.askPassword!({ sessionId: options.sessionId, turnId: emit.turnId, toolCallId: call.id, tool: tool.name, signal, prompt })
-      : undefined,
-    emit: (progress) => emit.event({ type: "tool.progress", payload: { turnId: emit.turnId, toolCallId: call.id, text: progress.text } }),
-  };
+  await checkpoint(options, step, "dmail");
+  await context.append({ kind: "message", message: { role: "user", content: dmailMessage(mail.message, filesRestored) } });
+}
+
+function needsCompaction(options: TurnOptions): boolean {
+  if (options.compactionThreshold === undefined) return false;
+  return options.context.estimatedTokens() >= options.compactionThreshold * options.contextWindow;
+}
+
+function compact(options: TurnOptions, reason: "auto" | "manual", focus?: string) {
+  return compactContext({
+    provider: options.provider,
+    model: options.model,
+    context: options.context,
+    signal: options.signal,
+    emit: options.emit,
+    retry: options.retry,
+    contextWindow: options.contextWindow,
+    reason,
+    focus,
+    checkpoint: () => checkpoint(options, 0, "compaction"),
+  });
+}
+
+/** Appends steering messages, if any; true when there were some. */
+async function injectSteering(options: TurnOptions): Promise<boolean> {
+  const messages = options.takeSteering?.() ?? [];
+  for (const text of messages) await appendUser(options, text);
+  return messages.length > 0;
+}
+
+async function appendUser(options: TurnOptions, text: string): Promise<void> {
+  const { emit } = options;
+  emit.event({ type: "message.user", payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text } });
+  await options.context.append({ kind: "message", message: { role: "user", content: text } });
+}
+
+/** A checkpoint row (through the port) plus its marker in the history and an event. */
+async function checkpoint(options: TurnOptions, step: number, reason: CheckpointReason): Promise<void> {
+  const { checkpoints, context, emit } = options;
+  if (!checkpoints) return;
+  const turn = options.turnNumber ?? 0;
+  let created;
   try {
-    const need = await tool.needsApproval(call.function.arguments, ctx);
-    const decision = await options.gate.check({
-      sessionId: options.sessionId,
-      turnId: emit.turnId,
-      toolCallId: call.id,
-      tool: tool.name,
-      args,
-      need,
-      signal,
-    });
-    if (!decision.approved) {
-      const output = decision.feedback
-        ? `The user rejected this call with feedback: ${decision.feedback}`
-        : "The user rejected this call. Do not retry it; wait for new instructions.";
-      return finish({ output, isError: true, display: { rejected: true, feedback: decision.feedback } });
-    }
-    if (signal.aborted) return finish(cancelledResult());
-    emit.event({ type: "tool.state", payload: { turnId: emit.turnId, toolCallId: call.id, state: "running" } });
-    emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "running_tool" } });
-    const result = await tool.run(call.function.arguments, ctx);
-    return finish(signal.aborted ? cancelledResult(result.output) : result);
+    created = await checkpoints.create({ sessionId: options.sessionId, turn, step, reason, historyPosition: context.length });
   } catch (error) {
-    if (signal.aborted) return finish(cancelledResult());
-    return finish({ output: `The tool failed: ${errorMessage(error)}`, isError: true });
+    // A failed snapshot must not stop the work; the user sees why there's no checkpoint.
+    emit.event({ type: "notice", payload: { level: "warning", text: `No checkpoint for this step: ${errorMessage(error)}`, turnId: emit.turnId } });
+    return;
   }
+  await context.append({ kind: "checkpoint", checkpointId: created.id, number: created.number });
+  emit.event({ type: "checkpoint.created", payload: { checkpointId: created.id, number: created.number, turn, step, reason } });
 }
 
-function cancelledResult(partial?: string): ToolResult {
-  return { output: partial ? `${partial}\n[cancelled by the user]` : "Cancelled by the user.", isError: true };
-}
-
-function parseArgs(raw: string): unknown {
-  try {
-    return raw ? JSON.parse(raw) : {};
-  } catch {
-    return raw;
-  }
+function toolMessages(results: readonly CallResult[]): HistoryRecord[] {
+  return results.map(({ call, result }) => ({
+    kind: "message" as const,
+    message: { role: "tool" as const, tool_call_id: call.id, content: result.output },
+  }));
 }
 
 function toSpec(tool: AgentTool): ToolSpec {

@@ -1,119 +1,204 @@
 import type { BridgeConfig } from "../config";
 import { WorldlineError } from "../errors";
 import type { EventLog, Sessions } from "../sessions";
+import type { ToolContext } from "../tools/types";
 import * as store from "../store";
+import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
+import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
 import { Context } from "./context";
-import { runTurn, type TurnResult } from "./loop";
+import { DMailBox } from "./dmail";
+import { runCompactionTurn, runTurn, type TurnOptions, type TurnResult } from "./loop";
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
+import { createSubagentRunner } from "./subagent";
 import { buildSystemPrompt } from "./system-prompt";
+import { createAgentTools, type TodoItem } from "./tools";
 import type { AgentTool, ApprovalGate } from "./tools-port";
+import type { TurnEmitter } from "./turn-emitter";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
+
+/** `/compact` or `/compact <focus>` as a prompt summarises the context instead of asking the model. */
+const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
 
 export interface RuntimeDeps {
   db: store.Db;
   log: EventLog;
   sessions: Sessions;
   config: BridgeConfig;
+  /** Workspace tools (built-ins, MCP); the runtime adds the agent's own (todo, task, send_dmail). */
   tools: () => AgentTool[];
   gate: ApprovalGate;
   /** Tests and print mode may inject a provider; otherwise built from the model config. */
   provider?: ChatProvider;
   retry?: RetryPolicy;
   maxSteps?: number;
-}
-
-interface ActiveTurn {
-  turnId: string;
-  controller: AbortController;
-  done: Promise<TurnResult>;
+  /** Workspace snapshots (server/checkpoints); without it checkpoints are bare rows. */
+  checkpoints?: CheckpointPort;
+  /** Share of the context window that triggers compaction (default 0.85). */
+  compactionThreshold?: number;
+  /** The agent's own tools, all on by default. */
+  agentTools?: { todo?: boolean; task?: boolean; dmail?: boolean };
+  /** One line per available skill for the system prompt (server/skills). */
+  skills?: (workspace: string) => Promise<string>;
+  /** Adds audit and password prompts to every tool's context (server/tools, server/approvals). */
+  decorateToolContext?: (ctx: ToolContext) => ToolContext;
 }
 
 export interface StartedTurn {
   turnId: string;
   done: Promise<TurnResult>;
+  /** True when another turn was running: this one starts after it (and any queued before it). */
+  queued: boolean;
 }
 
-/** Runs turns: one at a time per session, cancellable, each bound to the session's event log. */
+interface PendingTurn {
+  sessionId: string;
+  turnId: string;
+  number: number;
+  prompt: string;
+  options: { reasoning?: "on" | "off" };
+  controller: AbortController;
+  done: Promise<TurnResult>;
+  settle: (result: TurnResult) => void;
+}
+
+interface SessionState {
+  active?: PendingTurn;
+  queue: PendingTurn[];
+  steering: string[];
+}
+
+/**
+ * Runs turns: one at a time per session (later prompts wait in a queue),
+ * cancellable, steerable, each bound to the session's event log.
+ */
 export class AgentRuntime {
-  private readonly active = new Map<string, ActiveTurn>();
+  private readonly states = new Map<string, SessionState>();
   private readonly contexts = new Map<string, Context>();
-  private provider: ChatProvider | undefined;
+  private readonly provider: ChatProvider | undefined;
+  private readonly checkpoints: CheckpointPort;
 
   constructor(private readonly deps: RuntimeDeps) {
     this.provider = deps.provider ?? (deps.config.model ? createOpenAIProvider(deps.config.model) : undefined);
+    this.checkpoints = deps.checkpoints ?? storeCheckpoints(deps.db);
   }
 
   isRunning(sessionId: string): boolean {
-    return this.active.has(sessionId);
+    return this.states.get(sessionId)?.active !== undefined;
   }
 
   runningTurn(sessionId: string): string | undefined {
-    return this.active.get(sessionId)?.turnId;
+    return this.states.get(sessionId)?.active?.turnId;
   }
 
-  /** Starts a turn; resolves once it is registered (its events may already be flowing). */
+  queuedTurns(sessionId: string): string[] {
+    return (this.states.get(sessionId)?.queue ?? []).map((turn) => turn.turnId);
+  }
+
+  /**
+   * Starts a turn, or queues it behind the running one. Resolves once it is
+   * registered (its events may already be flowing). `/compact [focus]` compacts.
+   */
   async prompt(sessionId: string, prompt: string, options: { reasoning?: "on" | "off" } = {}): Promise<StartedTurn> {
-    if (this.active.has(sessionId)) {
-      throw new WorldlineError("session:busy", "A turn is already running in this session; wait for it or cancel it.");
+    await this.deps.sessions.get(sessionId);
+    const turn = await store.createTurn(this.deps.db, sessionId, prompt);
+    let settle!: (result: TurnResult) => void;
+    const done = new Promise<TurnResult>((resolve) => (settle = resolve));
+    const pending: PendingTurn = { sessionId, turnId: turn.id, number: turn.number, prompt, options, controller: new AbortController(), done, settle };
+    // Checked and set with no await in between, so two prompts can never both start.
+    const state = this.state(sessionId);
+    if (state.active) {
+      state.queue.push(pending);
+      this.append(sessionId, turn.id, { type: "turn.queued", payload: { turnId: turn.id, prompt, position: state.queue.length } });
+      return { turnId: turn.id, done, queued: true };
     }
-    const session = await this.deps.sessions.get(sessionId);
-    const { db, log } = this.deps;
-    const turn = await store.createTurn(db, sessionId, prompt);
-    const controller = new AbortController();
-    const emit = { turnId: turn.id, event: (event: Parameters<EventLog["append"]>[1]) => log.append(sessionId, event, turn.id) };
-    // Registered before the first await below, so a second prompt is refused.
-    const entry: ActiveTurn = { turnId: turn.id, controller, done: Promise.resolve(undefined as never) };
-    this.active.set(sessionId, entry);
-    await this.deps.sessions.setStatus(sessionId, "running");
-    log.append(sessionId, { type: "turn.started", payload: { turnId: turn.id, number: turn.number, prompt } }, turn.id);
-
-    entry.done = (async (): Promise<TurnResult> => {
-      let result: TurnResult;
-      try {
-        result = await this.execute(session, turn.id, prompt, options, controller.signal, emit);
-      } catch (error) {
-        result = { outcome: "error", message: error instanceof Error ? error.message : String(error), stats: emptyStats() };
-      }
-      log.append(
-        sessionId,
-        { type: "turn.completed", payload: { turnId: turn.id, outcome: result.outcome, stats: result.stats, message: result.message } },
-        turn.id,
-      );
-      await store
-        .finishTurn(db, turn.id, { status: result.outcome, stats: JSON.stringify(result.stats), error: result.message })
-        .catch(() => undefined); // the session may have been deleted meanwhile
-      this.active.delete(sessionId);
-      await this.deps.sessions.setStatus(sessionId, "idle").catch(() => undefined);
-      return result;
-    })();
-    return { turnId: turn.id, done: entry.done };
+    this.start(pending);
+    return { turnId: turn.id, done, queued: false };
   }
 
-  /** Cancels the running turn, if any; resolves when it has stopped. */
+  /** A message for the running turn, injected before its next step; with no turn running it starts one. */
+  async steer(sessionId: string, text: string): Promise<{ turnId: string; steered: boolean }> {
+    const active = this.states.get(sessionId)?.active;
+    if (active && !COMPACT_COMMAND.test(active.prompt)) {
+      this.state(sessionId).steering.push(text);
+      return { turnId: active.turnId, steered: true };
+    }
+    const started = await this.prompt(sessionId, text);
+    return { turnId: started.turnId, steered: false };
+  }
+
+  /** Compacts the session's context now (queued like a prompt when a turn runs). */
+  compact(sessionId: string, focus?: string): Promise<StartedTurn> {
+    return this.prompt(sessionId, focus?.trim() ? `/compact ${focus.trim()}` : "/compact");
+  }
+
+  /** Cancels the running turn, if any; resolves when it has stopped. Queued prompts still run after it. */
   async cancel(sessionId: string): Promise<boolean> {
-    const entry = this.active.get(sessionId);
-    if (!entry) return false;
-    entry.controller.abort(new WorldlineError("turn:cancelled", "Cancelled by the user."));
-    await entry.done;
+    const active = this.states.get(sessionId)?.active;
+    if (!active) return false;
+    active.controller.abort(new WorldlineError("turn:cancelled", "Cancelled by the user."));
+    await active.done;
     return true;
   }
 
+  /** Shutdown: queued turns are dropped (marked cancelled), running ones cancelled. */
   async cancelAll(): Promise<void> {
-    await Promise.all([...this.active.keys()].map((id) => this.cancel(id)));
+    for (const [sessionId, state] of this.states) {
+      for (const pending of state.queue.splice(0)) {
+        const result: TurnResult = { outcome: "cancelled", message: "The bridge shut down before this turn started.", stats: emptyStats() };
+        await this.complete(pending, result);
+        pending.settle(result);
+      }
+      state.steering.length = 0;
+      if (state.active) await this.cancel(sessionId);
+    }
   }
 
-  private async execute(
-    session: Awaited<ReturnType<Sessions["get"]>>,
-    turnId: string,
-    prompt: string,
-    options: { reasoning?: "on" | "off" },
-    signal: AbortSignal,
-    emit: { turnId: string; event: (event: Parameters<EventLog["append"]>[1]) => void },
-  ): Promise<TurnResult> {
+  /** The in-memory context is dropped so the next turn re-reads the log (after a rewind elsewhere). */
+  forgetContext(sessionId: string): void {
+    this.contexts.delete(sessionId);
+  }
+
+  private start(pending: PendingTurn): void {
+    const { sessionId, turnId } = pending;
+    const state = this.state(sessionId);
+    state.active = pending;
+    void (async () => {
+      await this.deps.sessions.setStatus(sessionId, "running").catch(() => undefined);
+      this.append(sessionId, turnId, { type: "turn.started", payload: { turnId, number: pending.number, prompt: pending.prompt } });
+      let result: TurnResult;
+      try {
+        result = await this.execute(pending);
+      } catch (error) {
+        result = { outcome: "error", message: error instanceof Error ? error.message : String(error), stats: emptyStats() };
+      }
+      await this.complete(pending, result);
+      // Steering that came too late for this turn is not lost: it becomes the next prompt.
+      const late = state.steering.splice(0);
+      state.active = undefined;
+      const next = state.queue.shift();
+      if (next) this.start(next);
+      else await this.deps.sessions.setStatus(sessionId, "idle").catch(() => undefined);
+      pending.settle(result);
+      if (late.length) await this.prompt(sessionId, late.join("\n\n")).catch(() => undefined);
+    })();
+  }
+
+  private async complete(pending: PendingTurn, result: TurnResult): Promise<void> {
+    const { sessionId, turnId } = pending;
+    this.append(sessionId, turnId, { type: "turn.completed", payload: { turnId, outcome: result.outcome, stats: result.stats, message: result.message } });
+    await store
+      .finishTurn(this.deps.db, turnId, { status: result.outcome, stats: JSON.stringify(result.stats), error: result.message })
+      .catch(() => undefined); // the session may have been deleted meanwhile
+  }
+
+  private async execute(pending: PendingTurn): Promise<TurnResult> {
+    const { sessionId, turnId, prompt } = pending;
+    const session = await this.deps.sessions.get(sessionId);
+    const emit: TurnEmitter = { turnId, event: (event) => this.deps.log.append(sessionId, event, turnId) };
     const model = session.model ?? this.deps.config.model?.model;
     if (!this.provider || !model) {
       emit.event({ type: "message.user", payload: { turnId, messageId: `msg_${turnId}`, text: prompt } });
@@ -122,23 +207,63 @@ export class AgentRuntime {
       emit.event({ type: "turn.error", payload: { turnId, code: "config:no_model", message } });
       return { outcome: "error", message, stats: emptyStats() };
     }
-    return runTurn({
-      sessionId: session.id,
-      workspace: session.workspace.path,
+    const workspace = session.workspace.path;
+    const context = await this.context(sessionId);
+    const enabled = { todo: true, task: true, dmail: true, ...this.deps.agentTools };
+    const workspaceTools = this.deps.tools();
+    const base = {
+      sessionId,
+      workspace,
       model,
-      prompt,
-      reasoning: options.reasoning,
+      reasoning: pending.options.reasoning,
       provider: this.provider,
-      context: await this.context(session.id),
-      systemPrompt: buildSystemPrompt({ workspace: session.workspace.path }),
-      tools: this.deps.tools(),
       gate: this.deps.gate,
       emit,
-      signal,
       retry: this.deps.retry ?? DEFAULT_RETRY_POLICY,
-      maxSteps: this.deps.maxSteps ?? DEFAULT_MAX_STEPS,
       contextWindow: this.deps.config.contextWindow,
+      decorateToolContext: this.deps.decorateToolContext,
+    };
+    const dmail = enabled.dmail ? new DMailBox(() => context.visibleCheckpointNumbers()) : undefined;
+    const agentTools = createAgentTools({
+      dmail,
+      todos: enabled.todo ? { save: (items) => this.saveTodos(sessionId, emit, items) } : undefined,
+      subagent: enabled.task ? createSubagentRunner(base, workspaceTools) : undefined,
     });
+    const state = this.state(sessionId);
+    const options: TurnOptions = {
+      ...base,
+      prompt,
+      context,
+      systemPrompt: await buildSystemPrompt({ workspace, skills: await this.deps.skills?.(workspace).catch(() => "") }),
+      tools: [...workspaceTools, ...agentTools],
+      signal: pending.controller.signal,
+      maxSteps: this.deps.maxSteps ?? DEFAULT_MAX_STEPS,
+      turnNumber: pending.number,
+      checkpoints: this.checkpoints,
+      dmail,
+      takeSteering: () => state.steering.splice(0),
+      compactionThreshold: this.deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
+    };
+    const compact = COMPACT_COMMAND.exec(prompt.trim());
+    return compact ? runCompactionTurn(options, compact[1]?.trim() || undefined) : runTurn(options);
+  }
+
+  private async saveTodos(sessionId: string, emit: TurnEmitter, items: TodoItem[]): Promise<void> {
+    await store.updateSession(this.deps.db, sessionId, { todos: JSON.stringify(items) });
+    emit.event({ type: "todo.updated", payload: { items } });
+  }
+
+  private append(sessionId: string, turnId: string, event: Parameters<EventLog["append"]>[1]): void {
+    this.deps.log.append(sessionId, event, turnId);
+  }
+
+  private state(sessionId: string): SessionState {
+    let state = this.states.get(sessionId);
+    if (!state) {
+      state = { queue: [], steering: [] };
+      this.states.set(sessionId, state);
+    }
+    return state;
   }
 
   private async context(sessionId: string): Promise<Context> {

@@ -14,6 +14,15 @@ export interface StepResult {
   seconds: number;
 }
 
+export interface StreamStepOptions {
+  signal: AbortSignal;
+  emit: TurnEmitter;
+  policy: RetryPolicy;
+  onToolCallReady?: (call: ToolCallMessagePart) => void;
+  /** Filled with the text streamed so far by the current attempt, for a cancel mid-stream. */
+  partial?: { text: string };
+}
+
 /**
  * One model call of a step, streamed: forwards text, reasoning and tool-call
  * argument deltas as events as they arrive; retries transient failures.
@@ -23,14 +32,13 @@ export interface StepResult {
 export async function streamStep(
   provider: ChatProvider,
   request: Omit<ChatRequest, "signal">,
-  signal: AbortSignal,
-  emit: TurnEmitter,
-  policy: RetryPolicy,
-  onToolCallReady?: (call: ToolCallMessagePart) => void,
+  options: StreamStepOptions,
 ): Promise<StepResult> {
+  const { signal, emit, policy, onToolCallReady, partial } = options;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await streamOnce(provider, { ...request, signal }, emit, onToolCallReady);
+      if (partial) partial.text = "";
+      return await streamOnce(provider, { ...request, signal }, emit, onToolCallReady, partial);
     } catch (error) {
       if (signal.aborted || !isRetryable(error) || attempt >= policy.maxRetries) throw error;
       const delayMs = retryDelay(error, attempt + 1, policy);
@@ -45,6 +53,7 @@ async function streamOnce(
   request: ChatRequest,
   emit: TurnEmitter,
   onToolCallReady?: (call: ToolCallMessagePart) => void,
+  partial?: { text: string },
 ): Promise<StepResult> {
   const messageId = `msg_${randomUUID()}`;
   let text = "";
@@ -65,6 +74,7 @@ async function streamOnce(
     switch (chunk.type) {
       case "text":
         text += chunk.delta;
+        if (partial) partial.text = text;
         emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "text", delta: chunk.delta } });
         break;
       case "reasoning":

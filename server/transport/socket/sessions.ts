@@ -40,7 +40,26 @@ export function registerSessionHandlers(socket: Socket, services: BridgeServices
     clientCommands["turn.prompt"],
     async ({ sessionId, text, reasoning }) => {
       const started = await services.runtime.prompt(sessionId, text, { reasoning });
-      return { turnId: started.turnId };
+      return { turnId: started.turnId, queued: started.queued };
+    },
+    commands,
+  );
+
+  onCommand(
+    socket,
+    "turn.steer",
+    clientCommands["turn.steer"],
+    async ({ sessionId, text }) => services.runtime.steer(sessionId, text),
+    commands,
+  );
+
+  onCommand(
+    socket,
+    "session.compact",
+    clientCommands["session.compact"],
+    async ({ sessionId, focus }) => {
+      const started = await services.runtime.compact(sessionId, focus);
+      return { turnId: started.turnId, queued: started.queued };
     },
     commands,
   );

@@ -1,0 +1,187 @@
+import { errorMessage } from "../errors";
+import type { ToolContext, ToolResult } from "../tools/types";
+import type { ToolCallMessagePart } from "./provider";
+import type { AgentTool, ApprovalGate } from "./tools-port";
+import type { TurnEmitter } from "./turn-emitter";
+
+export interface ToolRunEnv {
+  sessionId: string;
+  workspace: string;
+  tools: AgentTool[];
+  gate: ApprovalGate;
+  emit: TurnEmitter;
+  signal: AbortSignal;
+  /** Adds what other modules give tools (audit, password prompts) to the loop's context. */
+  decorateToolContext?: (ctx: ToolContext) => ToolContext;
+}
+
+export interface CallResult {
+  call: ToolCallMessagePart;
+  result: ToolResult;
+}
+
+/**
+ * The tool calls of one step: each starts as soon as its arguments are
+ * complete, and a call identical to an earlier one of the same step (same
+ * tool, same arguments) runs once and shares that result.
+ */
+export class StepTools {
+  private readonly running = new Map<string, Promise<ToolResult>>();
+  private readonly firstBySignature = new Map<string, ToolCallMessagePart>();
+  private readonly ran: ToolCallMessagePart[] = [];
+
+  constructor(private readonly env: ToolRunEnv) {}
+
+  start(call: ToolCallMessagePart): void {
+    if (this.running.has(call.id)) return;
+    const signature = callSignature(call);
+    const first = this.firstBySignature.get(signature);
+    if (first) {
+      this.running.set(call.id, this.duplicate(call, first));
+      return;
+    }
+    this.firstBySignature.set(signature, call);
+    this.ran.push(call);
+    this.running.set(call.id, runTool(this.env, call));
+  }
+
+  /** Results in call order, starting whatever has not started yet. */
+  async results(calls: readonly ToolCallMessagePart[]): Promise<CallResult[]> {
+    for (const call of calls) this.start(call);
+    return Promise.all(calls.map(async (call) => ({ call, result: await this.running.get(call.id)! })));
+  }
+
+  /** Calls that actually ran (not the duplicates), for the history of a step that did not finish. */
+  startedCalls(): ToolCallMessagePart[] {
+    return this.ran.slice();
+  }
+
+  async settle(): Promise<void> {
+    await Promise.allSettled(this.running.values());
+  }
+
+  private async duplicate(call: ToolCallMessagePart, first: ToolCallMessagePart): Promise<ToolResult> {
+    const { emit } = this.env;
+    emit.event({
+      type: "tool.call",
+      payload: { turnId: emit.turnId, messageId: call.id, toolCallId: call.id, name: call.function.name, args: parseArgs(call.function.arguments) },
+    });
+    const original = await this.running.get(first.id)!;
+    const result: ToolResult = {
+      ...original,
+      output: `(Same call as ${first.id} in this step; it ran once. Its result:)\n${original.output}`,
+    };
+    emitFinished(this.env, call, result);
+    return result;
+  }
+}
+
+/** Tool name plus arguments with keys sorted, so `{a,b}` and `{b,a}` count as the same call. */
+export function callSignature(call: ToolCallMessagePart): string {
+  const raw = call.function.arguments;
+  let args = raw;
+  try {
+    args = JSON.stringify(sortKeys(JSON.parse(raw || "{}")));
+  } catch {
+    // Unparseable arguments compare as raw text; the tool will refuse them anyway.
+  }
+  return `${call.function.name}\u0000${args}`;
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<ToolResult> {
+  const { emit, signal } = env;
+  const args = parseArgs(call.function.arguments);
+  emit.event({
+    type: "tool.call",
+    payload: { turnId: emit.turnId, messageId: call.id, toolCallId: call.id, name: call.function.name, args },
+  });
+  const finish = (result: ToolResult): ToolResult => {
+    emitFinished(env, call, result);
+    return result;
+  };
+  const tool = env.tools.find((candidate) => candidate.name === call.function.name);
+  if (!tool) {
+    const names = env.tools.map((t) => t.name).join(", ") || "none";
+    return finish({ output: `Unknown tool "${call.function.name}". Available tools: ${names}.`, isError: true });
+  }
+  if (signal.aborted) return finish(cancelledResult());
+  const base: ToolContext = {
+    cwd: env.workspace,
+    signal,
+    sessionId: env.sessionId,
+    turnId: emit.turnId,
+    toolCallId: call.id,
+    // sudo asks the human for a password through the approval queue (never stored or logged).
+    askPassword: env.gate.askPassword
+      ? (prompt) => env.gate.askPassword!({ sessionId: env.sessionId, turnId: emit.turnId, toolCallId: call.id, tool: tool.name, signal, prompt })
+      : undefined,
+    emit: (progress) => emit.event({ type: "tool.progress", payload: { turnId: emit.turnId, toolCallId: call.id, text: progress.text } }),
+  };
+  const ctx = env.decorateToolContext ? env.decorateToolContext(base) : base;
+  try {
+    const need = await tool.needsApproval(call.function.arguments, ctx);
+    const decision = await env.gate.check({
+      sessionId: env.sessionId,
+      turnId: emit.turnId,
+      toolCallId: call.id,
+      tool: tool.name,
+      args,
+      need,
+      signal,
+    });
+    if (signal.aborted) return finish(cancelledResult());
+    if (!decision.approved) {
+      const output = decision.feedback
+        ? `The user rejected this call with feedback: ${decision.feedback}`
+        : "The user rejected this call. Do not retry it; wait for new instructions.";
+      return finish({ output, isError: true, display: { rejected: true, feedback: decision.feedback } });
+    }
+    emit.event({ type: "tool.state", payload: { turnId: emit.turnId, toolCallId: call.id, state: "running" } });
+    emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "running_tool" } });
+    const result = await tool.run(call.function.arguments, ctx);
+    return finish(signal.aborted ? cancelledResult(result.output) : result);
+  } catch (error) {
+    if (signal.aborted) return finish(cancelledResult());
+    return finish({ output: `The tool failed: ${errorMessage(error)}`, isError: true });
+  }
+}
+
+function emitFinished(env: ToolRunEnv, call: ToolCallMessagePart, result: ToolResult): void {
+  env.emit.event({
+    type: "tool.state",
+    payload: {
+      turnId: env.emit.turnId,
+      toolCallId: call.id,
+      state: result.isError ? "error" : "completed",
+      output: result.output,
+      isError: result.isError,
+      display: result.display,
+    },
+  });
+}
+
+export const CANCELLED_OUTPUT = "Cancelled by the user.";
+
+export function cancelledResult(partial?: string): ToolResult {
+  return { output: partial ? `${partial}\n[cancelled by the user]` : CANCELLED_OUTPUT, isError: true };
+}
+
+export function parseArgs(raw: string): unknown {
+  try {
+    return raw ? JSON.parse(raw) : {};
+  } catch {
+    return raw;
+  }
+}
