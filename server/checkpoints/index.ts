@@ -6,6 +6,11 @@
  */
 export { openShadowRepo, ShadowRepo } from "./shadow-repo.ts";
 export { shadowGitDir } from "./layout.ts";
+export { CheckpointService } from "./service.ts";
+export { DMAIL_RESTORES_FILES_SETTING } from "./core.ts";
+export type { CheckpointRequest, CheckpointServiceDeps, HistoryHost } from "./core.ts";
+export type { RewindRequest } from "./rewind.ts";
+export type { ForkRequest } from "./fork.ts";
 export {
   BUILTIN_IGNORES,
   DEFAULT_MAX_FILE_BYTES,

@@ -1,0 +1,265 @@
+import type { CheckpointView, CheckpointDiff, CheckpointFile, CheckpointSettings } from "../protocol";
+import { errorMessage, WorldlineError } from "../errors";
+import type { EventLog, Sessions } from "../sessions";
+import * as store from "../store";
+import { openShadowRepo, type ShadowRepo } from "./shadow-repo.ts";
+import type { FileChange, ShadowRepoOptions } from "./types.ts";
+
+/** What the agent loop calls at every turn and step (structurally the agent's CheckpointPort). */
+export interface CheckpointRequest {
+  sessionId: string;
+  turn: number;
+  step: number;
+  reason: string;
+  historyPosition: number;
+}
+
+/** The runtime side the service needs: whether a turn runs, and rewriting a session's history safely. */
+export interface HistoryHost {
+  isRunning(sessionId: string): boolean;
+  /** Runs `rewrite` on the persisted history while no turn can start; the cached context is re-read afterwards. */
+  rewriteHistory(sessionId: string, rewrite: () => Promise<void>): Promise<void>;
+}
+
+export interface CheckpointServiceDeps {
+  db: store.Db;
+  log: EventLog;
+  sessions: Sessions;
+  /** WORLDLINE_HOME: snapshots and forks live under it. */
+  home: string;
+  snapshot?: Omit<ShadowRepoOptions, "home">;
+}
+
+/** Setting keys (server/store settings): the global default and a per-session override. */
+export const DMAIL_RESTORES_FILES_SETTING = "checkpoints.dmail_restores_files";
+const BASELINE_SETTING = "checkpoints.baseline:";
+
+/** A stored file change: the engine's FileChange plus whether it happened outside the agent. */
+export type StoredFileChange = FileChange & { outside?: boolean };
+
+export type CheckpointRow = store.CheckpointRow;
+
+/**
+ * Checkpoints of sessions: a row plus a workspace snapshot at every turn, step and turn end,
+ * the per-workspace baseline (the state the agent last left) that tells user edits apart,
+ * and the queries the timeline needs. Rewind and fork build on it (rewind.ts, fork.ts).
+ */
+export class CheckpointCore {
+  private readonly repos = new Map<string, Promise<ShadowRepo>>();
+  /** Per session: checkpoint work in order (turn-end snapshot before the next turn's first checkpoint). */
+  private readonly chains = new Map<string, Promise<unknown>>();
+  private readonly watched = new Set<string>();
+  private host: HistoryHost | undefined;
+
+  constructor(readonly deps: CheckpointServiceDeps) {}
+
+  /** The runtime is built after this service (it takes the port); attach it once it exists. */
+  attach(host: HistoryHost): void {
+    this.host = host;
+  }
+
+  get history(): HistoryHost {
+    if (!this.host) throw new WorldlineError("checkpoint:unavailable", "The agent runtime is not attached yet.");
+    return this.host;
+  }
+
+  repo(workspace: string): Promise<ShadowRepo> {
+    let repo = this.repos.get(workspace);
+    if (!repo) {
+      repo = openShadowRepo(workspace, { ...this.deps.snapshot, home: this.deps.home });
+      repo.catch(() => this.repos.delete(workspace));
+      this.repos.set(workspace, repo);
+    }
+    return repo;
+  }
+
+  /** Runs `work` after every earlier checkpoint job of the session. */
+  serial<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.chains.get(sessionId) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(work);
+    this.chains.set(sessionId, next.catch(() => undefined));
+    return next;
+  }
+
+  /** Waits for pending checkpoint jobs (a turn-end snapshot) of the session. */
+  async settled(sessionId: string): Promise<void> {
+    await this.chains.get(sessionId);
+  }
+
+  /** The port's `create`: a row, a snapshot, the files changed since the previous checkpoint. Never throws for snapshot trouble. */
+  create(input: CheckpointRequest): Promise<{ id: string; number: number }> {
+    this.watchTurnEnds(input.sessionId);
+    return this.serial(input.sessionId, async () => {
+      const row = await this.record(input);
+      return { id: row.id, number: row.number };
+    });
+  }
+
+  /** Snapshots the workspace and writes the checkpoint row (callers serialize). */
+  async record(input: CheckpointRequest): Promise<CheckpointRow> {
+    const session = await this.deps.sessions.get(input.sessionId);
+    const workspace = session.workspace.path;
+    const previous = await store.lastCheckpoint(this.deps.db, input.sessionId);
+    let snapshot: string | null = null;
+    let files: StoredFileChange[] = [];
+    let note: string | null = null;
+    try {
+      const repo = await this.repo(workspace);
+      const result = await repo.snapshot({ message: `${input.reason} ${input.sessionId} turn ${input.turn} step ${input.step}` });
+      snapshot = result.commit;
+      const baseline = await this.baseline(workspace);
+      const outside = new Set<string>();
+      // What differs from the state the agent last left was changed by someone else (editor, terminal).
+      if (baseline && baseline !== snapshot) {
+        for (const change of (await repo.diff(baseline, snapshot)).files) {
+          outside.add(change.path);
+          if (change.oldPath) outside.add(change.oldPath);
+        }
+      }
+      if (previous?.snapshot && previous.snapshot !== snapshot) {
+        files = (await repo.diff(previous.snapshot, snapshot)).files.map((change) =>
+          outside.has(change.path) ? { ...change, outside: true } : change,
+        );
+      }
+      await this.setBaseline(workspace, snapshot);
+      if (result.skipped.length > 0) {
+        const shown = result.skipped.slice(0, 5).map((entry) => `${entry.path} (${entry.reason})`);
+        const more = result.skipped.length > shown.length ? ` and ${result.skipped.length - shown.length} more` : "";
+        note = `Not captured: ${shown.join(", ")}${more}. A rewind leaves these paths alone.`;
+      }
+    } catch (error) {
+      // A snapshot failure must never fail the turn: the row still marks the conversation position.
+      note = `No snapshot of the files: ${errorMessage(error)}`;
+    }
+    const row = await store.createCheckpoint(this.deps.db, {
+      sessionId: input.sessionId,
+      turn: input.turn,
+      step: input.step,
+      reason: input.reason,
+      historyPosition: input.historyPosition,
+      snapshot,
+      filesChanged: JSON.stringify(files),
+      note,
+    });
+    await this.deps.log.open(input.sessionId);
+    this.deps.log.append(input.sessionId, {
+      type: "checkpoint.created",
+      payload: { checkpointId: row.id, number: row.number, turn: row.turn, step: row.step, reason: row.reason },
+    });
+    return row;
+  }
+
+  /**
+   * A snapshot when each turn ends, recorded as a `turn_end` checkpoint: it is the baseline
+   * for telling the user's later edits apart, and it shows what the turn's last step changed.
+   */
+  private watchTurnEnds(sessionId: string): void {
+    if (this.watched.has(sessionId) || !this.deps.log.isOpen(sessionId)) return;
+    this.watched.add(sessionId);
+    this.deps.log.subscribe(sessionId, (event) => {
+      if (event.type !== "turn.completed") return;
+      void this.serial(sessionId, async () => {
+        const last = await store.lastCheckpoint(this.deps.db, sessionId);
+        if (!last || last.reason === "turn_end") return;
+        const position = (await store.readHistory(this.deps.db, sessionId)).length;
+        await this.record({ sessionId, turn: last.turn, step: last.step + 1, reason: "turn_end", historyPosition: position });
+      }).catch((error: unknown) => {
+        // The session may have been deleted while its turn ended; nothing to record then.
+        console.warn(`[worldline] turn-end checkpoint of ${sessionId} failed: ${errorMessage(error)}`);
+      });
+    });
+  }
+
+  async baseline(workspace: string): Promise<string | undefined> {
+    const value = await store.getSetting(this.deps.db, BASELINE_SETTING + workspace);
+    return typeof value === "string" ? value : undefined;
+  }
+
+  async setBaseline(workspace: string, commit: string): Promise<void> {
+    await store.putSetting(this.deps.db, BASELINE_SETTING + workspace, commit);
+  }
+
+  /** A checkpoint of this session by id or number; `checkpoint:not_found` otherwise. */
+  async find(sessionId: string, ref: string | number): Promise<CheckpointRow> {
+    const row =
+      typeof ref === "number" || /^\d+$/.test(ref)
+        ? await store.getCheckpointByNumber(this.deps.db, sessionId, Number(ref))
+        : await store.getCheckpoint(this.deps.db, ref);
+    if (!row || row.sessionId !== sessionId) {
+      throw new WorldlineError("checkpoint:not_found", `No checkpoint ${JSON.stringify(ref)} in this session.`);
+    }
+    return row;
+  }
+
+  async list(sessionId: string): Promise<CheckpointView[]> {
+    await this.deps.sessions.get(sessionId);
+    await this.settled(sessionId);
+    return (await store.listCheckpoints(this.deps.db, sessionId)).map(toView);
+  }
+
+  /** The diff from a checkpoint to the workspace now: what a files rewind would undo. */
+  async diff(sessionId: string, ref: string | number): Promise<CheckpointDiff> {
+    const session = await this.deps.sessions.get(sessionId);
+    const row = await this.find(sessionId, ref);
+    if (!row.snapshot) throw noSnapshot(row);
+    const result = await (await this.repo(session.workspace.path)).diff(row.snapshot);
+    return { checkpoint: row.id, files: result.files.map(toWireFile), patch: result.patch, truncated: result.truncated, skipped: result.skipped };
+  }
+
+  async settings(sessionId: string): Promise<CheckpointSettings> {
+    await this.deps.sessions.get(sessionId);
+    const own = await store.getSetting(this.deps.db, `${DMAIL_RESTORES_FILES_SETTING}:${sessionId}`);
+    const global = await store.getSetting(this.deps.db, DMAIL_RESTORES_FILES_SETTING);
+    return { dmail_restores_files: typeof own === "boolean" ? own : global === true };
+  }
+
+  async updateSettings(sessionId: string, patch: Partial<CheckpointSettings>): Promise<CheckpointSettings> {
+    await this.deps.sessions.get(sessionId);
+    if (patch.dmail_restores_files !== undefined) {
+      await store.putSetting(this.deps.db, `${DMAIL_RESTORES_FILES_SETTING}:${sessionId}`, patch.dmail_restores_files);
+    }
+    return this.settings(sessionId);
+  }
+}
+
+export function noSnapshot(row: CheckpointRow): WorldlineError {
+  return new WorldlineError(
+    "checkpoint:invalid",
+    `Checkpoint #${row.number} has no snapshot of the files${row.note ? ` (${row.note})` : ""}; only the conversation can be rewound.`,
+  );
+}
+
+export function storedFiles(row: CheckpointRow): StoredFileChange[] {
+  try {
+    return JSON.parse(row.filesChanged) as StoredFileChange[];
+  } catch {
+    return [];
+  }
+}
+
+function toWireFile(change: StoredFileChange): CheckpointFile {
+  return {
+    path: change.path,
+    status: change.status,
+    additions: change.additions,
+    deletions: change.deletions,
+    ...(change.oldPath ? { old_path: change.oldPath } : {}),
+    ...(change.binary ? { binary: true } : {}),
+    ...(change.outside ? { outside: true } : {}),
+  };
+}
+
+function toView(row: CheckpointRow): CheckpointView {
+  return {
+    id: row.id,
+    number: row.number,
+    turn: row.turn,
+    step: row.step,
+    reason: row.reason,
+    created_at: row.createdAt.toISOString(),
+    history_position: row.historyPosition,
+    has_snapshot: row.snapshot !== null,
+    note: row.note,
+    files: storedFiles(row).map(toWireFile),
+  };
+}

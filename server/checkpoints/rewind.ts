@@ -1,0 +1,230 @@
+import type { RewindResult } from "../protocol";
+import { WorldlineError } from "../errors";
+import * as store from "../store";
+import { noSnapshot, storedFiles, type CheckpointCore, type CheckpointRow } from "./core.ts";
+import type { ShadowRepo } from "./shadow-repo.ts";
+
+/** Setting key prefix: what a rewind did and the whole history it replaced, stored with its undo point. */
+const REWIND_RECORD = "checkpoints.rewind:";
+
+interface SavedEntry {
+  kind: string;
+  data: string;
+}
+
+interface RewindRecord {
+  target: string;
+  conversation: boolean;
+  files: boolean;
+  /** The full history before the rewind (only when the conversation was rewound). */
+  history?: SavedEntry[];
+}
+
+export interface RewindRequest {
+  checkpoint: string | number;
+  conversation: boolean;
+  files: boolean;
+  force: boolean;
+}
+
+/**
+ * Rewinds a session to a checkpoint: its conversation, its files, or both. Refuses with
+ * `checkpoint:conflict` (the paths) when a file the rewind would change was edited outside
+ * the agent since the target; `force` overwrites. First records an undo point (a `rewind`
+ * checkpoint holding the workspace and the whole history as they are), so any rewind can be undone.
+ */
+export async function rewind(core: CheckpointCore, sessionId: string, request: RewindRequest, options: { undo?: boolean } = {}): Promise<RewindResult> {
+  const { db, log, sessions } = core.deps;
+  const session = await sessions.get(sessionId);
+  refuseWhileRunning(core, sessionId);
+  await core.settled(sessionId);
+  if (!request.conversation && !request.files) {
+    throw new WorldlineError("checkpoint:invalid", "Nothing to rewind: set conversation, files or both.");
+  }
+  const target = await core.find(sessionId, request.checkpoint);
+  const workspace = session.workspace.path;
+  let repo: ShadowRepo | undefined;
+  if (request.files) {
+    if (!target.snapshot) throw noSnapshot(target);
+    repo = await core.repo(workspace);
+    if (!request.force) {
+      const paths = await conflictingPaths(core, repo, sessionId, target, workspace);
+      if (paths.length > 0) throw conflictError(paths);
+    }
+  }
+  const records = request.conversation ? await historyAt(core, target) : undefined;
+  const current = await store.readHistory(db, sessionId);
+  const last = await store.lastCheckpoint(db, sessionId);
+  const undoPoint = await core.serial(sessionId, () =>
+    core.record({ sessionId, turn: last?.turn ?? 0, step: last?.step ?? 0, reason: "rewind", historyPosition: current.length }),
+  );
+  const saved: RewindRecord = { target: target.id, conversation: request.conversation, files: request.files };
+  if (request.conversation) saved.history = current.map(({ kind, data }) => ({ kind, data }));
+  await store.putSetting(db, REWIND_RECORD + undoPoint.id, saved);
+
+  let outcome = { written: [] as string[], deleted: [] as string[], untouched: [] as string[] };
+  // Both writes happen under the runtime's guard, so no turn starts on a half-rewound session.
+  await core.history.rewriteHistory(sessionId, async () => {
+    if (records) await replaceHistory(db, sessionId, current, records);
+    if (repo && target.snapshot) {
+      outcome = await repo.restore(target.snapshot, { force: true });
+      await core.setBaseline(workspace, (await repo.snapshot({ message: `rewind to #${target.number}` })).commit);
+    }
+  });
+  log.append(sessionId, {
+    type: "checkpoint.rewound",
+    payload: {
+      checkpointId: target.id,
+      number: target.number,
+      undoCheckpointId: undoPoint.id,
+      undoNumber: undoPoint.number,
+      conversation: request.conversation,
+      files: request.files,
+      written: outcome.written.length,
+      deleted: outcome.deleted.length,
+      ...(options.undo ? { undo: true } : {}),
+    },
+  });
+  return {
+    checkpoint: target.id,
+    undo_checkpoint: undoPoint.id,
+    conversation: request.conversation,
+    files: request.files,
+    written: outcome.written,
+    deleted: outcome.deleted,
+    untouched: outcome.untouched,
+  };
+}
+
+/** Undoes the last rewind: rewinds to its undo point, the same parts it rewound. */
+export async function undoRewind(core: CheckpointCore, sessionId: string, force: boolean): Promise<RewindResult> {
+  await core.deps.sessions.get(sessionId);
+  const rows = await store.listCheckpoints(core.deps.db, sessionId);
+  const last = rows.filter((row) => row.reason === "rewind").at(-1);
+  const record = last ? await rewindRecord(core, last.id) : undefined;
+  if (!last || !record) throw new WorldlineError("checkpoint:not_found", "There is no rewind to undo in this session.");
+  return rewind(core, sessionId, { checkpoint: last.id, conversation: record.conversation, files: record.files, force }, { undo: true });
+}
+
+/** `/undo`: rewinds conversation and files to the start of the last turn still in the history. */
+export async function undoTurn(core: CheckpointCore, sessionId: string, force: boolean): Promise<RewindResult> {
+  await core.deps.sessions.get(sessionId);
+  await core.settled(sessionId);
+  const length = (await store.readHistory(core.deps.db, sessionId)).length;
+  const rows = await store.listCheckpoints(core.deps.db, sessionId);
+  const start = rows.filter((row) => row.reason === "turn" && row.historyPosition < length).at(-1);
+  if (!start) throw new WorldlineError("checkpoint:not_found", "There is no turn to undo in this session.");
+  return rewind(core, sessionId, { checkpoint: start.id, conversation: true, files: start.snapshot !== null, force });
+}
+
+/**
+ * D-Mail: the loop sent the conversation back to a checkpoint; restore its files too when
+ * the user enabled it. Never overwrites edits made outside the agent: on a conflict it
+ * leaves the files and says so. Resolves to true when files were restored.
+ */
+export async function revertFilesForDmail(core: CheckpointCore, sessionId: string, checkpointId: string): Promise<boolean> {
+  const { db, log } = core.deps;
+  if (!(await core.settings(sessionId)).dmail_restores_files) return false;
+  const session = await core.deps.sessions.get(sessionId);
+  const target = await core.find(sessionId, checkpointId).catch(() => undefined);
+  if (!target?.snapshot) return false;
+  const workspace = session.workspace.path;
+  const repo = await core.repo(workspace);
+  const paths = await conflictingPaths(core, repo, sessionId, target, workspace);
+  if (paths.length > 0) {
+    log.append(sessionId, {
+      type: "notice",
+      payload: { level: "warning", text: `D-Mail: files not restored, because ${paths.join(", ")} changed outside the agent.` },
+    });
+    return false;
+  }
+  const historyLength = (await store.readHistory(db, sessionId)).length;
+  const undoPoint = await core.serial(sessionId, () =>
+    core.record({ sessionId, turn: target.turn, step: target.step, reason: "rewind", historyPosition: historyLength }),
+  );
+  await store.putSetting(db, REWIND_RECORD + undoPoint.id, { target: target.id, conversation: false, files: true } satisfies RewindRecord);
+  const outcome = await repo.restore(target.snapshot, { force: true });
+  await core.setBaseline(workspace, (await repo.snapshot({ message: `D-Mail to #${target.number}` })).commit);
+  log.append(sessionId, {
+    type: "checkpoint.rewound",
+    payload: {
+      checkpointId: target.id,
+      number: target.number,
+      undoCheckpointId: undoPoint.id,
+      undoNumber: undoPoint.number,
+      conversation: false,
+      files: true,
+      written: outcome.written.length,
+      deleted: outcome.deleted.length,
+    },
+  });
+  return true;
+}
+
+/**
+ * The history as it was at `target`. A conversation rewind replaces history, so a checkpoint
+ * taken before one lives on in the history saved by the first such rewind after it.
+ */
+export async function historyAt(core: CheckpointCore, target: CheckpointRow): Promise<SavedEntry[]> {
+  const rows = await store.listCheckpoints(core.deps.db, target.sessionId);
+  for (const row of rows) {
+    if (row.reason !== "rewind" || row.number < target.number) continue;
+    const saved = await rewindRecord(core, row.id);
+    if (saved?.history) return saved.history.slice(0, target.historyPosition);
+  }
+  const current = await store.readHistory(core.deps.db, target.sessionId);
+  return current.slice(0, target.historyPosition).map(({ kind, data }) => ({ kind, data }));
+}
+
+/**
+ * Paths the rewind would change that were edited outside the agent after the target:
+ * changed since the agent's last snapshot (baseline), or marked as outside edits by a later checkpoint.
+ */
+async function conflictingPaths(core: CheckpointCore, repo: ShadowRepo, sessionId: string, target: CheckpointRow, workspace: string): Promise<string[]> {
+  const pending = await repo.diff(target.snapshot as string);
+  const touched = new Set(pending.files.flatMap((file) => (file.oldPath ? [file.path, file.oldPath] : [file.path])));
+  if (touched.size === 0) return [];
+  const outside = new Set<string>();
+  const baseline = await core.baseline(workspace);
+  if (baseline) for (const path of await repo.changedSince(baseline)) outside.add(path);
+  for (const row of await store.listCheckpoints(core.deps.db, sessionId)) {
+    if (row.number <= target.number) continue;
+    for (const file of storedFiles(row)) {
+      if (!file.outside) continue;
+      outside.add(file.path);
+      if (file.oldPath) outside.add(file.oldPath);
+    }
+  }
+  return [...touched].filter((path) => outside.has(path)).sort();
+}
+
+function conflictError(paths: string[]): WorldlineError {
+  const shown = paths.slice(0, 10).join(", ") + (paths.length > 10 ? ` and ${paths.length - 10} more` : "");
+  return new WorldlineError(
+    "checkpoint:conflict",
+    `${paths.length} file${paths.length === 1 ? " was" : "s were"} changed outside the agent and would be overwritten: ${shown}. Rewind with force to overwrite them (the rewind can be undone).`,
+    { details: { paths } },
+  );
+}
+
+function refuseWhileRunning(core: CheckpointCore, sessionId: string): void {
+  if (core.history.isRunning(sessionId)) {
+    throw new WorldlineError("session:busy", "A turn is running in this session; cancel it or wait for it before rewinding.");
+  }
+}
+
+async function rewindRecord(core: CheckpointCore, checkpointId: string): Promise<RewindRecord | undefined> {
+  const value = await store.getSetting(core.deps.db, REWIND_RECORD + checkpointId);
+  return value && typeof value === "object" ? (value as RewindRecord) : undefined;
+}
+
+/** Makes the persisted history equal `records`: a truncation when they are a prefix of it. */
+async function replaceHistory(db: store.Db, sessionId: string, current: { data: string }[], records: SavedEntry[]): Promise<void> {
+  const isPrefix = records.length <= current.length && records.every((record, i) => record.data === current[i].data);
+  if (isPrefix) {
+    await store.truncateHistory(db, sessionId, records.length);
+    return;
+  }
+  await store.truncateHistory(db, sessionId, 0);
+  await store.appendHistory(db, sessionId, records.map((record, position) => ({ position, kind: record.kind, data: record.data })));
+}

@@ -1,0 +1,73 @@
+import type { CheckpointDiff, CheckpointSettings, CheckpointView, ForkResult, RewindResult } from "../protocol";
+import { CheckpointCore, type CheckpointRequest, type CheckpointServiceDeps, type HistoryHost } from "./core.ts";
+import { fork, type ForkRequest } from "./fork.ts";
+import { revertFilesForDmail, rewind, undoRewind, undoTurn, type RewindRequest } from "./rewind.ts";
+
+/**
+ * Checkpoints for the bridge: implements the agent loop's CheckpointPort (`create`, `revertTo`)
+ * and the operations behind /api/v1/sessions/:id/{checkpoints,rewind,fork}.
+ *
+ * Undo: every rewind first records a `rewind` checkpoint (the workspace and whole history as
+ * they were); `undoRewind` (POST …/rewind/undo) rewinds to the latest of those, and rewinding
+ * to any `rewind` checkpoint by id does the same. `undoTurn` is `/undo`: back to the start of
+ * the last turn.
+ */
+export class CheckpointService {
+  private readonly core: CheckpointCore;
+
+  constructor(deps: CheckpointServiceDeps) {
+    this.core = new CheckpointCore(deps);
+  }
+
+  /** The runtime is built with this service as its port; attach it afterwards. */
+  attach(host: HistoryHost): void {
+    this.core.attach(host);
+  }
+
+  /** Port: a checkpoint at the start of a turn or step (or for compaction/D-Mail). */
+  create(input: CheckpointRequest): Promise<{ id: string; number: number }> {
+    return this.core.create(input);
+  }
+
+  /** Port: a D-Mail went back to `checkpointId`; restores its files when the session allows it. */
+  revertTo(input: { sessionId: string; checkpointId: string }): Promise<boolean> {
+    return revertFilesForDmail(this.core, input.sessionId, input.checkpointId);
+  }
+
+  list(sessionId: string): Promise<CheckpointView[]> {
+    return this.core.list(sessionId);
+  }
+
+  diff(sessionId: string, checkpoint: string | number): Promise<CheckpointDiff> {
+    return this.core.diff(sessionId, checkpoint);
+  }
+
+  rewind(sessionId: string, request: RewindRequest): Promise<RewindResult> {
+    return rewind(this.core, sessionId, request);
+  }
+
+  undoRewind(sessionId: string, options: { force?: boolean } = {}): Promise<RewindResult> {
+    return undoRewind(this.core, sessionId, options.force ?? false);
+  }
+
+  undoTurn(sessionId: string, options: { force?: boolean } = {}): Promise<RewindResult> {
+    return undoTurn(this.core, sessionId, options.force ?? false);
+  }
+
+  fork(sessionId: string, request: ForkRequest): Promise<ForkResult> {
+    return fork(this.core, sessionId, request);
+  }
+
+  settings(sessionId: string): Promise<CheckpointSettings> {
+    return this.core.settings(sessionId);
+  }
+
+  updateSettings(sessionId: string, patch: Partial<CheckpointSettings>): Promise<CheckpointSettings> {
+    return this.core.updateSettings(sessionId, patch);
+  }
+
+  /** Waits for pending checkpoint work of a session (tests, shutdown). */
+  settled(sessionId: string): Promise<void> {
+    return this.core.settled(sessionId);
+  }
+}
