@@ -90,6 +90,34 @@ describe("worldline acp", () => {
     expect(textOf(updatesOf(fresh, sessionId, "agent_message_chunk"))).toBe("Done reading.");
   });
 
+  it("asks the client before an edit and applies it once allowed, showing the diff", async () => {
+    proc.permission.asked.length = 0;
+    proc.permission.answer = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+    fake.script({ toolCalls: [{ name: "write_file", arguments: { path: "out.txt", content: "written by acp\n" } }] }, { text: "Wrote it." });
+    const before = proc.updates.length;
+    const response = await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write out.txt" }] });
+    expect(response.stopReason).toBe("end_turn");
+    expect(proc.permission.asked).toHaveLength(1);
+    expect(proc.permission.asked[0].toolCall).toMatchObject({ title: "Write file: out.txt", kind: "edit" });
+    expect(proc.permission.asked[0].options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+    expect(await fs.readFile(path.join(workspace, "out.txt"), "utf8")).toBe("written by acp\n");
+    const done = updatesOf(proc.updates.slice(before), sessionId, "tool_call_update").find((u) => u.status === "completed");
+    expect(done?.content).toContainEqual({ type: "diff", path: path.join(workspace, "out.txt"), oldText: null, newText: "written by acp\n" });
+  });
+
+  it("treats a rejected or cancelled permission as a rejection", async () => {
+    proc.permission.asked.length = 0;
+    proc.permission.answer = () => ({ outcome: { outcome: "cancelled" } });
+    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "touch rejected.txt" } }] }, { text: "Understood." });
+    const before = proc.updates.length;
+    await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "touch a file" }] });
+    expect(proc.permission.asked[0]?.toolCall).toMatchObject({ title: "Run command: touch rejected.txt", kind: "execute" });
+    await expect(fs.stat(path.join(workspace, "rejected.txt"))).rejects.toThrow();
+    const failed = updatesOf(proc.updates.slice(before), sessionId, "tool_call_update").find((u) => u.status === "failed");
+    expect(failed).toBeDefined();
+    proc.permission.answer = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
+  });
+
   it("answers a cancelled prompt with stopReason cancelled", async () => {
     fake.script({ hang: true });
     const prompt = proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "take your time" }] });
