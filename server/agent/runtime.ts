@@ -69,6 +69,8 @@ interface SessionState {
   active?: PendingTurn;
   queue: PendingTurn[];
   steering: string[];
+  /** A rewind is rewriting the history: prompts wait in the queue. */
+  rewriting?: boolean;
 }
 
 /**
@@ -110,7 +112,7 @@ export class AgentRuntime {
     const pending: PendingTurn = { sessionId, turnId: turn.id, number: turn.number, prompt, options, controller: new AbortController(), done, settle };
     // Checked and set with no await in between, so two prompts can never both start.
     const state = this.state(sessionId);
-    if (state.active) {
+    if (state.active || state.rewriting) {
       state.queue.push(pending);
       this.append(sessionId, turn.id, { type: "turn.queued", payload: { turnId: turn.id, prompt, position: state.queue.length } });
       return { turnId: turn.id, done, queued: true };
@@ -154,6 +156,26 @@ export class AgentRuntime {
       }
       state.steering.length = 0;
       if (state.active) await this.cancel(sessionId);
+    }
+  }
+
+  /**
+   * Runs `rewrite` (a rewind of history and files, server/checkpoints) while no turn runs:
+   * refused during a turn, prompts meanwhile wait in the queue, the context is re-read after.
+   */
+  async rewriteHistory(sessionId: string, rewrite: () => Promise<void>): Promise<void> {
+    const state = this.state(sessionId);
+    if (state.active || state.rewriting) {
+      throw new WorldlineError("session:busy", "A turn is running in this session; cancel it or wait for it before rewinding.");
+    }
+    state.rewriting = true;
+    try {
+      await rewrite();
+    } finally {
+      this.contexts.delete(sessionId);
+      state.rewriting = false;
+      const next = state.queue.shift();
+      if (next) this.start(next);
     }
   }
 
