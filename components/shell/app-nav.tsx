@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { PendingBadge } from "@/components/approvals/pending-badge";
 
 const LINKS = [
   { href: "/", label: "Sessions" },
@@ -26,6 +27,7 @@ export function AppNav() {
             className={`rounded px-2 py-1 ${active ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
           >
             {link.label}
+            {link.href === "/approvals" ? <PendingBadge /> : null}
           </Link>
         );
       })}

@@ -60,13 +60,10 @@ async function streamOnce(
   let reasoning = "";
   let usage: StepResult["usage"];
   let firstTokenAt: number | undefined;
-  const calls: { id: string; name: string; args: string }[] = [];
-  let announced = 0;
-  const announceReadyUpTo = (count: number) => {
-    for (; announced < count; announced++) {
-      const call = calls[announced];
-      onToolCallReady?.({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } });
-    }
+  const calls: { id: string; name: string; args: string; announced?: boolean }[] = [];
+  const announce = (call: (typeof calls)[number]) => {
+    call.announced = true;
+    onToolCallReady?.({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } });
   };
 
   for await (const chunk of provider.stream(request)) {
@@ -82,12 +79,14 @@ async function streamOnce(
         emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "reasoning", delta: chunk.delta } });
         break;
       case "tool_call": {
-        // A new index means every earlier call's arguments are complete.
-        announceReadyUpTo(Math.min(chunk.index, calls.length));
         const call = (calls[chunk.index] ??= { id: chunk.id ?? `call_${randomUUID()}`, name: "", args: "" });
         if (chunk.id) call.id = chunk.id;
         if (chunk.name) call.name += chunk.name;
         call.args += chunk.argsDelta;
+        // Providers may interleave the argument pieces of parallel calls, so a call
+        // is ready once its arguments form a whole JSON object: no valid object is
+        // a prefix of another, so nothing more can follow.
+        if (!call.announced && chunk.argsDelta && call.name && isCompleteObject(call.args)) announce(call);
         break;
       }
       case "usage":
@@ -97,7 +96,7 @@ async function streamOnce(
         break;
     }
   }
-  const toolCalls = calls.filter(Boolean).map((call) => ({
+  const toolCalls = toolCallsInOrder(calls).map((call) => ({
     id: call.id,
     type: "function" as const,
     function: { name: call.name, arguments: call.args },
@@ -105,7 +104,7 @@ async function streamOnce(
   if (!text && !reasoning && toolCalls.length === 0) {
     throw new ProviderError("The model returned an empty response.", undefined, true, undefined, { kind: "empty" });
   }
-  announceReadyUpTo(calls.length);
+  for (const call of toolCallsInOrder(calls)) if (!call.announced) announce(call);
   if (text || reasoning) emit.event({ type: "message.completed", payload: { turnId: emit.turnId, messageId } });
   return {
     message: {
@@ -119,4 +118,18 @@ async function streamOnce(
     outputTokens: usage?.outputTokens ?? estimateTokens(text + reasoning + toolCalls.map((c) => c.function.arguments).join("")),
     seconds: firstTokenAt === undefined ? 0 : (performance.now() - firstTokenAt) / 1000,
   };
+}
+
+function toolCallsInOrder<T>(calls: T[]): T[] {
+  return calls.filter(Boolean);
+}
+
+function isCompleteObject(args: string): boolean {
+  if (!args.trimEnd().endsWith("}")) return false;
+  try {
+    const value: unknown = JSON.parse(args);
+    return typeof value === "object" && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
 }
