@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
 import { ApprovalService } from "./approvals";
+import { CheckpointService } from "./checkpoints";
 import type { BridgeConfig } from "./config";
 import { EventLog, Sessions } from "./sessions";
 import { PtyManager } from "./pty";
@@ -65,17 +66,20 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     },
   });
   const settings = new SettingsService(db, config.home, config.model?.model ?? null);
+  const checkpoints = new CheckpointService({ db, log, sessions, home: config.home });
   const runtime = new AgentRuntime({
     db,
     log,
     sessions,
     config,
+    checkpoints,
     tools: options.tools ?? (() => builtinTools()),
     gate: approvals.gate,
     provider: options.provider,
     retry: options.retry,
     ...options.agent,
   });
+  checkpoints.attach(runtime);
 
   const pages = options.ui === false ? null : await loadPages(config, options.dev ?? false);
   const server = createServer();
@@ -98,6 +102,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     files,
     settings,
     ptys,
+    checkpoints,
   };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services);

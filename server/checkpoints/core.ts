@@ -90,13 +90,14 @@ export class CheckpointCore {
   create(input: CheckpointRequest): Promise<{ id: string; number: number }> {
     this.watchTurnEnds(input.sessionId);
     return this.serial(input.sessionId, async () => {
-      const row = await this.record(input);
+      // The loop appends the marker and the checkpoint.created event for its own checkpoints.
+      const row = await this.record(input, { announce: false });
       return { id: row.id, number: row.number };
     });
   }
 
-  /** Snapshots the workspace and writes the checkpoint row (callers serialize). */
-  async record(input: CheckpointRequest): Promise<CheckpointRow> {
+  /** Snapshots the workspace and writes the checkpoint row (callers serialize); announces it with an event unless told not to. */
+  async record(input: CheckpointRequest, options: { announce?: boolean } = {}): Promise<CheckpointRow> {
     const session = await this.deps.sessions.get(input.sessionId);
     const workspace = session.workspace.path;
     const previous = await store.lastCheckpoint(this.deps.db, input.sessionId);
@@ -141,6 +142,7 @@ export class CheckpointCore {
       filesChanged: JSON.stringify(files),
       note,
     });
+    if (options.announce === false) return row;
     await this.deps.log.open(input.sessionId);
     this.deps.log.append(input.sessionId, {
       type: "checkpoint.created",

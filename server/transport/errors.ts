@@ -13,6 +13,7 @@ const STATUS_BY_KIND: Record<string, number> = {
   conflict: 409,
   busy: 409,
   already_decided: 409,
+  blocked: 409,
   too_large: 413,
   unavailable: 503,
 };

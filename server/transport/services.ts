@@ -1,5 +1,6 @@
 import type { AgentRuntime } from "../agent";
 import type { ApprovalService } from "../approvals";
+import type { CheckpointService } from "../checkpoints";
 import type { BridgeConfig } from "../config";
 import type { WorkspaceFiles } from "../files";
 import type { EventLog, Sessions } from "../sessions";
@@ -19,4 +20,5 @@ export interface BridgeServices {
   files: WorkspaceFiles;
   settings: SettingsService;
   ptys: PtyManager;
+  checkpoints: CheckpointService;
 }

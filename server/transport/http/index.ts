@@ -4,6 +4,7 @@ import type { BridgeServices } from "../services";
 import { sendError } from "./io";
 import { Router } from "./router";
 import { approvalRoutes } from "./routes/approvals";
+import { checkpointRoutes } from "./routes/checkpoints";
 import { chatRoutes } from "./routes/chat";
 import { healthRoutes } from "./routes/health";
 import { sessionRoutes } from "./routes/sessions";
@@ -12,7 +13,7 @@ import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
 
 export function createApiRouter(): Router {
-  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes);
+  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes);
 }
 
 type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
