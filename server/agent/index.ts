@@ -1,5 +1,6 @@
 export { AgentRuntime, DEFAULT_MAX_STEPS } from "./runtime";
-export type { RuntimeDeps, StartedTurn } from "./runtime";
+export type { ExternalAgentPort, RuntimeDeps, StartedTurn } from "./runtime";
+export type { TurnEmitter } from "./turn-emitter";
 export { runTurn, runCompactionTurn } from "./loop";
 export type { TurnOptions, TurnResult } from "./loop";
 export { Context, checkpointMarkerText } from "./context";

@@ -45,6 +45,13 @@ export interface RuntimeDeps {
   skills?: (workspace: string) => Promise<string>;
   /** Adds audit and password prompts to every tool's context (server/tools, server/approvals). */
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
+  /** Runs turns of sessions backed by an external ACP agent command (server/acp). */
+  externalAgents?: ExternalAgentPort;
+}
+
+/** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */
+export interface ExternalAgentPort {
+  runTurn(input: { sessionId: string; workspace: string; command: string; turnId: string; prompt: string; emit: TurnEmitter; signal: AbortSignal; gate: ApprovalGate }): Promise<TurnResult>;
 }
 
 export interface StartedTurn {
@@ -221,6 +228,10 @@ export class AgentRuntime {
     const { sessionId, turnId, prompt } = pending;
     const session = await this.deps.sessions.get(sessionId);
     const emit: TurnEmitter = { turnId, event: (event) => this.deps.log.append(sessionId, event, turnId) };
+    if (session.agentCommand && this.deps.externalAgents) {
+      const { signal } = pending.controller;
+      return this.deps.externalAgents.runTurn({ sessionId, workspace: session.workspace.path, command: session.agentCommand, turnId, prompt, emit, signal, gate: this.deps.gate });
+    }
     const model = session.model ?? this.deps.config.model?.model;
     if (!this.provider || !model) {
       emit.event({ type: "message.user", payload: { turnId, messageId: `msg_${turnId}`, text: prompt } });
