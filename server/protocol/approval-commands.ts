@@ -7,8 +7,8 @@ const ApprovalId = z.string().min(1).max(64);
 
 export const approvalCommands = {
   /** Starts `approvals.changed` messages for every session; answers with the pending requests. */
-  "approvals.subscribe": z.object({}).strict(),
-  "approvals.unsubscribe": z.object({}).strict(),
+  "approvals.subscribe": z.object({ commandId: CommandId.optional() }).strict(),
+  "approvals.unsubscribe": z.object({ commandId: CommandId.optional() }).strict(),
   "approval.decide": z
     .object({
       commandId: CommandId,
