@@ -1,23 +1,110 @@
 "use client";
 
-import { useState, type KeyboardEvent } from "react";
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, useState, type KeyboardEvent } from "react";
 import { command } from "@/components/transport/client";
+import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands";
+import { mentionAt, useMentionSearch } from "./use-mentions";
 
-export function PromptInput({ sessionId, running, stage }: { sessionId: string; running: boolean; stage?: string }) {
+/** Prompts remembered per workspace for ↑/↓. */
+const HISTORY_LIMIT = 200;
+
+export interface PromptInputProps {
+  sessionId: string;
+  workspace: string;
+  running: boolean;
+  stage?: string;
+  yolo: boolean;
+}
+
+/**
+ * The chat input: multi-line, history per workspace, @-mentions, /commands,
+ * thinking toggle, shell mode (Ctrl+X), Stop, and steering while a turn runs.
+ */
+export function PromptInput({ sessionId, workspace, running, stage, yolo }: PromptInputProps) {
+  const router = useRouter();
+  const area = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState("");
-  const [error, setError] = useState<string | null>(null);
+  const [caret, setCaret] = useState(0);
+  const [notice, setNotice] = useState<{ text: string; level: "info" | "error" } | null>(null);
   const [sending, setSending] = useState(false);
+  const [thinking, setThinking] = useState(true);
+  const [shellMode, setShellMode] = useState(false);
+  const [pick, setPick] = useState(0);
+  const history = useRef<{ items: string[]; index: number; draft: string }>({ items: [], index: -1, draft: "" });
+  const historyKey = `worldline.history.${workspace}`;
+
+  useEffect(() => {
+    try {
+      history.current = { items: JSON.parse(localStorage.getItem(historyKey) ?? "[]") as string[], index: -1, draft: "" };
+    } catch {
+      history.current = { items: [], index: -1, draft: "" };
+    }
+  }, [historyKey]);
+
+  useEffect(() => {
+    const focus = (event: globalThis.KeyboardEvent) => {
+      if (event.key === "l" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        area.current?.focus();
+      }
+    };
+    window.addEventListener("keydown", focus);
+    return () => window.removeEventListener("keydown", focus);
+  }, []);
+
+  const mention = shellMode ? null : mentionAt(text, caret);
+  const mentionFiles = useMentionSearch(sessionId, mention?.query ?? null);
+  const slashQuery = !shellMode && /^\/\w*$/.test(text) ? text.slice(1) : null;
+  const slashMatches = slashQuery === null ? [] : SLASH_COMMANDS.filter((c) => c.name.startsWith(slashQuery));
+  const menu: { key: string; label: string; hint?: string; apply: () => void }[] = mention
+    ? mentionFiles.map((file) => ({
+        key: file,
+        label: file,
+        apply: () => {
+          const next = `${text.slice(0, mention.start)}@${file} ${text.slice(caret)}`;
+          setText(next);
+          const pos = mention.start + file.length + 2;
+          requestAnimationFrame(() => area.current?.setSelectionRange(pos, pos));
+          setCaret(pos);
+        },
+      }))
+    : slashMatches.map((c) => ({ key: c.name, label: `/${c.name}${c.args ? ` ${c.args}` : ""}`, hint: c.help, apply: () => setText(`/${c.name}${c.args ? " " : ""}`) }));
+  const menuOpen = menu.length > 0;
+
+  const remember = (prompt: string) => {
+    const items = [...history.current.items.filter((item) => item !== prompt), prompt].slice(-HISTORY_LIMIT);
+    history.current = { items, index: -1, draft: "" };
+    try {
+      localStorage.setItem(historyKey, JSON.stringify(items));
+    } catch {
+      // History is a convenience; a full quota only loses it.
+    }
+  };
+
+  const say = (message: string, level: "info" | "error" = "info") => setNotice({ text: message, level });
 
   const send = async () => {
     const prompt = text.trim();
     if (!prompt || sending) return;
     setSending(true);
-    setError(null);
+    setNotice(null);
     try {
-      await command("turn.prompt", { sessionId, text: prompt });
+      remember(prompt);
+      if (shellMode) {
+        window.dispatchEvent(new CustomEvent("worldline:run-in-terminal", { detail: { sessionId, line: prompt } }));
+      } else if (prompt.startsWith("/") && (await runSlashCommand(prompt, { sessionId, workspace, yolo, navigate: router.push, say }))) {
+        // handled locally
+      } else if (running) {
+        await command("turn.steer", { sessionId, text: prompt });
+        say("Sent to the running turn; the agent sees it at its next step.");
+      } else {
+        await command("turn.prompt", { sessionId, text: prompt, reasoning: thinking ? "on" : "off" });
+      }
       setText("");
+      setCaret(0);
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      say(err instanceof Error ? err.message : String(err), "error");
     } finally {
       setSending(false);
     }
@@ -27,54 +114,129 @@ export function PromptInput({ sessionId, running, stage }: { sessionId: string; 
     try {
       await command("turn.cancel", { sessionId });
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      say(err instanceof Error ? err.message : String(err), "error");
     }
+  };
+
+  const browseHistory = (direction: -1 | 1, event: KeyboardEvent<HTMLTextAreaElement>) => {
+    const el = event.currentTarget;
+    const atEdge = direction === -1 ? !text.slice(0, el.selectionStart).includes("\n") : !text.slice(el.selectionEnd).includes("\n");
+    const h = history.current;
+    if (!atEdge || h.items.length === 0) return;
+    if (direction === -1 && h.index === -1) h.draft = text;
+    const index = h.index === -1 ? (direction === -1 ? h.items.length - 1 : -1) : h.index + direction;
+    if (index < -1 || index >= h.items.length) return;
+    event.preventDefault();
+    h.index = index;
+    setText(index === -1 ? h.draft : h.items[index]);
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+    if (event.nativeEvent.isComposing) return;
+    if (menuOpen && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+      event.preventDefault();
+      setPick((p) => (p + (event.key === "ArrowDown" ? 1 : -1) + menu.length) % menu.length);
+      return;
+    }
+    if (menuOpen && (event.key === "Tab" || event.key === "Enter")) {
+      event.preventDefault();
+      menu[Math.min(pick, menu.length - 1)].apply();
+      setPick(0);
+      return;
+    }
+    if (event.key === "x" && event.ctrlKey) {
+      event.preventDefault();
+      setShellMode((v) => !v);
+      return;
+    }
+    if (event.key === "Enter" && !event.shiftKey) {
       event.preventDefault();
       void send();
+      return;
     }
-    if (event.key === "Escape" && running) void cancel();
+    if (event.key === "Escape") {
+      if (running) void cancel();
+      else setNotice(null);
+      return;
+    }
+    if (event.key === "ArrowUp") browseHistory(-1, event);
+    if (event.key === "ArrowDown") browseHistory(1, event);
   };
 
   return (
-    <div className="shrink-0 border-t border-border bg-panel p-3">
-      <div className="mx-auto flex max-w-3xl flex-col gap-1">
-        {error ? (
-          <div className="text-danger" data-testid="prompt-error">
-            {error}
-          </div>
-        ) : null}
-        <div className="flex items-end gap-2">
-          <textarea
-            data-testid="prompt-input"
-            aria-label="Message the agent"
-            className="min-h-[2.5rem] flex-1 resize-none rounded-md border border-border bg-bg px-3 py-2 outline-none focus:border-accent"
-            rows={Math.min(8, Math.max(1, text.split("\n").length))}
-            placeholder={running ? "The agent is working… (Esc to stop)" : "Message the agent (Enter to send, Shift+Enter for a new line)"}
-            value={text}
-            onChange={(event) => setText(event.target.value)}
-            onKeyDown={onKeyDown}
-          />
-          {running ? (
-            <button type="button" data-testid="stop-button" onClick={() => void cancel()} className="rounded-md border border-danger/50 px-3 py-2 text-danger hover:bg-danger/10">
-              Stop
-            </button>
-          ) : (
-            <button
-              type="button"
-              data-testid="send-button"
-              disabled={!text.trim() || sending}
-              onClick={() => void send()}
-              className="rounded-md bg-accent px-3 py-2 font-medium text-bg disabled:opacity-40"
+    <div className="relative shrink-0 border-t border-border bg-panel p-2" data-testid="prompt">
+      {menuOpen ? (
+        <ul role="listbox" aria-label={mention ? "Files" : "Commands"} className="absolute bottom-full left-2 right-2 mb-1 max-h-64 overflow-y-auto rounded-md border border-border bg-raised py-1 shadow-lg" data-testid={mention ? "mention-menu" : "slash-menu"}>
+          {menu.map((entry, i) => (
+            <li
+              key={entry.key}
+              role="option"
+              aria-selected={i === pick}
+              className={`flex cursor-pointer gap-3 px-3 py-1 font-mono text-xs ${i === pick ? "bg-accent/20 text-fg" : "text-muted"}`}
+              onMouseDown={(event) => {
+                event.preventDefault();
+                entry.apply();
+              }}
+              data-testid="menu-option"
             >
-              Send
-            </button>
-          )}
+              <span className="truncate">{entry.label}</span>
+              {entry.hint ? <span className="ml-auto shrink-0 font-sans">{entry.hint}</span> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {notice ? (
+        <div className={`mb-1.5 whitespace-pre-wrap rounded px-2 py-1 text-xs ${notice.level === "error" ? "bg-danger/10 text-danger" : "bg-raised text-muted"}`} data-testid="input-notice" role="status">
+          {notice.text}
         </div>
-        {running ? <div className="text-xs text-muted" data-testid="turn-stage">{stage ?? "working"}…</div> : null}
+      ) : null}
+      <div className={`flex items-end gap-2 rounded-md border bg-bg px-2 py-1 ${shellMode ? "border-warn/60" : "border-border focus-within:border-accent"}`}>
+        {shellMode ? <span className="pb-1.5 font-mono text-warn" aria-hidden>$</span> : null}
+        <textarea
+          ref={area}
+          data-testid="prompt-input"
+          aria-label={shellMode ? "Shell command for the session terminal" : "Message the agent"}
+          className="max-h-60 min-h-[2rem] flex-1 resize-none bg-transparent py-1.5 outline-none"
+          rows={Math.min(10, Math.max(1, text.split("\n").length))}
+          placeholder={
+            shellMode ? "Run in the terminal (Ctrl+X back to chat)" : running ? "Steer the running turn… (Esc to stop)" : "Ask the agent · @ file · / command · Shift+Enter newline"
+          }
+          value={text}
+          onChange={(event) => {
+            setText(event.target.value);
+            setCaret(event.target.selectionStart);
+            setPick(0);
+          }}
+          onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
+          onKeyDown={onKeyDown}
+        />
+        {running ? (
+          <button type="button" data-testid="stop-button" onClick={() => void cancel()} className="mb-0.5 rounded border border-danger/50 px-2.5 py-1 text-danger hover:bg-danger/10" title="Stop (Esc)">
+            Stop
+          </button>
+        ) : null}
+        <button
+          type="button"
+          data-testid="send-button"
+          disabled={!text.trim() || sending}
+          onClick={() => void send()}
+          className="mb-0.5 rounded bg-accent px-2.5 py-1 font-medium text-bg disabled:opacity-40"
+          title="Send (Enter)"
+        >
+          {running && !shellMode ? "Steer" : "Send"}
+        </button>
+      </div>
+      <div className="mt-1 flex items-center gap-3 px-1 text-[11px] text-muted">
+        <label className="flex cursor-pointer items-center gap-1" title="Ask the model to think before answering (where it supports it)">
+          <input type="checkbox" checked={thinking} onChange={(e) => setThinking(e.target.checked)} data-testid="thinking-toggle" className="accent-[var(--wl-accent)]" />
+          Thinking
+        </label>
+        <button type="button" className={shellMode ? "text-warn" : "hover:text-fg"} onClick={() => setShellMode((v) => !v)} data-testid="shell-toggle" aria-pressed={shellMode}>
+          Shell <kbd>Ctrl+X</kbd>
+        </button>
+        <span className="ml-auto truncate" data-testid="turn-stage">
+          {running ? `${stage ?? "working"}…` : "Enter send · ↑ history · /help"}
+        </span>
       </div>
     </div>
   );

@@ -2,15 +2,33 @@
 
 import { useEffect, useState } from "react";
 import type { SessionSummary } from "@/server/protocol";
+import { EditorArea } from "@/components/editor/editor-area";
+import { useOpenFiles } from "@/components/editor/use-open-files";
+import { FileTree } from "@/components/files/file-tree";
+import { useFileTree } from "@/components/files/use-file-tree";
 import { api } from "@/components/transport/client";
 import { PromptInput } from "./prompt-input";
+import { Splitter } from "./splitter";
+import { StatusBar } from "./status-bar";
+import { TerminalSlot } from "./terminal-slot";
 import { Transcript } from "./transcript";
+import { useLayout } from "./use-layout";
 import { useSession } from "./use-session";
 
+/** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
+const NARROW_PX = 768;
+type Pane = "agent" | "files" | "editor" | "terminal";
+
+/** The session page: file tree | editor and diffs | agent, terminals below, status at the bottom. */
 export function SessionView({ sessionId }: { sessionId: string }) {
   const { state, connection, error } = useSession(sessionId);
   const [summary, setSummary] = useState<SessionSummary | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
+  const { layout, update } = useLayout();
+  const tree = useFileTree(sessionId);
+  const files = useOpenFiles(sessionId);
+  const narrow = useNarrow();
+  const [pane, setPane] = useState<Pane>("agent");
 
   useEffect(() => {
     api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) => setLoadError(err.message));
@@ -20,6 +38,28 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     if (state.title) document.title = `${state.title} · Worldline`;
   }, [state.title]);
 
+  const { onDiskChange } = files;
+  useEffect(() => {
+    if (tree.changed) void onDiskChange(tree.changed.paths);
+    // Only a new change batch should trigger a check, not every buffer edit.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [tree.changed]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey)) return;
+      if (event.key === "b") {
+        event.preventDefault();
+        update({ treeOpen: !layout.treeOpen });
+      } else if (event.key === "j") {
+        event.preventDefault();
+        update({ bottomOpen: !layout.bottomOpen });
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [layout.treeOpen, layout.bottomOpen, update]);
+
   if (loadError) {
     return (
       <div className="p-6 text-danger" data-testid="session-error">
@@ -28,25 +68,128 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     );
   }
 
+  const openFile = (path: string) => {
+    files.openFile(path);
+    if (narrow) setPane("editor");
+  };
+  const openDiff = (title: string, diff: string) => {
+    files.openDiff(title, diff);
+    if (narrow) setPane("editor");
+  };
+  const activeFile = files.tabs.find((t) => t.id === files.active);
+  const treeView = (
+    <FileTree {...tree} activePath={activeFile?.kind === "file" ? activeFile.path : null} onOpen={openFile} />
+  );
+  const agentView = (
+    <>
+      {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
+      <Transcript state={state} onOpenDiff={openDiff} />
+      <PromptInput sessionId={sessionId} workspace={summary?.workspace ?? ""} running={state.running !== null} stage={state.running?.stage} yolo={Boolean(state.yolo)} />
+    </>
+  );
+  const show = (p: Pane) => !narrow || pane === p;
+
   return (
-    <div className="flex h-full flex-col">
-      <header className="flex h-9 shrink-0 items-center gap-3 border-b border-border px-3 text-muted">
+    <div className="flex h-full flex-col" data-testid="ide" data-narrow={narrow}>
+      <header className="flex h-8 shrink-0 items-center gap-2 border-b border-border px-3 text-muted">
         <span className="truncate font-medium text-fg" data-testid="session-title">
           {state.title ?? summary?.title ?? "…"}
         </span>
-        <span className="truncate font-mono text-xs" title={summary?.workspace}>
+        <span className="hidden truncate font-mono text-xs sm:inline" title={summary?.workspace}>
           {summary?.workspace}
         </span>
-        <span className="ml-auto flex items-center gap-3 text-xs">
-          {state.yolo ? <span className="rounded bg-warn/15 px-1.5 text-warn">yolo</span> : null}
-          <span data-testid="connection-state" className={connection === "live" ? "text-ok" : "text-warn"}>
-            ● {connection}
-          </span>
+        <span className="ml-auto flex items-center gap-1 text-xs">
+          {!narrow ? (
+            <>
+              <ToggleButton on={layout.treeOpen} onClick={() => update({ treeOpen: !layout.treeOpen })} label="Files" shortcut="Ctrl+B" testId="toggle-tree" />
+              <ToggleButton on={layout.bottomOpen} onClick={() => update({ bottomOpen: !layout.bottomOpen })} label="Terminal" shortcut="Ctrl+J" testId="toggle-terminal" />
+            </>
+          ) : null}
+          <button
+            type="button"
+            className="rounded px-2 py-0.5 hover:bg-raised hover:text-fg"
+            onClick={() => update({ theme: layout.theme === "light" ? "dark" : "light" })}
+            data-testid="toggle-theme"
+            aria-label="Switch between dark and light theme"
+          >
+            {layout.theme === "light" ? "☾ Dark" : "☀ Light"}
+          </button>
         </span>
       </header>
-      {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
-      <Transcript state={state} />
-      <PromptInput sessionId={sessionId} running={state.running !== null} stage={state.running?.stage} />
+      {narrow ? (
+        <nav className="flex shrink-0 border-b border-border text-xs" aria-label="Panes" data-testid="pane-tabs">
+          {(["agent", "files", "editor", "terminal"] as Pane[]).map((p) => (
+            <button key={p} type="button" aria-pressed={pane === p} onClick={() => setPane(p)} className={`flex-1 py-1.5 capitalize ${pane === p ? "border-b-2 border-accent text-fg" : "text-muted"}`} data-testid={`pane-${p}`}>
+              {p}
+              {p === "agent" && Object.keys(state.approvals).length > 0 ? <span className="ml-1 text-warn">●</span> : null}
+            </button>
+          ))}
+        </nav>
+      ) : null}
+      <div className="flex min-h-0 flex-1">
+        {show("files") && (narrow || layout.treeOpen) ? (
+          <>
+            <aside className="flex min-h-0 shrink-0 flex-col bg-panel" style={narrow ? { flex: 1 } : { width: layout.treeWidth }} aria-label="Files" data-testid="tree-panel">
+              <div className="flex h-7 shrink-0 items-center px-3 text-[11px] font-semibold uppercase tracking-wider text-muted">
+                Files
+                {tree.git?.repo ? <span className="ml-2 font-normal normal-case">git</span> : null}
+              </div>
+              {treeView}
+            </aside>
+            {!narrow ? <Splitter direction="vertical" label="Resize file tree" testId="split-tree" start={() => layout.treeWidth} onResize={(w) => update({ treeWidth: clamp(w, 140, 600) })} /> : null}
+          </>
+        ) : null}
+        {show("editor") || show("terminal") ? (
+          <div className="flex min-w-0 flex-1 flex-col">
+            {show("editor") ? (
+              <div className="min-h-0 flex-1">
+                <EditorArea files={files} state={state} />
+              </div>
+            ) : null}
+            {(narrow && pane === "terminal") || (!narrow && layout.bottomOpen) ? (
+              <>
+                {!narrow ? <Splitter direction="horizontal" label="Resize terminal panel" testId="split-bottom" start={() => layout.bottomHeight} onResize={(h) => update({ bottomHeight: clamp(h, 80, 900) })} /> : null}
+                <div className="min-h-0 shrink-0 bg-panel" style={narrow ? { flex: 1 } : { height: layout.bottomHeight }} data-testid="bottom-panel">
+                  <TerminalSlot sessionId={sessionId} />
+                </div>
+              </>
+            ) : null}
+          </div>
+        ) : null}
+        {show("agent") ? (
+          <>
+            {!narrow ? <Splitter direction="vertical" label="Resize agent panel" testId="split-agent" start={() => layout.agentWidth} onResize={(w) => update({ agentWidth: clamp(w, 300, 1400) })} /> : null}
+            <section className="flex min-h-0 min-w-0 flex-col border-l border-border" style={narrow ? { flex: 1 } : { width: layout.agentWidth }} aria-label="Agent" data-testid="agent-panel">
+              {agentView}
+            </section>
+          </>
+        ) : null}
+      </div>
+      <StatusBar state={state} connection={connection} model={state.model ?? summary?.model ?? null} viewers={null} onShowApprovals={() => setPane("agent")} />
     </div>
   );
+}
+
+function ToggleButton({ on, onClick, label, shortcut, testId }: { on: boolean; onClick: () => void; label: string; shortcut: string; testId: string }) {
+  return (
+    <button type="button" aria-pressed={on} onClick={onClick} className={`rounded px-2 py-0.5 hover:bg-raised ${on ? "text-fg" : ""}`} title={`${label} (${shortcut})`} data-testid={testId}>
+      {label} <kbd className="text-[10px] text-muted">{shortcut}</kbd>
+    </button>
+  );
+}
+
+function useNarrow(): boolean {
+  const [narrow, setNarrow] = useState(false);
+  useEffect(() => {
+    const query = window.matchMedia(`(max-width: ${NARROW_PX - 1}px)`);
+    const sync = () => setNarrow(query.matches);
+    sync();
+    query.addEventListener("change", sync);
+    return () => query.removeEventListener("change", sync);
+  }, []);
+  return narrow;
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
 }

@@ -1,39 +1,98 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useMemo, useRef } from "react";
 import type { TranscriptItem, TranscriptState } from "@/server/protocol";
+import { Markdown } from "./markdown";
+import { ToolCard } from "./tool-card";
 
-export function Transcript({ state }: { state: TranscriptState }) {
-  const bottom = useRef<HTMLDivElement>(null);
-  const last = state.items.at(-1);
-  const lastSize = last && last.kind === "assistant" ? last.text.length + last.reasoning.length : 0;
+/** Rows are measured after render; this guess only sets the initial scroll height. */
+const ESTIMATED_ROW_PX = 64;
+/** Within this distance of the bottom the view follows new output; further up it stays put. */
+const FOLLOW_THRESHOLD_PX = 80;
 
+type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
+
+/**
+ * The conversation, virtualized: only the rows in view are in the DOM, so a
+ * session of thousands of events opens and scrolls smoothly.
+ */
+export function Transcript({ state, onOpenDiff }: { state: TranscriptState; onOpenDiff?: (title: string, diff: string) => void }) {
+  const scroller = useRef<HTMLDivElement>(null);
+  const following = useRef(true);
+  const { rows, children } = useMemo(() => groupSubagents(state.items), [state.items]);
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ESTIMATED_ROW_PX,
+    overscan: 6,
+    getItemKey: (index) => `${rows[index].kind}-${rows[index].id}`,
+  });
+
+  const last = rows.at(-1);
+  const lastSize = last?.kind === "assistant" ? last.text.length + last.reasoning.length : last?.kind === "tool" ? (last.output?.length ?? 0) + last.progress.length : 0;
   useEffect(() => {
-    bottom.current?.scrollIntoView({ block: "end" });
-  }, [state.items.length, lastSize]);
+    if (following.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
+  }, [rows.length, lastSize, virtualizer]);
+
+  const onScroll = () => {
+    const el = scroller.current;
+    if (el) following.current = el.scrollHeight - el.scrollTop - el.clientHeight < FOLLOW_THRESHOLD_PX;
+  };
 
   return (
-    <div className="min-h-0 flex-1 overflow-y-auto" data-testid="transcript">
-      <div className="mx-auto flex max-w-3xl flex-col gap-3 px-4 py-4">
-        {state.items.length === 0 ? (
-          <p className="py-16 text-center text-muted" data-testid="transcript-empty">
-            Ask the agent to read, change or run something in this folder.
-          </p>
-        ) : null}
-        {state.items.map((item) => (
-          <Item key={`${item.kind}-${item.id}`} item={item} />
-        ))}
-        <div ref={bottom} />
+    <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto [overflow-anchor:none]" data-testid="transcript" data-count={rows.length}>
+      {rows.length === 0 ? (
+        <p className="px-4 py-16 text-center text-muted" data-testid="transcript-empty">
+          Ask the agent to read, change or run something in this folder.
+          <br />
+          <span className="text-xs">Type <kbd>@</kbd> to mention a file, <kbd>/</kbd> for commands.</span>
+        </p>
+      ) : null}
+      <div className="relative mx-auto w-full max-w-3xl" style={{ height: virtualizer.getTotalSize() }}>
+        {virtualizer.getVirtualItems().map((row) => {
+          const item = rows[row.index];
+          return (
+            <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="absolute left-0 top-0 w-full px-4 py-1.5" style={{ transform: `translateY(${row.start}px)` }}>
+              <Item item={item} state={state} childrenOf={children} onOpenDiff={onOpenDiff} />
+            </div>
+          );
+        })}
       </div>
     </div>
   );
 }
 
-function Item({ item }: { item: TranscriptItem }) {
+/** Subagent tool calls (with parentToolCallId) render inside their parent's card instead of as rows. */
+function groupSubagents(items: TranscriptItem[]): { rows: TranscriptItem[]; children: Map<string, ToolItem[]> } {
+  const children = new Map<string, ToolItem[]>();
+  const rows: TranscriptItem[] = [];
+  for (const item of items) {
+    if (item.kind === "tool" && item.parentToolCallId) {
+      const list = children.get(item.parentToolCallId) ?? [];
+      list.push(item);
+      children.set(item.parentToolCallId, list);
+    } else rows.push(item);
+  }
+  return { rows, children };
+}
+
+function Item({
+  item,
+  state,
+  childrenOf,
+  onOpenDiff,
+}: {
+  item: TranscriptItem;
+  state: TranscriptState;
+  childrenOf: Map<string, ToolItem[]>;
+  onOpenDiff?: (title: string, diff: string) => void;
+}) {
   switch (item.kind) {
     case "user":
       return (
-        <div className="self-end whitespace-pre-wrap rounded-md bg-raised px-3 py-2" data-testid="message-user">
+        <div className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md bg-raised px-3 py-2" data-testid="message-user">
           {item.text}
         </div>
       );
@@ -41,43 +100,75 @@ function Item({ item }: { item: TranscriptItem }) {
       return (
         <div className="flex flex-col gap-1" data-testid="message-assistant">
           {item.reasoning ? (
-            <details className="text-muted" open={!item.done}>
-              <summary className="cursor-pointer select-none text-xs">Thinking</summary>
+            <details className="text-muted" open={!item.done && !item.text}>
+              <summary className="cursor-pointer select-none text-xs" data-testid="reasoning-toggle">
+                {item.done || item.text ? "Thought" : "Thinking…"} · {item.reasoning.length} chars
+              </summary>
               <div className="mt-1 whitespace-pre-wrap border-l border-border pl-3 text-xs" data-testid="message-reasoning">
                 {item.reasoning}
               </div>
             </details>
           ) : null}
-          <div className="whitespace-pre-wrap leading-relaxed" data-testid="message-text">
-            {item.text}
-          </div>
+          {item.text ? <Markdown text={item.text} /> : null}
+          {!item.done && !item.text && !item.reasoning ? <span className="text-muted">…</span> : null}
         </div>
       );
-    case "tool":
-      return (
-        <div className="rounded-md border border-border bg-panel px-3 py-2 font-mono text-xs" data-testid="tool-card" data-state={item.state}>
-          <div className="flex gap-2">
-            <span className="text-accent">{item.name}</span>
-            <span className="truncate text-muted">{JSON.stringify(item.args)}</span>
-            <span className="ml-auto text-muted">{item.state}</span>
-          </div>
-          {item.output ? <pre className="mt-2 max-h-60 overflow-auto whitespace-pre-wrap text-muted">{item.output}</pre> : null}
-        </div>
-      );
+    case "tool": {
+      const nested = renderChildren(item.id, state, childrenOf, onOpenDiff);
+      return <ToolCard item={item} approval={item.approvalId ? state.approvals[item.approvalId] : undefined} nested={nested} onOpenDiff={onOpenDiff} />;
+    }
     case "notice":
       return (
         <div
-          className={`rounded-md border px-3 py-2 ${item.level === "error" ? "border-danger/40 bg-danger/10 text-danger" : "border-warn/40 bg-warn/10 text-warn"}`}
+          role={item.level === "error" ? "alert" : undefined}
+          className={`rounded-md border px-3 py-2 ${item.level === "error" ? "border-danger/40 bg-danger/10 text-danger" : item.level === "warning" ? "border-warn/40 bg-warn/10 text-warn" : "border-border text-muted"}`}
           data-testid="notice"
+          data-level={item.level}
         >
           {item.text}
         </div>
       );
     case "retry":
       return (
-        <div className="text-xs text-muted" data-testid="retry-notice">
-          Retrying (attempt {item.attempt}) in {Math.round(item.delayMs / 100) / 10}s: {item.message}
+        <div className="text-xs text-warn" data-testid="retry-notice">
+          ↻ Retrying (attempt {item.attempt}) in {Math.round(item.delayMs / 100) / 10}s: {item.message}
         </div>
       );
+    case "queued":
+      return (
+        <div className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md border border-dashed border-border px-3 py-2 text-muted" data-testid="message-queued">
+          <span className="mr-2 text-xs">queued #{item.position}</span>
+          {item.text}
+        </div>
+      );
+    case "compaction":
+      return (
+        <div className="text-center text-xs text-muted" data-testid="compaction">
+          — context compaction ({item.reason}): {item.state}
+          {item.tokensAfter !== undefined ? `, ${item.tokensBefore} → ${item.tokensAfter} tokens` : ""}
+          {item.message ? ` · ${item.message}` : ""} —
+        </div>
+      );
+    default:
+      return null;
   }
+}
+
+function renderChildren(
+  parentId: string,
+  state: TranscriptState,
+  childrenOf: Map<string, ToolItem[]>,
+  onOpenDiff?: (title: string, diff: string) => void,
+) {
+  const kids = childrenOf.get(parentId);
+  if (!kids?.length) return undefined;
+  return kids.map((kid) => (
+    <ToolCard
+      key={kid.id}
+      item={kid}
+      approval={kid.approvalId ? state.approvals[kid.approvalId] : undefined}
+      nested={renderChildren(kid.id, state, childrenOf, onOpenDiff)}
+      onOpenDiff={onOpenDiff}
+    />
+  ));
 }
