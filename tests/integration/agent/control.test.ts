@@ -1,0 +1,129 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
+import { emitCommand, uniqueId, waitFor } from "../helpers";
+import { io } from "socket.io-client";
+import { completedOutcomes, messagesOf, startAgentBridge, type AgentBridge } from "./harness";
+
+let fake: FakeLlm;
+let bridge: AgentBridge;
+
+beforeAll(async () => {
+  fake = await startFakeLlm();
+  bridge = await startAgentBridge(fake.url, { agent: { maxSteps: 6 } });
+});
+afterAll(async () => {
+  await bridge.close();
+  await fake.close();
+});
+afterEach(() => fake.reset());
+
+async function socket() {
+  const s = io(bridge.url, { auth: { token: bridge.token }, transports: ["websocket"], forceNew: true });
+  await new Promise<void>((resolve, reject) => {
+    s.once("connect", () => resolve());
+    s.once("connect_error", reject);
+  });
+  return s;
+}
+
+function prompt(s: Awaited<ReturnType<typeof socket>>, sessionId: string, text: string) {
+  return emitCommand<{ turnId: string; queued: boolean }>(s, "turn.prompt", { commandId: uniqueId(), sessionId, text });
+}
+
+async function waitForOutcomes(sessionId: string, count: number) {
+  return waitFor(async () => {
+    const outcomes = completedOutcomes(await bridge.events(sessionId));
+    return outcomes.length >= count ? outcomes : undefined;
+  }, 15_000, `${count} completed turns`);
+}
+
+describe("cancel, steer, queue and guards", () => {
+  it("cancels mid-stream and keeps the history consistent for the next turn", async () => {
+    const sessionId = await bridge.createSession();
+    const s = await socket();
+    fake.script({ text: "a long answer that streams slowly", chunkSize: 2, delayMs: 100 });
+    await prompt(s, sessionId, "talk");
+    await bridge.waitForEvent(sessionId, (e) => e.type === "message.part.delta", "first delta");
+    expect(await (await bridge.api(`/api/v1/sessions/${sessionId}/cancel`, {})).json()).toEqual({ cancelled: true });
+    expect(completedOutcomes(await bridge.events(sessionId))).toEqual(["cancelled"]);
+    fake.script({ text: "fresh" });
+    await bridge.chat(sessionId, "again");
+    const messages = messagesOf(fake.requests[1]).filter((m) => !String(m.content).startsWith("<system>CHECKPOINT"));
+    expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
+    expect(String(messages[2].content).length).toBeGreaterThan(0);
+    s.disconnect();
+  });
+
+  it("cancels mid-tool: every tool call gets a result", async () => {
+    const sessionId = await bridge.createSession();
+    const s = await socket();
+    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "sleep 30" } }] });
+    await prompt(s, sessionId, "sleep");
+    await bridge.waitForEvent(sessionId, (e) => e.type === "tool.state" && e.payload.state === "running", "tool running");
+    await emitCommand(s, "turn.cancel", { commandId: uniqueId(), sessionId });
+    expect(completedOutcomes(await bridge.events(sessionId))).toEqual(["cancelled"]);
+    fake.script({ text: "ok" });
+    await bridge.chat(sessionId, "next");
+    const messages = messagesOf(fake.requests[1]);
+    const call = messages.find((m) => m.role === "assistant" && m.tool_calls);
+    const result = messages.find((m) => m.role === "tool");
+    expect(result?.tool_call_id).toBe((call?.tool_calls as { id: string }[])[0].id);
+    expect(String(result?.content).toLowerCase()).toContain("cancel");
+    s.disconnect();
+  });
+
+  it("injects a steering message before the next step", async () => {
+    const sessionId = await bridge.createSession();
+    const s = await socket();
+    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "sleep 1" } }] }, { text: "steered" });
+    await prompt(s, sessionId, "work");
+    await bridge.waitForEvent(sessionId, (e) => e.type === "tool.state" && e.payload.state === "running", "tool running");
+    const steer = await emitCommand<{ steered: boolean }>(s, "turn.steer", { commandId: uniqueId(), sessionId, text: "also check the README" });
+    expect(steer.steered).toBe(true);
+    await waitForOutcomes(sessionId, 1);
+    const messages = messagesOf(fake.requests[1]);
+    expect(messages.at(-1)?.role === "user" || messages.at(-2)?.role === "user").toBe(true);
+    expect(messages.some((m) => m.role === "user" && m.content === "also check the README")).toBe(true);
+    const toolIndex = messages.findIndex((m) => m.role === "tool");
+    const steerIndex = messages.findIndex((m) => m.content === "also check the README");
+    expect(steerIndex).toBeGreaterThan(toolIndex);
+    s.disconnect();
+  });
+
+  it("queues a second prompt sent while a turn runs and runs it after", async () => {
+    const sessionId = await bridge.createSession();
+    const s = await socket();
+    fake.script({ text: "first answer", chunkSize: 3, delayMs: 40 }, { text: "second answer" });
+    const first = await prompt(s, sessionId, "first");
+    const second = await prompt(s, sessionId, "second");
+    expect(first.queued).toBe(false);
+    expect(second.queued).toBe(true);
+    expect(await waitForOutcomes(sessionId, 2)).toEqual(["completed", "completed"]);
+    const messages = messagesOf(fake.requests[1]).filter((m) => !String(m.content).startsWith("<system>CHECKPOINT"));
+    expect(messages.map((m) => m.content)).toEqual([expect.any(String), "first", "first answer", "second"]);
+    const events = await bridge.events(sessionId);
+    expect(events.some((e) => e.type === "turn.queued" && e.payload.turnId === second.turnId)).toBe(true);
+    s.disconnect();
+  });
+
+  it("warns the model about a repeated call, then stops the turn", async () => {
+    const sessionId = await bridge.createSession();
+    const same = { toolCalls: [{ name: "list_dir", arguments: { path: "." } }] };
+    fake.script(same, same, same, same, { text: "never reached" });
+    await bridge.chat(sessionId, "loop");
+    expect(fake.requests).toHaveLength(4);
+    const third = messagesOf(fake.requests[3]).filter((m) => m.role === "tool");
+    expect(third.at(-1)?.content).toContain("[loop guard]");
+    expect(third[0].content).not.toContain("[loop guard]");
+    const events = await bridge.events(sessionId);
+    expect(completedOutcomes(events)).toEqual(["loop_detected"]);
+  });
+
+  it("stops at the step limit", async () => {
+    const sessionId = await bridge.createSession();
+    for (let i = 0; i < 6; i++) fake.script({ toolCalls: [{ name: "list_dir", arguments: { path: `dir-${i}` } }] });
+    await bridge.chat(sessionId, "go on forever");
+    expect(fake.requests).toHaveLength(6);
+    expect(completedOutcomes(await bridge.events(sessionId))).toEqual(["max_steps"]);
+  });
+});
