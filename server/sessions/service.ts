@@ -13,7 +13,7 @@ export class Sessions {
     private readonly log: EventLog,
   ) {}
 
-  async create(input: { workspace: string; yolo?: boolean; title?: string; model?: string | null; parentId?: string; forkCheckpointId?: string }): Promise<Session> {
+  async create(input: { workspace: string; yolo?: boolean; title?: string; model?: string | null; parentId?: string; forkCheckpointId?: string; agentCommand?: string }): Promise<Session> {
     const workspace = await resolveWorkspacePath(input.workspace);
     const session = await store.createSession(this.db, { ...input, workspace });
     await this.log.open(session.id);

@@ -5,7 +5,7 @@ export type SessionRow = NonNullable<Awaited<ReturnType<typeof getSession>>>;
 
 export async function createSession(
   db: Db,
-  input: { workspace: string; yolo?: boolean; title?: string; model?: string | null; parentId?: string; forkCheckpointId?: string },
+  input: { workspace: string; yolo?: boolean; title?: string; model?: string | null; parentId?: string; forkCheckpointId?: string; agentCommand?: string },
 ) {
   const workspace = await upsertWorkspace(db, input.workspace);
   return db.session.create({
@@ -16,6 +16,7 @@ export async function createSession(
       model: input.model ?? null,
       parentId: input.parentId,
       forkCheckpointId: input.forkCheckpointId,
+      agentCommand: input.agentCommand,
     },
     include: { workspace: true },
   });
