@@ -1,0 +1,159 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
+import { completedOutcomes, messagesOf, startAgentBridge, type AgentBridge } from "./harness";
+
+let fake: FakeLlm;
+
+beforeAll(async () => {
+  fake = await startFakeLlm();
+});
+afterAll(async () => {
+  await fake.close();
+});
+afterEach(() => fake.reset());
+
+const notMarker = (m: { content: unknown }) => !String(m.content).startsWith("<system>CHECKPOINT");
+
+describe("context across a restart", () => {
+  it("restores the exact history after the bridge restarts", async () => {
+    const first = await startAgentBridge(fake.url);
+    await fs.writeFile(path.join(first.workspace, "notes.md"), "remember me\n");
+    const sessionId = await first.createSession();
+    fake.script({ toolCalls: [{ name: "read_file", arguments: { path: "notes.md" } }] }, { text: "It says remember me." });
+    await first.chat(sessionId, "read notes");
+    const before = messagesOf(fake.requests[1]);
+    await first.close();
+
+    const second = await startAgentBridge(fake.url, { home: first.home, workspace: first.workspace });
+    try {
+      fake.script({ text: "still here" });
+      await second.chat(sessionId, "and now?");
+      const after = messagesOf(fake.requests[2]);
+      // Everything the model saw before, its answer, then the new prompt (system prompt rebuilt).
+      expect(after.slice(1, before.length)).toEqual(before.slice(1));
+      expect(after[before.length]).toMatchObject({ role: "assistant", content: "It says remember me." });
+      expect(after.filter(notMarker).at(-1)).toMatchObject({ role: "user", content: "and now?" });
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe("features", () => {
+  let bridge: AgentBridge;
+  beforeAll(async () => {
+    bridge = await startAgentBridge(fake.url, { env: { WORLDLINE_CONTEXT_WINDOW: "4000" } });
+  });
+  afterAll(() => bridge.close());
+
+  it("compacts on /compact with a focus: one summary call, recent messages verbatim", async () => {
+    const sessionId = await bridge.createSession();
+    for (let i = 1; i <= 4; i++) {
+      fake.script({ text: `answer ${i} ${"x".repeat(1200)}` });
+      await bridge.chat(sessionId, `question ${i}`);
+    }
+    fake.script({ text: "SUMMARY: asked four questions" });
+    await bridge.chat(sessionId, "/compact keep the questions");
+    const summaryRequest = messagesOf(fake.requests[4]);
+    expect(summaryRequest[0].content).toContain("compact the history");
+    expect(summaryRequest[1].content).toContain("keep the questions");
+    expect(summaryRequest[1].content).toContain("question 1");
+    expect(fake.requests[4].body.tools).toBeUndefined();
+
+    fake.script({ text: "after" });
+    await bridge.chat(sessionId, "question 5");
+    const next = messagesOf(fake.requests[5]).filter(notMarker);
+    expect(next[1].content).toContain("SUMMARY: asked four questions");
+    expect(next.some((m) => m.content === "question 1")).toBe(false);
+    expect(next.some((m) => m.content === "question 4")).toBe(true);
+    const events = await bridge.events(sessionId);
+    const done = events.find((e) => e.type === "compaction.completed");
+    expect(done?.type === "compaction.completed" && done.payload.outcome).toBe("completed");
+    expect(events.some((e) => e.type === "checkpoint.created" && e.payload.reason === "compaction")).toBe(true);
+  });
+
+  it("compacts automatically when the context passes the threshold", async () => {
+    const sessionId = await bridge.createSession();
+    // Old enough and big enough to be summarised: over the quarter of the window kept verbatim.
+    fake.script({ text: `first ${"y".repeat(5000)}`, usage: { prompt_tokens: 100, completion_tokens: 1260 } });
+    await bridge.chat(sessionId, "hello");
+    fake.script(
+      { toolCalls: [{ name: "list_dir", arguments: {} }], usage: { prompt_tokens: 3500, completion_tokens: 10 } },
+      { text: "AUTO SUMMARY" },
+      { text: "done" },
+    );
+    await bridge.chat(sessionId, "big work");
+    expect(messagesOf(fake.requests[2])[0].content).toContain("compact the history");
+    expect(messagesOf(fake.requests[3]).filter(notMarker)[1].content).toContain("AUTO SUMMARY");
+    const started = (await bridge.events(sessionId)).find((e) => e.type === "compaction.started");
+    expect(started?.type === "compaction.started" && started.payload.reason).toBe("auto");
+  });
+
+  it("D-Mail reverts the context to the checkpoint and continues with the message", async () => {
+    const sessionId = await bridge.createSession();
+    fake.script({ text: "hi there" });
+    await bridge.chat(sessionId, "first turn"); // checkpoints 0 (turn) and 1 (step)
+    fake.script(
+      { toolCalls: [{ name: "read_file", arguments: { path: "missing.txt" } }] },
+      { toolCalls: [{ name: "send_dmail", arguments: { checkpoint_id: 1, message: "missing.txt does not exist; answer without it" } }] },
+      { text: "answered without the file" },
+    );
+    await bridge.chat(sessionId, "second turn");
+    const after = messagesOf(fake.requests[3]);
+    expect(after.some((m) => m.content === "second turn")).toBe(false);
+    expect(after.some((m) => m.role === "tool")).toBe(false);
+    const dmail = after.filter(notMarker).at(-1);
+    expect(dmail?.role).toBe("user");
+    expect(dmail?.content).toContain("D-Mail");
+    expect(dmail?.content).toContain("missing.txt does not exist");
+    expect(after.some((m) => m.content === "<system>CHECKPOINT 0</system>")).toBe(true);
+    expect(after.some((m) => m.content === "<system>CHECKPOINT 1</system>")).toBe(false);
+    expect(completedOutcomes(await bridge.events(sessionId))).toEqual(["completed", "completed"]);
+  });
+
+  it("refuses a D-Mail to a checkpoint that does not exist", async () => {
+    const sessionId = await bridge.createSession();
+    fake.script({ toolCalls: [{ name: "send_dmail", arguments: { checkpoint_id: 99, message: "x" } }] }, { text: "ok" });
+    await bridge.chat(sessionId, "try");
+    const tool = messagesOf(fake.requests[1]).find((m) => m.role === "tool");
+    expect(tool?.content).toContain("no checkpoint 99");
+  });
+
+  it("runs a subagent with a restricted toolset and nests its events under the task call", async () => {
+    const sessionId = await bridge.createSession();
+    await fs.writeFile(path.join(bridge.workspace, "deep.txt"), "the answer is 42\n");
+    fake.script(
+      { toolCalls: [{ id: "call_task", name: "task", arguments: { description: "find the answer", prompt: "Read deep.txt and report the number." } }] },
+      { toolCalls: [{ id: "call_sub", name: "read_file", arguments: { path: "deep.txt" } }] },
+      { text: "The number is 42." },
+      { text: "The subagent says 42." },
+    );
+    await bridge.chat(sessionId, "delegate");
+    const subRequest = fake.requests[1].body;
+    expect(subRequest.messages[0].content).toContain("subagent");
+    expect(subRequest.tools.map((t: { function: { name: string } }) => t.function.name).sort()).toEqual(
+      ["fetch_url", "glob", "grep", "list_dir", "read_file"].sort(),
+    );
+    const parentTool = messagesOf(fake.requests[3]).find((m) => m.role === "tool");
+    expect(parentTool).toMatchObject({ tool_call_id: "call_task", content: "The number is 42." });
+    const events = await bridge.events(sessionId);
+    const nested = events.find((e) => e.type === "tool.call" && e.payload.toolCallId === "call_sub");
+    expect(nested?.type === "tool.call" && nested.payload.parentToolCallId).toBe("call_task");
+  });
+
+  it("keeps the todo list: persisted on the session and emitted", async () => {
+    const sessionId = await bridge.createSession();
+    const todos = [
+      { title: "Read the code", status: "done" },
+      { title: "Write the fix", status: "in_progress" },
+    ];
+    fake.script({ toolCalls: [{ name: "todo", arguments: { todos } }] }, { text: "planned" });
+    await bridge.chat(sessionId, "plan");
+    const event = (await bridge.events(sessionId)).find((e) => e.type === "todo.updated");
+    expect(event?.type === "todo.updated" && event.payload.items).toEqual(todos);
+    const session = await bridge.services.sessions.get(sessionId);
+    expect(JSON.parse(session.todos)).toEqual(todos);
+  });
+});
