@@ -33,6 +33,8 @@ export interface CheckpointServiceDeps {
 /** Setting keys (server/store settings): the global default and a per-session override. */
 export const DMAIL_RESTORES_FILES_SETTING = "checkpoints.dmail_restores_files";
 const BASELINE_SETTING = "checkpoints.baseline:";
+/** Checkpoints taken while no turn runs: changes since the baseline there are not the agent's. */
+const OUTSIDE_CAN_CHANGE = new Set(["turn", "rewind"]);
 
 /** A stored file change: the engine's FileChange plus whether it happened outside the agent. */
 export type StoredFileChange = FileChange & { outside?: boolean };
@@ -110,8 +112,9 @@ export class CheckpointCore {
       snapshot = result.commit;
       const baseline = await this.baseline(workspace);
       const outside = new Set<string>();
-      // What differs from the state the agent last left was changed by someone else (editor, terminal).
-      if (baseline && baseline !== snapshot) {
+      // Between turns (and before a rewind), what differs from the state the agent last left was
+      // changed by someone else (editor, terminal); within a turn, changes are the agent's.
+      if (OUTSIDE_CAN_CHANGE.has(input.reason) && baseline && baseline !== snapshot) {
         for (const change of (await repo.diff(baseline, snapshot)).files) {
           outside.add(change.path);
           if (change.oldPath) outside.add(change.oldPath);
