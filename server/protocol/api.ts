@@ -18,6 +18,7 @@ export const UpdateSessionBody = z
     yolo: z.boolean().optional(),
     title: z.string().min(1).max(200).optional(),
     model: z.string().max(200).nullable().optional(),
+    archived: z.boolean().optional(),
   })
   .strict();
 export type UpdateSessionBody = z.infer<typeof UpdateSessionBody>;
