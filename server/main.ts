@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
+import { ExternalAgents } from "./acp";
 import { ApprovalService } from "./approvals";
 import { CheckpointService } from "./checkpoints";
 import type { BridgeConfig } from "./config";
@@ -67,6 +68,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   });
   const settings = new SettingsService(db, config.home, config.model?.model ?? null);
   const checkpoints = new CheckpointService({ db, log, sessions, home: config.home });
+  // Sessions with an agentCommand run an external ACP agent, Worldline being its client.
+  const externalAgents = new ExternalAgents();
   const runtime = new AgentRuntime({
     db,
     log,
@@ -77,6 +80,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     gate: approvals.gate,
     provider: options.provider,
     retry: options.retry,
+    externalAgents,
     ...options.agent,
   });
   checkpoints.attach(runtime);
@@ -122,6 +126,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     close: () =>
       (closing ??= (async () => {
         await runtime.cancelAll();
+        await externalAgents.closeAll();
         await ptys.closeAll();
         await new Promise<void>((resolve) => io.close(() => resolve()));
         server.closeAllConnections();

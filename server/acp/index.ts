@@ -5,3 +5,4 @@ export { decisionFor, PERMISSION_OPTIONS, type ApprovalsPort } from "./permissio
 export { promptText } from "./prompt";
 export { driveTurn, errorLine, isRetryableError, type TurnSummary, type TurnUsage } from "./turn";
 export { UpdateTranslator } from "./updates";
+export { ExternalAgents } from "./external";

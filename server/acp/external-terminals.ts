@@ -1,0 +1,99 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import * as acp from "@agentclientprotocol/sdk";
+
+/** Output kept per terminal when the agent gives no limit: enough for build logs, bounded memory. */
+const DEFAULT_OUTPUT_LIMIT = 1_000_000;
+
+interface RunningTerminal {
+  child: ChildProcess;
+  output: string;
+  truncated: boolean;
+  limit: number;
+  exit: Promise<acp.TerminalExitStatus>;
+  status?: acp.TerminalExitStatus;
+}
+
+/**
+ * The terminal/* methods an external agent calls on Worldline: commands run in
+ * the session's workspace as their own process group (so kill and release
+ * end everything they started).
+ */
+export class ExternalTerminals {
+  private readonly terminals = new Map<string, RunningTerminal>();
+
+  constructor(private readonly workspace: string) {}
+
+  create(params: acp.CreateTerminalRequest): acp.CreateTerminalResponse {
+    const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
+    const args = params.args ?? [];
+    // A bare command line (no args) is a shell line, as agents usually send it.
+    const child = args.length > 0 ? spawn(params.command, args, { cwd: params.cwd ?? this.workspace, env, detached: true }) : spawn("bash", ["-lc", params.command], { cwd: params.cwd ?? this.workspace, env, detached: true });
+    const terminal: RunningTerminal = {
+      child,
+      output: "",
+      truncated: false,
+      limit: params.outputByteLimit ?? DEFAULT_OUTPUT_LIMIT,
+      exit: new Promise((resolve) => {
+        child.once("error", (error) => {
+          terminal.output += `${error.message}\n`;
+          resolve({ exitCode: 127, signal: null });
+        });
+        child.once("close", (code, signal) => resolve({ exitCode: code, signal }));
+      }),
+    };
+    const append = (chunk: Buffer) => {
+      terminal.output += chunk.toString("utf8");
+      if (Buffer.byteLength(terminal.output) > terminal.limit) {
+        // Keep the end: the latest output is what an agent reads.
+        terminal.output = terminal.output.slice(-terminal.limit);
+        terminal.truncated = true;
+      }
+    };
+    child.stdout?.on("data", append);
+    child.stderr?.on("data", append);
+    void terminal.exit.then((status) => (terminal.status = status));
+    const terminalId = `term_${randomUUID()}`;
+    this.terminals.set(terminalId, terminal);
+    return { terminalId };
+  }
+
+  output(terminalId: string): acp.TerminalOutputResponse {
+    const terminal = this.get(terminalId);
+    return { output: terminal.output, truncated: terminal.truncated, exitStatus: terminal.status ?? null };
+  }
+
+  async waitForExit(terminalId: string): Promise<acp.WaitForTerminalExitResponse> {
+    return this.get(terminalId).exit;
+  }
+
+  kill(terminalId: string): void {
+    killGroup(this.get(terminalId).child);
+  }
+
+  release(terminalId: string): void {
+    const terminal = this.terminals.get(terminalId);
+    if (!terminal) return;
+    if (!terminal.status) killGroup(terminal.child);
+    this.terminals.delete(terminalId);
+  }
+
+  releaseAll(): void {
+    for (const id of [...this.terminals.keys()]) this.release(id);
+  }
+
+  private get(terminalId: string): RunningTerminal {
+    const terminal = this.terminals.get(terminalId);
+    if (!terminal) throw acp.RequestError.resourceNotFound(terminalId);
+    return terminal;
+  }
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // Already gone between the check and the kill.
+  }
+}

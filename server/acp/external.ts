@@ -1,0 +1,217 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import type { ApprovalGate, ExternalAgentPort, TurnEmitter, TurnResult } from "../agent";
+import { isWithin } from "../tools";
+import { ExternalTerminals } from "./external-terminals";
+
+/** One running external agent: its process, the ACP connection, and its session id there. */
+interface AgentProcess {
+  child: ChildProcessWithoutNullStreams;
+  connection: acp.ClientConnection;
+  remoteSessionId: string;
+  workspace: string;
+  terminals: ExternalTerminals;
+  /** Set while a turn runs: where updates and permission requests of the agent go. */
+  turn?: { turnId: string; emit: TurnEmitter; signal: AbortSignal; gate: ApprovalGate; sessionId: string; messageId: string };
+}
+
+/**
+ * Worldline as an ACP client: a session whose `agentCommand` is set runs each
+ * turn on that external agent (spawned once per session, kept for later turns).
+ * Its updates become the session's events, its permission requests go through
+ * Worldline's approval gate (so they wait in the queue like any tool call),
+ * and its fs/terminal requests are served inside the workspace.
+ */
+export class ExternalAgents implements ExternalAgentPort {
+  private readonly agents = new Map<string, Promise<AgentProcess>>();
+
+  async runTurn(input: Parameters<ExternalAgentPort["runTurn"]>[0]): Promise<TurnResult> {
+    const started = Date.now();
+    const { emit, turnId } = input;
+    emit.event({ type: "message.user", payload: { turnId, messageId: `msg_user_${turnId}`, text: input.prompt } });
+    emit.event({ type: "turn.stage", payload: { turnId, stage: "planning" } });
+    let agent: AgentProcess;
+    try {
+      agent = await this.agentFor(input.sessionId, input.workspace, input.command);
+    } catch (error) {
+      const message = `Could not start the external agent \`${input.command}\`: ${error instanceof Error ? error.message : String(error)}`;
+      emit.event({ type: "turn.error", payload: { turnId, code: "acp:agent_failed", message } });
+      return { outcome: "error", message, stats: statsSince(started) };
+    }
+    agent.turn = { turnId, emit, signal: input.signal, gate: input.gate, sessionId: input.sessionId, messageId: `msg_${turnId}` };
+    const onAbort = () => void agent.connection.agent.notify(acp.methods.agent.session.cancel, { sessionId: agent.remoteSessionId }).catch(() => undefined);
+    input.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const response = await agent.connection.agent.request(acp.methods.agent.session.prompt, {
+        sessionId: agent.remoteSessionId,
+        prompt: [{ type: "text", text: input.prompt }],
+      });
+      const outcome = response.stopReason === "cancelled" || input.signal.aborted ? "cancelled" : "completed";
+      return { outcome, stats: statsSince(started) };
+    } catch (error) {
+      if (input.signal.aborted) return { outcome: "cancelled", stats: statsSince(started) };
+      const message = error instanceof Error ? error.message : String(error);
+      emit.event({ type: "turn.error", payload: { turnId, code: "acp:agent_failed", message: `The external agent failed: ${message}` } });
+      return { outcome: "error", message, stats: statsSince(started) };
+    } finally {
+      input.signal.removeEventListener("abort", onAbort);
+      agent.turn = undefined;
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    const all = await Promise.allSettled(this.agents.values());
+    for (const result of all) {
+      if (result.status !== "fulfilled") continue;
+      result.value.terminals.releaseAll();
+      result.value.connection.close();
+      result.value.child.kill("SIGTERM");
+    }
+    this.agents.clear();
+  }
+
+  private agentFor(sessionId: string, workspace: string, command: string): Promise<AgentProcess> {
+    let agent = this.agents.get(sessionId);
+    if (!agent) {
+      agent = this.start(workspace, command);
+      this.agents.set(sessionId, agent);
+      // A failed start is not cached: the next turn tries again.
+      agent.catch(() => this.agents.delete(sessionId));
+    }
+    return agent;
+  }
+
+  private async start(workspace: string, command: string): Promise<AgentProcess> {
+    const child = spawn("bash", ["-lc", command], { cwd: workspace, stdio: ["pipe", "pipe", "pipe"] });
+    child.stderr.on("data", (chunk: Buffer) => process.stderr.write(`[external agent] ${chunk.toString()}`));
+    const state = { workspace, terminals: new ExternalTerminals(workspace) } as AgentProcess;
+    state.child = child;
+    child.once("exit", () => {
+      for (const [id, pending] of this.agents) void pending.then((a) => a === state && this.agents.delete(id), () => undefined);
+    });
+    const app = this.clientApp(state);
+    const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    state.connection = app.connect(stream);
+    const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`it exited with code ${code}`))));
+    const startup = (async () => {
+      await state.connection.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientInfo: { name: "worldline", version: "1" },
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+      });
+      const created = await state.connection.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+      state.remoteSessionId = created.sessionId;
+      return state;
+    })();
+    return Promise.race([startup, exited]);
+  }
+
+  private clientApp(state: AgentProcess): acp.ClientApp {
+    const inside = (file: string) => {
+      const full = path.resolve(state.workspace, file);
+      if (!isWithin(state.workspace, full)) throw acp.RequestError.invalidParams({ path: file }, "Worldline serves files inside the session's workspace only.");
+      return full;
+    };
+    return acp
+      .client({ name: "worldline" })
+      .onNotification(acp.methods.client.session.update, ({ params }) => {
+        if (state.turn) forwardUpdate(state.turn, params.update);
+      })
+      .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => askGate(state, params))
+      .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+        const text = await fs.readFile(inside(params.path), "utf8");
+        if (!params.line && !params.limit) return { content: text };
+        const lines = text.split("\n");
+        const from = Math.max(0, (params.line ?? 1) - 1);
+        return { content: lines.slice(from, params.limit ? from + params.limit : undefined).join("\n") };
+      })
+      .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
+        const full = inside(params.path);
+        await fs.mkdir(path.dirname(full), { recursive: true });
+        await fs.writeFile(full, params.content);
+        return {};
+      })
+      .onRequest(acp.methods.client.terminal.create, ({ params }) => state.terminals.create(params))
+      .onRequest(acp.methods.client.terminal.output, ({ params }) => state.terminals.output(params.terminalId))
+      .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => state.terminals.waitForExit(params.terminalId))
+      .onRequest(acp.methods.client.terminal.kill, ({ params }) => {
+        state.terminals.kill(params.terminalId);
+        return {};
+      })
+      .onRequest(acp.methods.client.terminal.release, ({ params }) => {
+        state.terminals.release(params.terminalId);
+        return {};
+      });
+  }
+}
+
+/** The external agent's updates as the session's events. */
+function forwardUpdate(turn: NonNullable<AgentProcess["turn"]>, update: acp.SessionUpdate): void {
+  const { turnId, emit } = turn;
+  switch (update.sessionUpdate) {
+    case "agent_message_chunk":
+    case "agent_thought_chunk":
+      if (update.content.type !== "text") return;
+      emit.event({
+        type: "message.part.delta",
+        payload: { turnId, messageId: turn.messageId, part: update.sessionUpdate === "agent_message_chunk" ? "text" : "reasoning", delta: update.content.text },
+      });
+      return;
+    case "tool_call":
+      emit.event({ type: "tool.call", payload: { turnId, messageId: turn.messageId, toolCallId: update.toolCallId, name: update.title, args: update.rawInput ?? {} } });
+      if (update.status === "in_progress") emit.event({ type: "tool.state", payload: { turnId, toolCallId: update.toolCallId, state: "running" } });
+      return;
+    case "tool_call_update": {
+      if (update.status === "in_progress") emit.event({ type: "tool.state", payload: { turnId, toolCallId: update.toolCallId, state: "running" } });
+      if (update.status !== "completed" && update.status !== "failed") return;
+      const output = (update.content ?? []).map(contentText).filter(Boolean).join("\n");
+      emit.event({
+        type: "tool.state",
+        payload: { turnId, toolCallId: update.toolCallId, state: update.status === "completed" ? "completed" : "error", output, isError: update.status === "failed" },
+      });
+      return;
+    }
+    case "plan":
+      emit.event({
+        type: "todo.updated",
+        payload: { items: update.entries.map((entry) => ({ title: entry.content, status: entry.status === "completed" ? "done" : entry.status })) },
+      });
+      return;
+    default:
+      return;
+  }
+}
+
+function contentText(content: acp.ToolCallContent): string {
+  if (content.type === "content") return content.content.type === "text" ? content.content.text : "";
+  if (content.type === "diff") return `Edited ${content.path}`;
+  return "";
+}
+
+/** A permission request of the external agent, decided by Worldline's gate (rules → yolo → the queue). */
+async function askGate(state: AgentProcess, params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
+  const turn = state.turn;
+  const pick = (kinds: acp.PermissionOptionKind[]) => params.options.find((option) => kinds.includes(option.kind));
+  if (!turn) return { outcome: { outcome: "cancelled" } };
+  const title = params.toolCall.title ?? "An external agent action";
+  const decision = await turn.gate.check({
+    sessionId: turn.sessionId,
+    turnId: turn.turnId,
+    toolCallId: params.toolCall.toolCallId,
+    tool: title,
+    args: params.toolCall.rawInput ?? {},
+    need: { level: "ask", subject: title, scope: title, description: title, risk: "medium" },
+    signal: turn.signal,
+  });
+  if (turn.signal.aborted) return { outcome: { outcome: "cancelled" } };
+  const option = decision.approved ? pick(["allow_once", "allow_always"]) : pick(["reject_once", "reject_always"]);
+  return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : { outcome: { outcome: "cancelled" } };
+}
+
+function statsSince(started: number): TurnResult["stats"] {
+  const seconds = (Date.now() - started) / 1000;
+  return { output_tokens: 0, seconds, min_tokens_per_second: 0, avg_tokens_per_second: 0, max_tokens_per_second: 0 };
+}
