@@ -11,8 +11,9 @@ const CommandId = z.string().min(8).max(64);
 const SessionId = z.string().min(1).max(64);
 
 export const clientCommands = {
-  "session.subscribe": z.object({ sessionId: SessionId, afterSeq: z.number().int().min(0).optional() }).strict(),
-  "session.unsubscribe": z.object({ sessionId: SessionId }).strict(),
+  // The UI's command() stamps every command with a commandId; reads accept and ignore it.
+  "session.subscribe": z.object({ commandId: CommandId.optional(), sessionId: SessionId, afterSeq: z.number().int().min(0).optional() }).strict(),
+  "session.unsubscribe": z.object({ commandId: CommandId.optional(), sessionId: SessionId }).strict(),
   "turn.prompt": z
     .object({
       commandId: CommandId,
