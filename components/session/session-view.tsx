@@ -5,6 +5,7 @@ import type { SessionSummary } from "@/server/protocol";
 import { EditorArea } from "@/components/editor/editor-area";
 import { useOpenFiles } from "@/components/editor/use-open-files";
 import { FileTree } from "@/components/files/file-tree";
+import { Timeline } from "@/components/timeline/timeline";
 import { useFileTree } from "@/components/files/use-file-tree";
 import { api } from "@/components/transport/client";
 import { PromptInput } from "./prompt-input";
@@ -29,6 +30,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const files = useOpenFiles(sessionId);
   const narrow = useNarrow();
   const [pane, setPane] = useState<Pane>("agent");
+  const [timelineOpen, setTimelineOpen] = useState(false);
 
   useEffect(() => {
     api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) => setLoadError(err.message));
@@ -105,6 +107,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
               <ToggleButton on={layout.bottomOpen} onClick={() => update({ bottomOpen: !layout.bottomOpen })} label="Terminal" shortcut="Ctrl+J" testId="toggle-terminal" />
             </>
           ) : null}
+          <button type="button" aria-pressed={timelineOpen} onClick={() => setTimelineOpen(!timelineOpen)} className={`rounded px-2 py-0.5 hover:bg-raised ${timelineOpen ? "text-fg" : ""}`} title="Checkpoints: rewind, undo, fork" data-testid="toggle-timeline">
+            Timeline
+          </button>
           <button
             type="button"
             className="rounded px-2 py-0.5 hover:bg-raised hover:text-fg"
@@ -155,6 +160,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
               </>
             ) : null}
           </div>
+        ) : null}
+        {timelineOpen && (!narrow || pane === "agent") ? (
+          <aside className="flex min-h-0 w-72 shrink-0 flex-col border-l border-border bg-panel" aria-label="Timeline" data-testid="timeline-panel">
+            <Timeline sessionId={sessionId} state={state} onOpenDiff={openDiff} onForked={(fork) => window.location.assign(`/s/${encodeURIComponent(fork.id)}`)} />
+          </aside>
         ) : null}
         {show("agent") ? (
           <>
