@@ -23,7 +23,7 @@ export function StatusBar({
   const outputTokens = state.items.length > 0 ? state.lastStats?.output_tokens : undefined;
   return (
     <footer className="flex h-6 shrink-0 items-center gap-4 overflow-x-auto whitespace-nowrap border-t border-border bg-panel px-3 text-[11px] text-muted" data-testid="status-bar">
-      <span data-testid="status-connection" className={connection === "live" ? "text-ok" : "text-warn"} title="Connection to the bridge">
+      <span data-testid="connection-state" className={connection === "live" ? "text-ok" : "text-warn"} title="Connection to the bridge">
         ● {connection}
       </span>
       <span data-testid="status-model" title="Model of this session">

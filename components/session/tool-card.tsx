@@ -3,7 +3,7 @@
 import { useState, type ReactNode } from "react";
 import type { PendingApproval, TranscriptItem } from "@/server/protocol";
 import { diffOf, UnifiedDiff } from "@/components/editor/unified-diff";
-import { InlineApproval } from "./inline-approval";
+import { ApprovalCard, fromPending } from "@/components/approvals/approval-card";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -70,7 +70,11 @@ export function ToolCard({
           ) : null}
         </div>
       ) : null}
-      {approval && item.state === "waiting_approval" ? <InlineApproval approval={approval} /> : null}
+      {approval && item.state === "waiting_approval" ? (
+        <div className="px-3 pb-2 font-sans">
+          <ApprovalCard approval={fromPending(approval)} />
+        </div>
+      ) : null}
       {output && !diff ? <Output text={output} error={item.isError || item.state === "error"} /> : null}
       {nested ? (
         <div className="ml-3 flex flex-col gap-1 border-l border-border py-1 pl-3 pr-2" data-testid="tool-children">

@@ -109,7 +109,11 @@ function Item({
               </div>
             </details>
           ) : null}
-          {item.text ? <Markdown text={item.text} /> : null}
+          {item.text ? (
+            <div data-testid="message-text">
+              <Markdown text={item.text} />
+            </div>
+          ) : null}
           {!item.done && !item.text && !item.reasoning ? <span className="text-muted">…</span> : null}
         </div>
       );
