@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -208,6 +209,46 @@ describe("checkpoints through HTTP with a real agent turn", () => {
     expect(sent).toContain("first question");
     expect(sent).toContain("first answer");
     expect(sent).not.toContain("edit things");
+  });
+
+  it("an edit the user made between turns still blocks a rewind to before it, after later turns", async () => {
+    scriptEditingTurn();
+    await chat("edit things");
+    const start = (await checkpoints())[0];
+    await fs.writeFile(path.join(bridge.workspace, "src/a.txt"), "user fixed it\n");
+    fake.script({ text: "noted" });
+    await chat("look at my fix");
+    const second = (await checkpoints()).find((c) => c.reason === "turn" && c.turn === 2)!;
+    expect(second.files).toEqual([expect.objectContaining({ path: "src/a.txt", outside: true })]);
+
+    const refused = await rewind({ checkpoint: start.id });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: { details: { paths: string[] } } }).error.details.paths).toEqual(["src/a.txt"]);
+    expect(await fs.readFile(path.join(bridge.workspace, "src/a.txt"), "utf8")).toBe("user fixed it\n");
+    // Rewinding to after the edit is fine: the user's version stays.
+    await json(await rewind({ checkpoint: second.id }));
+    expect(await fs.readFile(path.join(bridge.workspace, "src/a.txt"), "utf8")).toBe("user fixed it\n");
+  });
+
+  it("forks onto a new git worktree when the workspace is a git repository", async () => {
+    const git = (...args: string[]) => execFileSync("git", ["-C", bridge.workspace, "-c", "user.email=t@t", "-c", "user.name=t", ...args], { env: { PATH: process.env.PATH ?? "" } });
+    git("init", "-q");
+    git("add", "-A");
+    git("commit", "-qm", "init");
+    const before = await hashTree(bridge.workspace);
+    scriptEditingTurn();
+    await chat("edit things");
+    const start = (await checkpoints())[0];
+    const fork = await json<{ id: string; workspace: string; worktree: boolean }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/fork`, { body: { checkpoint: start.id, worktree: true } }),
+    );
+    expect(fork.worktree).toBe(true);
+    const forkTree = await hashTree(fork.workspace);
+    expect(forkTree[".git"]).toBeDefined(); // a worktree's .git file
+    delete forkTree[".git"];
+    const sourceBefore = Object.fromEntries(Object.entries(before).filter(([p]) => !p.startsWith(".git/")));
+    expect(forkTree).toEqual(sourceBefore);
+    expect(git("worktree", "list").toString()).toContain(fork.workspace);
   });
 
   it("reports an unknown checkpoint and a bad body", async () => {
