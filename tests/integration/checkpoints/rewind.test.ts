@@ -231,7 +231,7 @@ describe("checkpoints through HTTP with a real agent turn", () => {
   });
 
   it("forks onto a new git worktree when the workspace is a git repository", async () => {
-    const git = (...args: string[]) => execFileSync("git", ["-C", bridge.workspace, "-c", "user.email=t@t", "-c", "user.name=t", ...args], { env: { PATH: process.env.PATH ?? "" } });
+    const git = (...args: string[]) => execFileSync("git", ["-C", bridge.workspace, "-c", "user.email=t@t", "-c", "user.name=t", ...args], { env: { PATH: process.env.PATH ?? "" } as NodeJS.ProcessEnv });
     git("init", "-q");
     git("add", "-A");
     git("commit", "-qm", "init");
