@@ -231,7 +231,7 @@ describe("checkpoints through HTTP with a real agent turn", () => {
   });
 
   it("forks onto a new git worktree when the workspace is a git repository", async () => {
-    const git = (...args: string[]) => execFileSync("git", ["-C", bridge.workspace, "-c", "user.email=t@t", "-c", "user.name=t", ...args], { env: { PATH: process.env.PATH ?? "" } as NodeJS.ProcessEnv });
+    const git = (...args: string[]) => execFileSync("git", ["-C", bridge.workspace, "-c", "user.email=t@t", "-c", "user.name=t", ...args], { env: { ...process.env, GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined } });
     git("init", "-q");
     git("add", "-A");
     git("commit", "-qm", "init");
