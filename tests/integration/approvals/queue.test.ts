@@ -35,10 +35,7 @@ describe("the approval queue", () => {
     fake.script(shell("touch made.txt"), { text: "Made it." });
 
     await emitCommand(tabA, "turn.prompt", { commandId: uniqueId(), sessionId, text: "make a file" });
-    const [request] = await waitFor(async () => {
-      const pending = await bridge.pending();
-      return pending.length > 0 ? pending : null;
-    });
+    const request = await waitFor(async () => (await bridge.pending())[0], 10_000, "the request");
     expect(request).toMatchObject({
       session_id: sessionId,
       tool: "shell",

@@ -33,7 +33,7 @@ export async function startApprovalBridge(llmUrl: string, options: { home?: stri
     OPENAI_BASE_URL: llmUrl,
     OPENAI_API_KEY: "x",
     WORLDLINE_MODEL: "fake-model",
-  });
+  } as Record<string, string> as NodeJS.ProcessEnv);
   const shell = createShellTool({ killGraceMs: 100 });
   const bridge = await startBridge({
     config,
