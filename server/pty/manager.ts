@@ -55,14 +55,15 @@ export class PtyManager {
     }
     if (this.terminals.size >= MAX_TERMINALS) throw new WorldlineError("pty:busy", `The bridge already runs ${MAX_TERMINALS} terminals; close some first.`);
     const shell = this.options.shell ?? process.env.SHELL ?? "bash";
+    const id = `t-${randomUUID()}`;
     const terminal = new Terminal({
-      id: `t-${randomUUID()}`,
+      id,
       sessionId,
       title: input.title ?? `Terminal ${++this.counter}`,
       cwd: fs.existsSync(cwd) ? cwd : process.cwd(),
       shell,
       args: ["-l"],
-      env: shellEnv(this.options.env ?? process.env),
+      env: { ...shellEnv(this.options.env ?? process.env), WORLDLINE_TERMINAL_ID: id },
       cols: input.cols ?? DEFAULT_COLS,
       rows: input.rows ?? DEFAULT_ROWS,
       onExit: (closed, exitCode) => {

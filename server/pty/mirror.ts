@@ -1,6 +1,10 @@
-import { SerializeAddon } from "@xterm/addon-serialize";
-import { Terminal as HeadlessTerminal } from "@xterm/headless";
+import serializePackage from "@xterm/addon-serialize";
+import headlessPackage from "@xterm/headless";
 import { MIRROR_SCROLLBACK_LINES } from "./limits";
+
+// Both packages are CommonJS: Node's ESM loader only offers their default export.
+const { SerializeAddon } = serializePackage;
+const { Terminal: HeadlessTerminal } = headlessPackage;
 
 export interface ScreenSnapshot {
   /** Escape sequences that rebuild the screen, scrollback, cursor and modes in a fresh xterm. */
@@ -14,7 +18,7 @@ export interface ScreenSnapshot {
  * produced, so a new or reconnecting viewer can start from the current screen.
  */
 export class ScreenMirror {
-  private readonly term: HeadlessTerminal;
+  private readonly term: InstanceType<typeof HeadlessTerminal>;
   private readonly serializer = new SerializeAddon();
   private disposed = false;
 

@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import * as nodePty from "node-pty";
 import { FlowControl } from "./flow-control";
 import { MAX_BATCH_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
@@ -65,7 +66,11 @@ export class Terminal {
   private cols: number;
   private rows: number;
   private exited = false;
+  /** The shell is gone but node-pty may still hold unread output: reading never pauses again. */
+  private draining = false;
   private readonly exitedPromise: Promise<number | null>;
+  /** Our own handle on the pty's slave side, closed after the exit (see the constructor). */
+  private slaveFd: number | null = null;
 
   constructor(private readonly options: TerminalOptions) {
     this.id = options.id;
@@ -84,13 +89,13 @@ export class Terminal {
       // Raw bytes: never decoded on the bridge, so a UTF-8 sequence split across reads stays intact.
       encoding: null,
     });
+    // When the last slave fd closes, Linux makes the master return EIO and node-pty drops
+    // whatever output was still unread (the end of a command's output, or more after a
+    // pause). Holding a slave fd ourselves keeps the output readable until the exit.
+    this.slaveFd = openSlave(this.pty);
     this.pty.onData((data) => this.onOutput(data as unknown as Buffer));
     this.exitedPromise = new Promise((resolve) => {
-      this.pty.onExit(({ exitCode, signal }) => {
-        const code = signal ? null : exitCode;
-        this.finish(code);
-        resolve(code);
-      });
+      this.pty.onExit(({ exitCode, signal }) => this.finish(signal ? null : exitCode, resolve));
     });
   }
 
@@ -151,7 +156,7 @@ export class Terminal {
     this.applyFlow();
   }
 
-  /** Kills the shell's whole process tree; resolves with the exit code once it is gone. */
+  /** Kills the shell's whole process tree; resolves with the exit code once the exit was announced. */
   async close(): Promise<number | null> {
     if (!this.exited) await killProcessTree(this.pty.pid);
     return this.exitedPromise;
@@ -221,7 +226,7 @@ export class Terminal {
       viewer.sink.resync();
     }
     const decision = this.flow.decide();
-    if (decision === "pause") {
+    if (decision === "pause" && !this.draining) {
       this.pty.pause();
       this.pauseTimer = setInterval(() => this.whilePaused(), PAUSED_EXIT_POLL_MS);
     } else if (decision === "resume") {
@@ -234,6 +239,7 @@ export class Terminal {
   private whilePaused(): void {
     if (!isAlive(this.pty.pid)) {
       // node-pty discards unread output shortly after exit unless reading resumes now.
+      this.draining = true;
       this.stopPauseTimer();
       this.pty.resume();
       return;
@@ -246,9 +252,11 @@ export class Terminal {
     this.pauseTimer = null;
   }
 
-  private finish(exitCode: number | null): void {
+  private finish(exitCode: number | null, announced: (exitCode: number | null) => void): void {
     this.exited = true;
     this.stopPauseTimer();
+    if (this.slaveFd !== null) fs.closeSync(this.slaveFd);
+    this.slaveFd = null;
     this.flushBatch();
     // The exit is shown after the trailing output has reached the mirror and every viewer.
     this.mirror.afterPending(() => {
@@ -256,7 +264,18 @@ export class Terminal {
       this.viewers.clear();
       this.mirror.dispose();
       this.options.onExit(this, exitCode);
+      announced(exitCode);
     });
+  }
+}
+
+function openSlave(pty: nodePty.IPty): number | null {
+  const name = (pty as nodePty.IPty & { ptsName?: string }).ptsName;
+  if (!name) return null;
+  try {
+    return fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
+  } catch {
+    return null; // Only a lost tail of output is at stake, never the terminal itself.
   }
 }
 
