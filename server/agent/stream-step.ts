@@ -36,14 +36,22 @@ export async function streamStep(
 ): Promise<StepResult> {
   const { signal, emit, policy, onToolCallReady, partial } = options;
   for (let attempt = 0; ; attempt++) {
+    // One signal per request: SDKs add abort listeners they don't always remove,
+    // and a turn's signal lives for 100 steps.
+    const attemptController = new AbortController();
+    const forward = () => attemptController.abort(signal.reason);
+    signal.addEventListener("abort", forward, { once: true });
     try {
       if (partial) partial.text = "";
-      return await streamOnce(provider, { ...request, signal }, emit, onToolCallReady, partial);
+      if (signal.aborted) throw signal.reason;
+      return await streamOnce(provider, { ...request, signal: attemptController.signal }, emit, onToolCallReady, partial);
     } catch (error) {
       if (signal.aborted || !isRetryable(error) || attempt >= policy.maxRetries) throw error;
       const delayMs = retryDelay(error, attempt + 1, policy);
       emit.event({ type: "turn.retry", payload: { turnId: emit.turnId, attempt: attempt + 1, delayMs, message: error.message } });
       await sleep(delayMs, signal);
+    } finally {
+      signal.removeEventListener("abort", forward);
     }
   }
 }

@@ -15,8 +15,12 @@ export async function createCheckpoint(
     snapshot?: string | null;
     filesChanged?: string;
     note?: string | null;
+    /** Given by a caller that counts numbers itself (the agent's fallback port), saving the lookup. */
+    id?: string;
+    number?: number;
   },
 ) {
+  if (input.number !== undefined) return db.checkpoint.create({ data: { ...input, number: input.number } });
   const last = await db.checkpoint.findFirst({
     where: { sessionId: input.sessionId },
     orderBy: { number: "desc" },
