@@ -24,13 +24,18 @@ async function eventsOf(sessionId: string): Promise<EventEnvelope[]> {
   return bridge.services.log.read(sessionId, 0);
 }
 
+async function approvalRequest(sessionId: string): Promise<Extract<EventEnvelope, { type: "approval.requested" }>> {
+  const found = await waitFor(async () => (await eventsOf(sessionId)).find((e) => e.type === "approval.requested"), 20_000, "the approval request");
+  if (found?.type !== "approval.requested") throw new Error("no approval request");
+  return found;
+}
+
 describe("a session backed by an external ACP agent", () => {
   it("renders its updates, queues its permission request and serves its file and terminal requests", async () => {
     const sessionId = await createExternalSession();
     const { done } = await bridge.services.runtime.prompt(sessionId, "make the file");
 
-    const requested = await waitFor(async () => (await eventsOf(sessionId)).find((e) => e.type === "approval.requested"), 20_000, "the approval request");
-    if (requested.type !== "approval.requested") throw new Error("unreachable");
+    const requested = await approvalRequest(sessionId);
     expect(requested.payload.tool).toBe("Write tiny.txt");
     const pending = await (await bridge.api("/api/v1/approvals?status=pending")).json();
     expect(JSON.stringify(pending)).toContain(requested.payload.approvalId);
@@ -57,8 +62,7 @@ describe("a session backed by an external ACP agent", () => {
   it("passes a rejection back to the agent", async () => {
     const sessionId = await createExternalSession();
     const { done } = await bridge.services.runtime.prompt(sessionId, "try again");
-    const requested = await waitFor(async () => (await eventsOf(sessionId)).find((e) => e.type === "approval.requested"), 20_000, "the approval request");
-    if (requested.type !== "approval.requested") throw new Error("unreachable");
+    const requested = await approvalRequest(sessionId);
     await bridge.services.approvals.decide(requested.payload.approvalId, { decision: "reject", feedback: "not now", decidedBy: "test" });
     expect((await done).outcome).toBe("completed");
     const events = await eventsOf(sessionId);

@@ -37,9 +37,11 @@ describe("worldline run (print mode)", () => {
   });
 
   it("reads the prompt from stdin when -p is missing", async () => {
+    fake.script({ text: "Got it." });
     const result = await run([], { stdin: "from stdin\n" });
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe("Echo: from stdin\n");
+    expect(result.stdout).toBe("Got it.\n");
+    expect(JSON.stringify(fake.requests[0].body.messages)).toContain("from stdin");
   });
 
   it("writes JSON lines of messages and tool results with --output-format stream-json", async () => {
