@@ -11,7 +11,7 @@ import { api } from "@/components/transport/client";
 import { PromptInput } from "./prompt-input";
 import { Splitter } from "./splitter";
 import { StatusBar } from "./status-bar";
-import { TerminalSlot } from "./terminal-slot";
+import { TerminalPanel } from "@/components/terminal/terminal-panel";
 import { Transcript } from "./transcript";
 import { useLayout } from "./use-layout";
 import { useSession } from "./use-session";
@@ -155,7 +155,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
               <>
                 {!narrow ? <Splitter direction="horizontal" label="Resize terminal panel" testId="split-bottom" start={() => layout.bottomHeight} onResize={(h) => update({ bottomHeight: clamp(h, 80, 900) })} /> : null}
                 <div className="min-h-0 shrink-0 bg-panel" style={narrow ? { flex: 1 } : { height: layout.bottomHeight }} data-testid="bottom-panel">
-                  <TerminalSlot sessionId={sessionId} />
+                  <TerminalPanel sessionId={sessionId} />
                 </div>
               </>
             ) : null}

@@ -1,0 +1,93 @@
+"use client";
+
+import { useCallback, useEffect, useState } from "react";
+import { ptyMessages, type TerminalInfo } from "@/server/protocol";
+import { getSocket } from "@/components/transport/client";
+import { ptyCommand } from "./pty-commands";
+import { TerminalTabs } from "./terminal-tabs";
+import { TerminalView } from "./terminal-view";
+
+/**
+ * The session's terminals: a tab per terminal (new, rename, close) and the active one
+ * below. Every tab of the browser that shows the session sees the same terminals.
+ */
+export function TerminalPanel({ sessionId }: { sessionId: string }) {
+  const [terminals, setTerminals] = useState<TerminalInfo[] | null>(null);
+  const [activeId, setActiveId] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    const socket = getSocket();
+    const load = () =>
+      ptyCommand<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
+        (result) => setTerminals(result.terminals),
+        (err: Error) => setError(err.message),
+      );
+    const onTerminals = (raw: unknown) => {
+      const message = ptyMessages["pty.terminals"].safeParse(raw);
+      if (message.success && message.data.sessionId === sessionId) setTerminals(message.data.terminals);
+    };
+    socket.on("pty.terminals", onTerminals);
+    // A reconnect loses the bridge's room membership; listing again restores it.
+    socket.on("connect", load);
+    if (socket.connected) void load();
+    return () => {
+      socket.off("pty.terminals", onTerminals);
+      socket.off("connect", load);
+    };
+  }, [sessionId]);
+
+  // Keep a valid selection: the chosen terminal while it exists, else the newest.
+  useEffect(() => {
+    if (!terminals) return;
+    if (activeId && terminals.some((terminal) => terminal.terminalId === activeId)) return;
+    setActiveId(terminals.at(-1)?.terminalId ?? null);
+  }, [terminals, activeId]);
+
+  const create = useCallback(async () => {
+    setError(null);
+    try {
+      const info = await ptyCommand<"pty.create", TerminalInfo>("pty.create", { sessionId });
+      setTerminals((current) => (current?.some((t) => t.terminalId === info.terminalId) ? current : [...(current ?? []), info]));
+      setActiveId(info.terminalId);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  }, [sessionId]);
+
+  const close = useCallback(
+    (terminalId: string) => {
+      ptyCommand("pty.close", { sessionId, terminalId }).catch((err: Error) => setError(err.message));
+    },
+    [sessionId],
+  );
+
+  const rename = useCallback(
+    (terminalId: string, title: string) => {
+      ptyCommand("pty.rename", { sessionId, terminalId, title }).catch((err: Error) => setError(err.message));
+    },
+    [sessionId],
+  );
+
+  return (
+    <div className="flex h-full min-h-0 flex-col bg-panel" data-testid="terminal-panel">
+      <TerminalTabs terminals={terminals ?? []} activeId={activeId} onSelect={setActiveId} onCreate={create} onClose={close} onRename={rename} />
+      {error ? (
+        <div className="border-b border-border bg-danger/10 px-3 py-0.5 text-xs text-danger" data-testid="terminal-error">
+          {error}
+        </div>
+      ) : null}
+      <div className="min-h-0 flex-1">
+        {activeId ? (
+          <TerminalView key={activeId} sessionId={sessionId} terminalId={activeId} />
+        ) : terminals ? (
+          <div className="flex h-full items-center justify-center text-sm text-muted">
+            <button type="button" className="rounded border border-border px-3 py-1 hover:bg-raised" onClick={create} data-testid="terminal-empty-new">
+              Open a terminal
+            </button>
+          </div>
+        ) : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,219 @@
+"use client";
+
+import "@xterm/xterm/css/xterm.css";
+import type { Terminal as Xterm } from "@xterm/xterm";
+import type { SearchAddon } from "@xterm/addon-search";
+import { useEffect, useRef, useState } from "react";
+import { PTY_ACK_EVERY_BYTES, PtyDataArgs, ptyMessages } from "@/server/protocol";
+import { getSocket } from "@/components/transport/client";
+import { ptyCommand, ptySend } from "./pty-commands";
+import { TerminalSearch } from "./terminal-search";
+import { xtermTheme } from "./theme";
+
+type Status = "connecting" | "live" | "resync" | "exited" | "error";
+
+declare global {
+  interface Window {
+    /** Test hook: the text of a terminal's buffer (the WebGL renderer keeps it out of the DOM). */
+    worldlineTerminalText?: (terminalId: string) => string | null;
+  }
+}
+const openTerminals = new Map<string, Xterm>();
+
+/**
+ * One terminal in the page: an xterm that shows the bridge's snapshot, then live
+ * binary output (acknowledged from xterm's write callback for flow control), sends
+ * keystrokes and follows the panel's size.
+ */
+export function TerminalView({ sessionId, terminalId }: { sessionId: string; terminalId: string }) {
+  const hostRef = useRef<HTMLDivElement>(null);
+  const termRef = useRef<Xterm | null>(null);
+  const searchRef = useRef<SearchAddon | null>(null);
+  const [status, setStatus] = useState<Status>("connecting");
+  const [searchOpen, setSearchOpen] = useState(false);
+
+  useEffect(() => {
+    let disposed = false;
+    const cleanups: Array<() => void> = [];
+    void (async () => {
+      const [{ Terminal }, { FitAddon }, { SearchAddon }, { WebLinksAddon }] = await Promise.all([
+        import("@xterm/xterm"),
+        import("@xterm/addon-fit"),
+        import("@xterm/addon-search"),
+        import("@xterm/addon-web-links"),
+      ]);
+      const host = hostRef.current;
+      if (disposed || !host) return;
+      const term = new Terminal({
+        fontFamily: 'ui-monospace, "JetBrains Mono", Menlo, Consolas, monospace',
+        fontSize: 13,
+        cursorBlink: true,
+        scrollback: 10_000,
+        allowProposedApi: true,
+        theme: xtermTheme(),
+      });
+      const fit = new FitAddon();
+      const search = new SearchAddon();
+      term.loadAddon(fit);
+      term.loadAddon(search);
+      term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, "_blank", "noopener,noreferrer")));
+      term.open(host);
+      await loadWebgl(term);
+      if (disposed) return term.dispose();
+      termRef.current = term;
+      searchRef.current = search;
+      openTerminals.set(terminalId, term);
+      window.worldlineTerminalText = (id) => bufferText(openTerminals.get(id));
+      safeFit(fit);
+
+      term.attachCustomKeyEventHandler((event) => {
+        if (event.type !== "keydown") return true;
+        const key = event.key.toLowerCase();
+        const mod = event.ctrlKey || event.metaKey;
+        // Copy: Ctrl+Shift+C, or Ctrl+C while text is selected (otherwise Ctrl+C interrupts).
+        if (mod && key === "c" && (event.shiftKey || term.hasSelection())) {
+          void navigator.clipboard?.writeText(term.getSelection());
+          term.clearSelection();
+          return false;
+        }
+        // Paste: let the browser fire its paste event, which xterm turns into input (bracketed if asked).
+        if (mod && key === "v") return false;
+        if (mod && event.shiftKey && key === "f") {
+          setSearchOpen(true);
+          return false;
+        }
+        return true;
+      });
+
+      const socket = getSocket();
+      let parsed = 0;
+      const onData = (...args: unknown[]) => {
+        const message = PtyDataArgs.safeParse(args);
+        if (!message.success || message.data[0] !== terminalId) return;
+        const raw = message.data[1];
+        const bytes = raw instanceof Uint8Array ? raw : new Uint8Array(raw);
+        term.write(bytes, () => {
+          parsed += bytes.length;
+          if (parsed < PTY_ACK_EVERY_BYTES) return;
+          ptySend("pty.ack", { terminalId, bytes: parsed });
+          parsed = 0;
+        });
+      };
+      const onSnapshot = (raw: unknown) => {
+        const message = ptyMessages["pty.snapshot"].safeParse(raw);
+        if (!message.success || message.data.terminalId !== terminalId) return;
+        term.reset();
+        term.write(message.data.data);
+        setStatus("live");
+      };
+      const onResync = (raw: unknown) => {
+        const message = ptyMessages["pty.resync"].safeParse(raw);
+        if (message.success && message.data.terminalId === terminalId) setStatus("resync");
+      };
+      const onExit = (raw: unknown) => {
+        const message = ptyMessages["pty.exit"].safeParse(raw);
+        if (!message.success || message.data.terminalId !== terminalId) return;
+        const code = message.data.exitCode;
+        term.write(`\r\n\x1b[2m[process exited${code === null ? "" : ` with code ${code}`}]\x1b[0m\r\n`);
+        setStatus("exited");
+      };
+      const attach = () => {
+        parsed = 0;
+        setStatus("connecting");
+        ptyCommand("pty.attach", { sessionId, terminalId, cols: term.cols, rows: term.rows }).catch(() => setStatus("error"));
+      };
+      socket.on("pty.data", onData);
+      socket.on("pty.snapshot", onSnapshot);
+      socket.on("pty.resync", onResync);
+      socket.on("pty.exit", onExit);
+      // After a reconnect the bridge has forgotten this viewer: attach again for a fresh screen.
+      socket.on("connect", attach);
+      if (socket.connected) attach();
+
+      const input = term.onData((data) => ptySend("pty.input", { sessionId, terminalId, data }));
+      const binary = term.onBinary((data) => ptySend("pty.input", { sessionId, terminalId, data }));
+      const resize = term.onResize(({ cols, rows }) => ptySend("pty.resize", { sessionId, terminalId, cols, rows }));
+      // Focusing a tab makes it the most recently active viewer, whose size the shell takes.
+      const onFocus = () => ptySend("pty.resize", { sessionId, terminalId, cols: term.cols, rows: term.rows });
+      term.textarea?.addEventListener("focus", onFocus);
+      let frame = 0;
+      const observer = new ResizeObserver(() => {
+        cancelAnimationFrame(frame);
+        frame = requestAnimationFrame(() => safeFit(fit));
+      });
+      observer.observe(host);
+      term.focus();
+
+      cleanups.push(() => {
+        observer.disconnect();
+        cancelAnimationFrame(frame);
+        term.textarea?.removeEventListener("focus", onFocus);
+        input.dispose();
+        binary.dispose();
+        resize.dispose();
+        socket.off("pty.data", onData);
+        socket.off("pty.snapshot", onSnapshot);
+        socket.off("pty.resync", onResync);
+        socket.off("pty.exit", onExit);
+        socket.off("connect", attach);
+        ptySend("pty.detach", { terminalId });
+        openTerminals.delete(terminalId);
+        termRef.current = null;
+        searchRef.current = null;
+        term.dispose();
+      });
+    })();
+    return () => {
+      disposed = true;
+      for (const cleanup of cleanups) cleanup();
+    };
+  }, [sessionId, terminalId]);
+
+  return (
+    <div className="relative flex h-full min-h-0 flex-col" data-testid="terminal-view" data-terminal-id={terminalId} data-status={status}>
+      {status === "resync" ? (
+        <div className="absolute right-2 top-1 z-10 rounded bg-warn/20 px-2 text-xs text-warn" data-testid="terminal-resync">
+          catching up…
+        </div>
+      ) : null}
+      {searchOpen && searchRef.current ? (
+        <TerminalSearch
+          search={searchRef.current}
+          onClose={() => {
+            setSearchOpen(false);
+            termRef.current?.focus();
+          }}
+        />
+      ) : null}
+      <div ref={hostRef} className="min-h-0 flex-1 px-1 pt-1" data-testid="terminal-host" />
+    </div>
+  );
+}
+
+/** WebGL draws much faster; without a GPU (or on context loss) xterm's DOM renderer stays. */
+async function loadWebgl(term: Xterm): Promise<void> {
+  try {
+    const { WebglAddon } = await import("@xterm/addon-webgl");
+    const webgl = new WebglAddon();
+    webgl.onContextLoss(() => webgl.dispose());
+    term.loadAddon(webgl);
+  } catch {
+    // No WebGL2 here: the DOM renderer is already active.
+  }
+}
+
+function safeFit(fit: { fit(): void }): void {
+  try {
+    fit.fit();
+  } catch {
+    // A hidden panel has no size to fit to; the next resize fits it.
+  }
+}
+
+function bufferText(term: Xterm | undefined): string | null {
+  if (!term) return null;
+  const buffer = term.buffer.active;
+  const lines: string[] = [];
+  for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? "");
+  return lines.join("\n");
+}
