@@ -33,7 +33,7 @@ export async function startAgentBridge(
     OPENAI_API_KEY: "test-key",
     WORLDLINE_MODEL: "fake-model",
     ...options.env,
-  });
+  } as unknown as NodeJS.ProcessEnv);
   const bridge = await startBridge({ config, ui: false, retry: { maxRetries: 3, baseDelayMs: 10, maxDelayMs: 2_000 }, agent: options.agent });
   const api = (pathname: string, body?: unknown) =>
     fetch(`${bridge.url}${pathname}`, {
@@ -59,15 +59,14 @@ export async function startAgentBridge(
       return readSse(response);
     },
     waitForEvent(sessionId, match, what = "event") {
-      return waitFor(async () => (await events(sessionId)).find(match), 10_000, what);
+      return waitFor(async () => (await events(sessionId)).find(match), 10_000, what) as Promise<EventEnvelope>;
     },
   };
 }
 
 /** The messages the fake LLM received in request `index`, as plain role/content pairs. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function messagesOf(request: { body: any }): { role: string; content: string | null; tool_call_id?: string; tool_calls?: unknown[] }[] {
-  return request.body.messages;
+export function messagesOf(request: { body: { messages: unknown } }): { role: string; content: string | null; tool_call_id?: string; tool_calls?: unknown[] }[] {
+  return request.body.messages as ReturnType<typeof messagesOf>;
 }
 
 export function completedOutcomes(events: EventEnvelope[]): string[] {
