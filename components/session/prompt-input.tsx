@@ -138,7 +138,8 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
       setPick((p) => (p + (event.key === "ArrowDown" ? 1 : -1) + menu.length) % menu.length);
       return;
     }
-    if (menuOpen && (event.key === "Tab" || event.key === "Enter")) {
+    const exactCommand = !mention && slashMatches.some((c) => `/${c.name}` === text.trim());
+    if (menuOpen && (event.key === "Tab" || (event.key === "Enter" && !exactCommand))) {
       event.preventDefault();
       menu[Math.min(pick, menu.length - 1)].apply();
       setPick(0);

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { SessionSummary } from "@/server/protocol";
+import type { SessionSummary, SettingsView } from "@/server/protocol";
 import { EditorArea } from "@/components/editor/editor-area";
 import { useOpenFiles } from "@/components/editor/use-open-files";
 import { FileTree } from "@/components/files/file-tree";
@@ -31,6 +31,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const narrow = useNarrow();
   const [pane, setPane] = useState<Pane>("agent");
   const [timelineOpen, setTimelineOpen] = useState(false);
+
+  const [defaultModel, setDefaultModel] = useState<string | null>(null);
+  useEffect(() => {
+    api<SettingsView>("/api/v1/settings").then((s) => setDefaultModel(s.envModel ?? s.defaultModel?.model ?? null), () => undefined);
+  }, []);
 
   useEffect(() => {
     api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) => setLoadError(err.message));
@@ -175,7 +180,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </>
         ) : null}
       </div>
-      <StatusBar state={state} connection={connection} model={state.model ?? summary?.model ?? null} viewers={null} onShowApprovals={() => setPane("agent")} />
+      <StatusBar state={state} connection={connection} model={state.model ?? summary?.model ?? defaultModel} viewers={null} onShowApprovals={() => setPane("agent")} />
     </div>
   );
 }

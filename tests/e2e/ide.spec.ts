@@ -98,8 +98,9 @@ test("input: @ mentions, / commands, history, status bar", async ({ page }) => {
   await expect(ide.notice()).toContainText("Yolo on");
   await expect(ide.statusBar()).toContainText("yolo");
 
+  await scriptLlm({ text: "Answer to the first prompt" });
   await ide.send("first prompt");
-  await expect(page.getByTestId("message-text").last()).toContainText("Echo: first prompt");
+  await expect(page.getByTestId("message-text").last()).toContainText("Answer to the first prompt");
   await ide.input().press("ArrowUp");
   await expect(ide.input()).toHaveValue("first prompt");
   await expect(ide.statusBar()).toContainText("fake-model");
