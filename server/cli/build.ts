@@ -28,7 +28,7 @@ export function ensureBuilt(root: string, log: (line: string) => void): void {
 function run(root: string, args: string[]): void {
   const bin = path.join(root, "node_modules", ".bin", args[0]);
   // Build output goes to stderr: stdout carries only the ready line.
-  const result = spawnSync(bin, args.slice(1), { cwd: root, stdio: ["ignore", process.stderr, process.stderr], env: process.env });
+  const result = spawnSync(bin, args.slice(1), { cwd: root, stdio: ["ignore", process.stderr, process.stderr], env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } });
   if (result.status !== 0) throw new Error(`\`${args.join(" ")}\` failed with exit code ${result.status}`);
 }
 
