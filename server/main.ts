@@ -79,6 +79,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     tools: options.tools ?? (() => builtinTools()),
     gate: approvals.gate,
     provider: options.provider,
+    defaultModel: () => settings.resolveDefaultModel(),
     retry: options.retry,
     externalAgents,
     ...options.agent,

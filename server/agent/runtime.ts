@@ -24,6 +24,8 @@ export const DEFAULT_MAX_STEPS = 100;
 const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
 
 export interface RuntimeDeps {
+  /** The Settings page's default model, used when the environment names none (server/settings). */
+  defaultModel?: () => Promise<{ baseURL?: string; apiKey: string; model: string; contextWindow: number } | null>;
   db: store.Db;
   log: EventLog;
   sessions: Sessions;
@@ -232,8 +234,10 @@ export class AgentRuntime {
       const { signal } = pending.controller;
       return this.deps.externalAgents.runTurn({ sessionId, workspace: session.workspace.path, command: session.agentCommand, turnId, prompt, emit, signal, gate: this.deps.gate });
     }
-    const model = session.model ?? this.deps.config.model?.model;
-    if (!this.provider || !model) {
+    const fallback = !this.deps.config.model && this.deps.defaultModel ? await this.deps.defaultModel() : null;
+    const provider = this.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
+    const model = session.model ?? this.deps.config.model?.model ?? fallback?.model;
+    if (!provider || !model) {
       emit.event({ type: "message.user", payload: { turnId, messageId: `msg_${turnId}`, text: prompt } });
       const message =
         "No model is configured. Set WORLDLINE_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for your provider) and restart, or add one on the Settings page.";
@@ -249,11 +253,11 @@ export class AgentRuntime {
       workspace,
       model,
       reasoning: pending.options.reasoning,
-      provider: this.provider,
+      provider,
       gate: this.deps.gate,
       emit,
       retry: this.deps.retry ?? DEFAULT_RETRY_POLICY,
-      contextWindow: this.deps.config.contextWindow,
+      contextWindow: fallback?.contextWindow ?? this.deps.config.contextWindow,
       decorateToolContext: this.deps.decorateToolContext,
     };
     const dmail = enabled.dmail ? new DMailBox(() => context.visibleCheckpointNumbers()) : undefined;

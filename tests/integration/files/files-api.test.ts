@@ -135,3 +135,32 @@ describe("session list extras", () => {
     expect((await bridge.api(`/api/v1/sessions/${sessionId}`)).status).toBe(404);
   });
 });
+
+describe("default model from the settings", () => {
+  it("runs a turn with the settings' default model when the environment names none", async () => {
+    const { startFakeLlm } = await import("../../fake-llm/server");
+    const fake = await startFakeLlm();
+    const plain = await startTestBridge();
+    try {
+      await plain.api("/api/v1/settings/providers", {
+        body: { id: "local", kind: "vllm", name: "Local", baseURL: fake.url, models: [{ id: "fake-model", contextWindow: 32000, capabilities: { tools: true, images: false, thinking: false } }] },
+      });
+      await plain.api("/api/v1/settings/default-model", { method: "PUT", body: { providerId: "local", model: "fake-model" } });
+      const session = (await (await plain.api("/api/v1/sessions", { body: { workspace: plain.workspace } })).json()) as { id: string };
+      fake.script({ text: "Hello from the settings model" });
+      const socket = await plain.socket();
+      await emitCommand(socket, "session.subscribe", { sessionId: session.id });
+      const done = new Promise<void>((resolve) =>
+        socket.on("session.events", (m: { events: { type: string }[] }) => m.events.some((e) => e.type === "turn.completed") && resolve()),
+      );
+      await emitCommand(socket, "turn.prompt", { commandId: "cmd-settings-model-1", sessionId: session.id, text: "hi" });
+      await done;
+      const events = (await (await plain.api(`/api/v1/sessions/${session.id}/events`)).json()) as { type: string; payload: { delta?: string } }[];
+      expect(events.filter((e) => e.type === "message.part.delta").map((e) => e.payload.delta).join("")).toBe("Hello from the settings model");
+      expect(fake.requests.at(-1)?.body).toMatchObject({ model: "fake-model" });
+    } finally {
+      await plain.stop();
+      await fake.close();
+    }
+  });
+});
