@@ -19,3 +19,5 @@ export { listRecentWorkspaces, upsertWorkspace } from "./workspaces";
 export { createCheckpoint, getCheckpoint, getCheckpointByNumber, lastCheckpoint, listCheckpoints, updateCheckpoint } from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
+export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";
+export type { ShareLinkRow } from "./share-links";
