@@ -48,7 +48,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** Reads and validates the environment; throws a WorldlineError naming each bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
+export function loadConfig(env: Record<string, string | undefined> = process.env): BridgeConfig {
   const parsed = EnvSchema.safeParse(stripEmpty(env));
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ");
@@ -80,6 +80,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): BridgeConfig {
 }
 
 /** Empty variables count as unset, as shells often export `FOO=`. */
-function stripEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+function stripEmpty(env: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => !!entry[1]));
 }

@@ -137,7 +137,7 @@ describe("socket.io", () => {
     expect(turnId).toBeTruthy();
     const all = await waitFor(async () => {
       const log = (await (await bridge.api(`/api/v1/sessions/${id}/events`)).json()) as { seq: number; type: string }[];
-      return log.some((e) => e.type === "turn.completed") ? log : null;
+      return log.some((e) => e.type === "turn.completed") ? log : undefined;
     });
     await waitFor(() => received.a.at(-1) === all.at(-1)!.seq && received.b.at(-1) === all.at(-1)!.seq, 5_000, "live events");
     const expected = all.map((e) => e.seq).filter((seq) => seq > first.lastSeq);
