@@ -1,5 +1,5 @@
 import type { EventEnvelope, SessionEvent } from "../protocol";
-import { insertEvents, lastEventSeq, readEvents, type Db, type StoredEvent } from "../store";
+import { getSession, insertEvents, lastEventSeq, readEvents, type Db, type StoredEvent } from "../store";
 
 /** Events of a turn reach the database at least this often (crash loss window ≤ this). */
 const PERSIST_INTERVAL_MS = 50;
@@ -82,10 +82,13 @@ export class EventLog {
     const batch = this.queue;
     this.queue = [];
     this.flushing = insertEvents(this.db, batch)
-      .catch((error: unknown) => {
-        // Keep the batch for the next tick rather than lose it (e.g. SQLITE_BUSY past the timeout).
-        this.queue = batch.concat(this.queue);
-        throw error;
+      .catch(async (error: unknown) => {
+        // Events of a session deleted meanwhile can never be stored; drop only those,
+        // and keep the rest for the next tick (e.g. SQLITE_BUSY past the timeout).
+        const alive = await existingSessions(this.db, batch);
+        const kept = batch.filter((event) => alive.has(event.sessionId));
+        this.queue = kept.concat(this.queue);
+        if (kept.length === batch.length) throw error;
       })
       .finally(() => {
         this.flushing = null;
@@ -187,6 +190,12 @@ export class EventLog {
 
 function toEnvelope(row: { seq: number; type: string; payload: string; createdAt: Date }): EventEnvelope {
   return { seq: row.seq, type: row.type, payload: JSON.parse(row.payload), createdAt: row.createdAt.toISOString() } as EventEnvelope;
+}
+
+async function existingSessions(db: Db, events: StoredEvent[]): Promise<Set<string>> {
+  const ids = [...new Set(events.map((event) => event.sessionId))];
+  const found = await Promise.all(ids.map(async (id) => ((await getSession(db, id)) ? id : null)));
+  return new Set(found.filter((id): id is string => id !== null));
 }
 
 function reportFlushError(error: unknown): void {

@@ -74,3 +74,16 @@ describe("EventLog", () => {
     expect(() => log.append("unknown", notice("x"))).toThrow(/not open/);
   });
 });
+
+describe("EventLog persistence failures", () => {
+  it("drops events of a deleted session without blocking other sessions", async () => {
+    const other = (await store.createSession(db, { workspace: os.tmpdir() })).id;
+    await log.open(other);
+    log.append(sessionId, notice("doomed"));
+    log.append(other, notice("kept"));
+    await store.deleteSession(db, sessionId);
+    await log.flush();
+    log.append(other, notice("later"));
+    expect((await log.read(other, 0)).map((e) => (e.payload as { text: string }).text)).toEqual(["kept", "later"]);
+  });
+});
