@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { approvalCommands, approvalServerMessages } from "./approval-commands";
 import { EventEnvelope } from "./events";
+import { presenceCommands, presenceMessages, TranscriptSnapshot } from "./sync";
 
 /**
  * Socket.io messages from a tab to the bridge. Commands that change state carry a
@@ -12,7 +13,11 @@ const SessionId = z.string().min(1).max(64);
 
 export const clientCommands = {
   // The UI's command() stamps every command with a commandId; reads accept and ignore it.
-  "session.subscribe": z.object({ commandId: CommandId.optional(), sessionId: SessionId, afterSeq: z.number().int().min(0).optional() }).strict(),
+  // afterCreatedAt: when the tab's last event was appended; a log that holds another event at
+  // that seq (lost by a crash, then reused) resets the tab instead of leaving a silent gap.
+  "session.subscribe": z
+    .object({ commandId: CommandId.optional(), sessionId: SessionId, afterSeq: z.number().int().min(0).optional(), afterCreatedAt: z.string().max(40).optional() })
+    .strict(),
   "session.unsubscribe": z.object({ commandId: CommandId.optional(), sessionId: SessionId }).strict(),
   "turn.prompt": z
     .object({
@@ -28,6 +33,7 @@ export const clientCommands = {
   "turn.steer": z.object({ commandId: CommandId, sessionId: SessionId, text: z.string().min(1).max(200_000) }).strict(),
   /** Summarises older messages now; `focus` says what the summary must keep. */
   "session.compact": z.object({ commandId: CommandId, sessionId: SessionId, focus: z.string().max(2_000).optional() }).strict(),
+  ...presenceCommands,
 } as const;
 
 export type ClientCommand = keyof typeof clientCommands;
@@ -39,11 +45,22 @@ export type WireError = z.infer<typeof WireError>;
 /** Every command is acknowledged with one of these. */
 export type Ack<T = unknown> = { ok: true; data: T } | { ok: false; error: WireError };
 
-export const SubscribeResult = z.object({ events: z.array(EventEnvelope), lastSeq: z.number().int() });
-export type SubscribeResult = { events: EventEnvelope[]; lastSeq: number };
+/**
+ * `snapshot`: a new tab's starting state (the log folded up to `snapshot.state.lastSeq`), then
+ * `events` after it. `reset`: the tab's state is not a prefix of this log (e.g. a crash lost
+ * events it had seen); it must drop it and start from this answer.
+ */
+export const SubscribeResult = z.object({
+  events: z.array(EventEnvelope),
+  lastSeq: z.number().int(),
+  snapshot: TranscriptSnapshot.optional(),
+  reset: z.boolean().optional(),
+});
+export type SubscribeResult = { events: EventEnvelope[]; lastSeq: number; snapshot?: TranscriptSnapshot; reset?: boolean };
 
 /** Messages from the bridge to tabs. */
 export const serverMessages = {
   "session.events": z.object({ sessionId: z.string(), events: z.array(EventEnvelope) }),
   ...approvalServerMessages,
+  ...presenceMessages,
 } as const;
