@@ -144,6 +144,31 @@ export const eventPayloads = {
   "terminal.renamed": z.object({ terminalId: z.string(), title: z.string() }),
   "terminal.closed": z.object({ terminalId: z.string(), exitCode: z.number().nullable().optional() }),
   notice: z.object({ level: z.enum(["info", "warning", "error"]), text: z.string(), turnId: z.string().optional() }),
+  /** The post-turn memory decision (server/memory): made only when the turn said something worth keeping. */
+  "memory.policy_decision": z.object({
+    turnId: z.string().optional(),
+    decision: z.enum(["store", "skip"]),
+    via: z.enum(["rules", "model"]),
+    reason: z.string(),
+    text: z.string().optional(),
+  }),
+  "memory.stored": z.object({
+    turnId: z.string().optional(),
+    memoryId: z.string(),
+    text: z.string(),
+    type: z.enum(["fact", "preference", "note", "lesson"]),
+    scope: z.enum(["global", "workspace", "session"]),
+    importance: z.number().int(),
+    source: z.enum(["user", "agent", "policy", "reflection"]),
+  }),
+  /** Post-task reflection (a setting, off by default): a critic call that may store a lesson. */
+  "reflection.completed": z.object({
+    turnId: z.string(),
+    outcome: z.enum(["stored", "skipped", "error"]),
+    lesson: z.string().optional(),
+    memoryId: z.string().optional(),
+    message: z.string().optional(),
+  }),
 } as const;
 
 export type EventType = keyof typeof eventPayloads;

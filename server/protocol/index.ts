@@ -28,6 +28,7 @@ export {
 export * from "./approvals";
 export * from "./checkpoints";
 export * from "./checkpoints";
+export * from "./memory";
 export { approvalCommands } from "./approval-commands";
 export { applyEvent, applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";

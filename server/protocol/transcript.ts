@@ -245,6 +245,15 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       next.terminals = rest;
       return next;
     }
+    case "memory.policy_decision":
+      return next;
+    case "memory.stored":
+      next.items = [...next.items, { kind: "notice", id: `memory-${event.seq}`, level: "info", text: `Remembered (${event.payload.type}, ${event.payload.scope}): ${event.payload.text}`, turnId: event.payload.turnId }];
+      return next;
+    case "reflection.completed":
+      if (event.payload.outcome !== "stored" || !event.payload.lesson) return next;
+      next.items = [...next.items, { kind: "notice", id: `reflection-${event.seq}`, level: "info", text: `Lesson learned: ${event.payload.lesson}`, turnId: event.payload.turnId }];
+      return next;
     case "checkpoint.created":
       next.checkpointViews = { ...next.checkpointViews, [event.payload.checkpointId]: next.items };
       return next;
