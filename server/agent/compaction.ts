@@ -127,7 +127,10 @@ function render(record: PositionedRecord["record"]): string {
   if (record.kind === "compaction") return cap(summaryMessage(record.summary));
   if (record.kind !== "message") return "";
   const message = record.message;
-  const content = typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
+  const content =
+    typeof message.content === "string" || message.content === null
+      ? (message.content ?? "")
+      : message.content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
   switch (message.role) {
     case "assistant": {
       const calls = (message.tool_calls ?? []).map((call) => `[called ${call.function.name}(${cap(call.function.arguments)})]`).join("\n");

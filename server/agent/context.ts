@@ -161,7 +161,15 @@ export function recordTokens(record: HistoryRecord): number {
 /** Role markers and separators each message costs in chat templates. */
 const MESSAGE_OVERHEAD_TOKENS = 4;
 
+/** What an image costs a model, roughly (its base64 text would count far more). */
+const IMAGE_TOKENS = 1_000;
+
 export function messageTokens(message: ChatMessage): number {
+  if (message.role === "user" && Array.isArray(message.content)) {
+    const parts = message.content;
+    const text = parts.map((part) => (part.type === "text" ? part.text : "")).join("\n");
+    return estimateTokens(text) + IMAGE_TOKENS * parts.filter((part) => part.type === "image_url").length + MESSAGE_OVERHEAD_TOKENS;
+  }
   let text = typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
   if (message.role === "assistant") {
     text += message.reasoning_content ?? "";

@@ -20,6 +20,8 @@ export interface TurnOptions {
   workspace: string;
   model: string;
   prompt: string;
+  /** Image URLs (`data:` URLs from ACP clients) sent with the prompt as content parts. */
+  images?: string[];
   reasoning?: "on" | "off";
   provider: ChatProvider;
   context: Context;
@@ -62,7 +64,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
 
   try {
     await checkpoint(options, 0, "turn");
-    await appendUser(options, options.prompt);
+    await appendUser(options, options.prompt, options.images);
     for (let step = 1; step <= options.maxSteps; step++) {
       if (signal.aborted) return result("cancelled");
       await injectSteering(options);
@@ -236,10 +238,11 @@ async function injectSteering(options: TurnOptions): Promise<boolean> {
   return messages.length > 0;
 }
 
-async function appendUser(options: TurnOptions, text: string): Promise<void> {
+async function appendUser(options: TurnOptions, text: string, images: readonly string[] = []): Promise<void> {
   const { emit } = options;
   emit.event({ type: "message.user", payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text } });
-  await options.context.append({ kind: "message", message: { role: "user", content: text } });
+  const content = images.length ? [{ type: "text" as const, text }, ...images.map((url) => ({ type: "image_url" as const, image_url: { url } }))] : text;
+  await options.context.append({ kind: "message", message: { role: "user", content } });
 }
 
 /** A checkpoint row (through the port) plus its marker in the history and an event. */

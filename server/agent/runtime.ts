@@ -14,6 +14,7 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
 import { createSubagentRunner } from "./subagent";
 import { buildSystemPrompt } from "./system-prompt";
 import { createAgentTools, type TodoItem } from "./tools";
+import { layerTools, type SessionToolSource } from "./session-tools";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
 
@@ -49,6 +50,15 @@ export interface RuntimeDeps {
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
   /** Runs turns of sessions backed by an external ACP agent command (server/acp). */
   externalAgents?: ExternalAgentPort;
+  /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
+  sessionTools?: SessionToolSource;
+}
+
+/** What a prompt may carry besides its text. */
+export interface PromptOptions {
+  reasoning?: "on" | "off";
+  /** Images for the model, as `data:` (or http) URLs; they go with the first user message of the turn. */
+  images?: string[];
 }
 
 /** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */
@@ -68,7 +78,7 @@ interface PendingTurn {
   turnId: string;
   number: number;
   prompt: string;
-  options: { reasoning?: "on" | "off" };
+  options: PromptOptions;
   controller: AbortController;
   done: Promise<TurnResult>;
   settle: (result: TurnResult) => void;
@@ -91,6 +101,8 @@ export class AgentRuntime {
   private readonly contexts = new Map<string, Context>();
   private readonly provider: ChatProvider | undefined;
   private readonly checkpoints: CheckpointPort;
+  /** Per-session tool layers by owner (e.g. an ACP client's fs/terminal), applied after `deps.sessionTools`. */
+  private readonly sessionLayers = new Map<string, Map<string, SessionToolSource>>();
 
   constructor(private readonly deps: RuntimeDeps) {
     this.provider = deps.provider ?? (deps.config.model ? createOpenAIProvider(deps.config.model) : undefined);
@@ -113,7 +125,7 @@ export class AgentRuntime {
    * Starts a turn, or queues it behind the running one. Resolves once it is
    * registered (its events may already be flowing). `/compact [focus]` compacts.
    */
-  async prompt(sessionId: string, prompt: string, options: { reasoning?: "on" | "off" } = {}): Promise<StartedTurn> {
+  async prompt(sessionId: string, prompt: string, options: PromptOptions = {}): Promise<StartedTurn> {
     await this.deps.sessions.get(sessionId);
     const turn = await store.createTurn(this.deps.db, sessionId, prompt);
     let settle!: (result: TurnResult) => void;
@@ -188,6 +200,21 @@ export class AgentRuntime {
     }
   }
 
+  /**
+   * Gives one session extra tools (or replacements of workspace tools of the same
+   * name) from the next turn on; `undefined` removes the layer of that owner.
+   */
+  setSessionTools(sessionId: string, owner: string, source: SessionToolSource | undefined): void {
+    let layers = this.sessionLayers.get(sessionId);
+    if (!source) {
+      layers?.delete(owner);
+      if (layers?.size === 0) this.sessionLayers.delete(sessionId);
+      return;
+    }
+    if (!layers) this.sessionLayers.set(sessionId, (layers = new Map()));
+    layers.set(owner, source);
+  }
+
   /** The in-memory context is dropped so the next turn re-reads the log (after a rewind elsewhere). */
   forgetContext(sessionId: string): void {
     this.contexts.delete(sessionId);
@@ -247,7 +274,7 @@ export class AgentRuntime {
     const workspace = session.workspace.path;
     const context = await this.context(sessionId);
     const enabled = { todo: true, task: true, dmail: true, ...this.deps.agentTools };
-    const workspaceTools = this.deps.tools();
+    const workspaceTools = await this.toolsFor({ sessionId, workspace, emit, signal: pending.controller.signal });
     const base = {
       sessionId,
       workspace,
@@ -270,6 +297,7 @@ export class AgentRuntime {
     const options: TurnOptions = {
       ...base,
       prompt,
+      images: pending.options.images,
       context,
       systemPrompt: await buildSystemPrompt({ workspace, skills: await this.deps.skills?.(workspace).catch(() => "") }),
       tools: [...workspaceTools, ...agentTools],
@@ -283,6 +311,21 @@ export class AgentRuntime {
     };
     const compact = COMPACT_COMMAND.exec(prompt.trim());
     return compact ? runCompactionTurn(options, compact[1]?.trim() || undefined) : runTurn(options);
+  }
+
+  /** Workspace tools with the session's layers; a source that fails is skipped with a notice, never ending the turn. */
+  private async toolsFor(input: { sessionId: string; workspace: string; emit: TurnEmitter; signal: AbortSignal }): Promise<AgentTool[]> {
+    const sources = [...(this.deps.sessionTools ? [this.deps.sessionTools] : []), ...(this.sessionLayers.get(input.sessionId)?.values() ?? [])];
+    const layers: AgentTool[][] = [];
+    for (const source of sources) {
+      try {
+        layers.push(await source.tools(input));
+      } catch (error) {
+        const text = `Some tools are unavailable in this turn: ${error instanceof Error ? error.message : String(error)}`;
+        input.emit.event({ type: "notice", payload: { level: "warning", text, turnId: input.emit.turnId } });
+      }
+    }
+    return layerTools(this.deps.tools(), layers);
   }
 
   private async saveTodos(sessionId: string, emit: TurnEmitter, items: TodoItem[]): Promise<void> {

@@ -11,3 +11,4 @@ export { unifiedDiff } from "./diff";
 export { createMcpManager, mcpToolName, type McpManager, type McpManagerOptions, type McpServerStatus, type McpServerState } from "./mcp/manager";
 export { loadMcpConfig, type LoadedMcpConfig, type McpServerConfig } from "./mcp/config";
 export type { ApprovalNeed, ApprovalDecision, AuditRecord, RiskLevel, ToolContext, ToolDefinition, ToolProgress, ToolResult } from "./types";
+export { SessionMcp, type SessionMcpOptions, type SessionMcpServer, type SessionMcpStatus, type McpServerSource } from "./mcp/sessions";

@@ -1,0 +1,36 @@
+import type { AgentTool } from "./tools-port";
+import type { TurnEmitter } from "./turn-emitter";
+
+/** What a source of per-session tools is told at the start of each turn. */
+export interface SessionToolsInput {
+  sessionId: string;
+  workspace: string;
+  /** For notices about the tools (an MCP server that failed to start) in this turn. */
+  emit: TurnEmitter;
+  signal: AbortSignal;
+}
+
+/**
+ * Tools that depend on the session: MCP servers of the workspace or of an ACP
+ * client (server/tools/mcp), or a client's own file and terminal access
+ * (server/acp). A tool with the name of a workspace tool replaces it.
+ */
+export interface SessionToolSource {
+  tools(input: SessionToolsInput): Promise<AgentTool[]> | AgentTool[];
+}
+
+/**
+ * The workspace tools with each layer applied in order: a tool replaces the
+ * one of the same name (keeping its place), others are appended.
+ */
+export function layerTools(base: readonly AgentTool[], layers: readonly (readonly AgentTool[])[]): AgentTool[] {
+  const result = base.slice();
+  for (const layer of layers) {
+    for (const tool of layer) {
+      const at = result.findIndex((existing) => existing.name === tool.name);
+      if (at === -1) result.push(tool);
+      else result[at] = tool;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,239 @@
+import path from "node:path";
+import { errorMessage } from "../../errors";
+import type { Tool } from "../define";
+import { loadMcpConfig, type McpServerConfig } from "./config";
+import { createMcpManager, type McpManager, type McpServerStatus } from "./manager";
+
+/** Where a session's MCP server was configured. */
+export type McpServerSource = "workspace" | "client";
+
+/** A server as GET /api/v1/sessions/:id/mcp lists it; `idle` until the session's first turn starts it. */
+export interface SessionMcpServer extends Omit<McpServerStatus, "state"> {
+  state: McpServerStatus["state"] | "idle";
+  source: McpServerSource;
+}
+
+export interface SessionMcpStatus {
+  servers: SessionMcpServer[];
+  /** Problems with the config files (broken JSON, bad entries); the other servers still run. */
+  errors: string[];
+}
+
+export interface SessionMcpOptions {
+  /** WORLDLINE_HOME: its mcp.json configures servers for every workspace. */
+  home: string;
+  /** A notice in a session's log (a server failed or stopped), outside of any turn. */
+  notice: (sessionId: string, level: "info" | "warning" | "error", text: string) => void;
+  startTimeoutMs?: number;
+  callTimeoutMs?: number;
+}
+
+interface Group {
+  source: McpServerSource;
+  /** The servers as configured; a change restarts the group. */
+  key: string;
+  manager: McpManager;
+  started: Promise<void>;
+  running: boolean;
+  errors: string[];
+  /** Sessions using these servers, each with the failures it has been told about. */
+  sessions: Map<string, Set<string>>;
+}
+
+/** The part of the runtime's TurnEmitter this module uses. */
+export interface TurnNoticeEmitter {
+  turnId: string;
+  event(event: { type: "notice"; payload: { level: "info" | "warning" | "error"; text: string; turnId?: string } }): void;
+}
+
+/** What a turn needs: its MCP tools, and notices for what went wrong meanwhile. */
+export interface SessionMcpTurn {
+  sessionId: string;
+  workspace: string;
+  notice: (level: "info" | "warning" | "error", text: string) => void;
+}
+
+/**
+ * MCP servers per session: the workspace's (`$WORLDLINE_HOME/mcp.json`, then
+ * `<workspace>/.worldline/mcp.json`; one set of processes per workspace, shared
+ * by its sessions) plus those an ACP client sent for one session. Servers start
+ * on a session's first turn; a config change restarts them at the next turn, as
+ * does a crash. Failures become notices in the session and never end a turn.
+ */
+export class SessionMcp {
+  private readonly workspaces = new Map<string, Group>();
+  private readonly clients = new Map<string, Group>();
+  private readonly clientConfigs = new Map<string, Record<string, McpServerConfig>>();
+  private closed = false;
+
+  constructor(private readonly options: SessionMcpOptions) {}
+
+  /** The config files of a workspace, global first. */
+  configPaths(workspace: string): string[] {
+    return [path.join(this.options.home, "mcp.json"), path.join(workspace, ".worldline", "mcp.json")];
+  }
+
+  /** Servers an ACP client sent with session/new, load or resume; they replace earlier ones at the next turn. */
+  setClientServers(sessionId: string, servers: Record<string, McpServerConfig>): void {
+    if (Object.keys(servers).length === 0) this.clientConfigs.delete(sessionId);
+    else this.clientConfigs.set(sessionId, servers);
+  }
+
+  /** Starts what the session needs (first turn, changed config, crashed server) and returns the tools of the ready servers. */
+  async tools(turn: SessionMcpTurn): Promise<Tool[]> {
+    if (this.closed) return [];
+    const groups: Group[] = [];
+    const workspace = await this.workspaceGroup(turn.workspace);
+    if (workspace) groups.push(workspace);
+    const client = this.clientGroup(turn.sessionId, turn.workspace);
+    if (client) groups.push(client);
+    const tools: Tool[] = [];
+    for (const group of groups) {
+      await group.started;
+      let told = group.sessions.get(turn.sessionId);
+      if (!told) group.sessions.set(turn.sessionId, (told = new Set()));
+      for (const line of [...group.errors, ...failures(group)]) {
+        if (told.has(line)) continue;
+        told.add(line);
+        turn.notice("warning", line);
+      }
+      tools.push(...group.manager.tools());
+    }
+    return tools;
+  }
+
+  /** The per-turn tool source the runtime takes (RuntimeDeps.sessionTools); notices go into the turn. */
+  toolSource(): { tools(input: { sessionId: string; workspace: string; emit: TurnNoticeEmitter }): Promise<Tool[]> } {
+    return {
+      tools: ({ sessionId, workspace, emit }) =>
+        this.tools({ sessionId, workspace, notice: (level, text) => emit.event({ type: "notice", payload: { level, text, turnId: emit.turnId } }) }),
+    };
+  }
+
+  /** Every server the session has or will have, with its state. */
+  async status(sessionId: string, workspace: string): Promise<SessionMcpStatus> {
+    const result: SessionMcpStatus = { servers: [], errors: [] };
+    const group = this.workspaces.get(workspace);
+    if (group) {
+      result.servers.push(...group.manager.status().map((status) => ({ ...status, source: group.source })));
+      result.errors.push(...group.errors);
+    } else {
+      const config = await loadMcpConfig(this.configPaths(workspace));
+      result.servers.push(...idle(config.servers, "workspace"));
+      result.errors.push(...config.errors);
+    }
+    const client = this.clients.get(sessionId);
+    const clientConfig = this.clientConfigs.get(sessionId);
+    if (client && client.key === configKey(clientConfig ?? {})) result.servers.push(...client.manager.status().map((status) => ({ ...status, source: client.source })));
+    else if (clientConfig) result.servers.push(...idle(clientConfig, "client"));
+    return result;
+  }
+
+  /** Stops every server (bridge shutdown). */
+  async close(): Promise<void> {
+    this.closed = true;
+    const groups = [...this.workspaces.values(), ...this.clients.values()];
+    this.workspaces.clear();
+    this.clients.clear();
+    await Promise.all(groups.map((group) => stop(group)));
+  }
+
+  private async workspaceGroup(workspace: string): Promise<Group | undefined> {
+    const config = await loadMcpConfig(this.configPaths(workspace));
+    const key = configKey(config.servers) + JSON.stringify(config.errors);
+    const existing = this.workspaces.get(workspace);
+    if (existing && existing.key === key && !crashed(existing)) return existing;
+    if (existing) {
+      this.workspaces.delete(workspace);
+      void stop(existing);
+    }
+    if (Object.keys(config.servers).length === 0 && config.errors.length === 0) return undefined;
+    const group = this.startGroup("workspace", config.servers, key, config.errors, workspace);
+    // Sessions already told about the old servers' failures hear about the new ones.
+    if (existing) for (const sessionId of existing.sessions.keys()) group.sessions.set(sessionId, new Set());
+    this.workspaces.set(workspace, group);
+    return group;
+  }
+
+  private clientGroup(sessionId: string, workspace: string): Group | undefined {
+    const servers = this.clientConfigs.get(sessionId) ?? {};
+    const key = configKey(servers);
+    const existing = this.clients.get(sessionId);
+    if (existing && existing.key === key && !crashed(existing)) return existing;
+    if (existing) {
+      this.clients.delete(sessionId);
+      void stop(existing);
+    }
+    if (Object.keys(servers).length === 0) return undefined;
+    // A client's stdio servers start in the session's workspace, like the workspace's own.
+    const group = this.startGroup("client", servers, key, [], workspace);
+    group.sessions.set(sessionId, new Set());
+    this.clients.set(sessionId, group);
+    return group;
+  }
+
+  private startGroup(source: McpServerSource, servers: Record<string, McpServerConfig>, key: string, errors: string[], cwd: string | undefined): Group {
+    const group: Group = { source, key, errors: errors.map((error) => `MCP config: ${error}`), running: false, sessions: new Map(), started: Promise.resolve(), manager: undefined! };
+    const seen = new Map<string, string>();
+    group.manager = createMcpManager({
+      servers,
+      cwd,
+      startTimeoutMs: this.options.startTimeoutMs,
+      callTimeoutMs: this.options.callTimeoutMs,
+      onStatus: (statuses) => {
+        for (const status of statuses) {
+          const before = seen.get(status.name);
+          seen.set(status.name, status.state);
+          // Failures while starting are told by the turn that waits for them; later ones (a crash) right away.
+          if (!group.running || before !== "ready" || (status.state !== "failed" && status.state !== "closed")) continue;
+          const line = describeFailure(status);
+          for (const [sessionId, told] of group.sessions) {
+            if (told.has(line)) continue;
+            told.add(line);
+            this.options.notice(sessionId, "warning", line);
+          }
+        }
+      },
+    });
+    group.started = group.manager
+      .start()
+      .catch((error: unknown) => {
+        group.errors.push(`MCP servers could not start: ${errorMessage(error)}`);
+      })
+      .then(() => {
+        group.running = true;
+      });
+    return group;
+  }
+}
+
+/** The servers in a stable order, to tell a changed config from the running one. */
+function configKey(servers: Record<string, McpServerConfig>): string {
+  return JSON.stringify(Object.entries(servers).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function idle(servers: Record<string, McpServerConfig>, source: McpServerSource): SessionMcpServer[] {
+  return Object.entries(servers).map(([name, config]) => ({ name, transport: "url" in config ? "http" : "stdio", state: "idle", toolCount: 0, source }));
+}
+
+function failures(group: Group): string[] {
+  return group.manager
+    .status()
+    .filter((status) => status.state === "failed" || status.state === "closed")
+    .map(describeFailure);
+}
+
+/** A server that was ready and stopped on its own is started again at the next turn. */
+function crashed(group: Group): boolean {
+  return group.running && group.manager.status().some((status) => status.state === "closed");
+}
+
+function describeFailure(status: McpServerStatus): string {
+  const what = status.state === "failed" ? "failed to start" : "stopped";
+  return `MCP server "${status.name}" ${what}; its tools are unavailable.${status.error ? ` ${status.error}` : ""}`;
+}
+
+async function stop(group: Group): Promise<void> {
+  await group.started.catch(() => undefined);
+  await group.manager.close().catch(() => undefined);
+}
