@@ -12,8 +12,9 @@ import { EventLog, Sessions } from "./sessions";
 import { PtyManager } from "./pty";
 import { WorkspaceFiles } from "./files";
 import { SettingsService } from "./settings";
+import { ShareLinks } from "./sharing";
 import * as store from "./store";
-import { builtinTools } from "./tools";
+import { builtinTools, SessionMcp } from "./tools";
 import { attachSocketServer, createAuthPolicy, createRequestHandler, createToken, type BridgeServices } from "./transport";
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -70,6 +71,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const checkpoints = new CheckpointService({ db, log, sessions, home: config.home });
   // Sessions with an agentCommand run an external ACP agent, Worldline being its client.
   const externalAgents = new ExternalAgents();
+  // MCP servers of each session's workspace (and of ACP clients), started on a session's first turn.
+  const mcp = new SessionMcp({ home: config.home, notice: (sessionId, level, text) => log.append(sessionId, { type: "notice", payload: { level, text } }) });
   const runtime = new AgentRuntime({
     db,
     log,
@@ -82,6 +85,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     defaultModel: () => settings.resolveDefaultModel(),
     retry: options.retry,
     externalAgents,
+    sessionTools: mcp.toolSource(),
     ...options.agent,
   });
   checkpoints.attach(runtime);
@@ -108,6 +112,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     settings,
     ptys,
     checkpoints,
+    shares: new ShareLinks(db),
+    mcp,
   };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services);
@@ -128,6 +134,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       (closing ??= (async () => {
         await runtime.cancelAll();
         await externalAgents.closeAll();
+        await mcp.close();
         await ptys.closeAll();
         await new Promise<void>((resolve) => io.close(() => resolve()));
         server.closeAllConnections();

@@ -6,6 +6,8 @@ import type { WorkspaceFiles } from "../files";
 import type { EventLog, Sessions } from "../sessions";
 import type { PtyManager } from "../pty";
 import type { SettingsService } from "../settings";
+import type { ShareLinks } from "../sharing";
+import type { SessionMcp } from "../tools";
 import type { AuthPolicy } from "./auth";
 
 /** What the transport layer needs from the rest of the bridge. */
@@ -21,4 +23,7 @@ export interface BridgeServices {
   settings: SettingsService;
   ptys: PtyManager;
   checkpoints: CheckpointService;
+  shares: ShareLinks;
+  /** MCP servers per session (GET /api/v1/sessions/:id/mcp); absent in bridges without MCP. */
+  mcp?: SessionMcp;
 }

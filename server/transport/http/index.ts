@@ -11,9 +11,10 @@ import { sessionRoutes } from "./routes/sessions";
 import { taskRoutes } from "./routes/tasks";
 import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
+import { mcpRoutes } from "./routes/mcp";
 
 export function createApiRouter(): Router {
-  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes);
+  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes, ...mcpRoutes);
 }
 
 type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
