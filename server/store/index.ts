@@ -21,3 +21,7 @@ export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
 export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";
 export type { ShareLinkRow } from "./share-links";
+export { createMemory, deleteMemory, listMemories } from "./memory";
+export type { MemoryRow, NewMemory } from "./memory";
+export { listCommands, recordCommand } from "./audit";
+export type { AuditedCommand, CommandAuditRecord } from "./audit";

@@ -1,0 +1,82 @@
+import type { Db } from "./db";
+
+export interface MemoryRow {
+  id: string;
+  text: string;
+  type: string;
+  scope: string;
+  /** The workspace's path (rows keep the Workspace id; lookups translate). */
+  workspace: string | null;
+  sessionId: string | null;
+  importance: number;
+  source: string;
+  createdAt: Date;
+}
+
+export interface NewMemory {
+  text: string;
+  type: string;
+  scope: string;
+  workspace?: string;
+  sessionId?: string;
+  importance: number;
+  source: string;
+}
+
+/** Candidates for ranking are read in pages of at most this many, newest first. */
+const MAX_MEMORY_ROWS = 2000;
+
+export async function createMemory(db: Db, memory: NewMemory): Promise<MemoryRow> {
+  const workspace = memory.workspace ? await db.workspace.upsert({
+    where: { path: memory.workspace },
+    create: { path: memory.workspace, name: memory.workspace.split(/[\\/]/).filter(Boolean).pop() ?? memory.workspace },
+    update: {},
+  }) : null;
+  const row = await db.memory.create({
+    data: {
+      text: memory.text,
+      type: memory.type,
+      scope: memory.scope,
+      workspaceId: workspace?.id ?? null,
+      sessionId: memory.sessionId ?? null,
+      importance: memory.importance,
+      source: memory.source,
+    },
+  });
+  return { ...row, workspace: workspace?.path ?? null };
+}
+
+/**
+ * Memories matching the filters, newest first. `visibleTo` selects what a turn may
+ * recall: every global memory, the workspace's and the session's own.
+ */
+export async function listMemories(
+  db: Db,
+  filter: { scope?: string; type?: string; workspace?: string; sessionId?: string; visibleTo?: { workspace: string; sessionId: string }; limit?: number } = {},
+): Promise<MemoryRow[]> {
+  const workspaceIds = new Map<string, string>();
+  const wanted = [filter.workspace, filter.visibleTo?.workspace].filter((w): w is string => Boolean(w));
+  for (const row of wanted.length ? await db.workspace.findMany({ where: { path: { in: wanted } } }) : []) workspaceIds.set(row.path, row.id);
+  const where: Record<string, unknown> = {};
+  if (filter.scope) where.scope = filter.scope;
+  if (filter.type) where.type = filter.type;
+  if (filter.workspace) where.workspaceId = workspaceIds.get(filter.workspace) ?? "-";
+  if (filter.sessionId) where.sessionId = filter.sessionId;
+  if (filter.visibleTo) {
+    where.OR = [
+      { scope: "global" },
+      { scope: "workspace", workspaceId: workspaceIds.get(filter.visibleTo.workspace) ?? "-" },
+      { scope: "session", sessionId: filter.visibleTo.sessionId },
+    ];
+  }
+  const rows = await db.memory.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: Math.min(filter.limit ?? MAX_MEMORY_ROWS, MAX_MEMORY_ROWS) });
+  const ids = [...new Set(rows.map((row) => row.workspaceId).filter((id): id is string => Boolean(id)))];
+  const paths = new Map((ids.length ? await db.workspace.findMany({ where: { id: { in: ids } } }) : []).map((w) => [w.id, w.path]));
+  return rows.map(({ workspaceId, ...row }) => ({ ...row, workspace: workspaceId ? (paths.get(workspaceId) ?? null) : null }));
+}
+
+/** True when a row was deleted. */
+export async function deleteMemory(db: Db, id: string): Promise<boolean> {
+  const { count } = await db.memory.deleteMany({ where: { id } });
+  return count > 0;
+}
