@@ -8,6 +8,7 @@ import { WorldlineError } from "../errors";
  * the normalised posix relative path.
  */
 export async function resolveInside(root: string, rel: string): Promise<{ abs: string; rel: string }> {
+  if (rel.includes("\0")) throw new WorldlineError("files:invalid", "The path contains a NUL byte.");
   const clean = rel.replace(/\\/g, "/").replace(/^\/+/, "");
   const abs = path.resolve(root, clean);
   if (!isInside(root, abs)) throw outside(rel);
@@ -18,6 +19,10 @@ export async function resolveInside(root: string, rel: string): Promise<{ abs: s
     if (real) {
       if (!isInside(await fs.realpath(root), real)) throw outside(rel);
       break;
+    }
+    // A dangling symlink would be followed by the write to wherever it points.
+    if ((await fs.lstat(probe).catch(() => null))?.isSymbolicLink()) {
+      throw new WorldlineError("files:forbidden", `"${rel}" is a symbolic link to a missing target; it is not followed.`);
     }
     const parent = path.dirname(probe);
     if (parent === probe) break;

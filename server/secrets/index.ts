@@ -1,1 +1,1 @@
-export { redactSecrets, redactKnownValues, secretEnvValues } from "./redact";
+export { redactSecrets, redactSecretShapes, redactForOutput, redactKnownValues, secretEnvValues } from "./redact";

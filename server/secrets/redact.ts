@@ -13,6 +13,8 @@ const MIN_KNOWN_VALUE_LENGTH = 6;
 interface SecretPattern {
   pattern: RegExp;
   replace: string | ((match: string, ...groups: string[]) => string);
+  /** A `name = value` form rather than a credential's own shape. */
+  assignment?: boolean;
 }
 
 // Order matters: whole blocks (PEM) and structured forms (URLs, assignments)
@@ -33,6 +35,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
     pattern:
       /((?:^|[^A-Za-z0-9])(?:--?)?["']?[A-Za-z0-9_.-]*(?:passw(?:or)?d|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|auth|credentials?)["']?\s*(?:[:=]\s*|\s+(?=["']))["']?)((?!\[REDACTED)[^\s"'&;,]{1,})/gi,
     replace: (_m, prefix: string) => `${prefix}${REDACTED}`,
+    assignment: true,
   },
   { pattern: /\bsk-ant-[A-Za-z0-9_-]{16,}/g, replace: REDACTED },
   { pattern: /\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}/g, replace: REDACTED },
@@ -51,8 +54,29 @@ const SECRET_PATTERNS: SecretPattern[] = [
 
 /** Removes API keys, tokens, passwords, private keys and credentials in URLs from free text. */
 export function redactSecrets(text: string): string {
+  return applyPatterns(text, SECRET_PATTERNS);
+}
+
+/**
+ * The `name = value` assignment pattern would also shred source code the model reads
+ * (`token = getToken()`), and an edit built on shredded text fails; tool output only
+ * loses things shaped like a credential (key prefixes, JWTs, PEM blocks, URL passwords).
+ */
+const SHAPE_PATTERNS = SECRET_PATTERNS.filter((entry) => !entry.assignment);
+
+/** Removes only text shaped like a credential; safe on source code. Used on tool output. */
+export function redactSecretShapes(text: string): string {
+  return applyPatterns(text, SHAPE_PATTERNS);
+}
+
+/** Tool output, error messages and log lines: credential shapes plus the bridge's own secret env values. */
+export function redactForOutput(text: string, env: Record<string, string | undefined> = process.env): string {
+  return redactKnownValues(redactSecretShapes(text), secretEnvValues(env));
+}
+
+function applyPatterns(text: string, patterns: SecretPattern[]): string {
   let result = text;
-  for (const { pattern, replace } of SECRET_PATTERNS) {
+  for (const { pattern, replace } of patterns) {
     result = typeof replace === "string" ? result.replace(pattern, replace) : result.replace(pattern, replace as never);
   }
   return result;

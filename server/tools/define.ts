@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorMessage, isWorldlineError } from "../errors";
+import { redactForOutput } from "../secrets";
 import type { ApprovalNeed, ToolContext, ToolDefinition, ToolResult } from "./types";
 
 /** What the model reads at most from one tool call; more would crowd out the conversation. */
@@ -73,9 +74,34 @@ export function defineTool<P extends z.ZodType>(definition: DefineToolOptions<P>
   });
 }
 
+/** Approval needs remembered per tool call until it runs; bounded for calls that never run (rejected). */
+const MAX_REMEMBERED_NEEDS = 1_000;
+
+const LEVEL_ORDER = { none: 0, ask: 1, always: 2 } as const;
+
 export function buildTool<A>(core: ToolCore<A>): Tool {
   const timeoutMs = core.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const maxChars = core.maxOutputChars ?? MAX_TOOL_OUTPUT_CHARS;
+  // What was shown to the gate for each call: a path swapped for a symlink between
+  // approval and run must not turn an approved inside write into an outside one.
+  const approvedNeeds = new Map<string, ApprovalNeed>();
+  // Call ids repeat across turns with some providers; the key pins the call and its arguments.
+  const keyOf = (args: A, ctx: ToolContext) => JSON.stringify([ctx.sessionId, ctx.turnId ?? null, ctx.toolCallId, args]);
+  const remember = (key: string, need: ApprovalNeed): ApprovalNeed => {
+    approvedNeeds.set(key, need);
+    if (approvedNeeds.size > MAX_REMEMBERED_NEEDS) approvedNeeds.delete(approvedNeeds.keys().next().value as string);
+    return need;
+  };
+  const changedSinceApproval = async (args: A, ctx: ToolContext): Promise<string | undefined> => {
+    const key = keyOf(args, ctx);
+    const before = approvedNeeds.get(key);
+    approvedNeeds.delete(key);
+    if (!before || !core.needsApproval) return undefined;
+    const now = await Promise.resolve(core.needsApproval(args, ctx)).catch(() => undefined);
+    if (!now) return "its target could not be checked again";
+    if (now.subject !== before.subject || LEVEL_ORDER[now.level] > LEVEL_ORDER[before.level]) return `it now means: ${now.description}`;
+    return undefined;
+  };
 
   return {
     name: core.name,
@@ -91,7 +117,7 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
         return { level: "ask", subject: core.name, scope: core.name, description: `Run ${core.name}`, risk: "medium" };
       }
       try {
-        return await core.needsApproval(parsed.args, ctx);
+        return remember(keyOf(parsed.args, ctx), await core.needsApproval(parsed.args, ctx));
       } catch (error) {
         // The gate must get an answer; when the need cannot be worked out, a human decides.
         const reason = errorMessage(error);
@@ -105,6 +131,10 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
         return { isError: true, output: `Invalid arguments for ${core.name}: ${parsed.error}\nFix the arguments and call ${core.name} again.` };
       }
       if (ctx.signal.aborted) return { isError: true, output: "Cancelled before it started." };
+      const changed = await changedSinceApproval(parsed.args, ctx);
+      if (changed) {
+        return { isError: true, output: `Refused: what ${core.name} touches changed after it was approved (${changed}). Check the path and call ${core.name} again.` };
+      }
       if (core.ownsCancellation) {
         const result = await core.execute(parsed.args, ctx).then(normalizeResult, errorResult);
         return capResult(result, maxChars);
@@ -139,8 +169,21 @@ export function truncateOutput(text: string, max: number = MAX_TOOL_OUTPUT_CHARS
   return `${text.slice(0, max)}\n[output truncated: ${text.length - max} more characters]`;
 }
 
+/**
+ * The boundary every tool result crosses before the model, the event log and the
+ * UI see it: capped, and stripped of credential-shaped text and the bridge's own
+ * secret env values (a `cat .env` or `env` must not ship keys to the provider).
+ */
 function capResult(result: ToolResult, max: number): ToolResult {
-  return result.output.length > max ? { ...result, output: truncateOutput(result.output, max) } : result;
+  const output = redactForOutput(result.output.length > max ? truncateOutput(result.output, max) : result.output);
+  return { ...result, output, ...(result.display ? { display: redactDisplay(result.display) as Record<string, unknown> } : {}) };
+}
+
+function redactDisplay(value: unknown): unknown {
+  if (typeof value === "string") return redactForOutput(value);
+  if (Array.isArray(value)) return value.map(redactDisplay);
+  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactDisplay(inner)]));
+  return value;
 }
 
 function normalizeResult(value: ToolResult | string): ToolResult {

@@ -1,7 +1,7 @@
 /** Workspace tools: what the agent can do, what each call needs approved, and MCP. */
 export { defineTool, truncateOutput, MAX_TOOL_OUTPUT_CHARS, type Tool, type DefineToolOptions } from "./define";
 export { builtinTools, type BuiltinToolOptions } from "./builtin";
-export { resolveInWorkspace, isWithin, sensitiveReason, pathApproval, type ResolvedPath } from "./paths";
+export { resolveInWorkspace, isWithin, sensitiveReason, pathApproval, writeResolvedFile, type ResolvedPath } from "./paths";
 export { classifyCommand, type ActionType, type CommandClassification } from "./shell/classify";
 export { shellApproval } from "./shell/approval";
 export { createShellTool, auditRejectedShellCall, DEFAULT_SHELL_TIMEOUT_MS, MAX_SHELL_TIMEOUT_MS, type ShellToolOptions } from "./shell/shell-tool";

@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { constants as fsConstants, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { WorldlineError } from "../errors";
@@ -17,6 +17,11 @@ export interface ResolvedPath {
   inside: boolean;
   /** Why the path is sensitive (`.env file`, `private key`, …), if it is. */
   sensitive?: string;
+  /**
+   * Names of an existing regular file when more than one (st_nlink > 1): another name
+   * may be outside the workspace, and realpath cannot tell where, so writes always ask.
+   */
+  hardLinks?: number;
 }
 
 /**
@@ -35,7 +40,50 @@ export async function resolveInWorkspace(workspace: string, input: string): Prom
   const inside = isWithin(root, real);
   const display = inside ? path.relative(root, real) || "." : real;
   const sensitive = sensitiveReason(real, root) ?? sensitiveReason(lexical, root);
-  return { input, real, display, inside, sensitive };
+  const stat = await fs.lstat(real).catch(() => undefined);
+  const hardLinks = stat?.isFile() && stat.nlink > 1 ? stat.nlink : undefined;
+  return { input, real, display, inside, sensitive, ...(hardLinks ? { hardLinks } : {}) };
+}
+
+/**
+ * Writes a resolved file without following a symlink planted since it was resolved:
+ * the parent folder is resolved again right before the open, the last component is
+ * opened with O_NOFOLLOW, and a hard link that appeared since the check is refused.
+ * Not covered: a parent swapped in the microseconds between that re-check and the
+ * open (Node has no openat2/RESOLVE_BENEATH); see SECURITY.md.
+ */
+export async function writeResolvedFile(resolved: ResolvedPath, content: string): Promise<void> {
+  const dir = path.dirname(resolved.real);
+  await assertSameRealDir(dir, resolved);
+  await fs.mkdir(dir, { recursive: true });
+  await assertSameRealDir(dir, resolved);
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(resolved.real, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW, 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") throw changedError(resolved, "it became a symbolic link");
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    if (stat.nlink > 1 && !resolved.hardLinks) throw changedError(resolved, "it became a hard link");
+    await handle.truncate(0);
+    await handle.writeFile(content, "utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
+async function assertSameRealDir(dir: string, resolved: ResolvedPath): Promise<void> {
+  const real = await fs.realpath(dir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return dir;
+    throw error;
+  });
+  if (real !== dir) throw changedError(resolved, `a folder on the way now leads to ${real}`);
+}
+
+function changedError(resolved: ResolvedPath, why: string): WorldlineError {
+  return new WorldlineError("fs:path_changed", `${resolved.display} changed since it was checked (${why}); nothing was written. Check the path and try again.`);
 }
 
 /** True when `target` is `root` or below it (`/ws-evil` is not below `/ws`). */
@@ -79,6 +127,10 @@ export function pathApproval(resolved: ResolvedPath, access: "read" | "write", w
   }
   if (resolved.sensitive) {
     return { level: "always", subject, scope: subject, description: `${what} a sensitive file (${resolved.sensitive}): ${subject}`, risk: "high", diff };
+  }
+  if (access === "write" && resolved.hardLinks) {
+    const why = `it has ${resolved.hardLinks} hard links, another may be outside the workspace`;
+    return { level: "always", subject, scope: subject, description: `${what} ${subject} (${why})`, risk: "high", diff };
   }
   if (access === "read") return { level: "none", subject, scope, description: `${what} ${subject}`, risk: "none" };
   return { level: "ask", subject, scope, description: `${what} ${subject}`, risk: "medium", diff };

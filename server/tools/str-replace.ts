@@ -3,7 +3,7 @@ import { z } from "zod";
 import { WorldlineError } from "../errors";
 import { defineTool } from "./define";
 import { unifiedDiff } from "./diff";
-import { pathApproval, resolveInWorkspace } from "./paths";
+import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
 
 const Edit = z.object({
   old_text: z.string().describe("Exact text to replace, including whitespace and indentation. Must occur exactly once unless replace_all is true; add surrounding lines to make it unique."),
@@ -41,7 +41,7 @@ export const strReplaceTool = defineTool({
       return { isError: true, output: `File not found: ${resolved.display}. Use write_file to create a new file.` };
     }
     const after = applyEdits(before, args.edits);
-    await fs.writeFile(resolved.real, after, "utf8");
+    await writeResolvedFile(resolved, after);
     const count = args.edits.length;
     return {
       isError: false,

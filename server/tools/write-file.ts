@@ -1,9 +1,8 @@
 import { promises as fs } from "node:fs";
-import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "./define";
 import { unifiedDiff } from "./diff";
-import { pathApproval, resolveInWorkspace } from "./paths";
+import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
 
 const WriteFileParameters = z.object({
   path: z.string().describe("File to create or overwrite, relative to the workspace root. Missing parent folders are created."),
@@ -26,8 +25,7 @@ export const writeFileTool = defineTool({
     const before = await readExisting(resolved.real);
     const stat = await fs.stat(resolved.real).catch(() => undefined);
     if (stat?.isDirectory()) return { isError: true, output: `${resolved.display} is a directory; give a file path.` };
-    await fs.mkdir(path.dirname(resolved.real), { recursive: true });
-    await fs.writeFile(resolved.real, args.content, "utf8");
+    await writeResolvedFile(resolved, args.content);
     const bytes = Buffer.byteLength(args.content, "utf8");
     return {
       isError: false,
