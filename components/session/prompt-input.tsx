@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { runInTerminal } from "@/components/terminal/run-in-terminal";
 import { command } from "@/components/transport/client";
 import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands";
 import { mentionAt, useMentionSearch } from "./use-mentions";
@@ -92,7 +93,8 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
     try {
       remember(prompt);
       if (shellMode) {
-        window.dispatchEvent(new CustomEvent("worldline:run-in-terminal", { detail: { sessionId, line: prompt } }));
+        await runInTerminal(sessionId, prompt);
+        say("Sent to the session terminal (Ctrl+J shows it).");
       } else if (prompt.startsWith("/") && (await runSlashCommand(prompt, { sessionId, workspace, yolo, navigate: router.push, say }))) {
         // handled locally
       } else if (running) {

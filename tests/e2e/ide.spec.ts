@@ -106,6 +106,16 @@ test("input: @ mentions, / commands, history, status bar", async ({ page }) => {
   await expect(ide.statusBar()).toContainText("fake-model");
   await expect(page.getByTestId("connection-state")).toContainText("live");
   await expect(page.getByTestId("status-approvals")).toContainText("0 pending");
+
+  // Shell mode (Ctrl+X) runs the line in the session's terminal.
+  await ide.input().press("Control+x");
+  await expect(page.getByTestId("shell-toggle")).toHaveAttribute("aria-pressed", "true");
+  await ide.send("echo shell-mode-$((40+2))");
+  await expect(ide.notice()).toContainText("Sent to the session terminal");
+  await page.getByTestId("toggle-terminal").click();
+  // xterm draws on a canvas, so the output itself is checked by the terminal specs; the terminal it opened is here.
+  await expect(page.getByTestId("bottom-panel")).toContainText("Terminal 1");
+  await ide.shot("terminal");
 });
 
 test("layout and theme persist on the server; the page works at phone width", async ({ page, browser }) => {
