@@ -5,16 +5,19 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
 import { ExternalAgents } from "./acp";
+import { MemoryService } from "./memory";
+import { SkillCatalog } from "./skills";
 import { ApprovalService } from "./approvals";
 import { CheckpointService } from "./checkpoints";
-import type { BridgeConfig } from "./config";
+import { isLoopbackHost, type BridgeConfig } from "./config";
+import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./processes";
 import { EventLog, Sessions } from "./sessions";
 import { PtyManager } from "./pty";
 import { WorkspaceFiles } from "./files";
 import { SettingsService } from "./settings";
 import { ShareLinks } from "./sharing";
 import * as store from "./store";
-import { builtinTools, SessionMcp } from "./tools";
+import { builtinTools, SessionMcp, sharedTaskRegistry } from "./tools";
 import { attachSocketServer, createAuthPolicy, createRequestHandler, createToken, type BridgeServices } from "./transport";
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -51,6 +54,13 @@ export interface Bridge {
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { config } = options;
   const { db } = await store.openDb(config.home);
+  // Shell commands, background tasks and terminals a bridge killed with SIGKILL left running.
+  const processRecords = new ProcessRecords(path.join(config.home, "run", "processes"));
+  if (options.recoverInterrupted !== false) {
+    const killed = processRecords.cleanupOrphans();
+    if (killed.length > 0) process.stderr.write(`[worldline] stopped ${killed.length} process(es) left running by a bridge that died\n`);
+  }
+  setProcessRecords(processRecords);
   const log = new EventLog(db);
   const sessions = new Sessions(db, log);
   const approvals = new ApprovalService({ db, log, sessions });
@@ -73,6 +83,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const externalAgents = new ExternalAgents();
   // MCP servers of each session's workspace (and of ACP clients), started on a session's first turn.
   const mcp = new SessionMcp({ home: config.home, notice: (sessionId, level, text) => log.append(sessionId, { type: "notice", payload: { level, text } }) });
+  const memory = new MemoryService(db);
+  const skills = new SkillCatalog(config.home);
   const runtime = new AgentRuntime({
     db,
     log,
@@ -86,6 +98,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     retry: options.retry,
     externalAgents,
     sessionTools: mcp.toolSource(),
+    memory,
+    skills,
+    // Every shell command the tools run is written, redacted, to the audit log.
+    decorateToolContext: (ctx) => ({ ...ctx, audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }) }),
     ...options.agent,
   });
   checkpoints.attach(runtime);
@@ -114,6 +130,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     checkpoints,
     shares: new ShareLinks(db),
     mcp,
+    memory,
+    skills,
+    audit: { list: (query) => store.listCommands(db, query) },
   };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services);
@@ -123,6 +142,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   });
 
   const displayHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  if (!isLoopbackHost(config.host)) {
+    process.stderr.write(`[worldline] WARNING: listening on ${config.host}, reachable from your network (WORLDLINE_ALLOW_LAN=1). The token is still required for every request.\n`);
+  }
   let closing: Promise<void> | undefined;
   return {
     url: `http://${displayHost}:${port}`,
@@ -132,7 +154,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     server,
     close: () =>
       (closing ??= (async () => {
+        // Stop accepting work first: no new connections, no more socket commands.
+        server.close();
+        io.disconnectSockets(true);
         await runtime.cancelAll();
+        await sharedTaskRegistry.stopAll();
         await externalAgents.closeAll();
         await mcp.close();
         await ptys.closeAll();
@@ -142,6 +168,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         await log.close();
         await pages?.close();
         await db.$disconnect();
+        if (activeProcessRecords() === processRecords) setProcessRecords(undefined);
       })()),
   };
 }

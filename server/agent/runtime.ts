@@ -11,6 +11,7 @@ import { runCompactionTurn, runTurn, type TurnOptions, type TurnResult } from ".
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
+import { afterTurnMemory, recallForTurn, type MemoryPort, type RememberArgs, type SkillsPort } from "./memory-port";
 import { createSubagentRunner } from "./subagent";
 import { buildSystemPrompt } from "./system-prompt";
 import { createAgentTools, type TodoItem } from "./tools";
@@ -44,8 +45,10 @@ export interface RuntimeDeps {
   compactionThreshold?: number;
   /** The agent's own tools, all on by default. */
   agentTools?: { todo?: boolean; task?: boolean; dmail?: boolean };
-  /** One line per available skill for the system prompt (server/skills). */
-  skills?: (workspace: string) => Promise<string>;
+  /** Skill summaries for the system prompt and full text on use (server/skills). */
+  skills?: SkillsPort;
+  /** Recall into the system prompt, the `remember` tool, the post-turn decision and reflection (server/memory). */
+  memory?: MemoryPort;
   /** Adds audit and password prompts to every tool's context (server/tools, server/approvals). */
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
   /** Runs turns of sessions backed by an external ACP agent command (server/acp). */
@@ -288,10 +291,12 @@ export class AgentRuntime {
       decorateToolContext: this.deps.decorateToolContext,
     };
     const dmail = enabled.dmail ? new DMailBox(() => context.visibleCheckpointNumbers()) : undefined;
+    const recall = await recallForTurn(this.deps, { sessionId, workspace, prompt });
     const agentTools = createAgentTools({
       dmail,
       todos: enabled.todo ? { save: (items) => this.saveTodos(sessionId, emit, items) } : undefined,
       subagent: enabled.task ? createSubagentRunner(base, workspaceTools) : undefined,
+      ...this.memoryAndSkillTools({ sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
     });
     const state = this.state(sessionId);
     const options: TurnOptions = {
@@ -299,8 +304,9 @@ export class AgentRuntime {
       prompt,
       images: pending.options.images,
       context,
-      systemPrompt: await buildSystemPrompt({ workspace, skills: await this.deps.skills?.(workspace).catch(() => "") }),
-      tools: [...workspaceTools, ...agentTools],
+      systemPrompt: (await buildSystemPrompt({ workspace, skills: recall.skills, memories: recall.memories })) + recall.invokedSkill,
+      // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts).
+      tools: recall.direct ? [] : [...workspaceTools, ...agentTools],
       signal: pending.controller.signal,
       maxSteps: this.deps.maxSteps ?? DEFAULT_MAX_STEPS,
       turnNumber: pending.number,
@@ -310,7 +316,21 @@ export class AgentRuntime {
       compactionThreshold: this.deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
     };
     const compact = COMPACT_COMMAND.exec(prompt.trim());
-    return compact ? runCompactionTurn(options, compact[1]?.trim() || undefined) : runTurn(options);
+    if (compact) return runCompactionTurn(options, compact[1]?.trim() || undefined);
+    const result = await runTurn(options);
+    // Before turn.completed, so the memory and reflection events belong to the turn's stream.
+    await afterTurnMemory(this.deps.memory, { sessionId, workspace, prompt, result, context, emit, provider, model, signal: pending.controller.signal });
+    return result;
+  }
+
+  /** The `remember` tool (with memory) and the `skill` tool (when the workspace has skills). */
+  private memoryAndSkillTools(input: { sessionId: string; workspace: string; emit: TurnEmitter; hasSkills: boolean }) {
+    const { memory, skills } = this.deps;
+    const { sessionId, workspace, emit } = input;
+    return {
+      remember: memory ? { remember: (args: RememberArgs) => memory.remember({ ...args, sessionId, workspace, turnId: emit.turnId }, (event) => emit.event(event)) } : undefined,
+      skills: skills && input.hasSkills ? { load: (name: string) => skills.load(workspace, name) } : undefined,
+    };
   }
 
   /** Workspace tools with the session's layers; a source that fails is skipped with a notice, never ending the turn. */

@@ -10,7 +10,7 @@ export const SYSTEM_PROMPT_OVERRIDE = path.join(".worldline", "system-prompt.md"
 
 /**
  * The default template. `{{now}}`, `{{workspace}}`, `{{listing}}`,
- * `{{agents_md}}` and `{{skills}}` are filled in; an override file uses the same names.
+ * `{{agents_md}}`, `{{skills}}` and `{{memories}}` are filled in; an override file uses the same names.
  */
 export const DEFAULT_SYSTEM_PROMPT_TEMPLATE = `You are Worldline, a coding agent working on the user's machine through tools.
 Be direct and precise. Read before you edit; prefer small, verifiable changes; run the checks that exist; say what you did and what you did not do.
@@ -20,13 +20,15 @@ The current time is {{now}}.
 The working directory (the workspace) is {{workspace}}. Paths are relative to it.
 Its top level:
 {{listing}}
-{{agents_md}}{{skills}}`;
+{{agents_md}}{{skills}}{{memories}}`;
 
 export interface SystemPromptInput {
   workspace: string;
   now?: Date;
   /** A ready section listing the available skills (one line each); empty when there are none. */
   skills?: string;
+  /** Recalled memories (server/memory), one line each; empty when none are relevant. */
+  memories?: string;
 }
 
 /** The system prompt for one turn: the workspace's template (or the default) with its arguments filled in. */
@@ -43,7 +45,10 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
     agents_md: agentsMd.length
       ? `\nProject instructions from AGENTS.md files (outermost first; deeper ones take precedence):\n${agentsMd.map((file) => `\n--- ${file.path} ---\n${file.text}`).join("\n")}\n`
       : "",
-    skills: input.skills ? `\nAvailable skills (read a skill's SKILL.md before using it):\n${input.skills}\n` : "",
+    skills: input.skills ? `\nAvailable skills (load one with the skill tool before using it; the user may invoke one with /skill:<name>):\n${input.skills}\n` : "",
+    memories: input.memories
+      ? `\nMemories from earlier sessions (the user's current words win over them; answer from them when they answer the question):\n${input.memories}\n`
+      : "",
   };
   return (template ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE).replace(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match).trim();
 }

@@ -62,6 +62,18 @@ export class MemoryService {
     return view;
   }
 
+  /** The agent's `remember` tool. */
+  async remember(
+    input: { sessionId: string; workspace: string; turnId: string; text: string; type: MemoryView["type"]; scope: MemoryView["scope"]; importance: number },
+    emit: (event: SessionEvent) => void,
+  ): Promise<MemoryView> {
+    return this.add(
+      { text: input.text, type: input.type, scope: input.scope, importance: input.importance, source: "agent", workspace: input.workspace, session_id: input.sessionId },
+      input.turnId,
+      emit,
+    );
+  }
+
   async list(query: MemoryQuery): Promise<MemoryView[]> {
     const rows = await store.listMemories(this.db, { scope: query.scope, type: query.type, workspace: query.workspace, sessionId: query.session_id });
     const views = rows.map(toView);

@@ -8,6 +8,9 @@ import type { PtyManager } from "../pty";
 import type { SettingsService } from "../settings";
 import type { ShareLinks } from "../sharing";
 import type { SessionMcp } from "../tools";
+import type { MemoryService } from "../memory";
+import type { SkillCatalog } from "../skills";
+import type { AuditedCommand } from "../store";
 import type { AuthPolicy } from "./auth";
 
 /** What the transport layer needs from the rest of the bridge. */
@@ -26,4 +29,10 @@ export interface BridgeServices {
   shares: ShareLinks;
   /** MCP servers per session (GET /api/v1/sessions/:id/mcp); absent in bridges without MCP. */
   mcp?: SessionMcp;
+  /** Memories (GET|POST|DELETE /api/v1/memory); absent in bridges without memory. */
+  memory?: MemoryService;
+  /** SKILL.md folders (GET /api/v1/skills). */
+  skills?: SkillCatalog;
+  /** The redacted shell-command audit log (GET /api/v1/audit/commands). */
+  audit?: { list(options: { limit?: number; sessionId?: string }): Promise<AuditedCommand[]> };
 }

@@ -29,6 +29,7 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
   const router = createApiRouter();
   const { auth } = services;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     try {
       const url = new URL(req.url ?? "/", "http://bridge.invalid");
       if (!auth.hostAllowed(req)) {
@@ -37,6 +38,10 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       const stateChanging = !SAFE_METHODS.has(req.method ?? "GET");
       if (stateChanging && !auth.originAllowed(req)) {
         throw new WorldlineError("auth:forbidden", "Cross-origin requests are not allowed.");
+      }
+      // Forms and beacons can only send form/multipart/text bodies: a state change carries JSON or nothing.
+      if (stateChanging && hasBody(req) && !isJson(req)) {
+        throw new WorldlineError("request:unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
       }
       if (req.method === "GET" && url.pathname === "/api/v1/health") return await router.handle(req, res, url, services);
 
@@ -61,6 +66,17 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       sendError(res, error);
     }
   };
+}
+
+/** On every response: no token-bearing URL leaks through Referer, no MIME sniffing, no framing (clickjacked approvals). */
+const SECURITY_HEADERS = { "referrer-policy": "no-referrer", "x-content-type-options": "nosniff", "x-frame-options": "DENY" };
+
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+}
+
+function isJson(req: IncomingMessage): boolean {
+  return (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase() === "application/json";
 }
 
 function login(res: ServerResponse, url: URL, valid: boolean, cookie: string): void {

@@ -1,0 +1,137 @@
+import type { SessionEvent } from "../protocol";
+import type { Context } from "./context";
+import type { TurnResult } from "./loop";
+import type { ChatProvider } from "./provider";
+import type { TurnEmitter } from "./turn-emitter";
+
+/** What the `remember` tool stores. */
+export interface RememberArgs {
+  text: string;
+  type: "fact" | "preference" | "note" | "lesson";
+  scope: "global" | "workspace" | "session";
+  importance: number;
+}
+
+/** Memory as the runtime uses it (server/memory implements it). */
+export interface MemoryPort {
+  recall(input: { sessionId: string; workspace: string; prompt: string }): Promise<{ section: string; direct: boolean }>;
+  remember(input: RememberArgs & { sessionId: string; workspace: string; turnId: string }, emit: (event: SessionEvent) => void): Promise<{ id: string }>;
+  afterTurn(input: {
+    sessionId: string;
+    workspace: string;
+    turnId: string;
+    prompt: string;
+    answer: string;
+    transcript: string;
+    outcome: string;
+    emit: (event: SessionEvent) => void;
+    complete?: (system: string, user: string) => Promise<string>;
+  }): Promise<void>;
+}
+
+/** Skills as the runtime uses them (server/skills). */
+export interface SkillsPort {
+  /** One line per skill, for the system prompt. */
+  summaries(workspace: string): Promise<string>;
+  load(workspace: string, name: string): Promise<{ name: string; path: string; text: string } | undefined>;
+}
+
+/** What a turn adds to its system prompt from memory and skills, and whether it may skip tools. */
+export interface TurnRecall {
+  memories: string;
+  skills: string;
+  /** A `/skill:<name>` prompt: the skill's full text, for the system prompt. */
+  invokedSkill: string;
+  /** A plain question a memory answers: the turn is answered without tools. */
+  direct: boolean;
+}
+
+const SKILL_COMMAND = /^\/skill:([\w.-]+)(?:\s|$)/;
+/** The transcript the critic reads is capped; the end of the turn matters most. */
+const TRANSCRIPT_MAX_CHARS = 6000;
+/** The memory decision and the critic are short answers. */
+const AFTER_TURN_TIMEOUT_MS = 60_000;
+
+/** Recalled memories, skill summaries and an invoked skill for one turn. A failing part is left out, never failing the turn. */
+export async function recallForTurn(
+  ports: { memory?: MemoryPort; skills?: SkillsPort },
+  input: { sessionId: string; workspace: string; prompt: string },
+): Promise<TurnRecall> {
+  const recall = await ports.memory?.recall(input).catch(() => undefined);
+  const skills = (await ports.skills?.summaries(input.workspace).catch(() => "")) ?? "";
+  const name = SKILL_COMMAND.exec(input.prompt.trim())?.[1];
+  const skill = name ? await ports.skills?.load(input.workspace, name).catch(() => undefined) : undefined;
+  const invokedSkill = skill
+    ? `\n\nThe user invoked the skill "${skill.name}" (${skill.path}). Follow its instructions:\n\n${skill.text}`
+    : name
+      ? `\n\nThe user asked for a skill named "${name}", but no such skill exists; say so.`
+      : "";
+  return { memories: recall?.section ?? "", skills, invokedSkill, direct: Boolean(recall?.direct) && !name };
+}
+
+/** After a finished turn: the memory decision and reflection, each a cheap tool-less model call. */
+export async function afterTurnMemory(
+  memory: MemoryPort | undefined,
+  turn: { sessionId: string; workspace: string; prompt: string; result: TurnResult; context: Context; emit: TurnEmitter; provider: ChatProvider; model: string; signal: AbortSignal },
+): Promise<void> {
+  if (!memory || turn.signal.aborted) return;
+  const complete = (system: string, user: string) => completeText(turn.provider, turn.model, system, user, turn.signal);
+  const { answer, transcript } = summariseTurn(turn.context);
+  await memory
+    .afterTurn({
+      sessionId: turn.sessionId,
+      workspace: turn.workspace,
+      turnId: turn.emit.turnId,
+      prompt: turn.prompt,
+      answer,
+      transcript,
+      outcome: turn.result.outcome,
+      emit: (event) => turn.emit.event(event),
+      complete,
+    })
+    .catch(() => undefined); // memory is an extra; the turn's result stands
+}
+
+/** One model call without tools; the reply's text. */
+export async function completeText(provider: ChatProvider, model: string, system: string, user: string, signal: AbortSignal): Promise<string> {
+  const controller = new AbortController();
+  const forward = () => controller.abort(signal.reason);
+  signal.addEventListener("abort", forward, { once: true });
+  const timer = setTimeout(() => controller.abort(new Error("timed out")), AFTER_TURN_TIMEOUT_MS);
+  try {
+    let text = "";
+    const messages = [
+      { role: "system" as const, content: system },
+      { role: "user" as const, content: user },
+    ];
+    for await (const chunk of provider.stream({ model, messages, reasoning: "off", signal: controller.signal })) {
+      if (chunk.type === "text") text += chunk.delta;
+    }
+    return text;
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", forward);
+  }
+}
+
+/** The turn's final answer and a compact transcript (from its last user message on). */
+function summariseTurn(context: Context): { answer: string; transcript: string } {
+  const messages = context.messages();
+  let start = messages.length - 1;
+  while (start > 0 && messages[start].role !== "user") start--;
+  const lines: string[] = [];
+  let answer = "";
+  for (const message of messages.slice(start)) {
+    if (message.role === "assistant") {
+      if (message.content) answer = message.content;
+      const calls = (message.tool_calls ?? []).map((call) => `${call.function.name}(${call.function.arguments.slice(0, 200)})`);
+      lines.push(`assistant: ${message.content ?? ""}${calls.length ? ` [calls: ${calls.join(", ")}]` : ""}`);
+    } else if (message.role === "tool") {
+      lines.push(`tool result: ${message.content.slice(0, 300)}`);
+    } else if (message.role === "user") {
+      lines.push(`user: ${typeof message.content === "string" ? message.content : "(content parts)"}`);
+    }
+  }
+  const transcript = lines.join("\n");
+  return { answer, transcript: transcript.length > TRANSCRIPT_MAX_CHARS ? `…${transcript.slice(-TRANSCRIPT_MAX_CHARS)}` : transcript };
+}
