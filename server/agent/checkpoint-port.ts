@@ -25,6 +25,11 @@ export interface CheckpointPort {
    * workspace can follow. Resolves to true when files were restored.
    */
   revertTo?(input: { sessionId: string; checkpointId: string }): Promise<boolean>;
+  /**
+   * Resolves once every checkpoint created so far has its snapshot. A port may snapshot
+   * after `create` answers (the model call overlaps it); tools wait for this before they run.
+   */
+  settled?(sessionId: string): Promise<void>;
 }
 
 /**

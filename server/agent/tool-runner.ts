@@ -1,5 +1,6 @@
 import { errorMessage } from "../errors";
 import type { ToolContext, ToolResult } from "../tools/types";
+import type { CheckpointPort } from "./checkpoint-port";
 import type { ToolCallMessagePart } from "./provider";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
@@ -13,6 +14,8 @@ export interface ToolRunEnv {
   signal: AbortSignal;
   /** Adds what other modules give tools (audit, password prompts) to the loop's context. */
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
+  /** The step's checkpoint may still be snapshotting: a tool runs only once it is taken. */
+  checkpoints?: Pick<CheckpointPort, "settled">;
 }
 
 export interface CallResult {
@@ -148,6 +151,8 @@ async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<Tool
         : "The user rejected this call. Do not retry it; wait for new instructions.";
       return finish({ output, isError: true, display: { rejected: true, feedback: decision.feedback } });
     }
+    await env.checkpoints?.settled?.(env.sessionId);
+    if (signal.aborted) return finish(cancelledResult());
     emit.event({ type: "tool.state", payload: { turnId: emit.turnId, toolCallId: call.id, state: "running" } });
     emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "running_tool" } });
     const result = await tool.run(call.function.arguments, ctx);
