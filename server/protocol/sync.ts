@@ -63,6 +63,8 @@ export const PresenceState = z.object({
   viewers: z.array(PresenceViewer),
   /** The viewer whose prompt started the running turn, when it is still connected. */
   runningBy: z.string().nullable(),
+  /** The receiving tab's own viewer id. */
+  you: z.string(),
 });
 export type PresenceState = z.infer<typeof PresenceState>;
 
@@ -104,7 +106,12 @@ export const ShareLinkView = z.object({
 export type ShareLinkView = z.infer<typeof ShareLinkView>;
 
 /** Only the creation answer carries the token (and the URL built from it); the bridge keeps a hash. */
-export const CreatedShareLink = ShareLinkView.extend({ token: z.string(), path: z.string() });
+export const CreatedShareLink = ShareLinkView.extend({
+  token: z.string(),
+  path: z.string(),
+  /** Full URLs for other devices; empty unless the bridge was started with WORLDLINE_ALLOW_LAN=1. */
+  lan_urls: z.array(z.string()).optional(),
+});
 export type CreatedShareLink = z.infer<typeof CreatedShareLink>;
 
 /** What the current request may do: the owner everything, a share link one session. */

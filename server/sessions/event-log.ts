@@ -1,5 +1,5 @@
 import type { EventEnvelope, SessionEvent } from "../protocol";
-import { getSession, insertEvents, lastEventSeq, readEvents, type Db, type StoredEvent } from "../store";
+import { eventAt, getSession, insertEvents, lastEventSeq, readEvents, type Db, type StoredEvent } from "../store";
 
 /** Events of a turn reach the database at least this often (crash loss window ≤ this). */
 const PERSIST_INTERVAL_MS = 50;
@@ -73,6 +73,13 @@ export class EventLog {
     await this.flush();
     const rows = await readEvents(this.db, sessionId, afterSeq, limit);
     return rows.map(toEnvelope);
+  }
+
+  /** When the event at `seq` was appended (ISO), or null if the log has none there. */
+  async createdAtOf(sessionId: string, seq: number): Promise<string | null> {
+    await this.flush();
+    const row = await eventAt(this.db, sessionId, seq);
+    return row ? row.createdAt.toISOString() : null;
   }
 
   /** Writes everything appended so far. Safe to call concurrently. */

@@ -2,3 +2,4 @@ export { EventLog } from "./event-log";
 export { Sessions } from "./service";
 export type { Session } from "./service";
 export { listDirectories, resolveWorkspacePath } from "./workspace-path";
+export { SnapshotCache, SNAPSHOT_MIN_EVENTS } from "./snapshots";

@@ -1,5 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { networkInterfaces, type NetworkInterfaceInfo } from "node:os";
 import { isLoopbackHost } from "../config";
 
 /**
@@ -18,6 +19,10 @@ export interface AuthPolicy {
   authenticated(req: IncomingMessage): "bearer" | "cookie" | null;
   tokenMatches(candidate: unknown): boolean;
   sessionCookie(): string;
+  /** The cookie holding a share-link token (separate from the launch token's). */
+  readonly shareCookieName: string;
+  /** Set by visiting /share/<token>; SameSite=Lax so a link opened from a chat app still lands logged in. */
+  shareCookie(token: string, maxAgeSeconds: number): string;
 }
 
 export function createToken(): string {
@@ -29,6 +34,8 @@ export function createAuthPolicy(options: { token: string; host: string; port: n
   const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
   if (!isLoopbackHost(options.host)) names.add(options.host.includes(":") ? `[${options.host}]` : options.host);
   for (const extra of options.extraHosts ?? []) names.add(extra.toLowerCase());
+  // Bound to every interface (only possible with WORLDLINE_ALLOW_LAN=1): the machine's own addresses are its names.
+  if (options.host === "0.0.0.0" || options.host === "::") for (const address of interfaceAddresses()) names.add(address);
   const hosts = new Set([...names].map((name) => `${name}:${port}`));
   const origins = new Set([...hosts].map((host) => `http://${host}`));
   // Cookies are shared by every port of a host, so the name carries the port.
@@ -57,6 +64,9 @@ export function createAuthPolicy(options: { token: string; host: string; port: n
     },
     tokenMatches,
     sessionCookie: () => `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+    shareCookieName: `worldline_share_${port}`,
+    shareCookie: (value, maxAgeSeconds) =>
+      `worldline_share_${port}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
   };
 }
 
@@ -68,6 +78,13 @@ export function readCookie(req: IncomingMessage, name: string): string | undefin
     if (index !== -1 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
   }
   return undefined;
+}
+
+function interfaceAddresses(): string[] {
+  return Object.values(networkInterfaces())
+    .flat()
+    .filter((entry): entry is NetworkInterfaceInfo => entry !== undefined && !entry.internal)
+    .map((entry) => (entry.family === "IPv6" ? `[${entry.address.toLowerCase()}]` : entry.address));
 }
 
 function digest(value: string): Buffer {

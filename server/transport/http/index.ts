@@ -11,10 +11,12 @@ import { sessionRoutes } from "./routes/sessions";
 import { taskRoutes } from "./routes/tasks";
 import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
+import { shareRoutes } from "./routes/share";
+import { openShareLink, serveShared, shareOfCredentials } from "./share-access";
 import { mcpRoutes } from "./routes/mcp";
 
 export function createApiRouter(): Router {
-  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes, ...mcpRoutes);
+  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes, ...mcpRoutes, ...shareRoutes);
 }
 
 type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
@@ -49,8 +51,12 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       if (req.method === "GET" && loginToken !== null && !url.pathname.startsWith("/api/")) {
         return login(res, url, auth.tokenMatches(loginToken), auth.sessionCookie());
       }
+      if (await openShareLink(req, res, url, services)) return;
       const method = auth.authenticated(req);
       if (!method) {
+        // A share link grants one session, one scope: see server/sharing/policy.ts.
+        const shared = await shareOfCredentials(req, services);
+        if (shared) return await serveShared(req, res, url, shared, services, router, pages);
         if (url.pathname.startsWith("/api/")) throw new WorldlineError("auth:unauthorized", "Missing or wrong token.");
         return sendLoginHint(res);
       }

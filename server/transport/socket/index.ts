@@ -7,6 +7,8 @@ import { registerSessionHandlers } from "./sessions";
 import { registerApprovalHandlers } from "./approvals";
 import { attachPtyBroadcast, registerPtyHandlers } from "./pty";
 import { forwardFileChanges, registerFileHandlers } from "./files";
+import { Presence } from "./presence";
+import { closeRevokedShares, guardShareSocket, shareFromHandshake } from "./share-guard";
 
 /** Socket frames above this are refused; pastes and prompts fit, floods don't. */
 const MAX_SOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
@@ -25,21 +27,32 @@ export function attachSocketServer(httpServer: HttpServer, services: BridgeServi
     allowRequest: (req, callback) => callback(null, auth.hostAllowed(req) && auth.originAllowed(req)),
   });
   const commands = new CommandCache();
+  const presence = new Presence(services.log);
 
   io.use((socket, next) => {
     const fromPayload = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
     const fromCookie = readCookie(socket.request, auth.cookieName);
     if (auth.tokenMatches(fromPayload) || auth.tokenMatches(fromCookie)) return next();
-    next(new Error("unauthorized: missing or wrong token"));
+    // A share link: one session, one scope, enforced per packet by guardShareSocket.
+    void shareFromHandshake(socket, services).then(
+      (share) => {
+        if (!share) return next(new Error("unauthorized: missing or wrong token"));
+        socket.data.share = share;
+        next();
+      },
+      () => next(new Error("unauthorized: share link check failed")),
+    );
   });
 
   io.on("connection", (socket) => {
-    registerSessionHandlers(socket, services, commands);
+    guardShareSocket(socket, services);
+    registerSessionHandlers(socket, services, commands, presence);
     registerFileHandlers(socket, services);
     registerApprovalHandlers(socket, services, commands);
     registerPtyHandlers(socket, services, commands);
   });
   attachPtyBroadcast(io, services);
   forwardFileChanges(io, services);
+  closeRevokedShares(io, services);
   return io;
 }
