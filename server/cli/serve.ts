@@ -8,9 +8,7 @@ export async function serve(): Promise<void> {
   const dev = process.env.WORLDLINE_DEV === "1";
   const log = (line: string) => process.stderr.write(`[worldline] ${line}\n`);
   if (!dev) ensureBuilt(ROOT_DIR, log);
-  if (config.allowLan) {
-    log(`WARNING: listening on ${config.host}, reachable from your network. The token is still required for every request.`);
-  }
+  // The LAN warning is printed by startBridge, for every entry point.
   if (!config.model) log("No model configured (WORLDLINE_MODEL unset): terminals and files work; the chat explains how to add one.");
 
   const bridge = await startBridge({ config, dev });

@@ -4,6 +4,7 @@ import { FlowControl } from "./flow-control";
 import { MAX_BATCH_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
 import { ScreenMirror, type ScreenSnapshot } from "./mirror";
 import { killProcessTree } from "./process-tree";
+import { forgetProcess, recordProcess } from "../processes";
 
 /** Where a terminal's output goes for one viewer (a socket in a tab, or a test). */
 export interface ViewerSink {
@@ -93,6 +94,8 @@ export class Terminal {
     // whatever output was still unread (the end of a command's output, or more after a
     // pause). Holding a slave fd ourselves keeps the output readable until the exit.
     this.slaveFd = openSlave(this.pty);
+    // The shell leads its own session (jobs get their own groups): recorded for cleanup after a crash.
+    recordProcess(this.pty.pid, "session", "terminal");
     this.pty.onData((data) => this.onOutput(data as unknown as Buffer));
     this.exitedPromise = new Promise((resolve) => {
       this.pty.onExit(({ exitCode, signal }) => this.finish(signal ? null : exitCode, resolve));
@@ -253,6 +256,7 @@ export class Terminal {
   }
 
   private finish(exitCode: number | null, announced: (exitCode: number | null) => void): void {
+    forgetProcess(this.pty.pid);
     this.exited = true;
     this.stopPauseTimer();
     if (this.slaveFd !== null) fs.closeSync(this.slaveFd);

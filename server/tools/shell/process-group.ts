@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { forgetProcess, recordProcess } from "../../processes";
 
 /** Time between SIGTERM and SIGKILL: enough for a polite process to clean up. */
 export const KILL_GRACE_MS = 2_000;
@@ -45,6 +46,8 @@ export class ProcessGroup {
     });
     if (this.child.pid === undefined) throw new Error("bash could not be started");
     this.pid = this.child.pid;
+    // Recorded on disk so that a bridge killed with SIGKILL gets it cleaned up at its next start.
+    recordProcess(this.pid, "group", "shell");
     const child = this.child;
     child.stdout?.setEncoding("utf8").on("data", options.onOutput);
     child.stderr?.setEncoding("utf8").on("data", options.onOutput);
@@ -66,6 +69,7 @@ export class ProcessGroup {
     const leftovers = groupAlive(this.pid);
     if (leftovers) await this.stop();
     else if (!drained) this.destroyStreams();
+    forgetProcess(this.pid);
     return { exit, leftoversStopped: leftovers };
   }
 
@@ -85,6 +89,7 @@ export class ProcessGroup {
       // Give buffered output a moment to arrive, but never wait on the pipe.
       await Promise.race([this.streamsClosed, delay(50)]);
       this.destroyStreams();
+      forgetProcess(this.pid);
     })();
     return this.stopping;
   }

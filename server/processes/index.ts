@@ -1,0 +1,1 @@
+export { ProcessRecords, activeProcessRecords, forgetProcess, recordProcess, setProcessRecords, type ProcessRecord } from "./records";
