@@ -13,10 +13,17 @@ import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
 import { shareRoutes } from "./routes/share";
 import { openShareLink, serveShared, shareOfCredentials } from "./share-access";
+import { auditRoutes } from "./routes/audit";
+import { conversationRoutes } from "./routes/conversations";
+import { memoryRoutes } from "./routes/memory";
+import { openApiRoutes } from "./routes/openapi";
+import { skillRoutes } from "./routes/skills";
 import { mcpRoutes } from "./routes/mcp";
 
 export function createApiRouter(): Router {
-  return new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes, ...mcpRoutes, ...shareRoutes);
+  const router = new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes, ...mcpRoutes, ...shareRoutes);
+  router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes);
+  return router.add(...openApiRoutes(router));
 }
 
 type PageHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;

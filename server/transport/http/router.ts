@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { ZodType } from "zod";
 import { WorldlineError } from "../../errors";
 import type { BridgeServices } from "../services";
 import { sendError, sendJson } from "./io";
@@ -19,6 +20,19 @@ export interface Route {
   path: string;
   handler: RouteHandler;
   status?: number;
+  /** What GET /api/v1/openapi.json says about it (server/transport/http/openapi.ts); routes without it are described from its table. */
+  doc?: RouteDoc;
+}
+
+/** The zod schemas a route validates with, reused for its OpenAPI description. */
+export interface RouteDoc {
+  summary: string;
+  tags?: string[];
+  body?: ZodType;
+  query?: ZodType;
+  response?: ZodType;
+  /** The response is an SSE stream of the public event vocabulary. */
+  sse?: boolean;
 }
 
 interface CompiledRoute extends Route {

@@ -59,6 +59,18 @@ export function toPublicEvents(envelope: EventEnvelope, ids: { taskId: string; s
         },
       ];
     }
+    case "memory.policy_decision": {
+      const { decision, via, reason, text } = envelope.payload;
+      return [{ event: "memory_policy_decision", data: { ...base, decision, via, reason, ...(text ? { text } : {}) } }];
+    }
+    case "memory.stored": {
+      const { memoryId, text, type, scope, importance, source } = envelope.payload;
+      return [{ event: "memory_stored", data: { ...base, memory_id: memoryId, text, type, scope, importance, source } }];
+    }
+    case "reflection.completed": {
+      const { outcome, lesson, memoryId, message } = envelope.payload;
+      return [{ event: "reflection_completed", data: { ...base, outcome, lesson: lesson ?? null, memory_id: memoryId ?? null, ...(message ? { message } : {}) } }];
+    }
     case "turn.retry":
       return [{ event: "retry", data: { ...base, attempt: envelope.payload.attempt, delay_ms: envelope.payload.delayMs, message: envelope.payload.message } }];
     case "turn.error":
