@@ -15,6 +15,9 @@ export class LiveTranscript {
   lastCreatedAt: string | undefined;
   private ahead = new Map<number, EventEnvelope>();
 
+  /** `onApply` sees every event applied, in order (tests and benches compare these lists). */
+  constructor(private readonly onApply?: (events: readonly EventEnvelope[], reset: boolean) => void) {}
+
   /** The subscribe payload that continues from what this copy has. */
   resumeFrom(): { afterSeq: number; afterCreatedAt?: string } {
     return this.state.lastSeq > 0 && this.lastCreatedAt ? { afterSeq: this.state.lastSeq, afterCreatedAt: this.lastCreatedAt } : { afterSeq: this.state.lastSeq };
@@ -26,6 +29,7 @@ export class LiveTranscript {
     if (result.reset || result.snapshot) {
       this.state = result.snapshot ? decodeSnapshot(result.snapshot as TranscriptSnapshot) : emptyTranscript();
       this.lastCreatedAt = undefined;
+      this.onApply?.([], true);
       // Held live events belong to the log as it is now only if they are past the new start.
       for (const seq of [...this.ahead.keys()]) if (seq <= this.state.lastSeq) this.ahead.delete(seq);
     }
@@ -56,6 +60,7 @@ export class LiveTranscript {
     }
     if (ready.length === 0) return;
     this.state = applyEvents(this.state, ready);
+    this.onApply?.(ready, false);
     this.lastCreatedAt = ready[ready.length - 1].createdAt;
   }
 }
