@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { approvalCommands, approvalServerMessages } from "./approval-commands";
 import { EventEnvelope } from "./events";
+import { PromptImages } from "./images";
 import { presenceCommands, presenceMessages, TranscriptSnapshot } from "./sync";
 
 /**
@@ -25,6 +26,8 @@ export const clientCommands = {
       sessionId: SessionId,
       text: z.string().min(1).max(200_000),
       reasoning: z.enum(["on", "off"]).optional(),
+      /** Pasted or dropped images for models that take them (limits in ./images). */
+      images: PromptImages.optional(),
     })
     .strict(),
   "turn.cancel": z.object({ commandId: CommandId, sessionId: SessionId }).strict(),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { UserImageRef } from "./images";
 
 /**
  * Every state change a session shows is one of these events, appended to the
@@ -64,7 +65,8 @@ export const eventPayloads = {
     stats: GenerationStats.optional(),
     message: z.string().optional(),
   }),
-  "message.user": z.object({ ...turnRef, messageId: z.string(), text: z.string() }),
+  /** `images`: what the log keeps of attached images (type, size, a small preview); the full images are in the history. */
+  "message.user": z.object({ ...turnRef, messageId: z.string(), text: z.string(), images: z.array(UserImageRef).max(16).optional() }),
   "message.part.delta": z.object({
     ...turnRef,
     messageId: z.string(),

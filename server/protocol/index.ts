@@ -37,3 +37,4 @@ export { PTY_ACK_EVERY_BYTES, PtyDataArgs, PtySnapshot, TerminalInfo, ptyCommand
 export type { PtyCommand, PtyCommandPayload } from "./pty";
 export { AccessView, CreateShareLinkBody, CreatedShareLink, MAX_SHARE_EXPIRY_SECONDS, PresenceState, PresenceViewer, ShareLinkView, ShareScope, TranscriptSnapshot, decodeSnapshot, encodeSnapshot, presenceCommands, presenceMessages } from "./sync";
 export { LiveTranscript } from "./live-transcript";
+export * from "./images";

@@ -1,4 +1,5 @@
 import type { EventEnvelope, GenerationStats, ToolState, TurnStage } from "./events";
+import type { UserImageRef } from "./images";
 
 /**
  * The view of a session that every tab derives from its event log. Pure and
@@ -6,7 +7,7 @@ import type { EventEnvelope, GenerationStats, ToolState, TurnStage } from "./eve
  * into a snapshot for a late tab.
  */
 export type TranscriptItem =
-  | { kind: "user"; id: string; turnId: string; text: string }
+  | { kind: "user"; id: string; turnId: string; text: string; images?: UserImageRef[] }
   | { kind: "assistant"; id: string; turnId: string; text: string; reasoning: string; done: boolean }
   | {
       kind: "tool";
@@ -27,6 +28,8 @@ export type TranscriptItem =
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; text: string; turnId?: string }
   | { kind: "retry"; id: string; turnId: string; attempt: number; delayMs: number; message: string }
   | { kind: "queued"; id: string; turnId: string; text: string; position: number }
+  /** A turn the bridge's restart cut off; `resumable` until another turn starts. */
+  | { kind: "interrupted"; id: string; turnId: string; resumable: boolean }
   | {
       kind: "compaction";
       id: string;
@@ -88,8 +91,10 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
     }
     case "turn.started":
       next.running = { turnId: event.payload.turnId, stage: "planning" };
-      // A queued prompt that starts now leaves the queue.
-      next.items = next.items.filter((item) => !(item.kind === "queued" && item.turnId === event.payload.turnId));
+      // A queued prompt that starts now leaves the queue; an interrupted turn is no longer offered for resuming.
+      next.items = next.items
+        .filter((item) => !(item.kind === "queued" && item.turnId === event.payload.turnId))
+        .map((item) => (item.kind === "interrupted" && item.resumable ? { ...item, resumable: false } : item));
       return next;
     case "turn.queued":
       next.items = [
@@ -131,6 +136,9 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       next.items = next.items.map((item) =>
         item.kind === "assistant" && item.turnId === event.payload.turnId && !item.done ? { ...item, done: true } : item,
       );
+      if (event.payload.outcome === "interrupted") {
+        next.items = [...next.items, { kind: "interrupted", id: `interrupted-${event.payload.turnId}`, turnId: event.payload.turnId, resumable: true }];
+      }
       return next;
     case "turn.retry":
       next.items = [
@@ -150,7 +158,13 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
     case "message.user":
       next.items = [
         ...next.items,
-        { kind: "user", id: event.payload.messageId, turnId: event.payload.turnId, text: event.payload.text },
+        {
+          kind: "user",
+          id: event.payload.messageId,
+          turnId: event.payload.turnId,
+          text: event.payload.text,
+          ...(event.payload.images?.length ? { images: event.payload.images } : {}),
+        },
       ];
       return next;
     case "message.part.delta": {
