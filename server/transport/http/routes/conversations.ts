@@ -15,18 +15,22 @@ export const conversationRoutes: Route[] = [
   },
 ];
 
-/** The transcript reducer's items as messages; an unfinished answer takes its turn's outcome (cancelled, error, …) as status. */
+/** The transcript reducer's items as messages; the last answer of a turn cut short takes the turn's outcome (cancelled, error, …) as status. */
 export function conversationMessages(events: readonly EventEnvelope[]): ConversationMessage[] {
   const outcomes = new Map<string, string>();
   for (const event of events) if (event.type === "turn.completed") outcomes.set(event.payload.turnId, event.payload.outcome);
   const transcript = applyEvents(emptyTranscript(), events);
+  // The last answer of a turn that ended otherwise than completed is the one cut short.
+  const lastAnswer = new Map<string, string>();
+  for (const item of transcript.items) if (item.kind === "assistant") lastAnswer.set(item.turnId, item.id);
   const messages: ConversationMessage[] = [];
   for (const item of transcript.items) {
     if (item.kind === "user") {
       messages.push({ id: item.id, task_id: item.turnId, role: "user", content: item.text, status: "completed" });
     } else if (item.kind === "assistant") {
       const outcome = outcomes.get(item.turnId);
-      const status = item.done ? "completed" : outcome === undefined ? "streaming" : outcome === "completed" ? "completed" : outcome;
+      const cut = outcome !== undefined && outcome !== "completed" && lastAnswer.get(item.turnId) === item.id;
+      const status = cut ? outcome : item.done || outcome !== undefined ? "completed" : "streaming";
       messages.push({ id: item.id, task_id: item.turnId, role: "assistant", content: item.text, ...(item.reasoning ? { reasoning: item.reasoning } : {}), status });
     } else if (item.kind === "tool") {
       messages.push({ id: item.id, task_id: item.turnId, role: "tool", tool: item.name, args: item.args, content: item.output ?? "", status: item.state });
