@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TurnOutcome } from "../protocol";
+import { imageRef, type TurnOutcome } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
 import type { ToolContext } from "../tools/types";
 import type { CheckpointPort, CheckpointReason } from "./checkpoint-port";
@@ -22,6 +22,8 @@ export interface TurnOptions {
   prompt: string;
   /** Image URLs (`data:` URLs from ACP clients) sent with the prompt as content parts. */
   images?: string[];
+  /** Thumbnails for the transcript's `message.user` event, by index of `images` (see server/protocol/images.ts). */
+  imagePreviews?: (string | undefined)[];
   reasoning?: "on" | "off";
   provider: ChatProvider;
   context: Context;
@@ -240,7 +242,8 @@ async function injectSteering(options: TurnOptions): Promise<boolean> {
 
 async function appendUser(options: TurnOptions, text: string, images: readonly string[] = []): Promise<void> {
   const { emit } = options;
-  emit.event({ type: "message.user", payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text } });
+  const refs = images.map((url, i) => imageRef(url, options.imagePreviews?.[i]));
+  emit.event({ type: "message.user", payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text, ...(refs.length ? { images: refs } : {}) } });
   const content = images.length ? [{ type: "text" as const, text }, ...images.map((url) => ({ type: "image_url" as const, image_url: { url } }))] : text;
   await options.context.append({ kind: "message", message: { role: "user", content } });
 }

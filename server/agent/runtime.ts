@@ -1,5 +1,6 @@
 import type { BridgeConfig } from "../config";
 import { WorldlineError } from "../errors";
+import { imageRef } from "../protocol";
 import type { EventLog, Sessions } from "../sessions";
 import type { ToolContext } from "../tools/types";
 import * as store from "../store";
@@ -62,6 +63,8 @@ export interface PromptOptions {
   reasoning?: "on" | "off";
   /** Images for the model, as `data:` (or http) URLs; they go with the first user message of the turn. */
   images?: string[];
+  /** Thumbnails (`data:` URLs) for the transcript, by index of `images`; the event log keeps these, not the images. */
+  imagePreviews?: (string | undefined)[];
 }
 
 /** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */
@@ -268,7 +271,8 @@ export class AgentRuntime {
     const provider = this.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
     const model = session.model ?? this.deps.config.model?.model ?? fallback?.model;
     if (!provider || !model) {
-      emit.event({ type: "message.user", payload: { turnId, messageId: `msg_${turnId}`, text: prompt } });
+      const images = (pending.options.images ?? []).map((url, i) => imageRef(url, pending.options.imagePreviews?.[i]));
+      emit.event({ type: "message.user", payload: { turnId, messageId: `msg_${turnId}`, text: prompt, ...(images.length ? { images } : {}) } });
       const message =
         "No model is configured. Set WORLDLINE_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for your provider) and restart, or add one on the Settings page.";
       emit.event({ type: "turn.error", payload: { turnId, code: "config:no_model", message } });
@@ -303,6 +307,7 @@ export class AgentRuntime {
       ...base,
       prompt,
       images: pending.options.images,
+      imagePreviews: pending.options.imagePreviews,
       context,
       systemPrompt: (await buildSystemPrompt({ workspace, skills: recall.skills, memories: recall.memories })) + recall.invokedSkill,
       // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts).

@@ -1,5 +1,6 @@
 import type { Server as HttpServer } from "node:http";
 import { Server } from "socket.io";
+import { MAX_PROMPT_MESSAGE_BYTES } from "../../protocol";
 import type { BridgeServices } from "../services";
 import { readCookie } from "../auth";
 import { CommandCache } from "./handler";
@@ -10,8 +11,8 @@ import { forwardFileChanges, registerFileHandlers } from "./files";
 import { Presence } from "./presence";
 import { closeRevokedShares, guardShareSocket, shareFromHandshake } from "./share-guard";
 
-/** Socket frames above this are refused; pastes and prompts fit, floods don't. */
-const MAX_SOCKET_MESSAGE_BYTES = 2 * 1024 * 1024;
+/** Socket frames above this are refused; pastes and prompts (with their images) fit, floods don't. */
+const MAX_SOCKET_MESSAGE_BYTES = Math.max(2 * 1024 * 1024, MAX_PROMPT_MESSAGE_BYTES);
 
 /** socket.io on the bridge's own port and origin. */
 export function attachSocketServer(httpServer: HttpServer, services: BridgeServices): Server {

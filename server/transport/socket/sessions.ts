@@ -1,5 +1,5 @@
 import type { Socket } from "socket.io";
-import { clientCommands, encodeSnapshot, type EventEnvelope, type SubscribeResult, type TranscriptSnapshot } from "../../protocol";
+import { clientCommands, encodeSnapshot, imageDataUrl, type EventEnvelope, type SubscribeResult, type TranscriptSnapshot } from "../../protocol";
 import { SNAPSHOT_MIN_EVENTS, SnapshotCache } from "../../sessions";
 import type { BridgeServices } from "../services";
 import { onCommand, type CommandCache } from "./handler";
@@ -93,8 +93,10 @@ export function registerSessionHandlers(socket: Socket, services: BridgeServices
     socket,
     "turn.prompt",
     clientCommands["turn.prompt"],
-    async ({ sessionId, text, reasoning }) => {
-      const started = await services.runtime.prompt(sessionId, text, { reasoning });
+    async ({ sessionId, text, reasoning, images }) => {
+      // The model gets the full images; the transcript event only their previews (server/protocol/images.ts).
+      const attached = images?.length ? { images: images.map(imageDataUrl), imagePreviews: images.map((image) => image.preview) } : {};
+      const started = await services.runtime.prompt(sessionId, text, { reasoning, ...attached });
       presence.prompted(socket, sessionId, started.turnId);
       return { turnId: started.turnId, queued: started.queued };
     },
