@@ -1,0 +1,45 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { listSkills, loadSkill, parseFrontMatter, parseSkillCommand, skillSummaries } from "../../../server/skills";
+
+async function writeSkill(root: string, dir: string, text: string) {
+  await fs.mkdir(path.join(root, dir), { recursive: true });
+  await fs.writeFile(path.join(root, dir, "SKILL.md"), text);
+}
+
+describe("skills", () => {
+  it("parses name and description from front matter, quoted or folded", () => {
+    expect(parseFrontMatter('---\nname: "pdf"\ndescription: Fill PDF forms.\nlicense: MIT\n---\nbody')).toEqual({ name: "pdf", description: "Fill PDF forms.", license: "MIT" });
+    expect(parseFrontMatter("---\nname: x\ndescription: |\n  two\n  lines\n---\n").description).toBe("two lines");
+    expect(parseFrontMatter("no front matter")).toEqual({});
+  });
+
+  it("finds skills in the workspace folders before the home, the first of a name winning", async () => {
+    const workspace = await fs.mkdtemp(path.join(os.tmpdir(), "wl-skills-ws-"));
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-skills-home-"));
+    await writeSkill(workspace, ".agents/skills/lint", "---\nname: lint\ndescription: Workspace lint.\n---\nRun biome.");
+    await writeSkill(workspace, ".worldline/skills/test", "---\ndescription: Run the tests.\n---\n");
+    await writeSkill(home, "skills/lint", "---\nname: lint\ndescription: Home lint.\n---\n");
+    await writeSkill(home, "skills/empty-folder-name", "# Heading only\n");
+    await fs.mkdir(path.join(workspace, ".claude/skills/not-a-skill"), { recursive: true });
+
+    const skills = await listSkills({ workspace, home });
+    expect(skills.map((s) => [s.name, s.description, s.source])).toEqual([
+      ["test", "Run the tests.", "workspace"],
+      ["lint", "Workspace lint.", "workspace"],
+      ["empty-folder-name", "Heading only", "home"],
+    ]);
+    expect(skillSummaries(skills)).toBe("- test: Run the tests.\n- lint: Workspace lint.\n- empty-folder-name: Heading only");
+    expect((await loadSkill({ workspace, home }, "lint"))?.text).toContain("Run biome.");
+    expect(await loadSkill({ workspace, home }, "nope")).toBeUndefined();
+    expect(await listSkills({ home: path.join(home, "missing") })).toEqual([]);
+  });
+
+  it("reads /skill:<name> at the start of a prompt", () => {
+    expect(parseSkillCommand("/skill:deploy to staging")).toEqual({ name: "deploy", rest: "to staging" });
+    expect(parseSkillCommand("/skill:pdf")).toEqual({ name: "pdf", rest: "" });
+    expect(parseSkillCommand("please /skill:pdf")).toBeUndefined();
+  });
+});
