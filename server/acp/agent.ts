@@ -6,9 +6,11 @@ import type { BridgeConfig } from "../config";
 import { errorMessage, isWorldlineError } from "../errors";
 import type { EventEnvelope } from "../protocol";
 import type { EventLog, Session, Sessions } from "../sessions";
+import type { McpServerConfig, SessionMcp } from "../tools";
 import { AVAILABLE_COMMANDS, configOptions, isModeId, legacyModels, modeState, modelChoices, PLAN_MODE_PREFIX, type ModeId } from "./options";
 import { askClient, type ApprovalsPort } from "./permissions";
-import { promptText } from "./prompt";
+import { ClientTools } from "./client-tools";
+import { promptImages, promptText } from "./prompt";
 import { driveTurn, errorLine, type TurnSummary } from "./turn";
 import { UpdateTranslator } from "./updates";
 
@@ -23,6 +25,8 @@ export interface AcpServices {
   approvals?: ApprovalsPort;
   /** Where each session shows in the browser, for logs. */
   sessionUrl?: (sessionId: string) => string;
+  /** MCP servers per session: those a client sends with session/new, load and resume join the workspace's. */
+  mcp?: SessionMcp;
 }
 
 interface OpenSession {
@@ -31,6 +35,8 @@ interface OpenSession {
   mode: ModeId;
   translator: UpdateTranslator;
   pickedModels: Set<string>;
+  /** The client's fs/terminal in place of the local tools, when it offers them. */
+  clientTools?: ClientTools;
 }
 
 const SetModelParams = z.object({ sessionId: z.string(), modelId: z.string().min(1) }).passthrough();
@@ -56,6 +62,18 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
     const model = currentModel(session);
     const choices = modelChoices(services.config.model?.model, model, state.pickedModels);
     return { modes: modeState(state.mode), configOptions: configOptions(model, choices), models: legacyModels(model, choices) };
+  };
+
+  /** Routes the session's file and shell tools through this client when it advertised fs or terminal. */
+  const useClient = (state: OpenSession, client: acp.AgentContext) => {
+    const tools = new ClientTools({ client, sessionId: state.id, capabilities: clientCapabilities });
+    state.clientTools = tools.active ? tools : undefined;
+    services.runtime.setSessionTools(state.id, "acp-client", state.clientTools && { tools: ({ tools: current }) => tools.tools(current) });
+  };
+
+  const connectMcp = (sessionId: string, servers: acp.McpServer[] | undefined) => {
+    rememberMcpServers(sessionId, servers ?? []);
+    services.mcp?.setClientServers(sessionId, mcpConfigs(servers ?? []));
   };
 
   const attach = (session: Session): OpenSession => {
@@ -121,7 +139,8 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
       await ready();
       const session = await createSession(services.sessions, params.cwd);
       const state = attach(session);
-      rememberMcpServers(session.id, params.mcpServers);
+      connectMcp(session.id, params.mcpServers);
+      useClient(state, client);
       if (services.sessionUrl) console.error(`[worldline acp] session ${session.id}: ${services.sessionUrl(session.id)}`);
       announceCommands(client, session.id);
       return { sessionId: session.id, ...(await sessionState(session, state)) };
@@ -129,7 +148,8 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
     .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
       await ready();
       const { session, state } = await requireOpen(params.sessionId);
-      rememberMcpServers(session.id, params.mcpServers);
+      connectMcp(session.id, params.mcpServers);
+      useClient(state, client);
       // A fresh translator: replayed tool calls must not mix with a live one of another client.
       state.translator = new UpdateTranslator(session.workspace.path);
       for (const event of await services.log.read(session.id, 0)) {
@@ -144,7 +164,8 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
       await ready();
       // Unknown ids answer "not found" (-32002): a client can then fall back to session/new.
       const { session, state } = await requireOpen(params.sessionId);
-      rememberMcpServers(session.id, params.mcpServers ?? []);
+      connectMcp(session.id, params.mcpServers);
+      useClient(state, client);
       announceCommands(client, session.id);
       return sessionState(session, state);
     })
@@ -168,6 +189,7 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
       await ready();
       if (!open.has(params.sessionId)) return {};
       await services.runtime.cancel(params.sessionId);
+      services.runtime.setSessionTools(params.sessionId, "acp-client", undefined);
       open.delete(params.sessionId);
       return {};
     })
@@ -204,7 +226,7 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
         return { stopReason: "end_turn" };
       }
       if (state.mode === "plan") text = PLAN_MODE_PREFIX + text;
-      const summary = await runPrompt(services, client, state, text, clientCapabilities);
+      const summary = await runPrompt(services, client, state, text, promptImages(params.prompt));
       return promptResponse(summary);
     })
     .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
@@ -218,7 +240,7 @@ async function runPrompt(
   client: acp.AgentContext,
   state: OpenSession,
   text: string,
-  _capabilities: acp.ClientCapabilities,
+  images: string[],
 ): Promise<TurnSummary> {
   const permissions = new Set<Promise<void>>();
   const waiting = new Map<string, AbortController>();
@@ -242,10 +264,13 @@ async function runPrompt(
 
   let summary: TurnSummary;
   try {
-    summary = await driveTurn(services, state.id, text, onEvent);
+    summary = await driveTurn(services, state.id, text, onEvent, images.length ? { images } : {});
   } catch (error) {
     if (isWorldlineError(error) && error.code === "session:busy") throw acp.RequestError.invalidRequest(undefined, error.message);
     throw error;
+  } finally {
+    // Every update that embeds a terminal has reached the client: its terminals can go.
+    await state.clientTools?.releaseTerminals();
   }
   for (const controller of waiting.values()) controller.abort();
   await Promise.allSettled([...permissions]);
@@ -293,4 +318,16 @@ function rememberMcpServers(sessionId: string, servers: acp.McpServer[]): void {
 
 export function acpMcpServers(sessionId: string): acp.McpServer[] {
   return mcpServersBySession.get(sessionId) ?? [];
+}
+
+/** ACP's MCP server entries as Worldline's MCP config; SSE (not advertised) is skipped with a line on stderr. */
+export function mcpConfigs(servers: acp.McpServer[]): Record<string, McpServerConfig> {
+  const configs: Record<string, McpServerConfig> = {};
+  const pairs = (list: { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map(({ name, value }) => [name, value]));
+  for (const server of servers) {
+    if ("type" in server && server.type === "http") configs[server.name] = { url: server.url, headers: pairs(server.headers) };
+    else if ("type" in server && server.type === "sse") process.stderr.write(`[worldline acp] MCP server "${server.name}" uses SSE, which Worldline does not support; use http.\n`);
+    else if ("command" in server) configs[server.name] = { command: server.command, args: server.args ?? [], env: pairs(server.env) };
+  }
+  return configs;
 }

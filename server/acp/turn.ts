@@ -1,4 +1,4 @@
-import type { AgentRuntime } from "../agent";
+import type { AgentRuntime, PromptOptions } from "../agent";
 import type { EventEnvelope, TurnOutcome } from "../protocol";
 import type { EventLog } from "../sessions";
 
@@ -27,7 +27,7 @@ export async function driveTurn(
   sessionId: string,
   text: string,
   onEvent: (event: EventEnvelope) => Promise<void> | void,
-  options: { reasoning?: "on" | "off" } = {},
+  options: PromptOptions = {},
 ): Promise<TurnSummary> {
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   let error: TurnSummary["error"];

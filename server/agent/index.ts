@@ -1,5 +1,6 @@
 export { AgentRuntime, DEFAULT_MAX_STEPS } from "./runtime";
-export type { ExternalAgentPort, RuntimeDeps, StartedTurn } from "./runtime";
+export type { ExternalAgentPort, PromptOptions, RuntimeDeps, StartedTurn } from "./runtime";
+export { layerTools, type SessionToolSource, type SessionToolsInput } from "./session-tools";
 export type { TurnEmitter } from "./turn-emitter";
 export { runTurn, runCompactionTurn } from "./loop";
 export type { TurnOptions, TurnResult } from "./loop";

@@ -341,16 +341,16 @@ export class AgentRuntime {
   /** Workspace tools with the session's layers; a source that fails is skipped with a notice, never ending the turn. */
   private async toolsFor(input: { sessionId: string; workspace: string; emit: TurnEmitter; signal: AbortSignal }): Promise<AgentTool[]> {
     const sources = [...(this.deps.sessionTools ? [this.deps.sessionTools] : []), ...(this.sessionLayers.get(input.sessionId)?.values() ?? [])];
-    const layers: AgentTool[][] = [];
+    let tools = this.deps.tools();
     for (const source of sources) {
       try {
-        layers.push(await source.tools(input));
+        tools = layerTools(tools, [await source.tools({ ...input, tools })]);
       } catch (error) {
         const text = `Some tools are unavailable in this turn: ${error instanceof Error ? error.message : String(error)}`;
         input.emit.event({ type: "notice", payload: { level: "warning", text, turnId: input.emit.turnId } });
       }
     }
-    return layerTools(this.deps.tools(), layers);
+    return tools;
   }
 
   private async saveTodos(sessionId: string, emit: TurnEmitter, items: TodoItem[]): Promise<void> {

@@ -8,6 +8,8 @@ export interface SessionToolsInput {
   /** For notices about the tools (an MCP server that failed to start) in this turn. */
   emit: TurnEmitter;
   signal: AbortSignal;
+  /** The tools so far (workspace tools and earlier layers), for a layer that wraps some of them. */
+  tools: readonly AgentTool[];
 }
 
 /**

@@ -43,6 +43,7 @@ function servicesOf(bridge: Bridge): AcpServices {
     runtime: services.runtime,
     log: services.log,
     approvals: services.approvals,
+    mcp: services.mcp,
     sessionUrl: (sessionId) => `${bridge.url}/s/${sessionId}?token=${bridge.token}`,
   };
 }
