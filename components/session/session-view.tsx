@@ -15,6 +15,8 @@ import { TerminalPanel } from "@/components/terminal/terminal-panel";
 import { Transcript } from "./transcript";
 import { useLayout } from "./use-layout";
 import { useSession } from "./use-session";
+import { PresenceBar } from "./presence-bar";
+import { ShareDialog } from "./share-dialog";
 
 /** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
 const NARROW_PX = 768;
@@ -22,7 +24,7 @@ type Pane = "agent" | "files" | "editor" | "terminal";
 
 /** The session page: file tree | editor and diffs | agent, terminals below, status at the bottom. */
 export function SessionView({ sessionId }: { sessionId: string }) {
-  const { state, connection, error } = useSession(sessionId);
+  const { state, connection, error, presence, noteTyping } = useSession(sessionId);
   const [summary, setSummary] = useState<SessionSummary | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const { layout, update } = useLayout();
@@ -106,6 +108,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           {summary?.workspace}
         </span>
         <span className="ml-auto flex items-center gap-1 text-xs">
+          <PresenceBar presence={presence} running={state.running !== null} noteTyping={noteTyping} />
+          <ShareDialog sessionId={sessionId} />
           {!narrow ? (
             <>
               <ToggleButton on={layout.treeOpen} onClick={() => update({ treeOpen: !layout.treeOpen })} label="Files" shortcut="Ctrl+B" testId="toggle-tree" />
@@ -180,7 +184,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </>
         ) : null}
       </div>
-      <StatusBar state={state} connection={connection} model={state.model ?? summary?.model ?? defaultModel} viewers={null} onShowApprovals={() => setPane("agent")} />
+      <StatusBar state={state} connection={connection} model={state.model ?? summary?.model ?? defaultModel} viewers={presence?.viewers.length ?? null} onShowApprovals={() => setPane("agent")} />
     </div>
   );
 }

@@ -2,6 +2,7 @@
 
 import { io, type Socket } from "socket.io-client";
 import type { Ack, ClientCommand, ClientCommandPayload } from "@/server/protocol";
+import { emitFresh } from "./fresh-emit";
 
 /**
  * The one way components reach the bridge: JSON over /api/v1 and commands over
@@ -61,7 +62,8 @@ export async function command<C extends ClientCommand, R = unknown>(
   payload: WithoutCommandId<ClientCommandPayload<C>>,
 ): Promise<R> {
   const body = { commandId: crypto.randomUUID(), ...payload };
-  const ack = (await getSocket().timeout(COMMAND_TIMEOUT_MS).emitWithAck(name, body)) as Ack<R>;
+  // Never through socket.io's offline buffer: a stale prompt or approval must not act on reconnect.
+  const ack = await emitFresh<Ack<R>>(getSocket(), name, body, { timeoutMs: COMMAND_TIMEOUT_MS });
   if (!ack.ok) throw new BridgeError(ack.error.code, ack.error.message, undefined, ack.error.details);
   return ack.data;
 }
