@@ -7,6 +7,7 @@ import { PendingBadge } from "@/components/approvals/pending-badge";
 const LINKS = [
   { href: "/", label: "Sessions" },
   { href: "/approvals", label: "Approvals" },
+  { href: "/memory", label: "Memory" },
   { href: "/settings", label: "Settings" },
 ];
 

@@ -1,0 +1,5 @@
+import { MemoryPage } from "@/components/memory/memory-view";
+
+export default function Memory() {
+  return <MemoryPage />;
+}
