@@ -68,7 +68,7 @@ export class Router {
         if (!match) continue;
         pathMatched = true;
         if (route.method !== req.method) continue;
-        const params = Object.fromEntries(route.keys.map((key, i) => [key, decodeURIComponent(match[i + 1])]));
+        const params = Object.fromEntries(route.keys.map((key, i) => [key, decodeParam(match[i + 1])]));
         const body = await route.handler({ req, res, params, query: url.searchParams, services });
         if (body !== undefined && !res.headersSent) sendJson(res, route.status ?? 200, body);
         return;
@@ -82,5 +82,14 @@ export class Router {
       }
       sendError(res, error);
     }
+  }
+}
+
+/** A malformed escape (`%E0%A4%A`) in a path segment is the client's mistake, not a 500. */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new WorldlineError("request:invalid", `Malformed percent-encoding in the path: ${raw.slice(0, 100)}`);
   }
 }
