@@ -1,9 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
+import { MAX_PROMPT_IMAGES, MAX_PROMPT_IMAGES_TOTAL_BYTES } from "@/server/protocol";
 import { runInTerminal } from "@/components/terminal/run-in-terminal";
 import { command } from "@/components/transport/client";
+import { imageFiles, toAttachment, type Attachment } from "./attachments";
 import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands";
 import { mentionAt, useMentionSearch } from "./use-mentions";
 
@@ -16,13 +18,18 @@ export interface PromptInputProps {
   running: boolean;
   stage?: string;
   yolo: boolean;
+  /** The model takes images (or nobody knows): paste, drop and the attach button add them. */
+  imagesAllowed?: boolean;
 }
+
+/** The text sent when a prompt is only images. */
+const IMAGES_ONLY_TEXT = "(see the attached image)";
 
 /**
  * The chat input: multi-line, history per workspace, @-mentions, /commands,
  * thinking toggle, shell mode (Ctrl+X), Stop, and steering while a turn runs.
  */
-export function PromptInput({ sessionId, workspace, running, stage, yolo }: PromptInputProps) {
+export function PromptInput({ sessionId, workspace, running, stage, yolo, imagesAllowed = true }: PromptInputProps) {
   const router = useRouter();
   const area = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState("");
@@ -32,6 +39,9 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
   const [thinking, setThinking] = useState(true);
   const [shellMode, setShellMode] = useState(false);
   const [pick, setPick] = useState(0);
+  const [attachments, setAttachments] = useState<Attachment[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
   const history = useRef<{ items: string[]; index: number; draft: string }>({ items: [], index: -1, draft: "" });
   const historyKey = `worldline.history.${workspace}`;
 
@@ -85,18 +95,56 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
 
   const say = (message: string, level: "info" | "error" = "info") => setNotice({ text: message, level });
 
+  const attach = async (files: File[]) => {
+    if (files.length === 0) return;
+    if (!imagesAllowed) return say("This model does not take images (its capabilities are on the Settings page).", "error");
+    if (attachments.length + files.length > MAX_PROMPT_IMAGES) return say(`At most ${MAX_PROMPT_IMAGES} images per message.`, "error");
+    try {
+      const added = await Promise.all(files.map(toAttachment));
+      setAttachments((current) => [...current, ...added]);
+      area.current?.focus();
+    } catch (err) {
+      say(err instanceof Error ? err.message : String(err), "error");
+    }
+  };
+
+  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = imageFiles(event.clipboardData?.files);
+    if (files.length === 0) return; // text pastes as usual
+    event.preventDefault();
+    void attach(files);
+  };
+
+  const onDrop = (event: DragEvent<HTMLDivElement>) => {
+    setDragging(false);
+    const files = imageFiles(event.dataTransfer?.files);
+    if (files.length === 0) return;
+    event.preventDefault();
+    void attach(files);
+  };
+
   const send = async () => {
-    const prompt = text.trim();
+    const images = shellMode ? [] : attachments;
+    const prompt = text.trim() || (images.length ? IMAGES_ONLY_TEXT : "");
     if (!prompt || sending) return;
+    const imageBytes = images.reduce((sum, image) => sum + image.bytes, 0);
+    if (imageBytes > MAX_PROMPT_IMAGES_TOTAL_BYTES) {
+      return say(`The images are ${(imageBytes / 1024 / 1024).toFixed(1)} MB together; the limit is ${MAX_PROMPT_IMAGES_TOTAL_BYTES / 1024 / 1024} MB.`, "error");
+    }
     setSending(true);
     setNotice(null);
     try {
-      remember(prompt);
+      if (!images.length) remember(prompt);
       if (shellMode) {
         await runInTerminal(sessionId, prompt);
         say("Sent to the session terminal (Ctrl+J shows it).");
       } else if (prompt.startsWith("/") && (await runSlashCommand(prompt, { sessionId, workspace, yolo, navigate: router.push, say }))) {
         // handled locally
+      } else if (images.length) {
+        // Steering carries text only: with images the message waits as a turn of its own.
+        const wire = images.map(({ mediaType, dataBase64, preview }) => ({ mediaType, dataBase64, ...(preview ? { preview } : {}) }));
+        await command("turn.prompt", { sessionId, text: prompt, reasoning: thinking ? "on" : "off", images: wire });
+        setAttachments([]);
       } else if (running) {
         await command("turn.steer", { sessionId, text: prompt });
         say("Sent to the running turn; the agent sees it at its next step.");
@@ -167,7 +215,17 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
   };
 
   return (
-    <div className="relative shrink-0 border-t border-border bg-panel p-2" data-testid="prompt">
+    <div
+      className={`relative shrink-0 border-t border-border bg-panel p-2 ${dragging ? "outline-dashed outline-2 -outline-offset-4 outline-accent" : ""}`}
+      data-testid="prompt"
+      onDragOver={(event) => {
+        if (!imagesAllowed || !Array.from(event.dataTransfer.types).includes("Files")) return;
+        event.preventDefault();
+        setDragging(true);
+      }}
+      onDragLeave={() => setDragging(false)}
+      onDrop={onDrop}
+    >
       {menuOpen ? (
         <ul role="listbox" aria-label={mention ? "Files" : "Commands"} className="absolute bottom-full left-2 right-2 mb-1 max-h-64 overflow-y-auto rounded-md border border-border bg-raised py-1 shadow-lg" data-testid={mention ? "mention-menu" : "slash-menu"}>
           {menu.map((entry, i) => (
@@ -193,6 +251,24 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
           {notice.text}
         </div>
       ) : null}
+      {attachments.length && !shellMode ? (
+        <ul className="mb-1.5 flex flex-wrap gap-2" aria-label="Attached images" data-testid="attachments">
+          {attachments.map((image) => (
+            <li key={image.id} className="group relative h-14 w-14 overflow-hidden rounded border border-border bg-bg" data-testid="attachment" title={`${image.name} · ${formatBytes(image.bytes)}`}>
+              <img src={image.preview || `data:${image.mediaType};base64,${image.dataBase64}`} alt={image.name} className="h-full w-full object-cover" />
+              <button
+                type="button"
+                onClick={() => setAttachments((current) => current.filter((a) => a.id !== image.id))}
+                className="absolute right-0.5 top-0.5 flex h-4 w-4 items-center justify-center rounded-full bg-bg/90 text-[10px] leading-none text-fg hover:bg-danger hover:text-bg"
+                aria-label={`Remove image ${image.name}`}
+                data-testid="attachment-remove"
+              >
+                ✕
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <div className={`flex items-end gap-2 rounded-md border bg-bg px-2 py-1 ${shellMode ? "border-warn/60" : "border-border focus-within:border-accent"}`}>
         {shellMode ? <span className="pb-1.5 font-mono text-warn" aria-hidden>$</span> : null}
         <textarea
@@ -212,6 +288,7 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
           }}
           onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
         />
         {running ? (
           <button type="button" data-testid="stop-button" onClick={() => void cancel()} className="mb-0.5 rounded border border-danger/50 px-2.5 py-1 text-danger hover:bg-danger/10" title="Stop (Esc)">
@@ -221,12 +298,12 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
         <button
           type="button"
           data-testid="send-button"
-          disabled={!text.trim() || sending}
+          disabled={(!text.trim() && !(attachments.length && !shellMode)) || sending}
           onClick={() => void send()}
           className="mb-0.5 rounded bg-accent px-2.5 py-1 font-medium text-bg disabled:opacity-40"
           title="Send (Enter)"
         >
-          {running && !shellMode ? "Steer" : "Send"}
+          {running && !shellMode && !attachments.length ? "Steer" : "Send"}
         </button>
       </div>
       <div className="mt-1 flex items-center gap-3 px-1 text-[11px] text-muted">
@@ -237,10 +314,33 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo }: Prom
         <button type="button" className={shellMode ? "text-warn" : "hover:text-fg"} onClick={() => setShellMode((v) => !v)} data-testid="shell-toggle" aria-pressed={shellMode}>
           Shell <kbd>Ctrl+X</kbd>
         </button>
+        {imagesAllowed && !shellMode ? (
+          <>
+            <button type="button" className="hover:text-fg" onClick={() => fileInput.current?.click()} data-testid="attach-button" title="Attach images (or paste / drop them)">
+              Image
+            </button>
+            <input
+              ref={fileInput}
+              type="file"
+              accept="image/png,image/jpeg,image/gif,image/webp,image/*"
+              multiple
+              hidden
+              data-testid="attach-input"
+              onChange={(event) => {
+                void attach(imageFiles(event.target.files));
+                event.target.value = "";
+              }}
+            />
+          </>
+        ) : null}
         <span className="ml-auto truncate" data-testid="turn-stage">
           {running ? `${stage ?? "working"}…` : "Enter send · ↑ history · /help"}
         </span>
       </div>
     </div>
   );
+}
+
+function formatBytes(bytes: number): string {
+  return bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -8,6 +8,7 @@ import { FileTree } from "@/components/files/file-tree";
 import { Timeline } from "@/components/timeline/timeline";
 import { useFileTree } from "@/components/files/use-file-tree";
 import { api } from "@/components/transport/client";
+import { modelTakesImages } from "./attachments";
 import { PromptInput } from "./prompt-input";
 import { Splitter } from "./splitter";
 import { StatusBar } from "./status-bar";
@@ -34,9 +35,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [pane, setPane] = useState<Pane>("agent");
   const [timelineOpen, setTimelineOpen] = useState(false);
 
-  const [defaultModel, setDefaultModel] = useState<string | null>(null);
+  const [settings, setSettings] = useState<SettingsView | null>(null);
+  const defaultModel = settings ? (settings.envModel ?? settings.defaultModel?.model ?? null) : null;
   useEffect(() => {
-    api<SettingsView>("/api/v1/settings").then((s) => setDefaultModel(s.envModel ?? s.defaultModel?.model ?? null), () => undefined);
+    api<SettingsView>("/api/v1/settings").then(setSettings, () => undefined);
   }, []);
 
   useEffect(() => {
@@ -92,8 +94,15 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const agentView = (
     <>
       {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
-      <Transcript state={state} onOpenDiff={openDiff} />
-      <PromptInput sessionId={sessionId} workspace={summary?.workspace ?? ""} running={state.running !== null} stage={state.running?.stage} yolo={Boolean(state.yolo)} />
+      <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
+      <PromptInput
+        sessionId={sessionId}
+        workspace={summary?.workspace ?? ""}
+        running={state.running !== null}
+        stage={state.running?.stage}
+        yolo={Boolean(state.yolo)}
+        imagesAllowed={modelTakesImages(settings, state.model ?? summary?.model)}
+      />
     </>
   );
   const show = (p: Pane) => !narrow || pane === p;

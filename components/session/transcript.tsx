@@ -3,6 +3,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef } from "react";
 import type { TranscriptItem, TranscriptState } from "@/server/protocol";
+import { InterruptedTurn, UserImages } from "./transcript-extras";
 import { Markdown } from "./markdown";
 import { ToolCard } from "./tool-card";
 
@@ -17,7 +18,7 @@ type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
  * The conversation, virtualized: only the rows in view are in the DOM, so a
  * session of thousands of events opens and scrolls smoothly.
  */
-export function Transcript({ state, onOpenDiff }: { state: TranscriptState; onOpenDiff?: (title: string, diff: string) => void }) {
+export function Transcript({ state, onOpenDiff, sessionId }: { state: TranscriptState; onOpenDiff?: (title: string, diff: string) => void; sessionId?: string }) {
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const { rows, children } = useMemo(() => groupSubagents(state.items), [state.items]);
@@ -55,7 +56,7 @@ export function Transcript({ state, onOpenDiff }: { state: TranscriptState; onOp
           const item = rows[row.index];
           return (
             <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="absolute left-0 top-0 w-full px-4 py-1.5" style={{ transform: `translateY(${row.start}px)` }}>
-              <Item item={item} state={state} childrenOf={children} onOpenDiff={onOpenDiff} />
+              <Item item={item} state={state} childrenOf={children} onOpenDiff={onOpenDiff} sessionId={sessionId} />
             </div>
           );
         })}
@@ -83,19 +84,24 @@ function Item({
   state,
   childrenOf,
   onOpenDiff,
+  sessionId,
 }: {
   item: TranscriptItem;
   state: TranscriptState;
   childrenOf: Map<string, ToolItem[]>;
   onOpenDiff?: (title: string, diff: string) => void;
+  sessionId?: string;
 }) {
   switch (item.kind) {
     case "user":
       return (
         <div className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md bg-raised px-3 py-2" data-testid="message-user">
+          {item.images?.length ? <UserImages images={item.images} /> : null}
           {item.text}
         </div>
       );
+    case "interrupted":
+      return <InterruptedTurn item={item} sessionId={sessionId} running={state.running !== null} />;
     case "assistant":
       return (
         <div className="flex flex-col gap-1" data-testid="message-assistant">
