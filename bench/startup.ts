@@ -1,0 +1,114 @@
+/**
+ * Start-up benchmark (issue 13): time from spawning `node bin/worldline.mjs serve` (what
+ * `npm start` runs) to its `Worldline ready:` line, with the production UI already built —
+ * the first start builds what is missing and is reported apart. Also the API-only bridge
+ * (no Next.js) and, as the baseline of the same run, a bare Node process with the same
+ * TypeScript loader printing a line. Run with `npx tsx bench/startup.ts`.
+ * Env: WORLDLINE_NEXT_DIST picks the build folder (default .next-bench, shared with
+ * bench/ui-replay.ts when run from bench/run.ts).
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { BENCH_TOKEN, firstLine, ROOT, startBridgeProcess, stopChild } from "./lib/bridge-child.ts";
+import { isMain, printJsonLine } from "./lib/cli.ts";
+import { median, round } from "./lib/stats.ts";
+
+/** Warm starts measured; each is a few seconds, the median of three hides one slow one. */
+const RUNS = 3;
+/** The first start may run `next build` (about a minute on 2 cores, more when they are busy). */
+const FIRST_START_TIMEOUT_MS = 8 * 60_000;
+const READY_TIMEOUT_MS = 60_000;
+/** Starts that rebuild because someone edited the UI meanwhile are retried this often. */
+const MAX_REBUILDS = 3;
+/** What `worldline serve` logs when it runs `next build` (server/cli/build.ts). */
+const BUILD_LOG = "Building the web UI";
+
+export interface StartupBenchResult {
+  /** The first start, including a build when the UI was not built yet. */
+  first_start_ms: number;
+  first_start_built: boolean;
+  /** Warm starts that rebuilt anyway because sources changed meanwhile; not counted. */
+  warm_starts_discarded: number;
+  startup_ready_ms: number;
+  startup_api_ready_ms: number;
+  node_baseline_ms: number;
+}
+
+export async function run(): Promise<StartupBenchResult> {
+  process.env.WORLDLINE_NEXT_DIST ??= ".next-bench";
+  const first = await serveOnce(FIRST_START_TIMEOUT_MS);
+
+  // A start that rebuilt (sources edited meanwhile, as in a shared working tree) is not a warm start.
+  const ui: number[] = [];
+  let rebuilds = 0;
+  while (ui.length < RUNS) {
+    const start = await serveOnce(FIRST_START_TIMEOUT_MS);
+    if (!start.built) ui.push(start.ms);
+    else if (++rebuilds > MAX_REBUILDS) throw new Error("the UI was rebuilt at every start: its sources keep changing");
+  }
+  const api: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const bridge = await startBridgeProcess();
+    api.push(bridge.readyMs);
+    await bridge.stop();
+  }
+  const baseline: number[] = [];
+  for (let i = 0; i < RUNS; i++) baseline.push(await bareNode());
+  return {
+    first_start_ms: Math.round(first.ms),
+    first_start_built: first.built,
+    warm_starts_discarded: rebuilds,
+    startup_ready_ms: Math.round(median(ui)),
+    startup_api_ready_ms: Math.round(median(api)),
+    node_baseline_ms: round(median(baseline), 1),
+  };
+}
+
+/** `worldline serve` on a free port with a fresh data dir: spawn → ready line. */
+async function serveOnce(timeoutMs: number): Promise<{ ms: number; built: boolean }> {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-start-"));
+  const start = performance.now();
+  const child = spawn(process.execPath, [path.join(ROOT, "bin/worldline.mjs"), "serve"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", WORLDLINE_HOME: home, WORLDLINE_TOKEN: BENCH_TOKEN },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let errors = "";
+  let built = false;
+  child.stderr?.on("data", (data: Buffer) => {
+    errors = (errors + data.toString()).slice(-4000);
+    if (errors.includes(BUILD_LOG)) built = true;
+  });
+  try {
+    await firstLine(child, timeoutMs, (line) => line.startsWith("Worldline ready: "));
+    return { ms: performance.now() - start, built };
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; its stderr ended with:\n${errors}`);
+  } finally {
+    await stopChild(child);
+    fs.rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** The floor: Node with the same TypeScript loader, printing one line. */
+async function bareNode(): Promise<number> {
+  const start = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "-e", "console.log('ready')"], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  await firstLine(child, READY_TIMEOUT_MS);
+  const ms = performance.now() - start;
+  await stopChild(child);
+  return ms;
+}
+
+if (isMain(import.meta.url)) {
+  const result = await run();
+  console.log(`Start-up to the ready line (median of ${RUNS}):`);
+  console.log(`  first start${result.first_start_built ? " (built the UI)" : ""}:  ${result.first_start_ms} ms`);
+  console.log(`  worldline serve, UI built:   ${result.startup_ready_ms} ms`);
+  console.log(`  API-only bridge:             ${result.startup_api_ready_ms} ms`);
+  console.log(`  bare node + tsx (baseline):  ${result.node_baseline_ms} ms`);
+  printJsonLine(result);
+}
