@@ -1,0 +1,265 @@
+/**
+ * Terminal benchmark (issue 6). Three figures, each against a bridge running in its own
+ * child process (so the bridge and the client each get a core and the bridge's RSS is
+ * its own):
+ *   pty_throughput_ratio   — a `cat` of a large file through pty → bridge → socket.io → a
+ *                            headless xterm client that acks as the page does, divided by
+ *                            the rate of reading the same `cat` from a raw node-pty in this
+ *                            process (target ≥ 0.5);
+ *   flood_bridge_rss_mb    — the bridge's peak RSS during a `yes` flood watched by a slow
+ *                            client (target ≤ 300);
+ *   keystroke_echo_p50_ms  — a key sent over socket.io until its echo comes back (target < 10).
+ * Run with `npx tsx bench/pty.ts`; the last line printed is one JSON object.
+ * Env: WL_BENCH_PTY_MB (file size, default 100), WL_BENCH_FLOOD_SECONDS (default 60).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as nodePty from "node-pty";
+import { io, type Socket } from "socket.io-client";
+import type { Ack, TerminalInfo } from "../server/protocol";
+import { PtyViewer } from "../tests/integration/pty/pty-client";
+
+/** Size of the file for the throughput run, from the issue. */
+const FILE_MB = Number(process.env.WL_BENCH_PTY_MB ?? 100);
+/** Length of the flood, from the issue; shorten for quick runs. */
+const FLOOD_SECONDS = Number(process.env.WL_BENCH_FLOOD_SECONDS ?? 60);
+/** The slow client acknowledges each chunk this late: a page on a busy machine or a slow link. */
+const SLOW_ACK_DELAY_MS = 250;
+/** How often the bridge's RSS is sampled during the flood. */
+const RSS_SAMPLE_MS = 100;
+/** Keystrokes timed for the echo latency, with a pause between them like typing. */
+const KEYSTROKES = 200;
+const KEYSTROKE_GAP_MS = 15;
+
+export interface PtyBenchResult {
+  file_mb: number;
+  raw_pty_mb_per_s: number;
+  bridge_mb_per_s: number;
+  pty_throughput_ratio: number;
+  flood_seconds: number;
+  flood_bridge_rss_mb: number;
+  flood_bytes_to_client_mb: number;
+  flood_ctrl_c_quiet_ms: number;
+  keystroke_echo_p50_ms: number;
+  keystroke_echo_p95_ms: number;
+}
+
+interface BridgeChild {
+  child: ChildProcess;
+  url: string;
+  token: string;
+  sessionId: string;
+  workspace: string;
+  stop(): Promise<void>;
+}
+
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The child side: a real bridge with a session on a temp workspace; prints its address as JSON. */
+async function serveBridge(): Promise<void> {
+  const { loadConfig } = await import("../server/config");
+  const { startBridge } = await import("../server/main");
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-home-"));
+  const workspace = process.env.WL_BENCH_WORKSPACE ?? fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-ws-"));
+  const bridge = await startBridge({ config: loadConfig({ ...process.env, PORT: "0", WORLDLINE_HOME: home, WORLDLINE_TOKEN: "bench-token-0123456789" }), ui: false });
+  const session = await bridge.services.sessions.create({ workspace });
+  process.stdout.write(`${JSON.stringify({ url: bridge.url, token: bridge.token, sessionId: session.id, workspace })}\n`);
+  process.on("SIGTERM", () => void bridge.close().finally(() => process.exit(0)));
+}
+
+async function startBridgeChild(workspace: string): Promise<BridgeChild> {
+  const self = fileURLToPath(import.meta.url);
+  const child = spawn(process.execPath, ["--import", "tsx", self, "--bridge"], {
+    cwd: path.resolve(path.dirname(self), ".."),
+    env: { ...process.env, WL_BENCH_WORKSPACE: workspace },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let buffered = "";
+    child.stdout?.on("data", (data: Buffer) => {
+      buffered += data.toString();
+      const end = buffered.indexOf("\n");
+      if (end >= 0) resolve(buffered.slice(0, end));
+    });
+    child.once("exit", (code) => reject(new Error(`bridge exited with ${code}`)));
+  });
+  const address = JSON.parse(line) as Omit<BridgeChild, "child" | "stop">;
+  return {
+    ...address,
+    child,
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+async function connect(bridge: BridgeChild): Promise<Socket> {
+  const socket = io(bridge.url, { auth: { token: bridge.token }, transports: ["websocket"], forceNew: true });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  return socket;
+}
+
+async function command<T>(socket: Socket, name: string, payload: Record<string, unknown>): Promise<T> {
+  const ack = (await socket.timeout(15_000).emitWithAck(name, { commandId: `bench-${Math.random().toString(36).slice(2)}`, ...payload })) as Ack<T>;
+  if (!ack.ok) throw new Error(`${name}: ${ack.error.message}`);
+  return ack.data;
+}
+
+/** Opens a terminal and a viewer on it, and waits for the shell's first prompt. */
+async function openViewer(bridge: BridgeChild, socket: Socket, options: ConstructorParameters<typeof PtyViewer>[3]): Promise<PtyViewer> {
+  const { terminalId } = await command<TerminalInfo>(socket, "pty.create", { sessionId: bridge.sessionId, cols: 120, rows: 30 });
+  const viewer = new PtyViewer(socket, bridge.sessionId, terminalId, { cols: 120, rows: 30, ...options });
+  await viewer.attach();
+  const deadline = Date.now() + 10_000;
+  while (viewer.received === 0 && Date.now() < deadline) await sleep(20);
+  await sleep(200);
+  return viewer;
+}
+
+function writeTextFile(file: string, megabytes: number): number {
+  const lines = Array.from({ length: 1000 }, (_, i) => `${String(i).padStart(6, "0")} ${"lorem ipsum dolor sit amet consectetur adipiscing elit ".slice(i % 20)}`.padEnd(79, ".")).join("\n") + "\n";
+  const block = Buffer.from(lines.repeat(Math.ceil(1_000_000 / lines.length)));
+  const fd = fs.openSync(file, "w");
+  let written = 0;
+  while (written < megabytes * 1_000_000) written += fs.writeSync(fd, block);
+  fs.closeSync(fd);
+  return written;
+}
+
+/** Reads `cat file` from a node-pty in this process: the ceiling any bridge could reach. */
+async function rawPtyRate(file: string): Promise<number> {
+  const start = performance.now();
+  const pty = nodePty.spawn("cat", [file], { name: "xterm-256color", cols: 120, rows: 30, cwd: path.dirname(file), env: process.env as Record<string, string>, encoding: null });
+  let bytes = 0;
+  pty.onData((data) => (bytes += (data as unknown as Buffer).length));
+  await new Promise((resolve) => pty.onExit(resolve));
+  return bytes / 1e6 / ((performance.now() - start) / 1000);
+}
+
+async function bridgeRate(bridge: BridgeChild, file: string): Promise<number> {
+  const socket = await connect(bridge);
+  const viewer = await openViewer(bridge, socket, { keepBytes: false });
+  let tail = "";
+  const done = new Promise<void>((resolve) =>
+    viewer.onData((chunk) => {
+      tail = (tail + chunk.toString("latin1")).slice(-32);
+      if (tail.includes("END-2")) resolve();
+    }),
+  );
+  const before = viewer.received;
+  const start = performance.now();
+  viewer.input(`cat ${path.basename(file)}; echo END-$((1+1))\r`);
+  await done;
+  await new Promise<void>((resolve) => viewer.term?.write("", resolve)); // Until the client has parsed it all.
+  const seconds = (performance.now() - start) / 1000;
+  const rate = (viewer.received - before) / 1e6 / seconds;
+  viewer.dispose();
+  socket.disconnect();
+  return rate;
+}
+
+function rssMb(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+async function flood(bridge: BridgeChild): Promise<{ peakMb: number; clientMb: number; quietMs: number }> {
+  const socket = await connect(bridge);
+  const viewer = await openViewer(bridge, socket, { keepBytes: false, ackDelayMs: SLOW_ACK_DELAY_MS });
+  const pid = bridge.child.pid as number;
+  let peak = rssMb(pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), RSS_SAMPLE_MS);
+  viewer.input("yes\r");
+  await sleep(FLOOD_SECONDS * 1000);
+  // Ctrl-C, then how long until output stops: the flood must not drown the interrupt.
+  const interruptedAt = performance.now();
+  viewer.input("\x03");
+  let lastData = performance.now();
+  viewer.onData(() => (lastData = performance.now()));
+  while (performance.now() - lastData < 1_000) await sleep(50);
+  clearInterval(sampler);
+  const result = { peakMb: peak, clientMb: viewer.received / 1e6, quietMs: Math.max(0, lastData - interruptedAt) };
+  viewer.dispose();
+  socket.disconnect();
+  return result;
+}
+
+async function echoLatency(bridge: BridgeChild): Promise<number[]> {
+  const socket = await connect(bridge);
+  const viewer = await openViewer(bridge, socket, { keepBytes: false });
+  const samples: number[] = [];
+  for (let i = 0; i < KEYSTROKES; i++) {
+    const key = String.fromCharCode(97 + (i % 26));
+    const echoed = new Promise<void>((resolve) => viewer.onData((chunk) => chunk.includes(key) && resolve()));
+    const start = performance.now();
+    viewer.input(key);
+    await echoed;
+    samples.push(performance.now() - start);
+    if (i % 40 === 39) viewer.input("\x15"); // Ctrl-U keeps the line short.
+    await sleep(KEYSTROKE_GAP_MS);
+  }
+  viewer.dispose();
+  socket.disconnect();
+  return samples.sort((a, b) => a - b);
+}
+
+export async function run(): Promise<PtyBenchResult> {
+  const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-pty-")));
+  const file = path.join(workspace, "big.txt");
+  writeTextFile(file, FILE_MB);
+  try {
+    const throughputBridge = await startBridgeChild(workspace);
+    const raw = await rawPtyRate(file);
+    const through = await bridgeRate(throughputBridge, file);
+    const latencies = await echoLatency(throughputBridge);
+    await throughputBridge.stop();
+
+    const floodBridge = await startBridgeChild(workspace);
+    const flooded = await flood(floodBridge);
+    await floodBridge.stop();
+
+    return {
+      file_mb: FILE_MB,
+      raw_pty_mb_per_s: round(raw, 1),
+      bridge_mb_per_s: round(through, 1),
+      pty_throughput_ratio: round(through / raw),
+      flood_seconds: FLOOD_SECONDS,
+      flood_bridge_rss_mb: round(flooded.peakMb, 1),
+      flood_bytes_to_client_mb: round(flooded.clientMb, 1),
+      flood_ctrl_c_quiet_ms: Math.round(flooded.quietMs),
+      keystroke_echo_p50_ms: round(latencies[Math.floor(latencies.length / 2)]),
+      keystroke_echo_p95_ms: round(latencies[Math.floor(latencies.length * 0.95)]),
+    };
+  } finally {
+    fs.rmSync(workspace, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes("--bridge")) {
+  await serveBridge();
+} else if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const result = await run();
+  const verdict = (ok: boolean) => (ok ? "meets target" : "MISSES target");
+  console.log(`Terminals (${result.file_mb} MB cat, ${result.flood_seconds} s flood):`);
+  console.log(`  raw node-pty read:            ${result.raw_pty_mb_per_s} MB/s`);
+  console.log(`  through bridge + socket.io:   ${result.bridge_mb_per_s} MB/s`);
+  console.log(`  throughput ratio:             ${result.pty_throughput_ratio} (target ≥ 0.5, ${verdict(result.pty_throughput_ratio >= 0.5)})`);
+  console.log(`  bridge RSS peak during flood: ${result.flood_bridge_rss_mb} MB (target ≤ 300, ${verdict(result.flood_bridge_rss_mb <= 300)})`);
+  console.log(`  Ctrl-C to quiet after flood:  ${result.flood_ctrl_c_quiet_ms} ms`);
+  console.log(`  keystroke echo p50 / p95:     ${result.keystroke_echo_p50_ms} / ${result.keystroke_echo_p95_ms} ms (target p50 < 10, ${verdict(result.keystroke_echo_p50_ms < 10)})`);
+  console.log(JSON.stringify(result));
+}
