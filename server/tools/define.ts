@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { errorMessage, isWorldlineError } from "../errors";
-import { redactForOutput } from "../secrets";
+import { redactForOutput, StreamRedactor } from "../secrets";
 import type { ApprovalNeed, ToolContext, ToolDefinition, ToolResult } from "./types";
 
 /** What the model reads at most from one tool call; more would crowd out the conversation. */
@@ -135,30 +135,54 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
       if (changed) {
         return { isError: true, output: `Refused: what ${core.name} touches changed after it was approved (${changed}). Check the path and call ${core.name} again.` };
       }
-      if (core.ownsCancellation) {
-        const result = await core.execute(parsed.args, ctx).then(normalizeResult, errorResult);
-        return capResult(result, maxChars);
-      }
-
-      const controller = new AbortController();
-      const onAbort = () => controller.abort(ctx.signal.reason);
-      ctx.signal.addEventListener("abort", onAbort, { once: true });
-      const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(new Error("timeout")), timeoutMs) : undefined;
-      const stopped = new Promise<ToolResult>((resolve) => {
-        controller.signal.addEventListener("abort", () => {
-          const timedOut = !ctx.signal.aborted;
-          resolve({ isError: true, output: timedOut ? `${core.name} timed out after ${Math.round(timeoutMs / 1000)}s.` : "Cancelled." });
-        }, { once: true });
-      });
-
+      // Streamed progress reaches events and tabs before the result does: redacted by whole lines.
+      const redactedProgress = withRedactedProgress(ctx);
       try {
-        const execution = core.execute(parsed.args, { ...ctx, signal: controller.signal }).then(normalizeResult, errorResult);
-        const result = await Promise.race([execution, stopped]);
-        return capResult(result, maxChars);
+        return await runParsed(parsed.args, redactedProgress.ctx);
       } finally {
-        clearTimeout(timer);
-        ctx.signal.removeEventListener("abort", onAbort);
+        redactedProgress.flush();
       }
+    },
+  };
+
+  async function runParsed(args: A, ctx: ToolContext): Promise<ToolResult> {
+    if (core.ownsCancellation) {
+      const result = await core.execute(args, ctx).then(normalizeResult, errorResult);
+      return capResult(result, maxChars);
+    }
+
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(ctx.signal.reason);
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(new Error("timeout")), timeoutMs) : undefined;
+    const stopped = new Promise<ToolResult>((resolve) => {
+      controller.signal.addEventListener("abort", () => {
+        const timedOut = !ctx.signal.aborted;
+        resolve({ isError: true, output: timedOut ? `${core.name} timed out after ${Math.round(timeoutMs / 1000)}s.` : "Cancelled." });
+      }, { once: true });
+    });
+
+    try {
+      const execution = core.execute(args, { ...ctx, signal: controller.signal }).then(normalizeResult, errorResult);
+      const result = await Promise.race([execution, stopped]);
+      return capResult(result, maxChars);
+    } finally {
+      clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", onAbort);
+    }
+  }
+}
+
+function withRedactedProgress(ctx: ToolContext): { ctx: ToolContext; flush(): void } {
+  const streams = { output: new StreamRedactor(), status: new StreamRedactor() };
+  const emit = (kind: "output" | "status", text: string) => {
+    if (text) ctx.emit({ kind, text });
+  };
+  return {
+    ctx: { ...ctx, emit: (progress) => emit(progress.kind, streams[progress.kind].push(progress.text)) },
+    flush: () => {
+      emit("output", streams.output.flush());
+      emit("status", streams.status.flush());
     },
   };
 }
