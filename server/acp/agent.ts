@@ -190,6 +190,7 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
       if (!open.has(params.sessionId)) return {};
       await services.runtime.cancel(params.sessionId);
       services.runtime.setSessionTools(params.sessionId, "acp-client", undefined);
+      await services.mcp?.forgetSession(params.sessionId);
       open.delete(params.sessionId);
       return {};
     })

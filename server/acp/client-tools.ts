@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { AgentTool } from "../agent";
 import { errorMessage } from "../errors";
 import { redactSecrets } from "../secrets/redact";
-import { classifyCommand, defineTool, resolveInWorkspace, unifiedDiff, type ToolContext, type ToolResult } from "../tools";
+import { classifyCommand, defineTool, resolveInWorkspace, unifiedDiff, type ApprovalNeed, type ToolContext, type ToolResult } from "../tools";
 import { applyEdits } from "../tools/str-replace";
 
 /** What read_file shows at most, as the local tool does. */
@@ -116,6 +116,10 @@ export class ClientTools {
         output: `${before === undefined ? "Created" : "Overwrote"} ${resolved.display} (${Buffer.byteLength(args.content, "utf8")} bytes).`,
         display: { path: resolved.display, diff: unifiedDiff(resolved.display, before ?? "", args.content) },
       };
+    }, false, async (args, need, ctx) => {
+      const resolved = await resolveInWorkspace(ctx.cwd, args.path);
+      const before = await this.currentText(resolved.real);
+      return { ...need, diff: unifiedDiff(resolved.display, before ?? "", args.content) };
     });
   }
 
@@ -138,6 +142,13 @@ export class ClientTools {
         output: `Edited ${resolved.display} (${count} edit${count === 1 ? "" : "s"} applied).`,
         display: { path: resolved.display, diff: unifiedDiff(resolved.display, before, after) },
       };
+    }, false, async (args, need, ctx) => {
+      // The local tool checked the disk; the edit applies to what the editor has.
+      const resolved = await resolveInWorkspace(ctx.cwd, args.path);
+      const before = await this.currentText(resolved.real);
+      if (before === undefined) return need;
+      const diff = unifiedDiff(resolved.display, before, applyEdits(before, args.edits));
+      return { ...need, diff, description: need.description.replace(/^Edit \([^)]*\)/, "Edit") };
     });
   }
 
@@ -234,16 +245,32 @@ function replace<A>(
   parameters: z.ZodType<A>,
   execute: (args: A, ctx: ToolContext, raw: string) => Promise<ToolResult | string>,
   ownsCancellation = false,
+  /** Adjusts what the gate shows (a diff against the editor's buffer); never loosens the level. */
+  adjustNeed?: (args: A, need: ApprovalNeed, ctx: ToolContext) => Promise<ApprovalNeed>,
 ): AgentTool {
   return {
     name: base.name,
     description: base.description,
     jsonSchema: base.jsonSchema,
-    needsApproval: (raw, ctx) => base.needsApproval(raw, ctx),
+    async needsApproval(raw, ctx) {
+      const need = await base.needsApproval(raw, ctx);
+      const parsed = parameters.safeParse(safeJson(raw));
+      if (!adjustNeed || !parsed.success) return need;
+      const adjusted = await adjustNeed(parsed.data, need, ctx).catch(() => need);
+      return { ...adjusted, level: need.level, subject: need.subject, scope: need.scope, risk: need.risk };
+    },
     // Validation, output caps and timeouts as for any tool; the raw arguments go along for a local fallback.
     run: (raw, ctx) =>
       defineTool({ name: base.name, description: base.description, parameters, execute: (args, c) => execute(args as A, c, raw), ownsCancellation }).run(raw, ctx),
   };
+}
+
+function safeJson(raw: string): unknown {
+  try {
+    return raw ? JSON.parse(raw) : {};
+  } catch {
+    return undefined;
+  }
 }
 
 function formatLines(lines: string[], offset: number, display: string, more: boolean): string {

@@ -79,6 +79,15 @@ export class SessionMcp {
     else this.clientConfigs.set(sessionId, servers);
   }
 
+  /** A session that ended (ACP session/close, deleted): its client's servers stop, the workspace's keep running for others. */
+  async forgetSession(sessionId: string): Promise<void> {
+    this.clientConfigs.delete(sessionId);
+    for (const group of this.workspaces.values()) group.sessions.delete(sessionId);
+    const client = this.clients.get(sessionId);
+    this.clients.delete(sessionId);
+    if (client) await stop(client);
+  }
+
   /** Starts what the session needs (first turn, changed config, crashed server) and returns the tools of the ready servers. */
   async tools(turn: SessionMcpTurn): Promise<Tool[]> {
     if (this.closed) return [];

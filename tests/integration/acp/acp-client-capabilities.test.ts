@@ -1,9 +1,13 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
+import { createTestMcpServer } from "../tools/fixtures/mcp-test-server";
 import { cliEnv, ROOT, startAcp, tempDirs, updatesOf, type AcpProcess } from "./support";
 
 /**
@@ -136,6 +140,9 @@ describe("worldline acp with a client that offers fs and terminal", () => {
     );
     expect((await prompt("Write and edit.")).stopReason).toBe("end_turn");
     expect(proc.permission.asked.map((request) => request.toolCall.title)).toHaveLength(2);
+    // The edit was checked against the editor's buffer (it does not apply to the disk's text).
+    expect(JSON.stringify(proc.permission.asked[1].toolCall.content)).toContain("Edit buffer.ts");
+    expect(JSON.stringify(proc.permission.asked[1].toolCall.content)).not.toContain("do not apply");
     expect(writes.map((w) => [path.basename(w.path), w.content])).toEqual([
       ["new.txt", "fresh\n"],
       ["buffer.ts", "unsaved line 1\nunsaved line 2\nedited line 3\n"],
@@ -175,6 +182,42 @@ describe("worldline acp with a client that offers fs and terminal", () => {
     expect(offered).toEqual(expect.arrayContaining(["tester__echo", "read_file", "shell"]));
     expect(proc.permission.asked).toHaveLength(1);
     expect(toolResults(1).at(-1)).toBe("echo: via acp");
+  });
+
+  it("connects streamable HTTP MCP servers (with headers) sent with session/load, replacing the earlier ones", async () => {
+    const server = http.createServer(async (req, res) => {
+      if (req.headers["x-test-key"] !== "k1") {
+        res.statusCode = 401;
+        res.end();
+        return;
+      }
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const mcp = createTestMcpServer();
+      res.on("close", () => {
+        void transport.close();
+        void mcp.close();
+      });
+      await mcp.connect(transport);
+      await transport.handleRequest(req, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+      await proc.agent.request(acp.methods.agent.session.load, {
+        sessionId,
+        cwd: workspace,
+        mcpServers: [{ type: "http", name: "web", url, headers: [{ name: "x-test-key", value: "k1" }] }],
+      });
+      fake.script({ toolCalls: [{ name: "web__echo", arguments: { text: "over http" } }] }, { text: "ok" });
+      expect((await prompt("Use the web server.")).stopReason).toBe("end_turn");
+      const offered = (fake.requests[0].body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+      expect(offered).toContain("web__echo");
+      expect(offered.some((name) => name.startsWith("tester__"))).toBe(false);
+      expect(toolResults(1).at(-1)).toBe("echo: over http");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it("passes image blocks to the model as image_url parts", async () => {
