@@ -1,0 +1,151 @@
+/**
+ * `npm run bench`: every benchmark of bench/, one after another (they share two cores, so
+ * never in parallel), a human summary, then ONE JSON object as the last line of stdout.
+ * Each bench file exports `run()`; a file that is missing or has no `run()` is reported
+ * "not measured" and the rest still run; one that throws is reported and the rest still run.
+ * See bench/README.md for what each figure means.
+ */
+import { performance } from "node:perf_hooks";
+import { printJsonLine } from "./lib/cli.ts";
+import { round } from "./lib/stats.ts";
+
+type Figures = Record<string, unknown>;
+
+interface Bench {
+  name: string;
+  file: string;
+  what: string;
+}
+
+/** In this order: start-up first, since its first start builds the UI that ui-replay opens. */
+const BENCHES: Bench[] = [
+  { name: "startup", file: "./startup.ts", what: "start-up to the ready line" },
+  { name: "ttft", file: "./ttft.ts", what: "time to first token through the bridge" },
+  { name: "loop", file: "./loop.ts", what: "agent loop per-step overhead" },
+  { name: "checkpoints", file: "./checkpoints.ts", what: "workspace snapshots on 10,000 files" },
+  { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay" },
+  { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo" },
+  { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium" },
+];
+
+interface Target {
+  key: string;
+  bench: string;
+  /** "max": the figure must be at most `limit`; "min": at least. */
+  kind: "max" | "min";
+  limit: number;
+  unit: string;
+}
+
+/** The headline figures of issue 13, each with its target where the issue sets one. */
+const TARGETS: Target[] = [
+  { key: "pty_throughput_ratio", bench: "pty", kind: "min", limit: 0.5, unit: "" },
+  { key: "fanout_p99_ms", bench: "sync", kind: "max", limit: 50, unit: "ms" },
+  { key: "ttft_overhead_p50_ms", bench: "ttft", kind: "max", limit: 15, unit: "ms" },
+  { key: "session_replay_10k_ms", bench: "sync", kind: "max", limit: 1000, unit: "ms" },
+  { key: "flood_bridge_rss_mb", bench: "pty", kind: "max", limit: 300, unit: "MB" },
+  { key: "snapshot_one_change_ms", bench: "checkpoints", kind: "max", limit: 200, unit: "ms" },
+  { key: "session_open_10k_ms", bench: "ui-replay", kind: "max", limit: 1000, unit: "ms" },
+];
+
+/** Headline figures without a target in the issue, reported as measured. */
+const REPORTED: { key: string; bench: string; unit: string }[] = [
+  { key: "startup_ready_ms", bench: "startup", unit: "ms" },
+  { key: "startup_api_ready_ms", bench: "startup", unit: "ms" },
+  { key: "loop_step_overhead_ms", bench: "loop", unit: "ms" },
+  { key: "bridge_step_overhead_ms", bench: "loop", unit: "ms" },
+];
+
+type Outcome = { status: "ok"; figures: Figures; seconds: number } | { status: "not_measured" | "failed"; reason: string; seconds: number };
+
+async function runBench(bench: Bench): Promise<Outcome> {
+  const start = performance.now();
+  const seconds = () => round((performance.now() - start) / 1000, 1);
+  let module: { run?: () => Promise<Figures> };
+  try {
+    module = (await import(bench.file)) as typeof module;
+  } catch (error) {
+    return { status: "not_measured", reason: `cannot load ${bench.file}: ${firstLine(error)}`, seconds: seconds() };
+  }
+  if (typeof module.run !== "function") return { status: "not_measured", reason: `${bench.file} exports no run()`, seconds: seconds() };
+  try {
+    return { status: "ok", figures: await module.run(), seconds: seconds() };
+  } catch (error) {
+    return { status: "failed", reason: firstLine(error), seconds: seconds() };
+  }
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0];
+}
+
+function verdict(target: Target, value: unknown): "ok" | "MISSED" | "not measured" {
+  if (typeof value !== "number" || Number.isNaN(value)) return "not measured";
+  return (target.kind === "max" ? value <= target.limit : value >= target.limit) ? "ok" : "MISSED";
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  // One UI build for the whole run, in its own folder so it never collides with another build.
+  process.env.WORLDLINE_NEXT_DIST ??= ".next-bench";
+  const outcomes = new Map<string, Outcome>();
+  // WL_BENCH_ONLY=ttft,loop runs a subset (the others are reported "not measured").
+  const only = process.env.WL_BENCH_ONLY?.split(",").map((name) => name.trim());
+  for (const bench of BENCHES) {
+    if (only && !only.includes(bench.name)) {
+      outcomes.set(bench.name, { status: "not_measured", reason: "left out by WL_BENCH_ONLY", seconds: 0 });
+      continue;
+    }
+    console.log(`\n▶ ${bench.name}: ${bench.what}…`);
+    const outcome = await runBench(bench);
+    outcomes.set(bench.name, outcome);
+    if (outcome.status === "ok") {
+      for (const [key, value] of Object.entries(outcome.figures)) console.log(`    ${key}: ${JSON.stringify(value)}`);
+      console.log(`  done in ${outcome.seconds} s`);
+    } else {
+      console.log(`  ${outcome.status === "failed" ? "FAILED" : "not measured"}: ${outcome.reason}`);
+    }
+  }
+
+  const figure = (bench: string, key: string): unknown => {
+    const outcome = outcomes.get(bench);
+    return outcome?.status === "ok" ? outcome.figures[key] : undefined;
+  };
+  const headline: Figures = {};
+  console.log("\nSummary (targets from issue 13):");
+  const missed: string[] = [];
+  const unmeasured: string[] = [];
+  for (const target of TARGETS) {
+    const value = figure(target.bench, target.key);
+    const result = verdict(target, value);
+    if (result === "MISSED") missed.push(target.key);
+    if (result === "not measured") unmeasured.push(target.key);
+    headline[target.key] = typeof value === "number" ? value : null;
+    const bound = `${target.kind === "max" ? "≤" : "≥"} ${target.limit}${target.unit ? ` ${target.unit}` : ""}`;
+    console.log(`  ${result === "ok" ? "✓" : "✗"} ${target.key.padEnd(26)} ${String(value ?? "—").padStart(9)} ${target.unit.padEnd(3)} (target ${bound}: ${result})`);
+  }
+  for (const reported of REPORTED) {
+    const value = figure(reported.bench, reported.key);
+    headline[reported.key] = typeof value === "number" ? value : null;
+    console.log(`  · ${reported.key.padEnd(26)} ${String(value ?? "—").padStart(9)} ${reported.unit}`);
+  }
+  const notRun = [...outcomes].filter(([, outcome]) => outcome.status !== "ok");
+  for (const [name, outcome] of notRun) console.log(`  ! ${name}: ${outcome.status === "failed" ? "FAILED" : "not measured"} (${"reason" in outcome ? outcome.reason : ""})`);
+  const seconds = round((performance.now() - started) / 1000, 1);
+  console.log(`  whole run: ${seconds} s`);
+
+  printJsonLine({
+    ...headline,
+    targets_met: missed.length === 0 && unmeasured.length === 0,
+    missed,
+    not_measured: notRun.map(([name]) => name),
+    total_seconds: seconds,
+    details: Object.fromEntries([...outcomes].map(([name, outcome]) => [name, outcome.status === "ok" ? outcome.figures : { [outcome.status]: outcome.reason }])),
+  });
+  // Benchmarks may leave sockets or timers behind; the run is over once stdout is written.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  process.exit(notRun.some(([, outcome]) => outcome.status === "failed") ? 1 : 0);
+}
+
+await main();
