@@ -47,7 +47,7 @@ const SECRET_PATTERNS: SecretPattern[] = [
   { pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, replace: REDACTED },
   // AWS secret access keys have no prefix; only catch them next to their name.
   {
-    pattern: /(aws_secret_access_key\s*[=:]\s*["']?)[A-Za-z0-9/+=]{40}/gi,
+    pattern: /(aws_secret_access_key\s*[=:]\s*["']?)[A-Za-z0-9/+=]{16,}/gi,
     replace: (_m, prefix: string) => `${prefix}${REDACTED}`,
   },
 ];
