@@ -18,6 +18,7 @@ import { useLayout } from "./use-layout";
 import { useSession } from "./use-session";
 import { PresenceBar } from "./presence-bar";
 import { ShareDialog } from "./share-dialog";
+import { McpStatus } from "./mcp-status";
 
 /** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
 const NARROW_PX = 768;
@@ -118,6 +119,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </span>
         <span className="ml-auto flex items-center gap-1 text-xs">
           <PresenceBar presence={presence} running={state.running !== null} noteTyping={noteTyping} />
+          <McpStatus sessionId={sessionId} refreshKey={state.running?.turnId ?? null} />
           <ShareDialog sessionId={sessionId} />
           {!narrow ? (
             <>
