@@ -113,8 +113,13 @@ test("input: @ mentions, / commands, history, status bar", async ({ page }) => {
   await ide.send("echo shell-mode-$((40+2))");
   await expect(ide.notice()).toContainText("Sent to the session terminal");
   await page.getByTestId("toggle-terminal").click();
-  // xterm draws on a canvas, so the output itself is checked by the terminal specs; the terminal it opened is here.
   await expect(page.getByTestId("bottom-panel")).toContainText("Terminal 1");
+  // The command ran before the panel was open; the terminal shows it from the bridge's snapshot.
+  const terminal = page.getByTestId("terminal-view");
+  await expect(terminal).toHaveAttribute("data-status", "live");
+  const terminalId = (await terminal.getAttribute("data-terminal-id"))!;
+  await expect.poll(() => page.evaluate((id) => window.worldlineTerminalText?.(id) ?? "", terminalId)).toContain("shell-mode-42");
+  expect(await ide.litPixels(terminal.locator(".xterm-screen"))).toBeGreaterThan(200);
   await ide.shot("terminal");
 });
 
@@ -198,4 +203,66 @@ test("session list: grouped by workspace, search, rename, archive, delete with c
   await row.getByTestId("delete-session").click();
   await row.getByTestId("confirm-delete").click();
   await expect(row).toHaveCount(0);
+});
+
+/** A real 1×1 PNG and a real 1×1 GIF. */
+const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const GIF_BASE64 = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
+
+test("images: paste and attach show thumbnails that can be removed; the model gets the image, the transcript shows it", async ({ page }) => {
+  const sessionId = await newSession(await freshWorkspace("ide-images"), "Images");
+  const ide = new IdePage(page);
+  await ide.goto(e2e.baseUrl, sessionId);
+
+  // A pasted screenshot (a synthetic ClipboardEvent carrying a file) becomes an attachment.
+  await ide.input().evaluate((el, base64) => {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const data = new DataTransfer();
+    data.items.add(new File([bytes], "pixel.png", { type: "image/png" }));
+    el.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+  }, PNG_BASE64);
+  await expect(ide.attachments()).toHaveCount(1);
+  // The attach button's file input adds more; the remove button takes one away again.
+  await expect(page.getByTestId("attach-button")).toBeVisible();
+  await page.getByTestId("attach-input").setInputFiles({ name: "dot.gif", mimeType: "image/gif", buffer: Buffer.from(GIF_BASE64, "base64") });
+  await expect(ide.attachments()).toHaveCount(2);
+  await ide.attachments().last().getByTestId("attachment-remove").click();
+  await expect(ide.attachments()).toHaveCount(1);
+
+  await fetch(new URL("/__admin/reset", e2e.fakeUrl), { method: "POST" });
+  await scriptLlm({ text: "A single pixel." });
+  await ide.send("What is in this picture?");
+  await expect(page.getByTestId("message-text").last()).toContainText("A single pixel.");
+  await expect(ide.attachments()).toHaveCount(0);
+  const shown = page.getByTestId("message-user").last().getByTestId("message-image");
+  await expect(shown).toHaveCount(1);
+  await expect(shown).toHaveAttribute("src", /^data:image\/(webp|jpeg);base64,/);
+
+  const requests = (await (await fetch(new URL("/__admin/requests", e2e.fakeUrl))).json()) as { body: { messages: { role: string; content: unknown }[] } }[];
+  const parts = requests.at(-1)!.body.messages.find((m) => m.role === "user" && Array.isArray(m.content))?.content;
+  expect(parts).toEqual([
+    { type: "text", text: "What is in this picture?" },
+    { type: "image_url", image_url: { url: `data:image/png;base64,${PNG_BASE64}` } },
+  ]);
+});
+
+test("terminal: typed commands run and their output is drawn in the browser", async ({ page }) => {
+  const sessionId = await newSession(await freshWorkspace("ide-terminal"), "Terminal");
+  const ide = new IdePage(page);
+  await ide.goto(e2e.baseUrl, sessionId);
+  const terminal = await ide.openTerminal();
+  const id = (await terminal.getAttribute("data-terminal-id"))!;
+  // Type once the shell has printed its prompt, as a person would.
+  await expect.poll(() => page.evaluate((tid) => (window.worldlineTerminalText?.(tid) ?? "").trim().length, id)).toBeGreaterThan(0);
+  await terminal.locator(".xterm").click();
+  await page.keyboard.type("echo hello-$((6*7))");
+  await page.keyboard.press("Enter");
+  await expect.poll(() => page.evaluate((tid) => window.worldlineTerminalText?.(tid) ?? "", id)).toContain("hello-42");
+  // The buffer is not the screen: the text must also be drawn. The DOM renderer keeps rows
+  // in .xterm-rows; the WebGL one draws on a canvas, so count the lit pixels of a screenshot.
+  const rows = await terminal.locator(".xterm-rows").allInnerTexts();
+  if (rows.join("").trim()) expect(rows.join("\n")).toContain("hello-42");
+  const lit = await ide.litPixels(terminal.locator(".xterm-screen"));
+  expect(lit).toBeGreaterThan(200);
+  await ide.shot("terminal-output");
 });

@@ -54,6 +54,42 @@ export class IdePage {
     return this.page.getByTestId("status-bar");
   }
 
+  attachments(): Locator {
+    return this.page.getByTestId("attachment");
+  }
+
+  /** Opens the bottom panel if needed and a new terminal; resolves when it is live. */
+  async openTerminal(): Promise<Locator> {
+    if ((await this.page.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true") await this.page.getByTestId("toggle-terminal").click();
+    const before = await this.page.getByTestId("terminal-tab").count();
+    await this.page.getByTestId("terminal-new").click();
+    await expect(this.page.getByTestId("terminal-tab")).toHaveCount(before + 1);
+    const view = this.page.getByTestId("terminal-view");
+    await expect(view).toHaveAttribute("data-status", "live");
+    return view;
+  }
+
+  /** Pixels of an element's screenshot that differ clearly from its top-left (background) pixel. */
+  async litPixels(target: Locator): Promise<number> {
+    const png = (await target.screenshot()).toString("base64");
+    return this.page.evaluate(async (data) => {
+      const image = new Image();
+      image.src = `data:image/png;base64,${data}`;
+      await image.decode();
+      const canvas = document.createElement("canvas");
+      canvas.width = image.width;
+      canvas.height = image.height;
+      const g = canvas.getContext("2d")!;
+      g.drawImage(image, 0, 0);
+      const px = g.getImageData(0, 0, canvas.width, canvas.height).data;
+      let lit = 0;
+      for (let i = 0; i < px.length; i += 4) {
+        if (Math.abs(px[i] - px[0]) + Math.abs(px[i + 1] - px[1]) + Math.abs(px[i + 2] - px[2]) > 96) lit++;
+      }
+      return lit;
+    }, png);
+  }
+
   async shot(name: string): Promise<void> {
     await this.page.screenshot({ path: `/tmp/ide-${name}.png` });
   }
