@@ -1,0 +1,29 @@
+/**
+ * A bridge as its own process for crash and shutdown tests: the environment
+ * configures it (as `worldline serve` would), no Next.js UI, one ready line on
+ * stdout. SIGTERM/SIGINT close it the way `worldline serve` does.
+ */
+import { loadConfig } from "../../../server/config";
+import { startBridge } from "../../../server/main";
+
+const bridge = await startBridge({ config: loadConfig(), ui: false, retry: { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 100 } });
+process.stdout.write(`READY ${bridge.url}\n`);
+
+let stopping = false;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stderr.write(`[entry] ${signal}: stopping\n`);
+  bridge.close().then(
+    () => {
+      process.stderr.write("[entry] closed\n");
+      process.exit(0);
+    },
+    (error: unknown) => {
+      process.stderr.write(`[entry] close failed: ${String(error)}\n`);
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));
