@@ -23,6 +23,12 @@ import type { TurnEmitter } from "./turn-emitter";
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
 
+/** Turns running at once across all sessions: each holds a model stream, tools and child processes; two cores go round only so far. */
+export const MAX_CONCURRENT_TURNS = 8;
+
+/** Prompts waiting behind a session's running turn: more is a stuck script, not a person typing. */
+export const MAX_QUEUED_TURNS_PER_SESSION = 20;
+
 /** `/compact` or `/compact <focus>` as a prompt summarises the context instead of asking the model. */
 const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
 
@@ -109,6 +115,8 @@ export class AgentRuntime {
   private readonly checkpoints: CheckpointPort;
   /** Per-session tool layers by owner (e.g. an ACP client's fs/terminal), applied after `deps.sessionTools`. */
   private readonly sessionLayers = new Map<string, Map<string, SessionToolSource>>();
+  /** Prompts between the limit check and their start (the turn row is written in between). */
+  private starting = 0;
 
   constructor(private readonly deps: RuntimeDeps) {
     this.provider = deps.provider ?? (deps.config.model ? createOpenAIProvider(deps.config.model) : undefined);
@@ -133,7 +141,9 @@ export class AgentRuntime {
    */
   async prompt(sessionId: string, prompt: string, options: PromptOptions = {}): Promise<StartedTurn> {
     await this.deps.sessions.get(sessionId);
-    const turn = await store.createTurn(this.deps.db, sessionId, prompt);
+    this.checkTurnLimits(sessionId);
+    this.starting += 1;
+    const turn = await store.createTurn(this.deps.db, sessionId, prompt).finally(() => (this.starting -= 1));
     let settle!: (result: TurnResult) => void;
     const done = new Promise<TurnResult>((resolve) => (settle = resolve));
     const pending: PendingTurn = { sessionId, turnId: turn.id, number: turn.number, prompt, options, controller: new AbortController(), done, settle };
@@ -146,6 +156,19 @@ export class AgentRuntime {
     }
     this.start(pending);
     return { turnId: turn.id, done, queued: false };
+  }
+
+  /** Refuses a prompt that would pass MAX_QUEUED_TURNS_PER_SESSION or MAX_CONCURRENT_TURNS. */
+  private checkTurnLimits(sessionId: string): void {
+    const state = this.states.get(sessionId);
+    if (state && state.queue.length >= MAX_QUEUED_TURNS_PER_SESSION) {
+      throw new WorldlineError("session:busy", `${MAX_QUEUED_TURNS_PER_SESSION} prompts are already waiting in this session; wait for them or cancel.`);
+    }
+    if (state?.active || state?.rewriting) return;
+    const running = [...this.states.values()].filter((other) => other.active).length + this.starting;
+    if (running >= MAX_CONCURRENT_TURNS) {
+      throw new WorldlineError("runtime:busy", `${MAX_CONCURRENT_TURNS} turns are already running across sessions; wait for one to finish.`);
+    }
   }
 
   /** A message for the running turn, injected before its next step; with no turn running it starts one. */

@@ -8,6 +8,9 @@ interface Consumer {
   pinned: boolean;
   /** When this consumer last went above the high watermark, or null while below it. */
   overSince: number | null;
+  /** This consumer's own high and low watermarks. */
+  high: number;
+  low: number;
 }
 
 export interface FlowControlOptions {
@@ -38,8 +41,8 @@ export class FlowControl {
     this.now = options.now ?? Date.now;
   }
 
-  add(id: string, options: { pinned?: boolean } = {}): void {
-    this.consumers.set(id, { unacked: 0, counts: true, pinned: options.pinned ?? false, overSince: null });
+  add(id: string, options: { pinned?: boolean; high?: number; low?: number } = {}): void {
+    this.consumers.set(id, { unacked: 0, counts: true, pinned: options.pinned ?? false, overSince: null, high: options.high ?? this.high, low: options.low ?? this.low });
   }
 
   remove(id: string): void {
@@ -50,7 +53,7 @@ export class FlowControl {
     const consumer = this.consumers.get(id);
     if (!consumer) return;
     consumer.unacked += bytes;
-    if (consumer.unacked > this.high) consumer.overSince ??= this.now();
+    if (consumer.unacked > consumer.high) consumer.overSince ??= this.now();
   }
 
   /** Acks larger than what is outstanding (a confused or replaying client) are clamped. */
@@ -58,7 +61,7 @@ export class FlowControl {
     const consumer = this.consumers.get(id);
     if (!consumer) return;
     consumer.unacked = Math.max(0, consumer.unacked - bytes);
-    if (consumer.unacked <= this.high) consumer.overSince = null;
+    if (consumer.unacked <= consumer.high) consumer.overSince = null;
   }
 
   unacked(id: string): number {
@@ -74,11 +77,11 @@ export class FlowControl {
   /** "pause" or "resume" when the pty's state should change, else null. */
   decide(): "pause" | "resume" | null {
     const counting = [...this.consumers.values()].filter((consumer) => consumer.counts);
-    if (!this.paused && counting.some((consumer) => consumer.unacked > this.high)) {
+    if (!this.paused && counting.some((consumer) => consumer.unacked > consumer.high)) {
       this.paused = true;
       return "pause";
     }
-    if (this.paused && counting.every((consumer) => consumer.unacked < this.low)) {
+    if (this.paused && counting.every((consumer) => consumer.unacked < consumer.low)) {
       this.paused = false;
       return "resume";
     }

@@ -38,3 +38,9 @@ export const MAX_TERMINALS = 64;
 /** Size a terminal starts with before any viewer reports its own. */
 export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;
+
+/** The screen mirror may lag this far behind the pty before it pauses it: parsing overlaps with the shell producing more, and it is bounded memory (~1 MB per terminal). */
+export const MIRROR_HIGH_WATERMARK_BYTES = 1_000_000;
+
+/** The mirror lets the pty resume below this, well before it runs dry. */
+export const MIRROR_LOW_WATERMARK_BYTES = 250_000;

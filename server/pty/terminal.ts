@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import * as nodePty from "node-pty";
 import { FlowControl } from "./flow-control";
-import { MAX_BATCH_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
+import { MAX_BATCH_BYTES, MIRROR_HIGH_WATERMARK_BYTES, MIRROR_LOW_WATERMARK_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
 import { ScreenMirror, type ScreenSnapshot } from "./mirror";
 import { killProcessTree } from "./process-tree";
 import { forgetProcess, recordProcess } from "../processes";
@@ -80,7 +80,7 @@ export class Terminal {
     this.cols = options.cols;
     this.rows = options.rows;
     this.mirror = new ScreenMirror(options.cols, options.rows);
-    this.flow.add(MIRROR, { pinned: true });
+    this.flow.add(MIRROR, { pinned: true, high: MIRROR_HIGH_WATERMARK_BYTES, low: MIRROR_LOW_WATERMARK_BYTES });
     this.pty = nodePty.spawn(options.shell, options.args, {
       name: "xterm-256color",
       cols: options.cols,
