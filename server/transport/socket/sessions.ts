@@ -53,11 +53,20 @@ export function registerSessionHandlers(socket: Socket, services: BridgeServices
     let replaying = true;
     const held: EventEnvelope[] = [];
     let sentUpTo = afterSeq;
+    // Events appended in one synchronous run go out as one message: engine.io sends one
+    // write at a time, so a burst sent event by event would wait on each write's callback.
+    let batch: EventEnvelope[] = [];
+    const sendBatch = () => {
+      const events = batch;
+      batch = [];
+      if (socket.connected) socket.emit("session.events", { sessionId, events });
+    };
     const stopLive = services.log.subscribe(sessionId, (event) => {
       if (replaying) return void held.push(event);
       if (event.seq <= sentUpTo) return;
       sentUpTo = event.seq;
-      socket.emit("session.events", { sessionId, events: [event] });
+      batch.push(event);
+      if (batch.length === 1) queueMicrotask(sendBatch);
     });
     subscriptions.set(sessionId, () => {
       stopLive();

@@ -31,9 +31,14 @@ async function turnDone(bridge: SyncBridge, sessionId: string, count: number): P
   await waitFor(async () => (await bridge.events(sessionId)).filter((e) => e.type === "turn.completed").length >= count, 20_000, `turn ${count} completed`);
 }
 
+/** Waits until the log stops growing (post-turn events such as memory decisions come after turn.completed) and every client has all of it. */
 async function allCaughtUp(bridge: SyncBridge, sessionId: string, clients: SyncClient[]): Promise<void> {
-  const last = (await bridge.events(sessionId)).at(-1)!.seq;
-  await waitFor(() => clients.every((client) => client.lastSeq === last && client.socket.connected), 15_000, "every client at the last seq");
+  for (;;) {
+    const last = (await bridge.events(sessionId)).at(-1)!.seq;
+    await waitFor(() => clients.every((client) => client.lastSeq >= last && client.socket.connected), 15_000, "every client at the last seq");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if ((await bridge.events(sessionId)).at(-1)!.seq === last) return;
+  }
 }
 
 describe("live sync across many tabs", () => {
@@ -107,7 +112,7 @@ describe("live sync across many tabs", () => {
       }
       // A late tab on the same session gets the same thing.
       const late = new SyncClient(second.url, sessionId, { token: TEST_TOKEN });
-      await waitFor(() => late.lastSeq === truth.at(-1)!.seq, 10_000, "late tab caught up");
+      await allCaughtUp(second, sessionId, [late]);
       expect(JSON.stringify(late.live.state)).toBe(JSON.stringify(clients[0].live.state));
       for (const client of [...clients, late]) client.close();
     } finally {
