@@ -38,22 +38,22 @@ export function InterruptedTurn({ item, sessionId, running }: { item: Extract<Tr
       setState({ busy: false, error: err instanceof Error ? err.message : String(err) });
     }
   };
+  // Once another turn has started (this Resume or any prompt) the notice above says enough.
+  if (!item.resumable || !sessionId) return null;
   return (
-    <div className="flex flex-wrap items-center gap-2 rounded-md border border-warn/40 bg-warn/10 px-3 py-2 text-warn" data-testid="turn-interrupted" data-resumable={item.resumable}>
-      <span className="min-w-0 flex-1">This turn was interrupted: the bridge restarted while it was running.</span>
-      {item.resumable && sessionId ? (
-        <button
-          type="button"
-          onClick={() => void resume()}
-          disabled={state.busy || running}
-          className="rounded border border-warn/60 px-2.5 py-0.5 font-medium text-fg hover:bg-warn/20 disabled:opacity-50"
-          title="Start a new turn that continues where this one stopped"
-          data-testid="resume-turn"
-        >
-          {state.busy ? "Resuming…" : "Resume"}
-        </button>
-      ) : null}
-      {state.error ? <span className="w-full text-xs text-danger">{state.error}</span> : null}
+    <div className="flex flex-wrap items-center gap-2 rounded-md border border-dashed border-warn/40 px-3 py-1.5 text-xs text-muted" data-testid="turn-interrupted">
+      <span className="min-w-0 flex-1">The agent can pick up where this turn stopped; the tool call that waited did not run.</span>
+      <button
+        type="button"
+        onClick={() => void resume()}
+        disabled={state.busy || running}
+        className="rounded bg-warn/90 px-2.5 py-0.5 text-sm font-medium text-bg hover:bg-warn disabled:opacity-50"
+        title="Start a new turn that continues the task"
+        data-testid="resume-turn"
+      >
+        {state.busy ? "Resuming…" : "Resume"}
+      </button>
+      {state.error ? <span className="w-full text-danger">{state.error}</span> : null}
     </div>
   );
 }

@@ -1,0 +1,88 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { RESUME_PROMPT } from "../../components/session/resume";
+import { e2e, freshWorkspace, scriptLlm } from "./fixtures";
+
+/**
+ * Restart safety: a bridge killed (SIGKILL, no shutdown) while a turn waits on an
+ * approval; the next bridge marks the request and the turn interrupted, and the
+ * session page offers Resume, which continues the task in a new turn.
+ */
+const TOKEN = "e2e-resume-token-0123456789";
+
+async function startBridge(home: string): Promise<{ child: ChildProcess; readyUrl: string; baseUrl: string }> {
+  const child = spawn(process.execPath, ["bin/worldline.mjs", "serve"], {
+    cwd: process.cwd(),
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, PORT: "0", WORLDLINE_HOME: home, WORLDLINE_TOKEN: TOKEN, OPENAI_BASE_URL: e2e.fakeUrl, OPENAI_API_KEY: "e2e-key", WORLDLINE_MODEL: "fake-model" },
+  });
+  const readyUrl = await new Promise<string>((resolve, reject) => {
+    let buffer = "";
+    const timer = setTimeout(() => reject(new Error("the bridge printed no ready line")), 240_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const match = /Worldline ready: (\S+)/.exec(buffer);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`the bridge exited with ${code}`)));
+  });
+  return { child, readyUrl, baseUrl: new URL(readyUrl).origin };
+}
+
+function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+test("a turn waiting on an approval when the bridge died is shown interrupted and can be resumed", async ({ page }) => {
+  test.setTimeout(480_000);
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-e2e-resume-"));
+  const workspace = await freshWorkspace("ide-resume");
+  let bridge = await startBridge(home);
+  try {
+    const session = (await (
+      await fetch(`${bridge.baseUrl}/api/v1/sessions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify({ workspace, title: "Resume after restart" }),
+      })
+    ).json()) as { id: string };
+    await page.goto(bridge.readyUrl);
+    await page.goto(`${bridge.baseUrl}/s/${session.id}`);
+    await expect(page.getByTestId("connection-state")).toContainText("live");
+
+    await scriptLlm({ toolCalls: [{ name: "shell", arguments: { command: "touch made-by-agent.txt" } }] });
+    await page.getByTestId("prompt-input").fill("make the file");
+    await page.getByTestId("prompt-input").press("Enter");
+    await expect(page.getByTestId("approval-card")).toBeVisible();
+
+    // A crash, not a shutdown: nothing gets to settle the turn.
+    await killed(bridge.child);
+    bridge = await startBridge(home);
+    await page.goto(bridge.readyUrl);
+    await page.goto(`${bridge.baseUrl}/s/${session.id}`);
+    const interrupted = page.getByTestId("turn-interrupted");
+    await expect(interrupted).toBeVisible();
+    await expect(page.getByTestId("notice").filter({ hasText: "interrupted" })).toBeVisible();
+    await page.screenshot({ path: "/tmp/ide-resume.png" });
+
+    await scriptLlm({ text: "Picking up again: the file is made." });
+    await interrupted.getByTestId("resume-turn").click();
+    await expect(page.getByTestId("message-text").last()).toContainText("Picking up again");
+    await expect(page.getByTestId("message-user").last()).toContainText(RESUME_PROMPT.slice(0, 30));
+    // Resumed: the offer is gone (the notice of the interruption stays).
+    await expect(page.getByTestId("resume-turn")).toHaveCount(0);
+    await expect(interrupted).toHaveCount(0);
+  } finally {
+    await killed(bridge.child);
+  }
+});
