@@ -50,6 +50,8 @@ export interface TurnNoticeEmitter {
 export interface SessionMcpTurn {
   sessionId: string;
   workspace: string;
+  /** A cancelled turn stops waiting for servers to start (they go on starting for the next one). */
+  signal?: AbortSignal;
   notice: (level: "info" | "warning" | "error", text: string) => void;
 }
 
@@ -98,7 +100,16 @@ export class SessionMcp {
     if (client) groups.push(client);
     const tools: Tool[] = [];
     for (const group of groups) {
-      await group.started;
+      if (!group.running) {
+        // A slow server (npx fetching a package) should not look like a hung turn.
+        const slow = setTimeout(() => turn.notice("info", `Starting MCP servers: ${group.manager.status().map((s) => s.name).join(", ")}…`), SLOW_START_NOTICE_MS);
+        try {
+          await untilAborted(group.started, turn.signal);
+        } finally {
+          clearTimeout(slow);
+        }
+        if (turn.signal?.aborted) return [];
+      }
       let told = group.sessions.get(turn.sessionId);
       if (!told) group.sessions.set(turn.sessionId, (told = new Set()));
       for (const line of [...group.errors, ...failures(group)]) {
@@ -112,10 +123,10 @@ export class SessionMcp {
   }
 
   /** The per-turn tool source the runtime takes (RuntimeDeps.sessionTools); notices go into the turn. */
-  toolSource(): { tools(input: { sessionId: string; workspace: string; emit: TurnNoticeEmitter }): Promise<Tool[]> } {
+  toolSource(): { tools(input: { sessionId: string; workspace: string; emit: TurnNoticeEmitter; signal?: AbortSignal }): Promise<Tool[]> } {
     return {
-      tools: ({ sessionId, workspace, emit }) =>
-        this.tools({ sessionId, workspace, notice: (level, text) => emit.event({ type: "notice", payload: { level, text, turnId: emit.turnId } }) }),
+      tools: ({ sessionId, workspace, emit, signal }) =>
+        this.tools({ sessionId, workspace, signal, notice: (level, text) => emit.event({ type: "notice", payload: { level, text, turnId: emit.turnId } }) }),
     };
   }
 
@@ -216,6 +227,22 @@ export class SessionMcp {
   }
 }
 
+/** After this, a turn waiting for its servers says so. */
+const SLOW_START_NOTICE_MS = 2_000;
+
+function untilAborted(promise: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    signal.addEventListener("abort", done, { once: true });
+    void promise.then(done, done);
+  });
+}
+
 /** The servers in a stable order, to tell a changed config from the running one. */
 function configKey(servers: Record<string, McpServerConfig>): string {
   return JSON.stringify(Object.entries(servers).sort(([a], [b]) => a.localeCompare(b)));
@@ -242,7 +269,7 @@ function describeFailure(status: McpServerStatus): string {
   return `MCP server "${status.name}" ${what}; its tools are unavailable.${status.error ? ` ${status.error}` : ""}`;
 }
 
+/** Closes at once, also servers still starting (their start then fails quietly). */
 async function stop(group: Group): Promise<void> {
-  await group.started.catch(() => undefined);
   await group.manager.close().catch(() => undefined);
 }

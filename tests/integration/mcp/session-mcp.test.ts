@@ -128,6 +128,19 @@ describe("MCP servers in sessions", () => {
     expect(toolMessages(fake.requests.at(-1)!).at(-1)).toBe("echo: back");
   });
 
+  it("a turn waiting for a slow server says so, and cancelling it does not wait for the server", async () => {
+    // `sleep` never answers MCP's initialize: the server would take the whole start timeout.
+    await writeMcpConfig(path.join(bridge.workspace, ".worldline"), { sleepy: { command: "sleep", args: ["60"] } });
+    const sessionId = await createSession();
+    const started = await bridge.services.runtime.prompt(sessionId, "Hello.");
+    await expect.poll(async () => notices(await bridge.services.log.read(sessionId, 0)).some((text) => text.startsWith("Starting MCP servers: sleepy")), { timeout: 5_000 }).toBe(true);
+    const before = Date.now();
+    await bridge.services.runtime.cancel(sessionId);
+    expect((await started.done).outcome).toBe("cancelled");
+    expect(Date.now() - before).toBeLessThan(2_000);
+    expect((await mcpStatus(sessionId)).servers[0]).toMatchObject({ name: "sleepy", state: "starting" });
+  });
+
   it("shares one set of server processes between the sessions of a workspace and stops them with the bridge", async () => {
     await writeMcpConfig(path.join(bridge.workspace, ".worldline"), { tester: { command: TSX, args: [SERVER] } });
     const a = await createSession();
