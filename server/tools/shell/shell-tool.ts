@@ -123,6 +123,7 @@ async function runForeground(run: RunSpec, ctx: ToolContext, timeoutMs: number, 
 }
 
 function startBackground(run: RunSpec, ctx: ToolContext, tasks: TaskRegistry) {
+  tasks.checkLimits(ctx.sessionId);
   const started = Date.now();
   const log = new RollingLog(TASK_LOG_MAX_CHARS);
   const group = new ProcessGroup({ command: run.command, cwd: ctx.cwd, env: run.env, stdin: run.stdin, onOutput: (chunk) => log.append(run.scrub(chunk)) });
