@@ -1,6 +1,7 @@
 import { ZodError } from "zod";
 import type { WireError } from "../protocol";
 import { isWorldlineError } from "../errors";
+import { redactForOutput } from "../secrets";
 
 const STATUS_BY_KIND: Record<string, number> = {
   invalid: 400,
@@ -28,9 +29,9 @@ export function toWireError(error: unknown): { status: number; error: WireError 
   }
   if (isWorldlineError(error)) {
     const status = STATUS_BY_KIND[error.kind] ?? 500;
-    return { status, error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } };
+    return { status, error: { code: error.code, message: redactForOutput(error.message), ...(error.details ? { details: error.details } : {}) } };
   }
-  // Unknown errors are bugs: log the detail on the bridge, send nothing internal.
-  console.error("[worldline] unexpected error:", error);
+  // Unknown errors are bugs: log the detail on the bridge (redacted: a message may quote a key), send nothing internal.
+  console.error("[worldline] unexpected error:", redactForOutput(error instanceof Error ? (error.stack ?? error.message) : String(error)));
   return { status: 500, error: { code: "bridge:internal", message: "Internal error; see the bridge log." } };
 }
