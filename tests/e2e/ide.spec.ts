@@ -209,7 +209,7 @@ test("session list: grouped by workspace, search, rename, archive, delete with c
 const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const GIF_BASE64 = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
 
-test("images: paste and attach show thumbnails that can be removed; the model gets the image, the transcript shows it", async ({ page }) => {
+test("images: paste, drop and attach show thumbnails that can be removed; the model gets the image, the transcript shows it", async ({ page }) => {
   const sessionId = await newSession(await freshWorkspace("ide-images"), "Images");
   const ide = new IdePage(page);
   await ide.goto(e2e.baseUrl, sessionId);
@@ -226,6 +226,16 @@ test("images: paste and attach show thumbnails that can be removed; the model ge
   await expect(page.getByTestId("attach-button")).toBeVisible();
   await page.getByTestId("attach-input").setInputFiles({ name: "dot.gif", mimeType: "image/gif", buffer: Buffer.from(GIF_BASE64, "base64") });
   await expect(ide.attachments()).toHaveCount(2);
+  // A file dropped on the input area is attached too.
+  await page.getByTestId("prompt").evaluate((el, base64) => {
+    const data = new DataTransfer();
+    data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], "dropped.gif", { type: "image/gif" }));
+    el.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
+    el.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+  }, GIF_BASE64);
+  await expect(ide.attachments()).toHaveCount(3);
+  await ide.shot("attachments");
+  await ide.attachments().last().getByTestId("attachment-remove").click();
   await ide.attachments().last().getByTestId("attachment-remove").click();
   await expect(ide.attachments()).toHaveCount(1);
 
