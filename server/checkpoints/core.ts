@@ -34,6 +34,12 @@ export interface CheckpointServiceDeps {
 /** Setting keys (server/store settings): the global default and a per-session override. */
 export const DMAIL_RESTORES_FILES_SETTING = "checkpoints.dmail_restores_files";
 const BASELINE_SETTING = "checkpoints.baseline:";
+/**
+ * A step's snapshot starts this long after its checkpoint is created, or at once when a tool
+ * needs it: the model request goes out first, since each git spawn blocks the event loop for
+ * a few ms (fork of a large process) and would delay the request and the first tokens.
+ */
+const CAPTURE_DELAY_MS = 25;
 /** Checkpoints taken while no turn runs: changes since the baseline there are not the agent's. */
 const OUTSIDE_CAN_CHANGE = new Set(["turn", "rewind"]);
 
@@ -56,6 +62,8 @@ export class CheckpointCore {
   private readonly numbers = new Map<string, Promise<number>>();
   /** Per session: the reason of the checkpoint queued last, so a turn end is recorded once. */
   private readonly lastReasons = new Map<string, string>();
+  /** Per session: starters of snapshots waiting for their delay (see CAPTURE_DELAY_MS). */
+  private readonly waiting = new Map<string, Set<() => void>>();
   private host: HistoryHost | undefined;
 
   constructor(readonly deps: CheckpointServiceDeps) {}
@@ -90,7 +98,13 @@ export class CheckpointCore {
 
   /** Waits for pending checkpoint jobs (a turn-end snapshot) of the session. */
   async settled(sessionId: string): Promise<void> {
+    for (const start of this.waiting.get(sessionId) ?? []) start();
     await this.chains.get(sessionId);
+  }
+
+  /** Waits for the pending checkpoint work of every session (shutdown). */
+  async settledAll(): Promise<void> {
+    await Promise.all([...this.chains.keys()].map((sessionId) => this.settled(sessionId)));
   }
 
   /**
@@ -105,11 +119,30 @@ export class CheckpointCore {
     const id = `cp_${randomUUID()}`;
     const number = this.allocate(input.sessionId, input.reason);
     // The loop appends the marker and the checkpoint.created event for its own checkpoints.
-    void this.serial(input.sessionId, async () => this.record(input, { announce: false, id, number: await number })).catch((error: unknown) => {
+    const delayed = this.delay(input.sessionId);
+    void this.serial(input.sessionId, async () => {
+      await delayed;
+      return this.record(input, { announce: false, id, number: await number });
+    }).catch((error: unknown) => {
       // The marker in the history still works for D-Mail; only the timeline row is missing.
       console.warn(`[worldline] checkpoint of ${input.sessionId} was not saved: ${errorMessage(error)}`);
     });
     return { id, number: await number };
+  }
+
+  /** Resolves after CAPTURE_DELAY_MS, or earlier when `settled` asks for the session's snapshots. */
+  private delay(sessionId: string): Promise<void> {
+    return new Promise((resolve) => {
+      const starters = this.waiting.get(sessionId) ?? new Set<() => void>();
+      this.waiting.set(sessionId, starters);
+      const start = () => {
+        clearTimeout(timer);
+        starters.delete(start);
+        resolve();
+      };
+      const timer = setTimeout(start, CAPTURE_DELAY_MS);
+      starters.add(start);
+    });
   }
 
   /**

@@ -70,4 +70,9 @@ export class CheckpointService {
   settled(sessionId: string): Promise<void> {
     return this.core.settled(sessionId);
   }
+
+  /** Waits for pending checkpoint work of all sessions (shutdown: rows and snapshots still being written). */
+  settledAll(): Promise<void> {
+    return this.core.settledAll();
+  }
 }
