@@ -158,6 +158,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         server.close();
         io.disconnectSockets(true);
         await runtime.cancelAll();
+        // Snapshots and rows of the last checkpoints may still be being written.
+        await checkpoints.settledAll();
         await sharedTaskRegistry.stopAll();
         await externalAgents.closeAll();
         await mcp.close();
