@@ -302,9 +302,14 @@ export class AgentRuntime {
       return { outcome: "error", message, stats: emptyStats() };
     }
     const workspace = session.workspace.path;
-    const context = await this.context(sessionId);
+    // Independent lookups (history, MCP/session tools, memories and skills) run together: each is a
+    // few ms of database or disk, and they all sit between the prompt and the first token.
+    const [context, workspaceTools, recall] = await Promise.all([
+      this.context(sessionId),
+      this.toolsFor({ sessionId, workspace, emit, signal: pending.controller.signal }),
+      recallForTurn(this.deps, { sessionId, workspace, prompt }),
+    ]);
     const enabled = { todo: true, task: true, dmail: true, ...this.deps.agentTools };
-    const workspaceTools = await this.toolsFor({ sessionId, workspace, emit, signal: pending.controller.signal });
     const base = {
       sessionId,
       workspace,
@@ -318,7 +323,6 @@ export class AgentRuntime {
       decorateToolContext: this.deps.decorateToolContext,
     };
     const dmail = enabled.dmail ? new DMailBox(() => context.visibleCheckpointNumbers()) : undefined;
-    const recall = await recallForTurn(this.deps, { sessionId, workspace, prompt });
     const agentTools = createAgentTools({
       dmail,
       todos: enabled.todo ? { save: (items) => this.saveTodos(sessionId, emit, items) } : undefined,
