@@ -57,8 +57,9 @@ export async function recallForTurn(
   ports: { memory?: MemoryPort; skills?: SkillsPort },
   input: { sessionId: string; workspace: string; prompt: string },
 ): Promise<TurnRecall> {
-  const recall = await ports.memory?.recall(input).catch(() => undefined);
-  const skills = (await ports.skills?.summaries(input.workspace).catch(() => "")) ?? "";
+  // Both are on the way to the first token; neither needs the other.
+  const [recall, summaries] = await Promise.all([ports.memory?.recall(input).catch(() => undefined), ports.skills?.summaries(input.workspace).catch(() => "")]);
+  const skills = summaries ?? "";
   const name = SKILL_COMMAND.exec(input.prompt.trim())?.[1];
   const skill = name ? await ports.skills?.load(input.workspace, name).catch(() => undefined) : undefined;
   const invokedSkill = skill

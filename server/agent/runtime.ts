@@ -254,7 +254,9 @@ export class AgentRuntime {
     const state = this.state(sessionId);
     state.active = pending;
     void (async () => {
-      await this.deps.sessions.setStatus(sessionId, "running").catch(() => undefined);
+      // The status row (for session lists and restarts) is written while the turn gets going:
+      // a database round trip less before the first token. It lands before the turn ends.
+      const running = this.deps.sessions.setStatus(sessionId, "running").catch(() => undefined);
       this.append(sessionId, turnId, { type: "turn.started", payload: { turnId, number: pending.number, prompt: pending.prompt } });
       let result: TurnResult;
       try {
@@ -262,6 +264,7 @@ export class AgentRuntime {
       } catch (error) {
         result = { outcome: "error", message: error instanceof Error ? error.message : String(error), stats: emptyStats() };
       }
+      await running;
       await this.complete(pending, result);
       // Steering that came too late for this turn is not lost: it becomes the next prompt.
       const late = state.steering.splice(0);
