@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { WorldlineError } from "../../errors";
 import { toWireError } from "../errors";
+import { assertWellFormed } from "../unicode";
 
 /** Request bodies above this are refused: prompts and edits fit easily, floods don't. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -39,9 +40,12 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (!text.trim()) throw new WorldlineError("request:invalid_json", "The request body is empty; send a JSON object.");
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new WorldlineError("request:invalid_json", "The request body is not valid JSON.");
   }
+  assertWellFormed(body);
+  return body;
 }

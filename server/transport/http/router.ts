@@ -88,6 +88,7 @@ export class Router {
 /** A malformed escape (`%E0%A4%A`) in a path segment is the client's mistake, not a 500. */
 function decodeParam(raw: string): string {
   try {
+    // A decoded lone surrogate is impossible (decodeURIComponent throws on one), so this covers params.
     return decodeURIComponent(raw);
   } catch {
     throw new WorldlineError("request:invalid", `Malformed percent-encoding in the path: ${raw.slice(0, 100)}`);

@@ -2,6 +2,7 @@ import type { Socket } from "socket.io";
 import type { z } from "zod";
 import type { Ack } from "../../protocol";
 import { toWireError } from "../errors";
+import { assertWellFormed } from "../unicode";
 
 /** Commands remembered for replay detection; far more than a tab can buffer while offline. */
 const COMMAND_CACHE_SIZE = 2_000;
@@ -40,7 +41,9 @@ export function onCommand<S extends z.ZodType>(
     const ack = typeof maybeAck === "function" ? (maybeAck as (response: Ack) => void) : typeof raw === "function" ? (raw as (response: Ack) => void) : undefined;
     const execute = async (): Promise<Ack> => {
       try {
-        const payload = schema.parse(typeof raw === "function" ? undefined : raw);
+        const input = typeof raw === "function" ? undefined : raw;
+        assertWellFormed(input);
+        const payload = schema.parse(input);
         return { ok: true, data: (await handler(payload)) ?? null };
       } catch (error) {
         return { ok: false, error: toWireError(error).error };
