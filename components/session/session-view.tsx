@@ -17,7 +17,7 @@ import { Transcript } from "./transcript";
 import { useLayout } from "./use-layout";
 import { useSession } from "./use-session";
 import { PresenceBar } from "./presence-bar";
-import { ShareDialog } from "./share-dialog";
+import { ShareDialog, useAccess } from "./share-dialog";
 import { McpStatus } from "./mcp-status";
 
 /** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
@@ -35,6 +35,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const narrow = useNarrow();
   const [pane, setPane] = useState<Pane>("agent");
   const [timelineOpen, setTimelineOpen] = useState(false);
+  const access = useAccess();
 
   const [settings, setSettings] = useState<SettingsView | null>(null);
   const defaultModel = settings ? (settings.envModel ?? settings.defaultModel?.model ?? null) : null;
@@ -96,14 +97,20 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     <>
       {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
       <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
-      <PromptInput
-        sessionId={sessionId}
-        workspace={summary?.workspace ?? ""}
-        running={state.running !== null}
-        stage={state.running?.stage}
-        yolo={Boolean(state.yolo)}
-        imagesAllowed={modelTakesImages(settings, state.model ?? summary?.model)}
-      />
+      {access?.access === "view" ? (
+        <div className="shrink-0 border-t border-border bg-panel px-3 py-2 text-center text-xs text-muted" data-testid="view-only-notice">
+          You are viewing this session through a view-only link: it updates live, but you cannot prompt or approve.
+        </div>
+      ) : (
+        <PromptInput
+          sessionId={sessionId}
+          workspace={summary?.workspace ?? ""}
+          running={state.running !== null}
+          stage={state.running?.stage}
+          yolo={Boolean(state.yolo)}
+          imagesAllowed={modelTakesImages(settings, state.model ?? summary?.model)}
+        />
+      )}
     </>
   );
   const show = (p: Pane) => !narrow || pane === p;

@@ -75,10 +75,15 @@ test("a view-only share link shows the session live and cannot act", async ({ br
   await session.send("hi");
   await expect(guest.getByTestId("message-text").last()).toContainText("Hello from the shared session.");
 
-  // The guest's prompt is refused by the bridge.
-  await guest.getByTestId("prompt-input").fill("let me drive");
-  await guest.getByTestId("prompt-input").press("Enter");
-  await expect(guest.getByTestId("input-notice")).toContainText(/view/i);
+  // The guest gets no input, and the bridge refuses its actions even when scripted by hand.
+  await expect(guest.getByTestId("view-only-notice")).toBeVisible();
+  await expect(guest.getByTestId("prompt-input")).toHaveCount(0);
+  const status = await guest.evaluate(async (id) => {
+    const { csrf } = await (await fetch("/api/v1/csrf")).json();
+    const response = await fetch(`/api/v1/sessions/${id}/cancel`, { method: "POST", headers: { "content-type": "application/json", "x-worldline-csrf": csrf }, body: "{}" });
+    return response.status;
+  }, sessionId);
+  expect(status).toBe(403);
   await expect(owner.getByTestId("message-user")).toHaveCount(1);
   await ownerContext.close();
 });
