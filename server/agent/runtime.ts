@@ -1,7 +1,7 @@
 import type { BridgeConfig } from "../config";
 import { WorldlineError } from "../errors";
 import { imageRef } from "../protocol";
-import type { EventLog, Sessions } from "../sessions";
+import type { EventLog, Session, Sessions } from "../sessions";
 import type { ToolContext } from "../tools/types";
 import * as store from "../store";
 import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
@@ -94,6 +94,8 @@ interface PendingTurn {
   controller: AbortController;
   done: Promise<TurnResult>;
   settle: (result: TurnResult) => void;
+  /** The session as read by `prompt`, for a turn that starts at once (a queued one re-reads it). */
+  session?: Session;
 }
 
 interface SessionState {
@@ -140,7 +142,7 @@ export class AgentRuntime {
    * registered (its events may already be flowing). `/compact [focus]` compacts.
    */
   async prompt(sessionId: string, prompt: string, options: PromptOptions = {}): Promise<StartedTurn> {
-    await this.deps.sessions.get(sessionId);
+    const session = await this.deps.sessions.get(sessionId);
     this.checkTurnLimits(sessionId);
     this.starting += 1;
     const turn = await store.createTurn(this.deps.db, sessionId, prompt).finally(() => (this.starting -= 1));
@@ -154,6 +156,7 @@ export class AgentRuntime {
       this.append(sessionId, turn.id, { type: "turn.queued", payload: { turnId: turn.id, prompt, position: state.queue.length } });
       return { turnId: turn.id, done, queued: true };
     }
+    pending.session = session;
     this.start(pending);
     return { turnId: turn.id, done, queued: false };
   }
@@ -287,7 +290,8 @@ export class AgentRuntime {
 
   private async execute(pending: PendingTurn): Promise<TurnResult> {
     const { sessionId, turnId, prompt } = pending;
-    const session = await this.deps.sessions.get(sessionId);
+    // Read a moment ago by `prompt` when the turn started at once: one database round trip less before the first token.
+    const session = pending.session ?? (await this.deps.sessions.get(sessionId));
     const emit: TurnEmitter = { turnId, event: (event) => this.deps.log.append(sessionId, event, turnId) };
     if (session.agentCommand && this.deps.externalAgents) {
       const { signal } = pending.controller;
