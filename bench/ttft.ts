@@ -2,8 +2,8 @@
  * Time to first token (issue 13): a prompt sent over socket.io until the first
  * `message.part.delta` of the answer comes back, minus the time to the first content
  * delta of a direct streaming call (the same `openai` client the bridge uses) to the same
- * fake LLM, in the same run. The bridge runs in its own process; the two measurements
- * alternate so that noise on the shared machine hits both alike.
+ * fake LLM, in the same run. The bridge and the fake LLM each run in their own process;
+ * the two measurements alternate so that noise on the shared machine hits both alike.
  * Run with `npx tsx bench/ttft.ts`; the last line printed is one JSON object.
  */
 import fs from "node:fs";
@@ -13,8 +13,8 @@ import { performance } from "node:perf_hooks";
 import OpenAI from "openai";
 import type { Socket } from "socket.io-client";
 import type { EventEnvelope } from "../server/protocol/index.ts";
-import { startFakeLlm } from "../tests/fake-llm/server.ts";
 import { command, connectSocket, startBridgeProcess } from "./lib/bridge-child.ts";
+import { startFakeLlmProcess } from "./lib/fake-llm-child.ts";
 import { isMain, printJsonLine } from "./lib/cli.ts";
 import { median, percentile, round, sleep } from "./lib/stats.ts";
 
@@ -36,7 +36,8 @@ export interface TtftBenchResult {
 }
 
 export async function run(): Promise<TtftBenchResult> {
-  const fake = await startFakeLlm();
+  // In its own process, like a real provider: the baseline crosses a process boundary too.
+  const fake = await startFakeLlmProcess();
   const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-ttft-")));
   fs.writeFileSync(path.join(workspace, "README.md"), "# A small project\n");
   const bridge = await startBridgeProcess({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "x", WORLDLINE_MODEL: "fake-model" });
@@ -51,9 +52,8 @@ export async function run(): Promise<TtftBenchResult> {
     const direct: number[] = [];
     const through: number[] = [];
     for (let i = 0; i < WARMUP_RUNS + RUNS; i++) {
-      fake.script({ text: ANSWER });
+      await fake.script({ text: ANSWER }, { text: ANSWER });
       const directMs = await directFirstDelta(client);
-      fake.script({ text: ANSWER });
       const bridgeMs = await deltas.time(() => command(socket as Socket, "turn.prompt", { sessionId: session.id, text: `question ${i}` }));
       await deltas.turnDone();
       await sleep(PAUSE_MS);
@@ -73,7 +73,7 @@ export async function run(): Promise<TtftBenchResult> {
   } finally {
     socket?.disconnect();
     await bridge.stop();
-    await fake.close();
+    await fake.stop();
     fs.rmSync(workspace, { recursive: true, force: true });
   }
 }
