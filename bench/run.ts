@@ -15,17 +15,21 @@ interface Bench {
   name: string;
   file: string;
   what: string;
+  /** A benchmark still running after this is reported failed and the run goes on (the whole run must fit in 10 minutes). */
+  timeoutS: number;
 }
 
 /** In this order: start-up first, since its first start builds the UI that ui-replay opens. */
 const BENCHES: Bench[] = [
-  { name: "startup", file: "./startup.ts", what: "start-up to the ready line" },
-  { name: "ttft", file: "./ttft.ts", what: "time to first token through the bridge" },
-  { name: "loop", file: "./loop.ts", what: "agent loop per-step overhead" },
-  { name: "checkpoints", file: "./checkpoints.ts", what: "workspace snapshots on 10,000 files" },
-  { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay" },
-  { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo" },
-  { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium" },
+  // The first start may build the UI: about a minute on 2 idle cores, several on busy ones.
+  { name: "startup", file: "./startup.ts", what: "start-up to the ready line", timeoutS: 240 },
+  { name: "ttft", file: "./ttft.ts", what: "time to first token through the bridge", timeoutS: 60 },
+  { name: "loop", file: "./loop.ts", what: "agent loop per-step overhead", timeoutS: 60 },
+  { name: "checkpoints", file: "./checkpoints.ts", what: "workspace snapshots on 10,000 files", timeoutS: 90 },
+  { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay", timeoutS: 90 },
+  // 60 s of flood plus a 100 MB cat and the echo run.
+  { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo", timeoutS: 180 },
+  { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium", timeoutS: 60 },
 ];
 
 interface Target {
@@ -68,10 +72,16 @@ async function runBench(bench: Bench): Promise<Outcome> {
     return { status: "not_measured", reason: `cannot load ${bench.file}: ${firstLine(error)}`, seconds: seconds() };
   }
   if (typeof module.run !== "function") return { status: "not_measured", reason: `${bench.file} exports no run()`, seconds: seconds() };
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${bench.timeoutS} s (its processes may linger until the run exits)`)), bench.timeoutS * 1000);
+  });
   try {
-    return { status: "ok", figures: await module.run(), seconds: seconds() };
+    return { status: "ok", figures: await Promise.race([module.run(), timeout]), seconds: seconds() };
   } catch (error) {
     return { status: "failed", reason: firstLine(error), seconds: seconds() };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
