@@ -5,6 +5,7 @@
  * "not measured" and the rest still run; one that throws is reported and the rest still run.
  * See bench/README.md for what each figure means.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { printJsonLine } from "./lib/cli.ts";
 import { round } from "./lib/stats.ts";
@@ -95,6 +96,26 @@ function verdict(target: Target, value: unknown): "ok" | "MISSED" | "not measure
   return (target.kind === "max" ? value <= target.limit : value >= target.limit) ? "ok" : "MISSED";
 }
 
+/** SIGTERM to the processes this run started and left behind (a timed-out benchmark's bridge); Linux only. */
+function stopOwnChildren(): void {
+  let children: number[] = [];
+  try {
+    for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+      const listed = readFileSync(`/proc/${process.pid}/task/${task}/children`, "utf8").trim();
+      if (listed) children = children.concat(listed.split(/\s+/).map(Number));
+    }
+  } catch {
+    return; // no /proc: nothing to clean up this way
+  }
+  for (const pid of children) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   // One UI build for the whole run, in its own folder so it never collides with another build.
@@ -153,7 +174,8 @@ async function main(): Promise<void> {
     total_seconds: seconds,
     details: Object.fromEntries([...outcomes].map(([name, outcome]) => [name, outcome.status === "ok" ? outcome.figures : { [outcome.status]: outcome.reason }])),
   });
-  // Benchmarks may leave sockets or timers behind; the run is over once stdout is written.
+  // Benchmarks may leave sockets, timers or (after a time-out) child processes behind; the run is over once stdout is written.
+  stopOwnChildren();
   await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
   process.exit(notRun.some(([, outcome]) => outcome.status === "failed") ? 1 : 0);
 }
