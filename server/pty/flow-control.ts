@@ -64,6 +64,14 @@ export class FlowControl {
     if (consumer.unacked <= consumer.high) consumer.overSince = null;
   }
 
+  /** Sets what a consumer has outstanding: after a snapshot, exactly the tail that followed it. */
+  reset(id: string, unacked: number): void {
+    const consumer = this.consumers.get(id);
+    if (!consumer) return;
+    consumer.unacked = unacked;
+    consumer.overSince = unacked > consumer.high ? (consumer.overSince ?? this.now()) : null;
+  }
+
   unacked(id: string): number {
     return this.consumers.get(id)?.unacked ?? 0;
   }

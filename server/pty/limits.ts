@@ -39,8 +39,14 @@ export const MAX_TERMINALS = 64;
 export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;
 
-/** The screen mirror may lag this far behind the pty before it pauses it: parsing overlaps with the shell producing more, and it is bounded memory (~1 MB per terminal). */
-export const MIRROR_HIGH_WATERMARK_BYTES = 1_000_000;
+/** Raw output each terminal keeps for viewers that are catching up and for a screen mirror that fell behind: several screens of scrollback even for long lines, and bounded (a flood holds at most this much per terminal). */
+export const MIRROR_RING_BYTES = 4 * 1024 * 1024;
 
-/** The mirror lets the pty resume below this, well before it runs dry. */
-export const MIRROR_LOW_WATERMARK_BYTES = 250_000;
+/** Output handed to the mirror's worker but not yet parsed, beyond which the bridge stops handing it more and catches it up from the ring later: the worker's queue stays bounded and never slows the shell. */
+export const MIRROR_MAX_BACKLOG_BYTES = 2 * 1024 * 1024;
+
+/** The mirror worker is stopped after this long without any terminal; the next terminal starts it again (tens of ms). */
+export const MIRROR_WORKER_IDLE_MS = 5_000;
+
+/** After this many crashes of the mirror worker the bridge stops restarting it; new viewers then get a replay of the ring instead of a screen. */
+export const MIRROR_WORKER_MAX_CRASHES = 5;

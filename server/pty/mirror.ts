@@ -1,10 +1,6 @@
-import serializePackage from "@xterm/addon-serialize";
-import headlessPackage from "@xterm/headless";
-import { MIRROR_SCROLLBACK_LINES } from "./limits";
-
-// Both packages are CommonJS: Node's ESM loader only offers their default export.
-const { SerializeAddon } = serializePackage;
-const { Terminal: HeadlessTerminal } = headlessPackage;
+import { Worker } from "node:worker_threads";
+import { MIRROR_MAX_BACKLOG_BYTES, MIRROR_RING_BYTES, MIRROR_SCROLLBACK_LINES, MIRROR_WORKER_IDLE_MS, MIRROR_WORKER_MAX_CRASHES } from "./limits";
+import { OutputRing } from "./ring";
 
 export interface ScreenSnapshot {
   /** Escape sequences that rebuild the screen, scrollback, cursor and modes in a fresh xterm. */
@@ -13,47 +9,230 @@ export interface ScreenSnapshot {
   rows: number;
 }
 
+/** A snapshot and the exact output offset it reflects: a viewer continues with the bytes from `offset` on. */
+export interface MirrorSnapshot {
+  snapshot: ScreenSnapshot;
+  offset: number;
+}
+
+type WorkerReply =
+  | { type: "parsed"; id: string; offset: number }
+  | { type: "snapshot"; id: string; req: number; data: string; cols: number; rows: number; offset: number };
+
+type WorkerMessage =
+  | { type: "open"; id: string; cols: number; rows: number; scrollback: number }
+  | { type: "data"; id: string; bytes: Uint8Array; end: number }
+  | { type: "resize"; id: string; cols: number; rows: number }
+  | { type: "reset"; id: string; offset: number }
+  | { type: "snapshot"; id: string; req: number }
+  | { type: "close"; id: string };
+
 /**
- * The bridge's copy of a terminal's screen: a headless xterm fed every byte the pty
- * produced, so a new or reconnecting viewer can start from the current screen.
+ * The one worker thread that parses every terminal's output into its headless xterm
+ * (mirror-worker.mjs). One for the whole bridge rather than one per terminal: a worker
+ * costs an isolate (~10 MB) and tens of ms to start, terminals are mostly idle, and a
+ * flooding terminal's backlog is bounded (and mostly skipped) so it cannot starve the
+ * others for long. Started on first use, stopped after a while without terminals.
+ */
+class MirrorHost {
+  private worker: Worker | null = null;
+  private readonly mirrors = new Map<string, ScreenMirror>();
+  private idleTimer: NodeJS.Timeout | null = null;
+  private crashes = 0;
+
+  /** Set after repeated crashes: mirrors answer snapshots from their ring buffer alone. */
+  get broken(): boolean {
+    return this.crashes >= MIRROR_WORKER_MAX_CRASHES;
+  }
+
+  add(mirror: ScreenMirror): void {
+    this.mirrors.set(mirror.id, mirror);
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+  }
+
+  remove(mirror: ScreenMirror): void {
+    this.mirrors.delete(mirror.id);
+    if (this.mirrors.size > 0 || !this.worker) return;
+    this.idleTimer = setTimeout(() => this.stop(), MIRROR_WORKER_IDLE_MS);
+    this.idleTimer.unref();
+  }
+
+  post(message: WorkerMessage, transfer?: ArrayBuffer[]): void {
+    if (this.broken) return;
+    this.ensure().postMessage(message, transfer);
+  }
+
+  private ensure(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL("./mirror-worker.mjs", import.meta.url));
+    // Never what keeps the bridge (or a test) alive.
+    worker.unref();
+    worker.on("message", (reply: WorkerReply) => this.mirrors.get(reply.id)?.onReply(reply));
+    worker.on("error", (error) => console.error("[pty] screen mirror worker failed:", error));
+    worker.on("exit", () => {
+      if (this.worker !== worker) return; // Stopped on purpose.
+      this.worker = null;
+      this.crashes++;
+      for (const mirror of [...this.mirrors.values()]) mirror.onWorkerLost();
+    });
+    this.worker = worker;
+    return worker;
+  }
+
+  private stop(): void {
+    const worker = this.worker;
+    this.worker = null;
+    this.idleTimer = null;
+    void worker?.terminate();
+  }
+}
+
+const host = new MirrorHost();
+let mirrorCount = 0;
+
+/**
+ * The bridge's copy of a terminal's screen, so a new or reconnecting viewer can start
+ * from the current screen. The main thread only keeps a bounded ring of recent raw
+ * output, addressed by byte offset, and posts each chunk (copied once) to the worker,
+ * which parses it and answers a snapshot request with the serialized screen and the
+ * offset of the last byte parsed. A viewer gets that snapshot, then the ring's bytes
+ * after the offset, then live output: exact, no gap, nothing twice.
+ *
+ * The worker never slows the shell down. If it lags more than MIRROR_MAX_BACKLOG_BYTES,
+ * posting stops and resumes from the ring once it caught up — exact as long as the ring
+ * still holds the gap. If it doesn't (the worker fell more than MIRROR_RING_BYTES behind),
+ * the mirror is reset and rebuilt from the ring: its screen and scrollback are right
+ * (the ring holds far more lines than the scrollback), but modes set before the ring's
+ * start (an alternate screen, colours left on, a scroll region) are lost. That is the
+ * trade-off for bounded memory and an unthrottled shell.
  */
 export class ScreenMirror {
-  private readonly term: InstanceType<typeof HeadlessTerminal>;
-  private readonly serializer = new SerializeAddon();
+  readonly id = `mirror-${++mirrorCount}`;
+  private readonly ring = new OutputRing(MIRROR_RING_BYTES);
+  /** Output offset up to which the worker has been given the output. */
+  private posted = 0;
+  /** Output offset the worker last reported as parsed. */
+  private parsed = 0;
+  /** Posting stopped at `posted` because the worker lagged too far. */
+  private behind = false;
+  private requests = 0;
+  private readonly pending = new Map<number, (snapshot: MirrorSnapshot) => void>();
   private disposed = false;
 
-  constructor(cols: number, rows: number) {
-    this.term = new HeadlessTerminal({ cols, rows, scrollback: MIRROR_SCROLLBACK_LINES, allowProposedApi: true });
-    this.term.loadAddon(this.serializer);
+  constructor(
+    private cols: number,
+    private rows: number,
+  ) {
+    host.add(this);
+    this.open();
   }
 
-  /** Parses `chunk` asynchronously; `parsed` runs once it is on the screen. */
-  write(chunk: Uint8Array, parsed: () => void): void {
-    if (this.disposed) return parsed();
-    this.term.write(chunk, parsed);
+  /** Offset just past the newest output byte. */
+  get end(): number {
+    return this.ring.end;
   }
 
-  /**
-   * Runs `callback` after everything written so far is parsed and before anything
-   * written later: the point at which a snapshot matches an exact byte position.
-   */
-  afterPending(callback: () => void): void {
-    if (this.disposed) return callback();
-    this.term.write("", callback);
+  /** Records a chunk of output (the viewers get the same bytes) and hands it to the worker. */
+  write(chunk: Uint8Array): void {
+    if (this.disposed || chunk.length === 0) return;
+    this.ring.push(chunk);
+    if (this.behind) return;
+    if (this.posted - this.parsed + chunk.length > MIRROR_MAX_BACKLOG_BYTES) {
+      this.behind = true;
+      return;
+    }
+    this.post(chunk);
   }
 
-  snapshot(): ScreenSnapshot {
-    return { data: this.serializer.serialize({ scrollback: MIRROR_SCROLLBACK_LINES }), cols: this.term.cols, rows: this.term.rows };
+  /** Output from `offset` to now, or null if the ring no longer holds all of it. */
+  since(offset: number): Uint8Array[] | null {
+    return this.ring.since(offset);
+  }
+
+  /** The screen after everything written so far, with the offset it reflects. */
+  snapshot(): Promise<MirrorSnapshot> {
+    if (this.disposed || host.broken) return Promise.resolve(this.replay());
+    if (this.behind) this.catchUp();
+    const req = ++this.requests;
+    return new Promise((resolve) => {
+      this.pending.set(req, resolve);
+      host.post({ type: "snapshot", id: this.id, req });
+    });
   }
 
   resize(cols: number, rows: number): void {
-    if (this.disposed || (cols === this.term.cols && rows === this.term.rows)) return;
-    this.term.resize(cols, rows);
+    if (this.disposed || (cols === this.cols && rows === this.rows)) return;
+    this.cols = cols;
+    this.rows = rows;
+    host.post({ type: "resize", id: this.id, cols, rows });
   }
 
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.term.dispose();
+    host.post({ type: "close", id: this.id });
+    host.remove(this);
+    for (const resolve of this.pending.values()) resolve(this.replay());
+    this.pending.clear();
+    this.ring.clear();
+  }
+
+  /** @internal From the host. */
+  onReply(reply: WorkerReply): void {
+    if (reply.type === "parsed") {
+      this.parsed = Math.max(this.parsed, reply.offset);
+      if (this.behind && this.parsed >= this.posted) this.catchUp();
+      return;
+    }
+    const resolve = this.pending.get(reply.req);
+    if (!resolve) return;
+    this.pending.delete(reply.req);
+    if (reply.offset < 0) return resolve(this.replay()); // The worker no longer knew this mirror.
+    resolve({ snapshot: { data: reply.data, cols: reply.cols, rows: reply.rows }, offset: reply.offset });
+  }
+
+  /** @internal From the host: the worker died; a new one is rebuilt from the ring. */
+  onWorkerLost(): void {
+    for (const resolve of this.pending.values()) resolve(this.replay());
+    this.pending.clear();
+    if (this.disposed || host.broken) return;
+    this.open();
+    this.rebuild();
+  }
+
+  private open(): void {
+    host.post({ type: "open", id: this.id, cols: this.cols, rows: this.rows, scrollback: MIRROR_SCROLLBACK_LINES });
+  }
+
+  private post(chunk: Uint8Array): void {
+    // One copy into a buffer of its own, transferred: pty chunks are views into larger
+    // shared buffers, which structured cloning would copy whole.
+    const bytes = new Uint8Array(chunk);
+    this.posted += bytes.length;
+    host.post({ type: "data", id: this.id, bytes, end: this.posted }, [bytes.buffer]);
+  }
+
+  /** Gives the worker the output it missed while behind: exactly, or rebuilt from the ring. */
+  private catchUp(): void {
+    this.behind = false;
+    const gap = this.ring.since(this.posted);
+    if (!gap) return this.rebuild();
+    for (const chunk of gap) this.post(chunk);
+  }
+
+  private rebuild(): void {
+    this.behind = false;
+    // From the first whole line the ring holds, so the rebuilt screen starts on a line boundary.
+    const from = this.ring.lineStartFrom(this.ring.start);
+    host.post({ type: "reset", id: this.id, offset: from });
+    this.posted = from;
+    this.parsed = from;
+    for (const chunk of this.ring.since(from) ?? []) this.post(chunk);
+  }
+
+  /** Without a worker: no screen, the viewer replays what the ring holds (the issue's other design). */
+  private replay(): MirrorSnapshot {
+    return { snapshot: { data: "", cols: this.cols, rows: this.rows }, offset: this.ring.start };
   }
 }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import * as nodePty from "node-pty";
 import { FlowControl } from "./flow-control";
-import { MAX_BATCH_BYTES, MIRROR_HIGH_WATERMARK_BYTES, MIRROR_LOW_WATERMARK_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
+import { MAX_BATCH_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
 import { ScreenMirror, type ScreenSnapshot } from "./mirror";
 import { killProcessTree } from "./process-tree";
 import { forgetProcess, recordProcess } from "../processes";
@@ -37,18 +37,18 @@ interface Viewer {
   id: string;
   sink: ViewerSink;
   state: ViewerState;
-  /** Output produced while this viewer waits for its snapshot, sent right after it. */
-  queue: Uint8Array[];
+  /** Which snapshot request this viewer waits for: an older answer is ignored. */
+  syncRequest: number;
   cols?: number;
   rows?: number;
 }
 
-const MIRROR = "\0mirror";
-
 /**
- * One shell on a pty, shared by any number of viewers. Output is batched, fed to the
- * screen mirror and sent to live viewers; the pty pauses while any of them (or the
- * mirror) is too far behind.
+ * One shell on a pty, shared by any number of viewers. Output is batched, recorded by
+ * the screen mirror (parsed in its worker thread) and sent to live viewers; the pty
+ * pauses while any viewer is too far behind. A viewer waiting for its snapshot is
+ * counted too: the output after the snapshot's offset is sent to it from the mirror's
+ * ring once the snapshot is there, so it must not outgrow the ring meanwhile.
  */
 export class Terminal {
   readonly id: string;
@@ -60,6 +60,9 @@ export class Terminal {
   private readonly mirror: ScreenMirror;
   private readonly flow = new FlowControl();
   private readonly viewers = new Map<string, Viewer>();
+  /** Snapshot requests in flight: the exit is announced only after they were answered. */
+  private readonly syncing = new Set<Promise<void>>();
+  private syncRequests = 0;
   private batch: Uint8Array[] = [];
   private batchBytes = 0;
   private batchTimer: NodeJS.Timeout | null = null;
@@ -80,7 +83,6 @@ export class Terminal {
     this.cols = options.cols;
     this.rows = options.rows;
     this.mirror = new ScreenMirror(options.cols, options.rows);
-    this.flow.add(MIRROR, { pinned: true, high: MIRROR_HIGH_WATERMARK_BYTES, low: MIRROR_LOW_WATERMARK_BYTES });
     this.pty = nodePty.spawn(options.shell, options.args, {
       name: "xterm-256color",
       cols: options.cols,
@@ -117,11 +119,11 @@ export class Terminal {
   /** Adds (or re-adds) a viewer: it gets the current screen, then live output. */
   attach(viewerId: string, sink: ViewerSink, size?: { cols: number; rows: number }): void {
     this.detach(viewerId);
-    const viewer: Viewer = { id: viewerId, sink, state: "syncing", queue: [], ...size };
+    const viewer: Viewer = { id: viewerId, sink, state: "syncing", syncRequest: 0, ...size };
     this.viewers.set(viewerId, viewer);
     this.flow.add(viewerId);
     if (this.exited) return sink.exit(null);
-    // Output still in the batch is written to the mirror before the sync point, so it is in the snapshot.
+    // Output still in the batch goes to the mirror first, so it is in the snapshot rather than after it.
     this.flushBatch();
     this.sync(viewer);
     if (size) this.activate(viewer);
@@ -172,21 +174,35 @@ export class Terminal {
     this.cols = viewer.cols;
     this.rows = viewer.rows;
     if (this.exited) return;
+    // Output read before the resize is parsed at the old size.
+    this.flushBatch();
     this.pty.resize(this.cols, this.rows);
     this.mirror.resize(this.cols, this.rows);
   }
 
   private sync(viewer: Viewer): void {
     viewer.state = "syncing";
-    viewer.queue = [];
+    const request = (viewer.syncRequest = ++this.syncRequests);
     this.flow.setCounting(viewer.id, true);
-    this.mirror.afterPending(() => {
-      if (this.viewers.get(viewer.id) !== viewer || viewer.state !== "syncing") return;
-      viewer.sink.snapshot(this.mirror.snapshot());
+    // Output from here on is counted for this viewer: it is what the tail will carry.
+    this.flow.reset(viewer.id, 0);
+    const done = this.mirror.snapshot().then(({ snapshot, offset }) => {
+      if (this.viewers.get(viewer.id) !== viewer || viewer.state !== "syncing" || viewer.syncRequest !== request) return;
+      const tail = this.mirror.since(offset);
+      // The ring overran while the worker answered (only while draining an exited shell): ask again.
+      if (!tail) return this.sync(viewer);
+      viewer.sink.snapshot(snapshot);
       viewer.state = "live";
-      for (const chunk of viewer.queue) viewer.sink.data(chunk);
-      viewer.queue = [];
+      let bytes = 0;
+      for (const chunk of tail) {
+        bytes += chunk.length;
+        viewer.sink.data(chunk);
+      }
+      this.flow.reset(viewer.id, bytes);
+      this.applyFlow();
     });
+    this.syncing.add(done);
+    void done.finally(() => this.syncing.delete(done));
   }
 
   private onOutput(data: Buffer): void {
@@ -203,16 +219,12 @@ export class Terminal {
     const chunk = this.batch.length === 1 ? this.batch[0] : Buffer.concat(this.batch, this.batchBytes);
     this.batch = [];
     this.batchBytes = 0;
-    this.flow.sent(MIRROR, chunk.length);
-    this.mirror.write(chunk, () => {
-      this.flow.acked(MIRROR, chunk.length);
-      this.applyFlow();
-    });
+    this.mirror.write(chunk);
     for (const viewer of this.viewers.values()) {
       if (viewer.state === "resync") continue;
       this.flow.sent(viewer.id, chunk.length);
+      // A syncing viewer gets this chunk from the ring, after its snapshot.
       if (viewer.state === "live") viewer.sink.data(chunk);
-      else viewer.queue.push(chunk);
     }
     this.applyFlow();
   }
@@ -224,7 +236,6 @@ export class Terminal {
       if (!viewer) continue;
       // Too slow to keep up: stop holding everyone back; it catches up from a snapshot.
       viewer.state = "resync";
-      viewer.queue = [];
       this.flow.setCounting(id, false);
       viewer.sink.resync();
     }
@@ -262,14 +273,18 @@ export class Terminal {
     if (this.slaveFd !== null) fs.closeSync(this.slaveFd);
     this.slaveFd = null;
     this.flushBatch();
-    // The exit is shown after the trailing output has reached the mirror and every viewer.
-    this.mirror.afterPending(() => {
+    // The exit is shown after the trailing output has reached every viewer, syncing ones included.
+    void this.settled().then(() => {
       for (const viewer of this.viewers.values()) viewer.sink.exit(exitCode);
       this.viewers.clear();
       this.mirror.dispose();
       this.options.onExit(this, exitCode);
       announced(exitCode);
     });
+  }
+
+  private async settled(): Promise<void> {
+    while (this.syncing.size > 0) await Promise.allSettled([...this.syncing]);
   }
 }
 

@@ -14,10 +14,6 @@ function screenOf(term: InstanceType<typeof HeadlessTerminal>): Promise<string[]
   );
 }
 
-function parsed(mirror: ScreenMirror): Promise<void> {
-  return new Promise((resolve) => mirror.afterPending(resolve));
-}
-
 describe("ScreenMirror snapshots", () => {
   it("rebuild the screen, scrollback, colours and cursor in a fresh xterm", async () => {
     const mirror = new ScreenMirror(40, 10);
@@ -25,13 +21,13 @@ describe("ScreenMirror snapshots", () => {
     const output = Buffer.from(Array.from({ length: 30 }, (_, i) => `line ${i} \x1b[1;3${i % 8}mcolour\x1b[0m\r\n`).join("") + "prompt$ ab\x1b[2D");
     // Split inside a multi-byte character: the mirror must reassemble it.
     const euro = Buffer.from("€ end");
-    mirror.write(output, () => {});
-    mirror.write(euro.subarray(0, 1), () => {});
-    mirror.write(euro.subarray(1), () => {});
+    mirror.write(output);
+    mirror.write(euro.subarray(0, 1));
+    mirror.write(euro.subarray(1));
     direct.write(Buffer.concat([output, euro]));
-    await parsed(mirror);
 
-    const snapshot = mirror.snapshot();
+    const { snapshot, offset } = await mirror.snapshot();
+    expect(offset).toBe(output.length + euro.length);
     const replayed = new HeadlessTerminal({ cols: snapshot.cols, rows: snapshot.rows, scrollback: 1000, allowProposedApi: true });
     replayed.write(snapshot.data);
     expect(await screenOf(replayed)).toEqual(await screenOf(direct));
@@ -40,15 +36,16 @@ describe("ScreenMirror snapshots", () => {
     mirror.dispose();
   });
 
-  it("captures exactly what was written before the sync point", async () => {
+  it("captures exactly what was written before the request, and names that offset", async () => {
     const mirror = new ScreenMirror(20, 5);
-    mirror.write(Buffer.from("before\r\n"), () => {});
-    let snapshot: ScreenSnapshot | null = null;
-    mirror.afterPending(() => (snapshot = mirror.snapshot()));
-    mirror.write(Buffer.from("after\r\n"), () => {});
-    await parsed(mirror);
-    expect(snapshot!.data).toContain("before");
-    expect(snapshot!.data).not.toContain("after");
+    mirror.write(Buffer.from("before\r\n"));
+    const pending = mirror.snapshot();
+    mirror.write(Buffer.from("after\r\n"));
+    const { snapshot, offset } = await pending;
+    expect(snapshot.data).toContain("before");
+    expect(snapshot.data).not.toContain("after");
+    expect(offset).toBe("before\r\n".length);
+    expect(Buffer.concat(mirror.since(offset)!).toString()).toBe("after\r\n");
     mirror.dispose();
   });
 });
@@ -109,4 +106,70 @@ describe("terminal viewers", () => {
     expect(slow.events.at(-1)).toBe("snapshot");
     clearInterval(ackFast);
   }, 20_000);
+
+  it("gives viewers attached during continuous output a snapshot plus tail that equals what a viewer attached from the start saw", async () => {
+    const info = await manager.create("s3", { cols: 80, rows: 24 });
+    const terminal = manager.get("s3", info.terminalId);
+    /** A viewer that records its snapshot and every byte after it, and acknowledges everything at once. */
+    const recorder = () => {
+      const record = Object.assign(sink(), { screen: null as ScreenSnapshot | null, chunks: [] as Buffer[], order: [] as string[] });
+      record.snapshot = (snapshot) => {
+        record.order.push("snapshot");
+        record.screen = snapshot;
+      };
+      record.data = (chunk) => {
+        record.order.push("data");
+        record.chunks.push(Buffer.from(chunk));
+      };
+      return record;
+    };
+    const first = recorder();
+    terminal.attach("first", first, { cols: 80, rows: 24 });
+    const late: Array<ReturnType<typeof recorder>> = [];
+    const ackAll = setInterval(() => {
+      terminal.ack("first", 1_000_000);
+      late.forEach((viewer, i) => terminal.ack(`late-${i}`, 1_000_000));
+    }, 2);
+    // Long enough (and fast enough) that the mirror skips scrolled-out text and viewers join mid-stream.
+    terminal.input(null, "seq 1 400000 | sed 's/^/line-/'; printf '\\e[1;32mDONE\\e[0m-%s\\n' $((1+1))\r");
+    const doneMarker = "\x1b[1;32mDONE\x1b[0m-2";
+    const seen = () => Buffer.concat(first.chunks).toString("latin1");
+    for (let i = 0; i < 6; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 60 + i * 40));
+      const viewer = recorder();
+      late.push(viewer);
+      terminal.attach(`late-${i}`, viewer);
+    }
+    const deadline = Date.now() + 30_000;
+    while (!seen().includes(doneMarker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    clearInterval(ackAll);
+    expect(seen()).toContain(doneMarker);
+
+    const all = Buffer.concat(first.chunks);
+    const screenFrom = async (snapshot: ScreenSnapshot | null, chunks: Buffer[]) => {
+      const term = new HeadlessTerminal({ cols: 80, rows: 24, scrollback: 1000, allowProposedApi: true });
+      if (snapshot) term.write(snapshot.data);
+      for (const chunk of chunks) term.write(chunk);
+      const lines = await screenOf(term);
+      term.dispose();
+      return lines;
+    };
+    const expected = await screenFrom(first.screen, first.chunks);
+    let midStream = 0;
+    for (const viewer of late) {
+      expect(viewer.order[0]).toBe("snapshot");
+      expect(viewer.order.filter((event) => event === "snapshot")).toHaveLength(1);
+      const tail = Buffer.concat(viewer.chunks);
+      // Live bytes are exactly the end of what the first viewer got: nothing lost, nothing twice.
+      expect(tail.length).toBeLessThanOrEqual(all.length);
+      expect(tail.equals(all.subarray(all.length - tail.length))).toBe(true);
+      // And the snapshot is the screen at exactly the byte where that tail starts.
+      expect(await screenFrom(viewer.screen, viewer.chunks)).toEqual(expected);
+      const atSnapshot = await screenFrom(first.screen, [all.subarray(0, all.length - tail.length)]);
+      expect(await screenFrom(viewer.screen, [])).toEqual(atSnapshot);
+      if (tail.length > 0 && tail.length < all.length - 100_000) midStream++;
+    }
+    expect(midStream).toBeGreaterThan(2);
+  }, 60_000);
 });

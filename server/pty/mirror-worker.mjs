@@ -1,0 +1,101 @@
+// The screen mirrors' worker thread: one headless xterm (+ serialize addon) per terminal,
+// fed the raw output the bridge's main thread posts, so parsing never competes with
+// moving bytes to viewers. Plain JavaScript on purpose: a worker thread does not inherit
+// the tsx loader the bridge runs under, and this file only needs two npm packages.
+//
+// Messages in (all carry `id`, the terminal):
+//   open {cols, rows, scrollback}   data {bytes, end}   resize {cols, rows}
+//   reset {offset}                  snapshot {req}      close
+// Messages out:
+//   parsed {id, offset}             snapshot {id, req, data, cols, rows, offset}
+// Operations of one terminal run strictly in order; `offset` counts the bytes of output
+// that are on the mirror's screen, so a snapshot names the exact byte it reflects.
+import { parentPort } from "node:worker_threads";
+import serializePackage from "@xterm/addon-serialize";
+import headlessPackage from "@xterm/headless";
+import { skippableRange } from "./mirror-skip.mjs";
+
+const { SerializeAddon } = serializePackage;
+const { Terminal } = headlessPackage;
+
+/** @type {Map<string, {term: any, serializer: any, scrollback: number, offset: number, ops: any[], busy: boolean}>} */
+const mirrors = new Map();
+
+parentPort.on("message", (message) => {
+  if (message.type === "open") {
+    const term = new Terminal({ cols: message.cols, rows: message.rows, scrollback: message.scrollback, allowProposedApi: true });
+    const serializer = new SerializeAddon();
+    term.loadAddon(serializer);
+    mirrors.set(message.id, { term, serializer, scrollback: message.scrollback, offset: 0, ops: [], busy: false });
+    return;
+  }
+  const mirror = mirrors.get(message.id);
+  if (!mirror) {
+    // Closed (or never opened): a snapshot request still gets an answer, an empty screen.
+    if (message.type === "snapshot") parentPort.postMessage({ type: "snapshot", id: message.id, req: message.req, data: "", cols: 80, rows: 24, offset: -1 });
+    return;
+  }
+  mirror.ops.push(message);
+  pump(message.id, mirror);
+});
+
+function pump(id, mirror) {
+  while (!mirror.busy && mirror.ops.length > 0) {
+    const op = mirror.ops.shift();
+    if (op.type === "data") {
+      // Everything queued behind it is written in one go: the longer the backlog, the more
+      // of it scrolls out of the scrollback anyway and can be skipped (see mirror-skip.mjs).
+      let bytes = op.bytes;
+      let end = op.end;
+      if (mirror.ops.length > 0 && mirror.ops[0].type === "data") {
+        const parts = [bytes];
+        while (mirror.ops.length > 0 && mirror.ops[0].type === "data") {
+          const next = mirror.ops.shift();
+          parts.push(next.bytes);
+          end = next.end;
+        }
+        bytes = Buffer.concat(parts);
+      }
+      mirror.busy = true;
+      write(mirror, bytes, () => {
+        mirror.busy = false;
+        mirror.offset = end;
+        if (mirrors.get(id) !== mirror) return;
+        parentPort.postMessage({ type: "parsed", id, offset: end });
+        pump(id, mirror);
+      });
+    } else if (op.type === "resize") {
+      if (op.cols !== mirror.term.cols || op.rows !== mirror.term.rows) mirror.term.resize(op.cols, op.rows);
+    } else if (op.type === "reset") {
+      mirror.term.reset();
+      mirror.offset = op.offset;
+    } else if (op.type === "snapshot") {
+      const { term, serializer } = mirror;
+      parentPort.postMessage({ type: "snapshot", id, req: op.req, data: serializer.serialize({ scrollback: mirror.scrollback }), cols: term.cols, rows: term.rows, offset: mirror.offset });
+    } else if (op.type === "close") {
+      mirrors.delete(id);
+      mirror.term.dispose();
+      return;
+    }
+  }
+}
+
+/** Writes `bytes` to the mirror, skipping a middle part that provably cannot change what a snapshot shows. */
+function write(mirror, bytes, done) {
+  const { term } = mirror;
+  const range = skippableRange(bytes, mirror.scrollback + 2 * term.rows + 2);
+  if (!range) return term.write(bytes, done);
+  term.write(bytes.subarray(0, range.start), () => {
+    // Only valid from the parser's ground state (not inside an OSC/DCS string that a
+    // newline does not end) and with the whole screen as the scroll region.
+    const skip = canSkip(term);
+    term.write(bytes.subarray(skip ? range.end : range.start), done);
+  });
+}
+
+function canSkip(term) {
+  const core = term._core;
+  const state = core?._inputHandler?._parser?.currentState;
+  const buffer = core?.buffer;
+  return state === 0 && buffer?.scrollTop === 0 && buffer?.scrollBottom === term.rows - 1;
+}
