@@ -27,7 +27,6 @@ export {
 } from "./api";
 export * from "./approvals";
 export * from "./checkpoints";
-export * from "./checkpoints";
 export * from "./memory";
 export { approvalCommands } from "./approval-commands";
 export { applyEvent, applyEvents, emptyTranscript } from "./transcript";

@@ -11,6 +11,7 @@ import { sessionRoutes } from "./routes/sessions";
 import { taskRoutes } from "./routes/tasks";
 import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
+import { mcpRoutes } from "./routes/mcp";
 import { shareRoutes } from "./routes/share";
 import { openShareLink, serveShared, shareOfCredentials } from "./share-access";
 import { auditRoutes } from "./routes/audit";
@@ -18,7 +19,6 @@ import { conversationRoutes } from "./routes/conversations";
 import { memoryRoutes } from "./routes/memory";
 import { openApiRoutes } from "./routes/openapi";
 import { skillRoutes } from "./routes/skills";
-import { mcpRoutes } from "./routes/mcp";
 
 export function createApiRouter(): Router {
   const router = new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes, ...mcpRoutes, ...shareRoutes);
