@@ -152,8 +152,10 @@ async function bridgeRate(bridge: BridgeChild, file: string): Promise<number> {
   let tail = "";
   const done = new Promise<void>((resolve) =>
     viewer.onData((chunk) => {
-      tail = (tail + chunk.toString("latin1")).slice(-32);
-      if (tail.includes("END-2")) resolve();
+      // The marker is searched before trimming: the prompt may follow it in the same chunk.
+      const text = tail + chunk.toString("latin1");
+      if (text.includes("END-2")) resolve();
+      tail = text.slice(-32);
     }),
   );
   const before = viewer.received;
