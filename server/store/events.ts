@@ -31,3 +31,19 @@ export async function lastEventSeq(db: Db, sessionId: string): Promise<number> {
 export async function readTurnEvents(db: Db, turnId: string) {
   return db.event.findMany({ where: { turnId }, orderBy: { seq: "asc" } });
 }
+
+/** The last seq of each of these sessions (sessions without events are absent): one indexed query. */
+export async function lastEventSeqs(db: Db, sessionIds: string[]): Promise<Map<string, number>> {
+  if (sessionIds.length === 0) return new Map();
+  const rows = await db.event.groupBy({ by: ["sessionId"], where: { sessionId: { in: sessionIds } }, _max: { seq: true } });
+  return new Map(rows.map((row) => [row.sessionId, row._max.seq ?? 0]));
+}
+
+/** The session's last `turn.started` or `turn.completed` event (which turn, if any, is still running). */
+export async function lastTurnBoundary(db: Db, sessionId: string) {
+  return db.event.findFirst({
+    where: { sessionId, type: { in: ["turn.started", "turn.completed"] } },
+    orderBy: { seq: "desc" },
+    select: { type: true, turnId: true, payload: true },
+  });
+}

@@ -6,7 +6,7 @@ export { openDb } from "./db";
 export type { Db } from "./db";
 export { createSession, deleteSession, getSession, listRunningSessions, listSessions, updateSession } from "./sessions";
 export type { SessionRow } from "./sessions";
-export { insertEvents, lastEventSeq, readEvents, readTurnEvents } from "./events";
+export { insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, readTurnEvents } from "./events";
 export type { StoredEvent } from "./events";
 export { appendHistory, readHistory, truncateHistory } from "./history";
 export { createTurn, finishTurn, getTurn, interruptRunningTurns } from "./turns";
