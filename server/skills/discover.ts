@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { SkillView } from "../protocol";
@@ -10,6 +11,10 @@ export const SKILL_MAX_CHARS = 64_000;
 const DESCRIPTION_MAX_CHARS = 300;
 /** Folders scanned per skills directory; a runaway directory does not slow every turn. */
 const MAX_SKILLS_PER_DIR = 200;
+/** Parsed SKILL.md files kept between scans; past this many, the cache starts over. */
+const MAX_CACHED_SKILL_FILES = 2_000;
+/** A SKILL.md changed less than this long ago is parsed again at every scan (the racy-git problem). */
+const RACY_MS = 100;
 
 export interface SkillRoots {
   workspace?: string;
@@ -24,11 +29,17 @@ export interface LoadedSkill extends SkillView {
   dir: string;
 }
 
-/** Every skill visible from the workspace (and the home), first occurrence of a name wins. */
+/**
+ * Every skill visible from the workspace (and the home), first occurrence of a name wins.
+ * Scanned at every call (a new or edited SKILL.md counts at the next turn), with synchronous
+ * directory reads and stats: microseconds each, where each async one waited for a turn of the
+ * busy event loop (four missing folders cost ~3.7 ms of a turn's time to first token). A
+ * SKILL.md is read and parsed again only when its size, mtime, ctime or inode changed.
+ */
 export async function listSkills(roots: SkillRoots): Promise<SkillView[]> {
   const found = new Map<string, SkillView>();
   for (const { dir, source } of skillDirs(roots)) {
-    for (const skill of await scanDir(dir, source)) if (!found.has(skill.name)) found.set(skill.name, skill);
+    for (const skill of scanDir(dir, source)) if (!found.has(skill.name)) found.set(skill.name, skill);
   }
   return [...found.values()];
 }
@@ -71,10 +82,13 @@ function skillDirs(roots: SkillRoots): { dir: string; source: SkillView["source"
   return [...dirs, { dir: path.join(roots.home, "skills"), source: "home" as const }];
 }
 
-async function scanDir(dir: string, source: SkillView["source"]): Promise<SkillView[]> {
+/** Front matter of the SKILL.md files seen, by path, with the stat they were parsed at. */
+const parsed = new Map<string, { stamp: string; name: string; description: string }>();
+
+function scanDir(dir: string, source: SkillView["source"]): SkillView[] {
   let entries;
   try {
-    entries = await fs.readdir(dir, { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return []; // most workspaces have no skills folder
   }
@@ -82,18 +96,38 @@ async function scanDir(dir: string, source: SkillView["source"]): Promise<SkillV
   for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name)).slice(0, MAX_SKILLS_PER_DIR)) {
     if (!entry.isDirectory() && !entry.isSymbolicLink()) continue;
     const file = path.join(dir, entry.name, "SKILL.md");
-    let text: string;
-    try {
-      text = await fs.readFile(file, "utf8");
-    } catch {
-      continue;
-    }
-    const front = parseFrontMatter(text);
-    const name = (front.name || entry.name).trim();
-    const description = oneLine(front.description || firstBodyLine(text) || "(no description)");
-    skills.push({ name, description, path: file, source });
+    const skill = readSkillFile(file, entry.name);
+    if (skill) skills.push({ ...skill, path: file, source });
   }
   return skills;
+}
+
+/** A SKILL.md's name and description, from the cache while the file is unchanged; undefined when unreadable. */
+function readSkillFile(file: string, folder: string): { name: string; description: string } | undefined {
+  let stamp: string;
+  try {
+    const stat = statSync(file, { bigint: true });
+    if (!stat.isFile()) return undefined;
+    // File times tick coarsely: a file changed just now may change again with the same stamp.
+    const settled = Date.now() - Number(stat.mtimeMs) >= RACY_MS && Date.now() - Number(stat.ctimeMs) >= RACY_MS;
+    stamp = settled ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : "";
+  } catch {
+    return undefined;
+  }
+  const cached = parsed.get(file);
+  if (stamp && cached?.stamp === stamp) return { name: cached.name, description: cached.description };
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  const front = parseFrontMatter(text);
+  const name = (front.name || folder).trim();
+  const description = oneLine(front.description || firstBodyLine(text) || "(no description)");
+  if (parsed.size >= MAX_CACHED_SKILL_FILES) parsed.clear();
+  parsed.set(file, { stamp, name, description });
+  return { name, description };
 }
 
 function firstBodyLine(text: string): string | undefined {

@@ -37,6 +37,21 @@ describe("skills", () => {
     expect(await listSkills({ home: path.join(home, "missing") })).toEqual([]);
   });
 
+  it("sees a skill edited, added to an existing folder or removed at the next scan", async () => {
+    const workspace = await fs.mkdtemp(path.join(os.tmpdir(), "wl-skills-ws-"));
+    const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-skills-home-"));
+    await writeSkill(workspace, ".worldline/skills/a", "---\ndescription: First.\n---\n");
+    await fs.mkdir(path.join(workspace, ".worldline/skills/b"), { recursive: true });
+    await new Promise((resolve) => setTimeout(resolve, 150)); // past the racy window: the parse is cached by stat
+    expect((await listSkills({ workspace, home })).map((s) => s.description)).toEqual(["First."]);
+    // Same size, new text: the stat (mtime/ctime) tells it apart.
+    await fs.writeFile(path.join(workspace, ".worldline/skills/a/SKILL.md"), "---\ndescription: Fresh.\n---\n");
+    await fs.writeFile(path.join(workspace, ".worldline/skills/b/SKILL.md"), "---\ndescription: Second.\n---\n");
+    expect((await listSkills({ workspace, home })).map((s) => s.description)).toEqual(["Fresh.", "Second."]);
+    await fs.rm(path.join(workspace, ".worldline/skills/a"), { recursive: true });
+    expect((await listSkills({ workspace, home })).map((s) => s.name)).toEqual(["b"]);
+  });
+
   it("reads /skill:<name> at the start of a prompt", () => {
     expect(parseSkillCommand("/skill:deploy to staging")).toEqual({ name: "deploy", rest: "to staging" });
     expect(parseSkillCommand("/skill:pdf")).toEqual({ name: "pdf", rest: "" });
