@@ -91,7 +91,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     sessions,
     config,
     checkpoints,
-    tools: options.tools ?? (() => builtinTools()),
+    // Built once: the tools keep no per-turn state, and building them (shell's schema) every turn cost the first token ~0.3 ms.
+    tools: options.tools ?? ((tools) => () => tools)(builtinTools()),
     gate: approvals.gate,
     provider: options.provider,
     defaultModel: () => settings.resolveDefaultModel(),
@@ -105,6 +106,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     ...options.agent,
   });
   checkpoints.attach(runtime);
+  // Another process (worldline acp/run) wrote to a session: its model context is re-read next turn.
+  log.onForeign((sessionId) => runtime.forgetContext(sessionId));
 
   const pages = options.ui === false ? null : await loadPages(config, options.dev ?? false);
   const server = createServer();

@@ -10,6 +10,11 @@ export type TodoItem = z.infer<typeof TodoItem>;
 /** Keeps the list readable in the UI and in the model's context. */
 const MAX_TODOS = 50;
 
+/** Module-level, so its JSON Schema is converted once, not at every turn (server/tools/define.ts caches by schema). */
+const TodoParameters = z.object({
+  todos: z.array(TodoItem).max(MAX_TODOS).describe("The complete, ordered task list."),
+});
+
 export interface TodoStore {
   save(items: TodoItem[]): Promise<void>;
 }
@@ -22,9 +27,7 @@ export function createTodoTool(store: TodoStore): Tool {
       "Use it for work with three or more steps: add the steps, mark one in_progress while you work on it and done when it is finished.",
       "Skip it for simple one-step requests.",
     ].join(" "),
-    parameters: z.object({
-      todos: z.array(TodoItem).max(MAX_TODOS).describe("The complete, ordered task list."),
-    }),
+    parameters: TodoParameters,
     needsApproval: () => ({ level: "none", subject: "todo", scope: "todo", description: "Update the task list", risk: "none" }),
     async execute({ todos }) {
       await store.save(todos);

@@ -8,16 +8,22 @@ export const TASK_OUTPUT_MAX_CHARS = 30_000;
 /** Longest task_output may wait for a task to finish. */
 export const TASK_OUTPUT_MAX_WAIT_SECONDS = 120;
 
+// Module-level so their JSON Schemas are converted once (define.ts caches them by schema).
+const TaskOutputParameters = z.object({
+  task_id: z.string().describe("The id returned by shell with background: true, e.g. task_1a2b3c4d."),
+  wait_seconds: z.number().min(0).max(TASK_OUTPUT_MAX_WAIT_SECONDS).optional().describe("Wait up to this many seconds for the task to finish before reading (default 0: read at once)."),
+});
+const TaskStopParameters = z.object({
+  task_id: z.string().describe("The id returned by shell with background: true."),
+});
+
 const ownTask = (what: string): ApprovalNeed => ({ level: "none", subject: what, scope: what, description: what, risk: "none" });
 
 export function createTaskOutputTool(tasks: TaskRegistry = sharedTaskRegistry): Tool {
   return defineTool({
     name: "task_output",
     description: "Read the output a background shell task produced since the last read, and whether it is still running.",
-    parameters: z.object({
-      task_id: z.string().describe("The id returned by shell with background: true, e.g. task_1a2b3c4d."),
-      wait_seconds: z.number().min(0).max(TASK_OUTPUT_MAX_WAIT_SECONDS).optional().describe("Wait up to this many seconds for the task to finish before reading (default 0: read at once)."),
-    }),
+    parameters: TaskOutputParameters,
     timeoutMs: (TASK_OUTPUT_MAX_WAIT_SECONDS + 10) * 1000,
     needsApproval: (args) => ownTask(`Read output of ${args.task_id}`),
     async execute(args, ctx) {
@@ -35,9 +41,7 @@ export function createTaskStopTool(tasks: TaskRegistry = sharedTaskRegistry): To
   return defineTool({
     name: "task_stop",
     description: "Stop a background shell task and every process it started; returns its last output.",
-    parameters: z.object({
-      task_id: z.string().describe("The id returned by shell with background: true."),
-    }),
+    parameters: TaskStopParameters,
     needsApproval: (args) => ownTask(`Stop ${args.task_id}`),
     async execute(args, ctx) {
       const task = tasks.get(args.task_id, ctx.sessionId);
