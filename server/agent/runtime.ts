@@ -168,6 +168,10 @@ export class AgentRuntime {
       throw new WorldlineError("session:busy", `${MAX_QUEUED_TURNS_PER_SESSION} prompts are already waiting in this session; wait for them or cancel.`);
     }
     if (state?.active || state?.rewriting) return;
+    if (this.deps.log.runningElsewhere(sessionId)) {
+      // Its events and approvals come from that process (server/sessions/event-log.ts, "Several processes").
+      throw new WorldlineError("session:busy", "A turn of this session is running in another Worldline process (worldline acp or worldline run); wait for it to finish or cancel it there.");
+    }
     const running = [...this.states.values()].filter((other) => other.active).length + this.starting;
     if (running >= MAX_CONCURRENT_TURNS) {
       throw new WorldlineError("runtime:busy", `${MAX_CONCURRENT_TURNS} turns are already running across sessions; wait for one to finish.`);

@@ -42,17 +42,30 @@ interface Waiter {
   tool: string;
   /** The pattern "allow for this session" records. */
   scope: string | null;
-  resolve(outcome: Outcome): void;
+  resolve(outcome: Outcome | null): void;
 }
 
 /** Who "decides" requests found pending at start-up. */
 const RESTART_DECIDER = "bridge restart";
+/**
+ * While someone listens for changes or a call waits for a decision, the pending rows are
+ * re-read this often: requests and decisions of other processes sharing the database
+ * (`worldline acp`, `worldline run`, the web bridge) reach this one's listeners and gates.
+ */
+export const APPROVAL_POLL_MS = 200;
 
 /**
  * The durable approval queue and the one gate every tool call passes:
  * rules → yolo → ask. A request is a row plus an `approval.requested` event on
  * the session log; the first decision wins (a conditional update), every later
  * one gets `approval:already_decided` (409).
+ *
+ * Several processes. The process whose turn asked (it holds the waiting call) owns the
+ * request's events. Any process may decide it (the conditional update is the arbiter);
+ * one without the waiting call only writes the row and tells its own listeners. The owner
+ * notices within APPROVAL_POLL_MS (it polls pending rows while calls wait), records an
+ * "allow for this session" rule, appends `approval.decided` and resumes the call. A
+ * password can only be given to the owner (it is never written down); others may reject.
  */
 export class ApprovalService {
   readonly rules: RuleBook;
@@ -63,6 +76,12 @@ export class ApprovalService {
   };
   private readonly waiters = new Map<string, Waiter>();
   private readonly listeners = new Set<(change: ApprovalChange) => void>();
+  /** Requests this process has announced: pending, or decided (kept until the poll no longer sees them pending). */
+  private readonly known = new Map<string, "pending" | "decided">();
+  /** Requests this process is deciding right now (the poll leaves them alone). */
+  private readonly deciding = new Set<string>();
+  private poller: NodeJS.Timeout | null = null;
+  private polling = false;
 
   constructor(private readonly deps: ApprovalServiceDeps) {
     this.rules = new RuleBook(deps);
@@ -107,6 +126,13 @@ export class ApprovalService {
 
   async decide(approvalId: string, input: DecideInput): Promise<ApprovalView> {
     const waiter = this.waiters.get(approvalId);
+    if (!waiter && input.decision !== "reject") {
+      // Asked by another process: a password request can only be declined from here.
+      const existing = await store.getApproval(this.deps.db, approvalId);
+      if (existing?.status === "pending" && toApprovalView(existing).kind === "password") {
+        throw new WorldlineError("approval:invalid", "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.");
+      }
+    }
     if (waiter?.kind === "password") {
       if (input.decision !== "reject") {
         throw new WorldlineError("approval:invalid", "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.");
@@ -115,19 +141,20 @@ export class ApprovalService {
     }
     const reject = input.decision === "reject";
     const feedback = reject ? input.feedback?.trim() || null : null;
-    const row = await store.decidePendingApproval(this.deps.db, approvalId, {
+    const row = await this.decideRow(approvalId, {
       status: reject ? "rejected" : "approved",
       decision: input.decision,
       feedback,
       decidedBy: input.decidedBy,
     });
     if (!row) throw await this.notPending(approvalId);
-    if (input.decision === "allow_session" && waiter?.scope) {
+    if (!waiter) return this.announceDecided(row);
+    if (input.decision === "allow_session" && waiter.scope) {
       // Recorded before the waiting call resumes, so the next matching call in this turn already passes.
       await store.createRule(this.deps.db, { scope: "session", sessionId: row.sessionId, tool: row.tool, pattern: waiter.scope, action: "allow" });
     }
     const view = this.finish(row, { decision: input.decision, feedback: feedback ?? undefined });
-    waiter?.resolve({ decision: input.decision, feedback: feedback ?? undefined });
+    waiter.resolve({ decision: input.decision, feedback: feedback ?? undefined });
     return view;
   }
 
@@ -138,14 +165,21 @@ export class ApprovalService {
     if (existing && toApprovalView(existing).kind !== "password") {
       throw new WorldlineError("approval:invalid", "This request is not a password request; decide it with POST /api/v1/approvals/:id.");
     }
-    const row = await store.decidePendingApproval(this.deps.db, approvalId, {
+    if (!waiter && password !== null && existing?.status === "pending") {
+      throw new WorldlineError(
+        "approval:conflict",
+        "This password is asked for by a turn running in another Worldline process (worldline acp or run); answer it there, or reject it here.",
+      );
+    }
+    const row = await this.decideRow(approvalId, {
       status: password === null ? "rejected" : "approved",
       decision: password === null ? "reject" : "password_given",
       decidedBy,
     });
     if (!row) throw await this.notPending(approvalId);
+    if (!waiter) return this.announceDecided(row);
     const view = this.finish(row, { decision: password === null ? "reject" : "password_given" });
-    waiter?.resolve({ password });
+    waiter.resolve({ password });
     return view;
   }
 
@@ -186,6 +220,7 @@ export class ApprovalService {
   /** Hears every new request and every decision across all sessions (the /approvals page, ACP). */
   onChange(listener: (change: ApprovalChange) => void): () => void {
     this.listeners.add(listener);
+    this.startPolling();
     return () => this.listeners.delete(listener);
   }
 
@@ -223,6 +258,7 @@ export class ApprovalService {
       riskLevel: what.risk,
       diff: what.diff ?? null,
     });
+    this.known.set(row.id, "pending");
     const outcome = new Promise<Outcome | null>((resolve) => {
       const onAbort = () => void this.cancel(row.id).finally(() => resolve(null));
       signal.addEventListener("abort", onAbort, { once: true });
@@ -261,6 +297,7 @@ export class ApprovalService {
     );
     log.append(sessionId, { type: "turn.stage", payload: { turnId, stage: what.kind === "password" ? "waiting_for_password" : "waiting_for_approval" } }, turnId);
     this.broadcast({ change: "requested", approval: toApprovalView(row, what.scope) });
+    this.startPolling();
     try {
       return await outcome;
     } finally {
@@ -270,7 +307,7 @@ export class ApprovalService {
 
   /** The turn was cancelled while its call waited: the request becomes `cancelled` unless a decision just won. */
   private async cancel(approvalId: string): Promise<void> {
-    const row = await store.decidePendingApproval(this.deps.db, approvalId, { status: "cancelled", decidedBy: "turn cancelled" }).catch(() => null);
+    const row = await this.decideRow(approvalId, { status: "cancelled", decidedBy: "turn cancelled" }).catch(() => null);
     if (row) this.finish(row, {});
   }
 
@@ -296,6 +333,83 @@ export class ApprovalService {
     return view;
   }
 
+  /** The conditional update, marked so the poll does not take this process's own decision for another's. */
+  private async decideRow(approvalId: string, data: Parameters<typeof store.decidePendingApproval>[2]): Promise<store.ApprovalRow | null> {
+    this.deciding.add(approvalId);
+    try {
+      const row = await store.decidePendingApproval(this.deps.db, approvalId, data);
+      if (row) this.known.set(approvalId, "decided");
+      return row;
+    } finally {
+      this.deciding.delete(approvalId);
+    }
+  }
+
+  /** A decision on a request another process asked: its owner appends the event; here only listeners hear it. */
+  private announceDecided(row: store.ApprovalRow): ApprovalView {
+    const view = toApprovalView(row);
+    this.broadcast({ change: "decided", approval: view });
+    return view;
+  }
+
+  private startPolling(): void {
+    if (this.poller) return;
+    this.poller = setInterval(() => void this.poll().catch(reportPollError), APPROVAL_POLL_MS);
+    this.poller.unref();
+  }
+
+  /**
+   * One look at the pending rows: requests of other processes are announced, and requests
+   * that stopped being pending without a decision here were decided elsewhere (a waiting
+   * call here resumes). Stops when nobody listens and nothing waits.
+   */
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    if (this.listeners.size === 0 && this.waiters.size === 0) {
+      if (this.poller) clearInterval(this.poller);
+      this.poller = null;
+      return;
+    }
+    this.polling = true;
+    try {
+      const rows = await store.listApprovals(this.deps.db, { status: ["pending"], limit: 1_000 });
+      const pending = new Set(rows.map((row) => row.id));
+      for (const row of rows) {
+        if (this.known.has(row.id)) continue;
+        this.known.set(row.id, "pending");
+        this.broadcast({ change: "requested", approval: toApprovalView(row) });
+      }
+      for (const [id, state] of [...this.known]) {
+        if (pending.has(id) || this.deciding.has(id)) continue;
+        if (state === "decided") {
+          this.known.delete(id);
+          continue;
+        }
+        const row = await store.getApproval(this.deps.db, id);
+        if (row?.status === "pending" || this.deciding.has(id) || this.known.get(id) !== "pending") continue; // asked or decided here meanwhile
+        this.known.delete(id);
+        if (row) await this.decidedElsewhere(row);
+        else this.waiters.get(id)?.resolve(null); // its session was deleted
+      }
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  /** Another process decided (or interrupted) a request: the call waiting here resumes with that answer. */
+  private async decidedElsewhere(row: store.ApprovalRow): Promise<void> {
+    const waiter = this.waiters.get(row.id);
+    if (!waiter) return void this.announceDecided(row);
+    const feedback = row.feedback ?? undefined;
+    const decision = row.decision === "allow_once" || row.decision === "allow_session" || row.decision === "reject" ? row.decision : undefined;
+    if (decision === "allow_session" && waiter.scope) {
+      await store.createRule(this.deps.db, { scope: "session", sessionId: row.sessionId, tool: row.tool, pattern: waiter.scope, action: "allow" });
+    }
+    this.finish(row, { decision: row.decision ?? undefined, feedback });
+    if (waiter.kind === "password") return waiter.resolve({ password: null });
+    waiter.resolve(row.status === "approved" || row.status === "rejected" ? { decision: decision ?? "reject", feedback } : null);
+  }
+
   private async notPending(approvalId: string): Promise<WorldlineError> {
     const row = await store.getApproval(this.deps.db, approvalId);
     if (!row) return new WorldlineError("approval:not_found", `No approval request with id "${approvalId}".`);
@@ -315,4 +429,8 @@ export class ApprovalService {
       }
     }
   }
+}
+
+function reportPollError(error: unknown): void {
+  console.error("[worldline] reading the approval queue failed; will retry:", error instanceof Error ? error.message : error);
 }

@@ -25,9 +25,12 @@ export class Sessions {
   }
 
   async get(id: string): Promise<Session> {
-    const session = await store.getSession(this.db, id);
-    if (!session) throw new WorldlineError("session:not_found", `No session with id "${id}".`);
-    await this.log.open(id);
+    // The log is opened (and caught up with other processes' appends) while the row is read.
+    const [session] = await Promise.all([store.getSession(this.db, id), this.log.open(id)]);
+    if (!session) {
+      this.log.release(id);
+      throw new WorldlineError("session:not_found", `No session with id "${id}".`);
+    }
     return session;
   }
 
