@@ -82,10 +82,13 @@ export class EventLog {
     this.tailTimer.unref();
   }
 
-  /** Loads the session's last seq (re-read when another process may have appended since); required once before `append`. */
+  /**
+   * Loads the session's last seq; required once before `append`. Later calls catch up with
+   * what other processes appended (one indexed query, made while callers read the session row).
+   */
   async open(sessionId: string): Promise<void> {
     const log = await this.load(sessionId);
-    if (Date.now() - log.syncedAt >= TAIL_INTERVAL_MS && !log.held) await this.catchUp(sessionId, log);
+    if (!log.held) await this.catchUp(sessionId, log);
   }
 
   /** The turn another process runs in this session, as far as this log has seen. */
@@ -160,6 +163,7 @@ export class EventLog {
   private async persist(): Promise<void> {
     while (this.flushing) await this.flushing;
     if (this.queue.length === 0) return;
+    let renumbered = false;
     const batch = this.queue;
     this.queue = [];
     this.flushing = insertEvents(this.db, batch)
@@ -170,13 +174,14 @@ export class EventLog {
         const kept = batch.filter((event) => alive.has(event.sessionId));
         this.queue = kept.concat(this.queue);
         // Another process took some of these seqs: renumber ours after its events and retry.
-        const renumbered = await this.renumberClashes(kept);
+        renumbered = await this.renumberClashes(kept);
         if (kept.length === batch.length && !renumbered) throw error;
       })
       .finally(() => {
         this.flushing = null;
       });
     await this.flushing;
+    if (renumbered) await this.persist();
   }
 
   /** Forgets an idle session's in-memory state (its listeners must be gone). */
@@ -277,6 +282,8 @@ export class EventLog {
       createdAt,
     });
     log.syncedAt = createdAt.getTime();
+    // Other processes learn at once that a turn runs here (they refuse prompts) or ended (they re-read the context).
+    if (event.type === "turn.started" || event.type === "turn.completed") void this.persist().catch(reportFlushError);
     if (event.type === "turn.completed") {
       log.startedParts.clear();
       if (event.payload.turnId === log.foreignTurn) log.foreignTurn = null;

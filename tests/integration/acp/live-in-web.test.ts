@@ -3,7 +3,9 @@ import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Ack, ApprovalChange } from "../../../server/protocol";
+import type { Ack, ApprovalChange, EventEnvelope } from "../../../server/protocol";
+import { EventLog } from "../../../server/sessions";
+import * as store from "../../../server/store";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { uniqueId } from "../helpers";
 import { comparable, startSyncBridge, SyncClient, type SyncBridge } from "../sync/support";
@@ -103,7 +105,11 @@ describe("an ACP session in the web UI", () => {
     await until(() => tab.applied.filter((event) => event.type === "turn.completed").length === 2, 10_000, "the web turn's end");
 
     // The ACP process catches up with the log and the model context before its next turn.
-    const response = await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now from the editor" }] });
+    const response = await proc.agent
+      .request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now from the editor" }] })
+      .catch((error: unknown) => {
+        throw new Error(`${String(error)} ${JSON.stringify((error as { data?: unknown }).data)}\n${proc.stderr()}`);
+      });
     expect(response.stopReason).toBe("end_turn");
     const lastRequest = JSON.stringify(fake.requests.at(-1));
     expect(lastRequest).toContain("asked from the web");
@@ -114,5 +120,50 @@ describe("an ACP session in the web UI", () => {
     await until(() => tab.lastSeq === stored.at(-1)?.seq, 5_000, "the tab at the log's end");
     expect(comparable(tab.applied)).toEqual(comparable(stored));
     expect(stored.map((event) => event.seq)).toEqual(stored.map((_, index) => index + 1));
+  });
+});
+
+describe("two processes' event logs on one database", () => {
+  it("tail each other, and a seq both took at once is renumbered, not lost", async () => {
+    const dirs = await tempDirs();
+    const a = await store.openDb(dirs.home);
+    const b = await store.openDb(dirs.home);
+    const logA = new EventLog(a.db);
+    const logB = new EventLog(b.db);
+    try {
+      const session = await store.createSession(a.db, { workspace: dirs.workspace });
+      await Promise.all([logA.open(session.id), logB.open(session.id)]);
+      const seenByA: EventEnvelope[] = [];
+      let resetsB = 0;
+      logA.subscribe(session.id, (event) => seenByA.push(event));
+      logB.subscribe(session.id, () => undefined, () => resetsB++);
+
+      // Both append before either has written: the same seq, twice.
+      logA.append(session.id, { type: "notice", payload: { level: "info", text: "from A" } });
+      logB.append(session.id, { type: "notice", payload: { level: "info", text: "from B" } });
+      await logA.flush();
+      await logB.flush();
+      const rows = await store.readEvents(a.db, session.id, 0);
+      expect(rows.map((row) => row.seq)).toEqual([1, 2]);
+      expect(rows.map((row) => JSON.parse(row.payload).text)).toEqual(["from A", "from B"]);
+      expect(resetsB).toBe(1);
+      expect(logB.lastSeq(session.id)).toBe(2);
+
+      // B's turn streams; A (listening, idle) tails it in order and starts its own append after it.
+      for (let i = 0; i < 5; i++) logB.append(session.id, { type: "notice", payload: { level: "info", text: `B ${i}` } });
+      await logB.flush();
+      await until(() => seenByA.length === 7, 5_000, "A tailing B");
+      expect(seenByA.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      logA.append(session.id, { type: "notice", payload: { level: "info", text: "A after B" } });
+      await logA.flush();
+      const all = await store.readEvents(a.db, session.id, 0);
+      expect(all.map((row) => row.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(JSON.parse(all[7].payload).text).toBe("A after B");
+    } finally {
+      await logA.close();
+      await logB.close();
+      await a.db.$disconnect();
+      await b.db.$disconnect();
+    }
   });
 });
