@@ -87,8 +87,9 @@ export class EventLog {
    * what other processes appended (one indexed query, made while callers read the session row).
    */
   async open(sessionId: string): Promise<void> {
+    const loaded = this.sessions.has(sessionId);
     const log = await this.load(sessionId);
-    if (!log.held) await this.catchUp(sessionId, log);
+    if (loaded && !log.held) await this.catchUp(sessionId, log);
   }
 
   /** The turn another process runs in this session, as far as this log has seen. */
