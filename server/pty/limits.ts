@@ -11,11 +11,17 @@ export const OUTPUT_BATCH_MS = 5;
 /** A batch is sent early at this size, so a flood never sits in one buffer and the watermarks are checked often. */
 export const MAX_BATCH_BYTES = 128 * 1024;
 
-/** Above this many unacknowledged bytes for any viewer the pty is paused: VS Code's HighWatermarkChars; a page has at most ~100 KB left to parse, so Ctrl-C shows at once. */
-export const HIGH_WATERMARK_BYTES = 100_000;
+/**
+ * Above this many unacknowledged bytes for any viewer the pty is paused. VS Code uses
+ * 100 K chars, but with one 128 KB batch that pauses after every batch and the page
+ * idles while the shell resumes and the next batch crosses the wire (bench/pty.ts: ~29
+ * MB/s against ~50 at 1 MB). 1 MB is ~30 ms of parsing for xterm.js in a page, so Ctrl-C
+ * still shows at once, and it bounds what a viewer can make the bridge buffer.
+ */
+export const HIGH_WATERMARK_BYTES = 1_000_000;
 
-/** Below this for every viewer the pty resumes: VS Code's LowWatermarkChars; low enough to avoid pause/resume flapping, high enough that the viewer never runs dry. */
-export const LOW_WATERMARK_BYTES = 5_000;
+/** Below this for every viewer the pty resumes: half the high mark, so the page still has ~15 ms of output to parse while the next batches arrive (VS Code's 5 K lets it run dry); pausing and resuming a pty is cheap, so the narrower band costs nothing. */
+export const LOW_WATERMARK_BYTES = 500_000;
 
 /** A viewer that keeps the shell paused this long is dropped to "resync" so the others go on; it gets a fresh screen once it has caught up. */
 export const STALLED_VIEWER_MS = 2_000;

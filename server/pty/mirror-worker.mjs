@@ -18,7 +18,17 @@ import { skippableRange } from "./mirror-skip.mjs";
 const { SerializeAddon } = serializePackage;
 const { Terminal } = headlessPackage;
 
-/** @type {Map<string, {term: any, serializer: any, scrollback: number, offset: number, ops: any[], busy: boolean}>} */
+/**
+ * Output is left queued this long before it is parsed, unless a snapshot (or other
+ * operation) is waiting or much is queued: a flood then reaches the mirror in a few
+ * large pieces, most of which scroll out and are skipped, instead of many small ones
+ * that each have to be parsed. A snapshot never waits for it.
+ */
+const COALESCE_MS = 20;
+/** Queued output beyond which parsing starts at once. */
+const COALESCE_BYTES = 1024 * 1024;
+
+/** @type {Map<string, {term: any, serializer: any, scrollback: number, offset: number, ops: any[], queued: number, busy: boolean, timer: any}>} */
 const mirrors = new Map();
 
 parentPort.on("message", (message) => {
@@ -26,7 +36,7 @@ parentPort.on("message", (message) => {
     const term = new Terminal({ cols: message.cols, rows: message.rows, scrollback: message.scrollback, allowProposedApi: true });
     const serializer = new SerializeAddon();
     term.loadAddon(serializer);
-    mirrors.set(message.id, { term, serializer, scrollback: message.scrollback, offset: 0, ops: [], busy: false });
+    mirrors.set(message.id, { term, serializer, scrollback: message.scrollback, offset: 0, ops: [], queued: 0, busy: false, timer: null });
     return;
   }
   const mirror = mirrors.get(message.id);
@@ -36,11 +46,22 @@ parentPort.on("message", (message) => {
     return;
   }
   mirror.ops.push(message);
+  if (message.type === "data") mirror.queued += message.bytes.length;
   pump(message.id, mirror);
 });
 
 function pump(id, mirror) {
   while (!mirror.busy && mirror.ops.length > 0) {
+    if (mirror.ops.every((op) => op.type === "data") && mirror.queued < COALESCE_BYTES) {
+      mirror.timer ??= setTimeout(() => {
+        mirror.timer = null;
+        mirror.queued = Infinity; // Due now, whatever is queued.
+        pump(id, mirror);
+      }, COALESCE_MS);
+      return;
+    }
+    if (mirror.timer) clearTimeout(mirror.timer);
+    mirror.timer = null;
     const op = mirror.ops.shift();
     if (op.type === "data") {
       // Everything queued behind it is written in one go: the longer the backlog, the more
@@ -56,6 +77,7 @@ function pump(id, mirror) {
         }
         bytes = Buffer.concat(parts);
       }
+      mirror.queued = 0;
       mirror.busy = true;
       write(mirror, bytes, () => {
         mirror.busy = false;
@@ -73,6 +95,7 @@ function pump(id, mirror) {
       const { term, serializer } = mirror;
       parentPort.postMessage({ type: "snapshot", id, req: op.req, data: serializer.serialize({ scrollback: mirror.scrollback }), cols: term.cols, rows: term.rows, offset: mirror.offset });
     } else if (op.type === "close") {
+      if (mirror.timer) clearTimeout(mirror.timer);
       mirrors.delete(id);
       mirror.term.dispose();
       return;

@@ -75,4 +75,17 @@ describe("FlowControl", () => {
     flow.sent("a", 10);
     expect(flow.unacked("a")).toBe(0);
   });
+
+  it("sets a consumer's outstanding bytes exactly after a snapshot, and counts it stalled only while over the high mark", () => {
+    const { flow, advance } = setup();
+    flow.add("a");
+    flow.sent("a", 500);
+    flow.reset("a", 150);
+    expect(flow.unacked("a")).toBe(150);
+    advance(1_000);
+    expect(flow.stalled()).toEqual(["a"]);
+    flow.reset("a", 20);
+    expect(flow.stalled()).toEqual([]);
+    expect(flow.decide()).toBeNull();
+  });
 });

@@ -1,6 +1,7 @@
 import headlessPackage from "@xterm/headless";
 import { afterEach, describe, expect, it } from "vitest";
 import { PtyManager, type ScreenSnapshot, type ViewerSink } from "../../../server/pty";
+import { HIGH_WATERMARK_BYTES, MAX_BATCH_BYTES } from "../../../server/pty/limits";
 import { ScreenMirror } from "../../../server/pty/mirror";
 
 const { Terminal: HeadlessTerminal } = headlessPackage;
@@ -98,7 +99,7 @@ describe("terminal viewers", () => {
     await new Promise((resolve) => setTimeout(resolve, 4_000));
     expect(slow.events).toContain("resync");
     const slowBytes = slow.bytes();
-    expect(slowBytes).toBeLessThan(400_000); // Bounded by the watermark plus a batch or two.
+    expect(slowBytes).toBeLessThan(HIGH_WATERMARK_BYTES + 3 * MAX_BATCH_BYTES); // Bounded by the watermark plus a batch or two.
     expect(fast.bytes()).toBeGreaterThan(3_000_000);
     // The slow viewer acknowledges what it had: it gets the current screen, then live output again.
     terminal.ack("slow", slowBytes);
@@ -131,17 +132,20 @@ describe("terminal viewers", () => {
       late.forEach((viewer, i) => terminal.ack(`late-${i}`, 1_000_000));
     }, 2);
     // Long enough (and fast enough) that the mirror skips scrolled-out text and viewers join mid-stream.
-    terminal.input(null, "seq 1 400000 | sed 's/^/line-/'; printf '\\e[1;32mDONE\\e[0m-%s\\n' $((1+1))\r");
+    terminal.input(null, "seq 1 600000 | sed 's/^/line-/'; printf '\\e[1;32mDONE\\e[0m-%s\\n' $((1+1))\r");
     const doneMarker = "\x1b[1;32mDONE\x1b[0m-2";
-    const seen = () => Buffer.concat(first.chunks).toString("latin1");
-    for (let i = 0; i < 6; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 60 + i * 40));
-      const viewer = recorder();
-      late.push(viewer);
-      terminal.attach(`late-${i}`, viewer);
+    const seen = () => Buffer.concat(first.chunks.slice(-2)).toString("latin1");
+    // Viewers join at points spread over the stream, by how much the first one has seen.
+    const received = () => first.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    const deadline = Date.now() + 40_000;
+    while (!seen().includes(doneMarker) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      if (late.length < 6 && received() >= (late.length + 1) * 700_000) {
+        const viewer = recorder();
+        terminal.attach(`late-${late.length}`, viewer);
+        late.push(viewer);
+      }
     }
-    const deadline = Date.now() + 30_000;
-    while (!seen().includes(doneMarker) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
     await new Promise((resolve) => setTimeout(resolve, 300));
     clearInterval(ackAll);
     expect(seen()).toContain(doneMarker);
