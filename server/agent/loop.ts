@@ -45,6 +45,11 @@ export interface TurnOptions {
   takeSteering?: () => string[];
   /** Share of the window above which the context is compacted before a step; omitted = never. */
   compactionThreshold?: number;
+  /**
+   * Called once a step's model request is on its way (or as the step ends): for writes the
+   * first token need not wait for (the runtime's `running` status row).
+   */
+  onRequestSent?: () => void;
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
 }
 
@@ -53,6 +58,12 @@ export interface TurnResult {
   message?: string;
   stats: ReturnType<StatsCollector["result"]>;
 }
+
+/**
+ * Writes staged before a step's model request (see `afterRequest`) wait at most this long for
+ * the stream's first event; a crash before they land loses only what the event log also lost.
+ */
+const STAGED_WRITE_DELAY_MS = 25;
 
 type StepOutcome = { kind: "continue" } | { kind: "compact" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
 
@@ -66,10 +77,13 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
 
   try {
     await checkpoint(options, 0, "turn");
-    await appendUser(options, options.prompt, options.images);
+    appendUser(options, options.prompt, options.images);
     for (let step = 1; step <= options.maxSteps; step++) {
-      if (signal.aborted) return result("cancelled");
-      await injectSteering(options);
+      if (signal.aborted) {
+        await context.save();
+        return result("cancelled");
+      }
+      injectSteering(options);
       if (needsCompaction(options) && context.length !== compactionFutileAt) {
         const compaction = await compact(options, "auto");
         // Nothing to summarise: don't try again until the context has changed.
@@ -79,11 +93,15 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
       const outcome = await runStep(options, stats, guard, step);
       if (outcome.kind === "continue" || outcome.kind === "compact") continue;
       // A message that arrived while the model wrote its final answer still gets a reply.
-      if (outcome.outcome === "completed" && (await injectSteering(options))) continue;
+      if (outcome.outcome === "completed" && injectSteering(options)) continue;
+      await context.save();
       return result(outcome.outcome, outcome.message);
     }
+    await context.save();
     return result("max_steps", `Stopped after ${options.maxSteps} steps.`);
   } catch (error) {
+    // Records staged before the failure still reach the history (a write error was reported already).
+    await context.save().catch(() => undefined);
     if (signal.aborted) return result("cancelled");
     const code = error instanceof WorldlineError ? error.code : "agent:internal";
     emit.event({ type: "turn.error", payload: { turnId: emit.turnId, code, message: errorMessage(error) } });
@@ -114,6 +132,7 @@ async function runStep(options: TurnOptions, stats: StatsCollector, guard: LoopG
   let answering = false;
 
   let result;
+  const deferred = afterRequest(options);
   try {
     result = await streamStep(
       options.provider,
@@ -130,6 +149,7 @@ async function runStep(options: TurnOptions, stats: StatsCollector, guard: LoopG
         emit: {
           turnId: emit.turnId,
           event(event) {
+            deferred.streamed();
             if (!answering && event.type === "message.part.delta" && event.payload.part === "text") {
               answering = true;
               emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "answering" } });
@@ -148,13 +168,16 @@ async function runStep(options: TurnOptions, stats: StatsCollector, guard: LoopG
     const results = await tools.results(started);
     const text = signal.aborted ? partial.text : "";
     if (text || started.length) {
-      await context.append(
+      context.stage(
         { kind: "message", message: { role: "assistant", content: text || null, ...(started.length ? { tool_calls: started } : {}) } },
         ...toolMessages(results),
       );
     }
+    await context.save();
     if (signal.aborted) return { kind: "stop", outcome: "cancelled" };
     throw error;
+  } finally {
+    deferred.cancel();
   }
 
   stats.addStep(result.outputTokens, result.seconds);
@@ -234,18 +257,49 @@ function compact(options: TurnOptions, reason: "auto" | "manual", focus?: string
 }
 
 /** Appends steering messages, if any; true when there were some. */
-async function injectSteering(options: TurnOptions): Promise<boolean> {
+function injectSteering(options: TurnOptions): boolean {
   const messages = options.takeSteering?.() ?? [];
-  for (const text of messages) await appendUser(options, text);
+  for (const text of messages) appendUser(options, text);
   return messages.length > 0;
 }
 
-async function appendUser(options: TurnOptions, text: string, images: readonly string[] = []): Promise<void> {
+function appendUser(options: TurnOptions, text: string, images: readonly string[] = []): void {
   const { emit } = options;
   const refs = images.map((url, i) => imageRef(url, options.imagePreviews?.[i]));
   emit.event({ type: "message.user", payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text, ...(refs.length ? { images: refs } : {}) } });
   const content = images.length ? [{ type: "text" as const, text }, ...images.map((url) => ({ type: "image_url" as const, image_url: { url } }))] : text;
-  await options.context.append({ kind: "message", message: { role: "user", content } });
+  // Written with the next save (while the step's model request is on its way, at the latest when the step ends).
+  options.context.stage({ kind: "message", message: { role: "user", content } });
+}
+
+/**
+ * What the loop staged for the history since the last step (checkpoint markers, the user's
+ * message) and the runtime's status row are written after the step's model request, not before
+ * it: once the stream's first event has gone out to the clients (setImmediate runs after the
+ * socket writes queued in microtasks), or after STAGED_WRITE_DELAY_MS if the model is slow to
+ * answer. Each write costs ~0.5–1 ms of the event loop, which otherwise sat between the prompt
+ * and the first token; the step's own `save` waits for them before it ends.
+ */
+function afterRequest(options: TurnOptions): { streamed(): void; cancel(): void } {
+  let done = false;
+  let immediate: NodeJS.Immediate | undefined;
+  const write = () => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    options.context.flush();
+    options.onRequestSent?.();
+  };
+  const timer = setTimeout(write, STAGED_WRITE_DELAY_MS);
+  return {
+    streamed: () => void (immediate ??= setImmediate(write)),
+    // The step is over: its own save writes what is staged.
+    cancel: () => {
+      done = true;
+      clearTimeout(timer);
+      if (immediate) clearImmediate(immediate);
+    },
+  };
 }
 
 /** A checkpoint row (through the port) plus its marker in the history and an event. */
@@ -261,7 +315,8 @@ async function checkpoint(options: TurnOptions, step: number, reason: Checkpoint
     emit.event({ type: "notice", payload: { level: "warning", text: `No checkpoint for this step: ${errorMessage(error)}`, turnId: emit.turnId } });
     return;
   }
-  await context.append({ kind: "checkpoint", checkpointId: created.id, number: created.number });
+  // Staged: written with the user's message while the step's model request is on its way.
+  context.stage({ kind: "checkpoint", checkpointId: created.id, number: created.number });
   emit.event({ type: "checkpoint.created", payload: { checkpointId: created.id, number: created.number, turn, step, reason } });
 }
 

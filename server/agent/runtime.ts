@@ -14,7 +14,7 @@ import type { ChatProvider } from "./provider";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
 import { afterTurnMemory, recallForTurn, type MemoryPort, type RememberArgs, type SkillsPort } from "./memory-port";
 import { createSubagentRunner } from "./subagent";
-import { buildSystemPrompt } from "./system-prompt";
+import { readWorkspacePrompt, renderSystemPrompt } from "./system-prompt";
 import { createAgentTools, type TodoItem } from "./tools";
 import { layerTools, type SessionToolSource } from "./session-tools";
 import type { AgentTool, ApprovalGate } from "./tools-port";
@@ -28,6 +28,12 @@ export const MAX_CONCURRENT_TURNS = 8;
 
 /** Prompts waiting behind a session's running turn: more is a stuck script, not a person typing. */
 export const MAX_QUEUED_TURNS_PER_SESSION = 20;
+
+/**
+ * A turn's `running` status row is written once its first model request is on its way, or
+ * after this long if none is by then (MCP servers starting): the first token does not wait for it.
+ */
+const RUNNING_STATUS_DELAY_MS = 50;
 
 /** `/compact` or `/compact <focus>` as a prompt summarises the context instead of asking the model. */
 const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
@@ -119,6 +125,8 @@ export class AgentRuntime {
   private readonly sessionLayers = new Map<string, Map<string, SessionToolSource>>();
   /** Prompts between the limit check and their start (the turn row is written in between). */
   private starting = 0;
+  /** Per session: the number of the turn this runtime created last (another process may have created more; see store.createTurn). */
+  private readonly turnNumbers = new Map<string, Promise<number>>();
 
   constructor(private readonly deps: RuntimeDeps) {
     this.provider = deps.provider ?? (deps.config.model ? createOpenAIProvider(deps.config.model) : undefined);
@@ -142,10 +150,11 @@ export class AgentRuntime {
    * registered (its events may already be flowing). `/compact [focus]` compacts.
    */
   async prompt(sessionId: string, prompt: string, options: PromptOptions = {}): Promise<StartedTurn> {
+    // Reading the session also catches its log up with other processes, which the limits check needs.
     const session = await this.deps.sessions.get(sessionId);
     this.checkTurnLimits(sessionId);
     this.starting += 1;
-    const turn = await store.createTurn(this.deps.db, sessionId, prompt).finally(() => (this.starting -= 1));
+    const turn = await this.createTurn(sessionId, prompt).finally(() => (this.starting -= 1));
     let settle!: (result: TurnResult) => void;
     const done = new Promise<TurnResult>((resolve) => (settle = resolve));
     const pending: PendingTurn = { sessionId, turnId: turn.id, number: turn.number, prompt, options, controller: new AbortController(), done, settle };
@@ -159,6 +168,23 @@ export class AgentRuntime {
     pending.session = session;
     this.start(pending);
     return { turnId: turn.id, done, queued: false };
+  }
+
+  /**
+   * The turn row, numbered from the session's last turn as counted here (after the first turn of
+   * a session since start, which reads it): one insert instead of a read and an insert, unless
+   * another process (an ACP agent on the same database) created turns meanwhile.
+   */
+  private createTurn(sessionId: string, prompt: string): ReturnType<typeof store.createTurn> {
+    const previous = this.turnNumbers.get(sessionId);
+    // After a failed insert (or none yet) the number comes from the database again.
+    const row = (previous ?? Promise.resolve(undefined))
+      .catch(() => undefined)
+      .then((last) => store.createTurn(this.deps.db, sessionId, prompt, last === undefined ? undefined : last + 1));
+    const number = row.then((turn) => turn.number);
+    number.catch(() => this.turnNumbers.get(sessionId) === number && this.turnNumbers.delete(sessionId));
+    this.turnNumbers.set(sessionId, number);
+    return row;
   }
 
   /** Refuses a prompt that would pass MAX_QUEUED_TURNS_PER_SESSION or MAX_CONCURRENT_TURNS. */
@@ -261,17 +287,21 @@ export class AgentRuntime {
     const state = this.state(sessionId);
     state.active = pending;
     void (async () => {
-      // The status row (for session lists and restarts) is written while the turn gets going:
-      // a database round trip less before the first token. It lands before the turn ends.
-      const running = this.deps.sessions.setStatus(sessionId, "running").catch(() => undefined);
+      // The status row (for session lists and restarts) is written once the first model request
+      // is on its way (or soon, see RUNNING_STATUS_DELAY_MS): a database write less before the
+      // first token. It lands before the turn ends.
+      let running: Promise<void> | undefined;
+      const markRunning = () => (running ??= this.deps.sessions.setStatus(sessionId, "running").catch(() => undefined));
+      const fallback = setTimeout(markRunning, RUNNING_STATUS_DELAY_MS);
       this.append(sessionId, turnId, { type: "turn.started", payload: { turnId, number: pending.number, prompt: pending.prompt } });
       let result: TurnResult;
       try {
-        result = await this.execute(pending);
+        result = await this.execute(pending, markRunning);
       } catch (error) {
         result = { outcome: "error", message: error instanceof Error ? error.message : String(error), stats: emptyStats() };
       }
-      await running;
+      clearTimeout(fallback);
+      await markRunning();
       await this.complete(pending, result);
       // Steering that came too late for this turn is not lost: it becomes the next prompt.
       const late = state.steering.splice(0);
@@ -292,12 +322,14 @@ export class AgentRuntime {
       .catch(() => undefined); // the session may have been deleted meanwhile
   }
 
-  private async execute(pending: PendingTurn): Promise<TurnResult> {
+  /** Runs the turn; `markRunning` writes the session's `running` status (see `start`). */
+  private async execute(pending: PendingTurn, markRunning: () => void): Promise<TurnResult> {
     const { sessionId, turnId, prompt } = pending;
     // Read a moment ago by `prompt` when the turn started at once: one database round trip less before the first token.
     const session = pending.session ?? (await this.deps.sessions.get(sessionId));
     const emit: TurnEmitter = { turnId, event: (event) => this.deps.log.append(sessionId, event, turnId) };
     if (session.agentCommand && this.deps.externalAgents) {
+      markRunning();
       const { signal } = pending.controller;
       return this.deps.externalAgents.runTurn({ sessionId, workspace: session.workspace.path, command: session.agentCommand, turnId, prompt, emit, signal, gate: this.deps.gate });
     }
@@ -313,12 +345,13 @@ export class AgentRuntime {
       return { outcome: "error", message, stats: emptyStats() };
     }
     const workspace = session.workspace.path;
-    // Independent lookups (history, MCP/session tools, memories and skills) run together: each is a
-    // few ms of database or disk, and they all sit between the prompt and the first token.
-    const [context, workspaceTools, recall] = await Promise.all([
+    // Independent lookups (history, MCP/session tools, memories and skills, the workspace's prompt
+    // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
+    const [context, workspaceTools, recall, workspacePrompt] = await Promise.all([
       this.context(sessionId),
       this.toolsFor({ sessionId, workspace, emit, signal: pending.controller.signal }),
       recallForTurn(this.deps, { sessionId, workspace, prompt }),
+      readWorkspacePrompt(workspace),
     ]);
     const enabled = { todo: true, task: true, dmail: true, ...this.deps.agentTools };
     const base = {
@@ -341,13 +374,14 @@ export class AgentRuntime {
       ...this.memoryAndSkillTools({ sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
     });
     const state = this.state(sessionId);
+    const systemPrompt = renderSystemPrompt(workspacePrompt, { workspace, skills: recall.skills, memories: recall.memories }) + recall.invokedSkill;
     const options: TurnOptions = {
       ...base,
       prompt,
       images: pending.options.images,
       imagePreviews: pending.options.imagePreviews,
       context,
-      systemPrompt: (await buildSystemPrompt({ workspace, skills: recall.skills, memories: recall.memories })) + recall.invokedSkill,
+      systemPrompt,
       // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts).
       tools: recall.direct ? [] : [...workspaceTools, ...agentTools],
       signal: pending.controller.signal,
@@ -357,9 +391,13 @@ export class AgentRuntime {
       dmail,
       takeSteering: () => state.steering.splice(0),
       compactionThreshold: this.deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
+      onRequestSent: markRunning,
     };
     const compact = COMPACT_COMMAND.exec(prompt.trim());
-    if (compact) return runCompactionTurn(options, compact[1]?.trim() || undefined);
+    if (compact) {
+      markRunning();
+      return runCompactionTurn(options, compact[1]?.trim() || undefined);
+    }
     const result = await runTurn(options);
     // Before turn.completed, so the memory and reflection events belong to the turn's stream.
     await afterTurnMemory(this.deps.memory, { sessionId, workspace, prompt, result, context, emit, provider, model, signal: pending.controller.signal });

@@ -1,4 +1,4 @@
-import fs from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** AGENTS.md text beyond this is dropped, shallowest file first: the deepest is the most specific. */
@@ -31,13 +31,30 @@ export interface SystemPromptInput {
   memories?: string;
 }
 
+/** What the system prompt takes from the workspace's files (see `readWorkspacePrompt`). */
+export interface WorkspacePrompt {
+  /** The override template, if the workspace has one. */
+  template: string | undefined;
+  listing: string;
+  agentsMd: { path: string; text: string }[];
+}
+
 /** The system prompt for one turn: the workspace's template (or the default) with its arguments filled in. */
 export async function buildSystemPrompt(input: SystemPromptInput): Promise<string> {
-  const [template, listing, agentsMd] = await Promise.all([
-    readOptional(path.join(input.workspace, SYSTEM_PROMPT_OVERRIDE)),
-    listWorkspace(input.workspace),
-    collectAgentsMd(input.workspace),
-  ]);
+  return renderSystemPrompt(await readWorkspacePrompt(input.workspace), input);
+}
+
+/**
+ * The workspace's part of the system prompt, read afresh at every turn. The reads are
+ * synchronous: a directory listing, a few stats and small files take microseconds, where
+ * each awaited call waited for a turn of the busy event loop (~1 ms of the time to first token).
+ */
+export async function readWorkspacePrompt(workspace: string): Promise<WorkspacePrompt> {
+  return { template: readOptional(path.join(workspace, SYSTEM_PROMPT_OVERRIDE)), listing: listWorkspace(workspace), agentsMd: await collectAgentsMd(workspace) };
+}
+
+/** Fills the template with the workspace's files and the turn's skills and memories. */
+export function renderSystemPrompt({ template, listing, agentsMd }: WorkspacePrompt, input: SystemPromptInput): string {
   const values: Record<string, string> = {
     now: (input.now ?? new Date()).toISOString(),
     workspace: input.workspace,
@@ -55,13 +72,13 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
 
 /** AGENTS.md files from the repository root (the nearest folder with .git) down to `cwd`, capped, deepest kept. */
 export async function collectAgentsMd(cwd: string, maxChars = AGENTS_MD_MAX_CHARS): Promise<{ path: string; text: string }[]> {
-  const chain = await foldersFromRoot(cwd);
+  const chain = foldersFromRoot(cwd);
   const found: { path: string; text: string }[] = [];
   let budget = maxChars;
   for (const dir of chain.reverse()) {
     if (budget <= 0) break;
     const file = path.join(dir, "AGENTS.md");
-    const text = await readOptional(file);
+    const text = readOptional(file);
     if (text === undefined || !text.trim()) continue;
     const kept = text.length > budget ? `${text.slice(0, budget)}\n[truncated]` : text;
     budget -= text.length;
@@ -70,12 +87,12 @@ export async function collectAgentsMd(cwd: string, maxChars = AGENTS_MD_MAX_CHAR
   return found;
 }
 
-async function foldersFromRoot(cwd: string): Promise<string[]> {
+function foldersFromRoot(cwd: string): string[] {
   const chain: string[] = [];
   let dir = path.resolve(cwd);
   for (;;) {
     chain.unshift(dir);
-    if (await exists(path.join(dir, ".git"))) return chain;
+    if (existsSync(path.join(dir, ".git"))) return chain;
     const parent = path.dirname(dir);
     // No repository above: only the working directory itself counts.
     if (parent === dir) return [path.resolve(cwd)];
@@ -83,10 +100,10 @@ async function foldersFromRoot(cwd: string): Promise<string[]> {
   }
 }
 
-async function listWorkspace(workspace: string): Promise<string> {
+function listWorkspace(workspace: string): string {
   let entries;
   try {
-    entries = await fs.readdir(workspace, { withFileTypes: true });
+    entries = readdirSync(workspace, { withFileTypes: true });
   } catch {
     return "(the directory cannot be read)";
   }
@@ -99,19 +116,11 @@ async function listWorkspace(workspace: string): Promise<string> {
   return names.length > LISTING_MAX_ENTRIES ? `${shown}\n… and ${names.length - LISTING_MAX_ENTRIES} more` : shown;
 }
 
-async function readOptional(file: string): Promise<string | undefined> {
+/** A regular file's text (a FIFO or device named AGENTS.md must not block the bridge), or undefined. */
+function readOptional(file: string): string | undefined {
   try {
-    return await fs.readFile(file, "utf8");
+    return statSync(file).isFile() ? readFileSync(file, "utf8") : undefined;
   } catch {
     return undefined;
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
   }
 }

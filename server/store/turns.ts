@@ -1,6 +1,19 @@
+import { Prisma } from "./generated/prisma/client";
 import type { Db } from "./db";
 
-export async function createTurn(db: Db, sessionId: string, prompt: string) {
+/**
+ * A turn numbered after the session's last one. A caller that keeps count passes the number it
+ * expects (one query less); when another process took it (an ACP agent on the same database),
+ * the number is read from the database after all.
+ */
+export async function createTurn(db: Db, sessionId: string, prompt: string, expected?: number) {
+  if (expected !== undefined) {
+    try {
+      return await db.turn.create({ data: { sessionId, prompt, number: expected } });
+    } catch (error) {
+      if (!(error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002")) throw error;
+    }
+  }
   const last = await db.turn.findFirst({ where: { sessionId }, orderBy: { number: "desc" }, select: { number: true } });
   return db.turn.create({ data: { sessionId, prompt, number: (last?.number ?? 0) + 1 } });
 }
