@@ -26,12 +26,32 @@ export interface NewMemory {
 /** Candidates for ranking are read in pages of at most this many, newest first. */
 const MAX_MEMORY_ROWS = 2000;
 
+/**
+ * Workspace ids by path and paths by id, per database. Workspace rows are never deleted and
+ * their paths never change, so what was found once stays true; a turn's recall (on the way to
+ * its first token) is then one query instead of two or three.
+ */
+const workspaceKeys = new WeakMap<Db, { ids: Map<string, string>; paths: Map<string, string> }>();
+
+function keysOf(db: Db) {
+  let keys = workspaceKeys.get(db);
+  if (!keys) workspaceKeys.set(db, (keys = { ids: new Map(), paths: new Map() }));
+  return keys;
+}
+
+function rememberWorkspace(db: Db, row: { id: string; path: string }): void {
+  const keys = keysOf(db);
+  keys.ids.set(row.path, row.id);
+  keys.paths.set(row.id, row.path);
+}
+
 export async function createMemory(db: Db, memory: NewMemory): Promise<MemoryRow> {
   const workspace = memory.workspace ? await db.workspace.upsert({
     where: { path: memory.workspace },
     create: { path: memory.workspace, name: memory.workspace.split(/[\\/]/).filter(Boolean).pop() ?? memory.workspace },
     update: {},
   }) : null;
+  if (workspace) rememberWorkspace(db, workspace);
   const row = await db.memory.create({
     data: {
       text: memory.text,
@@ -54,9 +74,10 @@ export async function listMemories(
   db: Db,
   filter: { scope?: string; type?: string; workspace?: string; sessionId?: string; visibleTo?: { workspace: string; sessionId: string }; limit?: number } = {},
 ): Promise<MemoryRow[]> {
-  const workspaceIds = new Map<string, string>();
-  const wanted = [filter.workspace, filter.visibleTo?.workspace].filter((w): w is string => Boolean(w));
-  for (const row of wanted.length ? await db.workspace.findMany({ where: { path: { in: wanted } } }) : []) workspaceIds.set(row.path, row.id);
+  const keys = keysOf(db);
+  const workspaceIds = keys.ids;
+  const wanted = [filter.workspace, filter.visibleTo?.workspace].filter((w): w is string => Boolean(w) && !workspaceIds.has(w!));
+  for (const row of wanted.length ? await db.workspace.findMany({ where: { path: { in: wanted } } }) : []) rememberWorkspace(db, row);
   const where: Record<string, unknown> = {};
   if (filter.scope) where.scope = filter.scope;
   if (filter.type) where.type = filter.type;
@@ -70,9 +91,9 @@ export async function listMemories(
     ];
   }
   const rows = await db.memory.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: Math.min(filter.limit ?? MAX_MEMORY_ROWS, MAX_MEMORY_ROWS) });
-  const ids = [...new Set(rows.map((row) => row.workspaceId).filter((id): id is string => Boolean(id)))];
-  const paths = new Map((ids.length ? await db.workspace.findMany({ where: { id: { in: ids } } }) : []).map((w) => [w.id, w.path]));
-  return rows.map(({ workspaceId, ...row }) => ({ ...row, workspace: workspaceId ? (paths.get(workspaceId) ?? null) : null }));
+  const ids = [...new Set(rows.map((row) => row.workspaceId).filter((id): id is string => Boolean(id) && !keys.paths.has(id!)))];
+  for (const row of ids.length ? await db.workspace.findMany({ where: { id: { in: ids } } }) : []) rememberWorkspace(db, row);
+  return rows.map(({ workspaceId, ...row }) => ({ ...row, workspace: workspaceId ? (keys.paths.get(workspaceId) ?? null) : null }));
 }
 
 /** True when a row was deleted. */
