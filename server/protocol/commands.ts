@@ -64,6 +64,7 @@ export type SubscribeResult = { events: EventEnvelope[]; lastSeq: number; snapsh
 /** Messages from the bridge to tabs. */
 export const serverMessages = {
   "session.events": z.object({ sessionId: z.string(), events: z.array(EventEnvelope) }),
+  "session.reset": z.object({ sessionId: z.string() }),
   ...approvalServerMessages,
   ...presenceMessages,
 } as const;
