@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { MIRROR_MAX_BACKLOG_BYTES, MIRROR_RING_BYTES, MIRROR_SCROLLBACK_LINES, MIRROR_WORKER_IDLE_MS, MIRROR_WORKER_MAX_CRASHES } from "./limits";
+import { MIRROR_MAX_BACKLOG_BYTES, MIRROR_RING_BYTES, MIRROR_SCROLLBACK_LINES, MIRROR_WORKER_IDLE_MS, MIRROR_WORKER_MAX_CRASHES, MIRROR_WORKER_YOUNG_MB } from "./limits";
 import { OutputRing } from "./ring";
 
 export interface ScreenSnapshot {
@@ -65,7 +65,10 @@ class MirrorHost {
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL("./mirror-worker.mjs", import.meta.url));
+    const worker = new Worker(new URL("./mirror-worker.mjs", import.meta.url), {
+      // A small young generation: the worker's garbage is short-lived chunks, and the default (up to ~48 MB) shows up as bridge RSS during a flood.
+      resourceLimits: { maxYoungGenerationSizeMb: MIRROR_WORKER_YOUNG_MB },
+    });
     // Never what keeps the bridge (or a test) alive.
     worker.unref();
     worker.on("message", (reply: WorkerReply) => this.mirrors.get(reply.id)?.onReply(reply));
@@ -99,7 +102,9 @@ let mirrorCount = 0;
  * offset of the last byte parsed. A viewer gets that snapshot, then the ring's bytes
  * after the offset, then live output: exact, no gap, nothing twice.
  *
- * The worker never slows the shell down. If it lags more than MIRROR_MAX_BACKLOG_BYTES,
+ * The terminal counts `lag` like a viewer's unacknowledged bytes (with wider marks), so a
+ * worker slower than the shell paces it instead of missing output. Should it still lag
+ * more than MIRROR_MAX_BACKLOG_BYTES (a shell that exited is drained without pausing),
  * posting stops and resumes from the ring once it caught up — exact as long as the ring
  * still holds the gap. If it doesn't (the worker fell more than MIRROR_RING_BYTES behind),
  * the mirror is reset and rebuilt from the ring: its screen and scrollback are right
@@ -123,6 +128,8 @@ export class ScreenMirror {
   constructor(
     private cols: number,
     private rows: number,
+    /** Called whenever the worker has parsed more: `lag` went down. */
+    private readonly onProgress: () => void = () => {},
   ) {
     host.add(this);
     this.open();
@@ -131,6 +138,12 @@ export class ScreenMirror {
   /** Offset just past the newest output byte. */
   get end(): number {
     return this.ring.end;
+  }
+
+  /** Output bytes not yet on the mirror's screen (queued in the worker, or not yet handed to it). */
+  get lag(): number {
+    if (this.disposed || host.broken) return 0;
+    return this.ring.end - this.parsed;
   }
 
   /** Records a chunk of output (the viewers get the same bytes) and hands it to the worker. */
@@ -183,6 +196,7 @@ export class ScreenMirror {
     if (reply.type === "parsed") {
       this.parsed = Math.max(this.parsed, reply.offset);
       if (this.behind && this.parsed >= this.posted) this.catchUp();
+      this.onProgress();
       return;
     }
     const resolve = this.pending.get(reply.req);

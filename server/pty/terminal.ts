@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import * as nodePty from "node-pty";
 import { FlowControl } from "./flow-control";
-import { MAX_BATCH_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
+import { MAX_BATCH_BYTES, MIRROR_HIGH_WATERMARK_BYTES, MIRROR_LOW_WATERMARK_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
 import { ScreenMirror, type ScreenSnapshot } from "./mirror";
 import { killProcessTree } from "./process-tree";
 import { forgetProcess, recordProcess } from "../processes";
@@ -43,10 +43,12 @@ interface Viewer {
   rows?: number;
 }
 
+const MIRROR = "\0mirror";
+
 /**
  * One shell on a pty, shared by any number of viewers. Output is batched, recorded by
  * the screen mirror (parsed in its worker thread) and sent to live viewers; the pty
- * pauses while any viewer is too far behind. A viewer waiting for its snapshot is
+ * pauses while any viewer, or the mirror's worker, is too far behind. A viewer waiting for its snapshot is
  * counted too: the output after the snapshot's offset is sent to it from the mirror's
  * ring once the snapshot is there, so it must not outgrow the ring meanwhile.
  */
@@ -82,7 +84,12 @@ export class Terminal {
     this.title = options.title;
     this.cols = options.cols;
     this.rows = options.rows;
-    this.mirror = new ScreenMirror(options.cols, options.rows);
+    this.mirror = new ScreenMirror(options.cols, options.rows, () => {
+      this.flow.reset(MIRROR, this.mirror.lag);
+      this.applyFlow();
+    });
+    // The mirror paces the shell only if its worker is slower than the shell (wide marks, never dropped).
+    this.flow.add(MIRROR, { pinned: true, high: MIRROR_HIGH_WATERMARK_BYTES, low: MIRROR_LOW_WATERMARK_BYTES });
     this.pty = nodePty.spawn(options.shell, options.args, {
       name: "xterm-256color",
       cols: options.cols,
@@ -220,6 +227,7 @@ export class Terminal {
     this.batch = [];
     this.batchBytes = 0;
     this.mirror.write(chunk);
+    this.flow.reset(MIRROR, this.mirror.lag);
     for (const viewer of this.viewers.values()) {
       if (viewer.state === "resync") continue;
       this.flow.sent(viewer.id, chunk.length);
