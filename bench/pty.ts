@@ -50,6 +50,8 @@ export interface PtyBenchResult {
   raw_pty_runs_mb_per_s: number[];
   bridge_mb_per_s: number;
   client_xterm_mb_per_s: number;
+  /** client_xterm_mb_per_s / raw_pty_mb_per_s: the highest ratio even a bridge costing nothing could reach in this run. */
+  pty_client_ceiling_ratio: number;
   bridge_cpu_ms_per_mb: number;
   client_cpu_ms_per_mb: number;
   pty_throughput_ratio: number;
@@ -294,6 +296,7 @@ export async function run(): Promise<PtyBenchResult> {
       raw_pty_runs_mb_per_s: raws.map((rate) => round(rate, 1)),
       bridge_mb_per_s: round(through.rate, 1),
       client_xterm_mb_per_s: round(clientXterm, 1),
+      pty_client_ceiling_ratio: round(clientXterm / raw),
       bridge_cpu_ms_per_mb: round(through.bridgeCpuMsPerMb, 1),
       client_cpu_ms_per_mb: round(through.clientCpuMsPerMb, 1),
       pty_throughput_ratio: round(through.rate / raw),
@@ -319,7 +322,7 @@ if (process.argv.includes("--bridge")) {
   console.log(`Terminals (${result.file_mb} MB cat, ${result.flood_seconds} s flood):`);
   console.log(`  raw node-pty read (median):   ${result.raw_pty_mb_per_s} MB/s (runs: ${result.raw_pty_runs_mb_per_s.join(", ")})`);
   console.log(`  through bridge + socket.io:   ${result.bridge_mb_per_s} MB/s (bridge ${result.bridge_cpu_ms_per_mb} ms CPU/MB, client ${result.client_cpu_ms_per_mb} ms CPU/MB)`);
-  console.log(`  client xterm alone (ceiling): ${result.client_xterm_mb_per_s} MB/s`);
+  console.log(`  client xterm alone (ceiling): ${result.client_xterm_mb_per_s} MB/s (a free bridge would reach a ratio of ${result.pty_client_ceiling_ratio})`);
   console.log(`  throughput ratio:             ${result.pty_throughput_ratio} (target ≥ 0.5, ${verdict(result.pty_throughput_ratio >= 0.5)})`);
   console.log(`  bridge RSS peak during flood: ${result.flood_bridge_rss_mb} MB (target ≤ 300, ${verdict(result.flood_bridge_rss_mb <= 300)})`);
   console.log(`  Ctrl-C to quiet after flood:  ${result.flood_ctrl_c_quiet_ms} ms`);
