@@ -117,6 +117,8 @@ export async function runCompactionTurn(options: TurnOptions, focus: string | un
     const message = compaction.outcome === "skipped" ? "Nothing old enough to summarise yet." : undefined;
     return { outcome: "completed", message, stats: stats.result() };
   } catch (error) {
+    // The checkpoint marker staged before the summary was asked for still reaches the history.
+    await options.context.save().catch(() => undefined);
     if (options.signal.aborted) return { outcome: "cancelled", stats: stats.result() };
     const { emit } = options;
     emit.event({ type: "turn.error", payload: { turnId: emit.turnId, code: "agent:compaction_failed", message: errorMessage(error) } });
