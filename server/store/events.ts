@@ -1,4 +1,5 @@
 import type { Db } from "./db";
+import type { Prisma } from "./generated/prisma/client";
 
 export interface StoredEvent {
   sessionId: string;
@@ -15,12 +16,15 @@ export async function insertEvents(db: Db, events: StoredEvent[]): Promise<void>
   await db.event.createMany({ data: events });
 }
 
-export async function readEvents(db: Db, sessionId: string, afterSeq: number, limit?: number) {
-  return db.event.findMany({
-    where: { sessionId, seq: { gt: afterSeq } },
-    orderBy: { seq: "asc" },
-    take: limit,
-  });
+/**
+ * Events after `afterSeq`, in order. A raw query with exactly `findMany`'s rows (tests/unit/store
+ * compares them): every prompt's session read catches its log up with one of these, on the way
+ * to the first token, and Prisma's query building cost ~0.3 ms of the ~0.35 ms.
+ */
+export async function readEvents(db: Db, sessionId: string, afterSeq: number, limit?: number): Promise<Prisma.EventModel[]> {
+  // SQLite: a negative LIMIT is no limit.
+  return db.$queryRaw<Prisma.EventModel[]>`
+    SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "seq" > ${afterSeq} ORDER BY "seq" ASC LIMIT ${limit ?? -1}`;
 }
 
 export async function lastEventSeq(db: Db, sessionId: string): Promise<number> {
