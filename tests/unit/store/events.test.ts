@@ -32,4 +32,34 @@ describe("store: readEvents", () => {
     expect((await readEvents(db, session.id, 0)).map((row) => row.seq)).toEqual([1, 2, 3, 4, 5]);
     expect((await readEvents(db, session.id, 0))[0].createdAt).toEqual(at);
   });
+
+  it("insertEvents stores what createMany stores, atomically, also past one statement's rows", async () => {
+    const viaPrisma = await createSession(db, { workspace: "/tmp/wl-ev-c" });
+    const viaStore = await createSession(db, { workspace: "/tmp/wl-ev-c" });
+    const batch = (sessionId: string, count: number, from = 1) =>
+      Array.from({ length: count }, (_, i) => ({
+        sessionId,
+        seq: from + i,
+        type: i % 3 ? "message.part.delta" : "turn.started",
+        payload: JSON.stringify({ delta: `"quoted" \\ ${"x".repeat(i % 7)} ✓`, i }),
+        turnId: i % 2 ? `turn_${i}` : null,
+        createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, i % 1000)),
+      }));
+    await db.event.createMany({ data: batch(viaPrisma.id, 1_201) });
+    await insertEvents(db, batch(viaStore.id, 1_201));
+    const strip = (rows: { id: number; sessionId: string }[]) => rows.map(({ id: _id, sessionId: _sessionId, ...row }) => row);
+    const expected = strip(await db.event.findMany({ where: { sessionId: viaPrisma.id }, orderBy: { seq: "asc" } }));
+    expect(strip(await db.event.findMany({ where: { sessionId: viaStore.id }, orderBy: { seq: "asc" } }))).toStrictEqual(expected);
+    // The stored text of the dates too (other queries compare and order by it).
+    const text = (sessionId: string) => db.$queryRaw<{ c: string }[]>`SELECT "createdAt" AS c FROM "Event" WHERE "sessionId" = ${sessionId} ORDER BY "seq" LIMIT 3`;
+    expect(await text(viaStore.id)).toEqual(await text(viaPrisma.id));
+
+    // A duplicate seq anywhere fails the whole batch, in one statement or several.
+    for (const count of [3, 1_100]) {
+      const session = await createSession(db, { workspace: "/tmp/wl-ev-d" });
+      await insertEvents(db, batch(session.id, 1, count));
+      await expect(insertEvents(db, batch(session.id, count))).rejects.toThrow();
+      expect(await db.event.count({ where: { sessionId: session.id } })).toBe(1);
+    }
+  });
 });
