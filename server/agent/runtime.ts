@@ -125,8 +125,6 @@ export class AgentRuntime {
   private readonly sessionLayers = new Map<string, Map<string, SessionToolSource>>();
   /** Prompts between the limit check and their start (the turn row is written in between). */
   private starting = 0;
-  /** Per session: the number of the turn this runtime created last (another process may have created more; see store.createTurn). */
-  private readonly turnNumbers = new Map<string, Promise<number>>();
 
   constructor(private readonly deps: RuntimeDeps) {
     this.provider = deps.provider ?? (deps.config.model ? createOpenAIProvider(deps.config.model) : undefined);
@@ -154,7 +152,7 @@ export class AgentRuntime {
     const session = await this.deps.sessions.get(sessionId);
     this.checkTurnLimits(sessionId);
     this.starting += 1;
-    const turn = await this.createTurn(sessionId, prompt).finally(() => (this.starting -= 1));
+    const turn = await store.createTurn(this.deps.db, sessionId, prompt).finally(() => (this.starting -= 1));
     let settle!: (result: TurnResult) => void;
     const done = new Promise<TurnResult>((resolve) => (settle = resolve));
     const pending: PendingTurn = { sessionId, turnId: turn.id, number: turn.number, prompt, options, controller: new AbortController(), done, settle };
@@ -168,23 +166,6 @@ export class AgentRuntime {
     pending.session = session;
     this.start(pending);
     return { turnId: turn.id, done, queued: false };
-  }
-
-  /**
-   * The turn row, numbered from the session's last turn as counted here (after the first turn of
-   * a session since start, which reads it): one insert instead of a read and an insert, unless
-   * another process (an ACP agent on the same database) created turns meanwhile.
-   */
-  private createTurn(sessionId: string, prompt: string): ReturnType<typeof store.createTurn> {
-    const previous = this.turnNumbers.get(sessionId);
-    // After a failed insert (or none yet) the number comes from the database again.
-    const row = (previous ?? Promise.resolve(undefined))
-      .catch(() => undefined)
-      .then((last) => store.createTurn(this.deps.db, sessionId, prompt, last === undefined ? undefined : last + 1));
-    const number = row.then((turn) => turn.number);
-    number.catch(() => this.turnNumbers.get(sessionId) === number && this.turnNumbers.delete(sessionId));
-    this.turnNumbers.set(sessionId, number);
-    return row;
   }
 
   /** Refuses a prompt that would pass MAX_QUEUED_TURNS_PER_SESSION or MAX_CONCURRENT_TURNS. */
@@ -348,10 +329,6 @@ export class AgentRuntime {
     // Independent lookups (history, MCP/session tools, memories and skills, the workspace's prompt
     // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
     const [context, workspaceTools, recall, workspacePrompt] = await Promise.all([
-      this.context(sessionId),
-      this.toolsFor({ sessionId, workspace, emit, signal: pending.controller.signal }),
-      recallForTurn(this.deps, { sessionId, workspace, prompt }),
-      readWorkspacePrompt(workspace),
     ]);
     const enabled = { todo: true, task: true, dmail: true, ...this.deps.agentTools };
     const base = {

@@ -51,7 +51,7 @@ describe("store: readEvents", () => {
     const expected = strip(await db.event.findMany({ where: { sessionId: viaPrisma.id }, orderBy: { seq: "asc" } }));
     expect(strip(await db.event.findMany({ where: { sessionId: viaStore.id }, orderBy: { seq: "asc" } }))).toStrictEqual(expected);
     // The stored text of the dates too (other queries compare and order by it).
-    const text = (sessionId: string) => db.$queryRaw<{ c: string }[]>`SELECT "createdAt" AS c FROM "Event" WHERE "sessionId" = ${sessionId} ORDER BY "seq" LIMIT 3`;
+    const text = (sessionId: string) => db.$queryRaw<{ c: string }[]>`SELECT "createdAt" || '' AS c FROM "Event" WHERE "sessionId" = ${sessionId} ORDER BY "seq" LIMIT 3`;
     expect(await text(viaStore.id)).toEqual(await text(viaPrisma.id));
 
     // A duplicate seq anywhere fails the whole batch, in one statement or several.
