@@ -329,6 +329,10 @@ export class AgentRuntime {
     // Independent lookups (history, MCP/session tools, memories and skills, the workspace's prompt
     // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
     const [context, workspaceTools, recall, workspacePrompt] = await Promise.all([
+      this.context(sessionId),
+      this.toolsFor({ sessionId, workspace, emit, signal: pending.controller.signal }),
+      recallForTurn(this.deps, { sessionId, workspace, prompt }),
+      readWorkspacePrompt(workspace),
     ]);
     const enabled = { todo: true, task: true, dmail: true, ...this.deps.agentTools };
     const base = {
