@@ -30,6 +30,12 @@ export interface CheckpointPort {
    * after `create` answers (the model call overlaps it); tools wait for this before they run.
    */
   settled?(sessionId: string): Promise<void>;
+  /**
+   * The turn's work is done: records its end-of-turn checkpoint (snapshot, row and
+   * `checkpoint.created` event). The runtime awaits it before `turn.completed`, so every event
+   * of a turn precedes its end in the log (another process waiting for the turn can't interleave).
+   */
+  turnEnded?(sessionId: string): Promise<void>;
 }
 
 /**

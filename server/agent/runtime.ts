@@ -283,6 +283,8 @@ export class AgentRuntime {
       }
       clearTimeout(fallback);
       await markRunning();
+      // The end-of-turn checkpoint belongs to the turn: its event precedes turn.completed.
+      await this.checkpoints.turnEnded?.(sessionId).catch(() => undefined);
       await this.complete(pending, result);
       // Steering that came too late for this turn is not lost: it becomes the next prompt.
       const late = state.steering.splice(0);

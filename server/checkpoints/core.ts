@@ -57,7 +57,6 @@ export class CheckpointCore {
   private readonly repos = new Map<string, Promise<ShadowRepo>>();
   /** Per session: checkpoint work in order (turn-end snapshot before the next turn's first checkpoint). */
   private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly watched = new Set<string>();
   /** Per session: the number the next queued checkpoint gets (see allocate). */
   private readonly numbers = new Map<string, Promise<number>>();
   /** Per session: the reason of the checkpoint queued last, so a turn end is recorded once. */
@@ -115,7 +114,6 @@ export class CheckpointCore {
    * Never throws for snapshot trouble.
    */
   async create(input: CheckpointRequest): Promise<{ id: string; number: number }> {
-    this.watchTurnEnds(input.sessionId);
     const id = `cp_${randomUUID()}`;
     const number = this.allocate(input.sessionId, input.reason);
     // The loop appends the marker and the checkpoint.created event for its own checkpoints.
@@ -219,26 +217,27 @@ export class CheckpointCore {
   }
 
   /**
-   * A snapshot when each turn ends, recorded as a `turn_end` checkpoint: it is the baseline
-   * for telling the user's later edits apart, and it shows what the turn's last step changed.
+   * The port's `turnEnded`: a snapshot when each turn ends, recorded as a `turn_end` checkpoint
+   * (it is the baseline for telling the user's later edits apart, and it shows what the turn's
+   * last step changed). The runtime awaits it before appending `turn.completed`, so the
+   * `checkpoint.created` event is part of the turn: another process that starts its turn once
+   * this one completed can't take the same seq. Off the path to the first token (the turn is done).
+   * Never throws.
    */
-  private watchTurnEnds(sessionId: string): void {
-    if (this.watched.has(sessionId) || !this.deps.log.isOpen(sessionId)) return;
-    this.watched.add(sessionId);
-    this.deps.log.subscribe(sessionId, (event) => {
-      if (event.type !== "turn.completed") return;
-      const queued = this.lastReasons.get(sessionId);
-      if (queued === undefined || queued === "turn_end") return;
-      const number = this.allocate(sessionId, "turn_end");
-      void this.serial(sessionId, async () => {
-        const last = await store.lastCheckpoint(this.deps.db, sessionId);
-        const position = (await store.readHistory(this.deps.db, sessionId)).length;
-        const turn = { turn: last?.turn ?? 0, step: (last?.step ?? 0) + 1 };
-        await this.record({ sessionId, ...turn, reason: "turn_end", historyPosition: position }, { number: await number });
-      }).catch((error: unknown) => {
-        // The session may have been deleted while its turn ended; nothing to record then.
-        console.warn(`[worldline] turn-end checkpoint of ${sessionId} failed: ${errorMessage(error)}`);
-      });
+  async turnEnded(sessionId: string): Promise<void> {
+    const queued = this.lastReasons.get(sessionId);
+    if (queued === undefined || queued === "turn_end") return;
+    const number = this.allocate(sessionId, "turn_end");
+    // The turn's model calls are over: delayed step snapshots need not wait any longer.
+    for (const start of this.waiting.get(sessionId) ?? []) start();
+    await this.serial(sessionId, async () => {
+      const last = await store.lastCheckpoint(this.deps.db, sessionId);
+      const position = (await store.readHistory(this.deps.db, sessionId)).length;
+      const turn = { turn: last?.turn ?? 0, step: (last?.step ?? 0) + 1 };
+      await this.record({ sessionId, ...turn, reason: "turn_end", historyPosition: position }, { number: await number });
+    }).catch((error: unknown) => {
+      // The session may have been deleted while its turn ended; nothing to record then.
+      console.warn(`[worldline] turn-end checkpoint of ${sessionId} failed: ${errorMessage(error)}`);
     });
   }
 

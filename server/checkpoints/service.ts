@@ -29,6 +29,11 @@ export class CheckpointService {
     return this.core.create(input);
   }
 
+  /** Port: the turn is done; records its `turn_end` checkpoint (awaited before `turn.completed`). */
+  turnEnded(sessionId: string): Promise<void> {
+    return this.core.turnEnded(sessionId);
+  }
+
   /** Port: a D-Mail went back to `checkpointId`; restores its files when the session allows it. */
   revertTo(input: { sessionId: string; checkpointId: string }): Promise<boolean> {
     return revertFilesForDmail(this.core, input.sessionId, input.checkpointId);

@@ -123,6 +123,8 @@ describe("agent loop over real HTTP", () => {
       [0, 0, "turn"],
       [1, 1, "step"],
       [2, 2, "step"],
+      // The turn's end-of-turn checkpoint is part of the turn: in the log before turn.completed.
+      [3, 3, "turn_end"],
     ]);
     // With send_dmail enabled the model sees the markers.
     expect(messagesOf(fake.requests[1]).filter((m) => m.content === "<system>CHECKPOINT 1</system>")).toHaveLength(1);
