@@ -107,3 +107,20 @@ export class PtyViewer {
     return ack.data;
   }
 }
+
+/**
+ * Watches a byte stream for `marker` without keeping it: each chunk is searched whole
+ * (Buffer#includes is native, a few ms for 100 MB), plus the seam with the previous
+ * chunk. Searching only a chunk's last bytes is not enough: the shell's prompt often
+ * follows the marker in the same chunk and can be longer than any fixed window.
+ */
+export function markerScanner(marker: string): (chunk: Buffer) => boolean {
+  const needle = Buffer.from(marker, "latin1");
+  let seam = Buffer.alloc(0);
+  return (chunk) => {
+    const head = Buffer.concat([seam, chunk.subarray(0, needle.length - 1)]);
+    const found = head.includes(needle) || chunk.includes(needle);
+    seam = Buffer.concat([seam, chunk.subarray(-(needle.length - 1))]).subarray(-(needle.length - 1));
+    return found;
+  };
+}
