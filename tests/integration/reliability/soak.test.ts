@@ -3,7 +3,7 @@ import { setFlagsFromString } from "node:v8";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
-import { PtyViewer } from "../pty/pty-client";
+import { markerScanner, PtyViewer } from "../pty/pty-client";
 
 /**
  * A long session: many turns (each a tool call and a long answer, with a tab
@@ -74,10 +74,12 @@ describe("soak", () => {
     const terminal = (await emitCommand(socket, "pty.create", { commandId: uniqueId(), sessionId })) as { terminalId: string };
     const viewer = new PtyViewer(socket, sessionId, terminal.terminalId, { xterm: false, keepBytes: false });
     await viewer.attach();
-    let tail = "";
-    viewer.onData((chunk) => (tail = (tail + chunk.toString("latin1")).slice(-64)));
+    // The marker may share a chunk with the prompt after it: scan whole chunks, not a short tail.
+    const sawMarker = markerScanner("SOAK-42");
+    let flooded = false;
+    viewer.onData((chunk) => (flooded ||= sawMarker(chunk)));
     viewer.input(`head -c ${TERMINAL_MB * 1024 * 1024} /dev/zero | tr '\\0' 'x' | fold -w 120; echo SOAK-$((40+2))\r`);
-    await waitFor(() => tail.includes("SOAK-42"), 600_000, "the terminal flood");
+    await waitFor(() => flooded, 600_000, "the terminal flood");
     viewer.dispose();
     await bridge.services.ptys.closeAll();
     const afterTerminal = heapMb();
