@@ -71,10 +71,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const files = new WorkspaceFiles();
   const ptys = new PtyManager({
     workspaceOf: async (sessionId) => (await sessions.get(sessionId)).workspace.path,
+    // A terminal can outlive its session's log (the session was deleted): its events then have nowhere to go.
     events: {
-      opened: (t) => log.append(t.sessionId, { type: "terminal.opened", payload: { terminalId: t.terminalId, title: t.title } }),
-      renamed: (t) => log.append(t.sessionId, { type: "terminal.renamed", payload: { terminalId: t.terminalId, title: t.title } }),
-      closed: (t, exitCode) => log.append(t.sessionId, { type: "terminal.closed", payload: { terminalId: t.terminalId, exitCode } }),
+      opened: (t) => log.isOpen(t.sessionId) && log.append(t.sessionId, { type: "terminal.opened", payload: { terminalId: t.terminalId, title: t.title } }),
+      renamed: (t) => log.isOpen(t.sessionId) && log.append(t.sessionId, { type: "terminal.renamed", payload: { terminalId: t.terminalId, title: t.title } }),
+      closed: (t, exitCode) => log.isOpen(t.sessionId) && log.append(t.sessionId, { type: "terminal.closed", payload: { terminalId: t.terminalId, exitCode } }),
     },
   });
   const settings = new SettingsService(db, config.home, config.model?.model ?? null);

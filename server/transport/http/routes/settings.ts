@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DefaultModelBody, IdeLayout, SaveProviderBody, TestConnectionBody } from "../../../protocol";
 import { readJson } from "../io";
 import type { Route } from "../router";
+import { sharedTaskRegistry } from "../../../tools";
 
 /** Providers, models, the default model, connection tests and the per-user IDE layout. Keys never leave the bridge. */
 export const settingsRoutes: Route[] = [
@@ -43,6 +44,8 @@ export const sessionListRoutes: Route[] = [
     path: "/api/v1/sessions/:id",
     handler: async ({ services, params }) => {
       await services.runtime.cancel(params.id);
+      // What runs on the session's behalf dies with it: terminals, background tasks, MCP servers.
+      await Promise.all([services.ptys.closeSession(params.id), sharedTaskRegistry.stopSession(params.id), services.mcp?.forgetSession(params.id)]);
       await services.sessions.remove(params.id);
       return { deleted: true };
     },
