@@ -1,8 +1,6 @@
-import type { BridgeConfig } from "../config";
 import { WorldlineError } from "../errors";
 import { imageRef } from "../protocol";
-import type { EventLog, Session, Sessions } from "../sessions";
-import type { ToolContext } from "../tools/types";
+import type { EventLog, Session } from "../sessions";
 import * as store from "../store";
 import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
@@ -11,14 +9,17 @@ import { DMailBox } from "./dmail";
 import { runCompactionTurn, runTurn, type TurnOptions, type TurnResult } from "./loop";
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry";
-import { afterTurnMemory, recallForTurn, type MemoryPort, type RememberArgs, type SkillsPort } from "./memory-port";
+import { DEFAULT_RETRY_POLICY } from "./retry";
+import { afterTurnMemory, recallForTurn, type RememberArgs } from "./memory-port";
 import { createSubagentRunner } from "./subagent";
 import { readWorkspacePrompt, renderSystemPrompt } from "./system-prompt";
 import { createAgentTools, type TodoItem } from "./tools";
 import { layerTools, type SessionToolSource } from "./session-tools";
-import type { AgentTool, ApprovalGate } from "./tools-port";
+import type { AgentTool } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
+import type { PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
+
+export type { ExternalAgentPort, PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
@@ -37,59 +38,6 @@ const RUNNING_STATUS_DELAY_MS = 50;
 
 /** `/compact` or `/compact <focus>` as a prompt summarises the context instead of asking the model. */
 const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
-
-export interface RuntimeDeps {
-  /** The Settings page's default model, used when the environment names none (server/settings). */
-  defaultModel?: () => Promise<{ baseURL?: string; apiKey: string; model: string; contextWindow: number } | null>;
-  db: store.Db;
-  log: EventLog;
-  sessions: Sessions;
-  config: BridgeConfig;
-  /** Workspace tools (built-ins, MCP); the runtime adds the agent's own (todo, task, send_dmail). */
-  tools: () => AgentTool[];
-  gate: ApprovalGate;
-  /** Tests and print mode may inject a provider; otherwise built from the model config. */
-  provider?: ChatProvider;
-  retry?: RetryPolicy;
-  maxSteps?: number;
-  /** Workspace snapshots (server/checkpoints); without it checkpoints are bare rows. */
-  checkpoints?: CheckpointPort;
-  /** Share of the context window that triggers compaction (default 0.85). */
-  compactionThreshold?: number;
-  /** The agent's own tools, all on by default. */
-  agentTools?: { todo?: boolean; task?: boolean; dmail?: boolean };
-  /** Skill summaries for the system prompt and full text on use (server/skills). */
-  skills?: SkillsPort;
-  /** Recall into the system prompt, the `remember` tool, the post-turn decision and reflection (server/memory). */
-  memory?: MemoryPort;
-  /** Adds audit and password prompts to every tool's context (server/tools, server/approvals). */
-  decorateToolContext?: (ctx: ToolContext) => ToolContext;
-  /** Runs turns of sessions backed by an external ACP agent command (server/acp). */
-  externalAgents?: ExternalAgentPort;
-  /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
-  sessionTools?: SessionToolSource;
-}
-
-/** What a prompt may carry besides its text. */
-export interface PromptOptions {
-  reasoning?: "on" | "off";
-  /** Images for the model, as `data:` (or http) URLs; they go with the first user message of the turn. */
-  images?: string[];
-  /** Thumbnails (`data:` URLs) for the transcript, by index of `images`; the event log keeps these, not the images. */
-  imagePreviews?: (string | undefined)[];
-}
-
-/** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */
-export interface ExternalAgentPort {
-  runTurn(input: { sessionId: string; workspace: string; command: string; turnId: string; prompt: string; emit: TurnEmitter; signal: AbortSignal; gate: ApprovalGate }): Promise<TurnResult>;
-}
-
-export interface StartedTurn {
-  turnId: string;
-  done: Promise<TurnResult>;
-  /** True when another turn was running: this one starts after it (and any queued before it). */
-  queued: boolean;
-}
 
 interface PendingTurn {
   sessionId: string;

@@ -1,49 +1,13 @@
 import type { ApprovalGate, GateRequest } from "../agent";
 import { WorldlineError } from "../errors";
-import type { ApprovalChange, ApprovalDecisionKind, ApprovalsQuery, ApprovalView, EventEnvelope } from "../protocol";
-import type { EventLog, Sessions } from "../sessions";
+import type { ApprovalChange, ApprovalsQuery, ApprovalView, EventEnvelope } from "../protocol";
 import * as store from "../store";
 import type { ApprovalDecision } from "../tools/types";
 import { matchRules } from "./rule-engine";
 import { RuleBook } from "./rules";
 import { PASSWORD_PROMPT_KEY, toApprovalView } from "./views";
 
-export interface ApprovalServiceDeps {
-  db: store.Db;
-  log: EventLog;
-  sessions: Sessions;
-}
-
-/** A sudo password wanted by a running tool call. */
-export interface PasswordRequest {
-  sessionId: string;
-  turnId: string;
-  toolCallId: string;
-  tool: string;
-  prompt: string;
-  signal: AbortSignal;
-}
-
-export interface DecideInput {
-  decision: ApprovalDecisionKind;
-  /** With `reject`: the model sees it and continues; without, the turn ends. */
-  feedback?: string;
-  /** Who decided, for the history: "web", "http", "acp", … */
-  decidedBy: string;
-}
-
-type Outcome = { decision: ApprovalDecisionKind; feedback?: string } | { password: string | null };
-
-interface Waiter {
-  kind: "tool" | "password";
-  sessionId: string;
-  turnId: string;
-  toolCallId: string;
-  tool: string;
-  /** The pattern "allow for this session" records. */
-  scope: string | null;
-  resolve(outcome: Outcome | null): void;
-}
+import type { ApprovalServiceDeps, DecideInput, Outcome, PasswordRequest, Waiter } from "./service-types";
 
 /** Who "decides" requests found pending at start-up. */
 const RESTART_DECIDER = "bridge restart";

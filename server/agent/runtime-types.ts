@@ -1,0 +1,67 @@
+import type { BridgeConfig } from "../config";
+import type { EventLog, Sessions } from "../sessions";
+import type * as store from "../store";
+import type { ToolContext } from "../tools/types";
+import type { CheckpointPort } from "./checkpoint-port";
+import type { TurnResult } from "./loop";
+import type { MemoryPort, SkillsPort } from "./memory-port";
+import type { ChatProvider } from "./provider";
+import type { RetryPolicy } from "./retry";
+import type { SessionToolSource } from "./session-tools";
+import type { AgentTool, ApprovalGate } from "./tools-port";
+import type { TurnEmitter } from "./turn-emitter";
+
+/** What the runtime is built from and what its callers pass and get back (server/agent/runtime.ts). */
+
+export interface RuntimeDeps {
+  /** The Settings page's default model, used when the environment names none (server/settings). */
+  defaultModel?: () => Promise<{ baseURL?: string; apiKey: string; model: string; contextWindow: number } | null>;
+  db: store.Db;
+  log: EventLog;
+  sessions: Sessions;
+  config: BridgeConfig;
+  /** Workspace tools (built-ins, MCP); the runtime adds the agent's own (todo, task, send_dmail). */
+  tools: () => AgentTool[];
+  gate: ApprovalGate;
+  /** Tests and print mode may inject a provider; otherwise built from the model config. */
+  provider?: ChatProvider;
+  retry?: RetryPolicy;
+  maxSteps?: number;
+  /** Workspace snapshots (server/checkpoints); without it checkpoints are bare rows. */
+  checkpoints?: CheckpointPort;
+  /** Share of the context window that triggers compaction (default 0.85). */
+  compactionThreshold?: number;
+  /** The agent's own tools, all on by default. */
+  agentTools?: { todo?: boolean; task?: boolean; dmail?: boolean };
+  /** Skill summaries for the system prompt and full text on use (server/skills). */
+  skills?: SkillsPort;
+  /** Recall into the system prompt, the `remember` tool, the post-turn decision and reflection (server/memory). */
+  memory?: MemoryPort;
+  /** Adds audit and password prompts to every tool's context (server/tools, server/approvals). */
+  decorateToolContext?: (ctx: ToolContext) => ToolContext;
+  /** Runs turns of sessions backed by an external ACP agent command (server/acp). */
+  externalAgents?: ExternalAgentPort;
+  /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
+  sessionTools?: SessionToolSource;
+}
+
+/** What a prompt may carry besides its text. */
+export interface PromptOptions {
+  reasoning?: "on" | "off";
+  /** Images for the model, as `data:` (or http) URLs; they go with the first user message of the turn. */
+  images?: string[];
+  /** Thumbnails (`data:` URLs) for the transcript, by index of `images`; the event log keeps these, not the images. */
+  imagePreviews?: (string | undefined)[];
+}
+
+/** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */
+export interface ExternalAgentPort {
+  runTurn(input: { sessionId: string; workspace: string; command: string; turnId: string; prompt: string; emit: TurnEmitter; signal: AbortSignal; gate: ApprovalGate }): Promise<TurnResult>;
+}
+
+export interface StartedTurn {
+  turnId: string;
+  done: Promise<TurnResult>;
+  /** True when another turn was running: this one starts after it (and any queued before it). */
+  queued: boolean;
+}

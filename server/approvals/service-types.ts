@@ -1,0 +1,42 @@
+import type { ApprovalDecisionKind } from "../protocol";
+import type { EventLog, Sessions } from "../sessions";
+import type * as store from "../store";
+
+/** What the approval service is built from, takes and keeps per waiting call (server/approvals/service.ts). */
+
+export interface ApprovalServiceDeps {
+  db: store.Db;
+  log: EventLog;
+  sessions: Sessions;
+}
+
+/** A sudo password wanted by a running tool call. */
+export interface PasswordRequest {
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  tool: string;
+  prompt: string;
+  signal: AbortSignal;
+}
+
+export interface DecideInput {
+  decision: ApprovalDecisionKind;
+  /** With `reject`: the model sees it and continues; without, the turn ends. */
+  feedback?: string;
+  /** Who decided, for the history: "web", "http", "acp", … */
+  decidedBy: string;
+}
+
+export type Outcome = { decision: ApprovalDecisionKind; feedback?: string } | { password: string | null };
+
+export interface Waiter {
+  kind: "tool" | "password";
+  sessionId: string;
+  turnId: string;
+  toolCallId: string;
+  tool: string;
+  /** The pattern "allow for this session" records. */
+  scope: string | null;
+  resolve(outcome: Outcome | null): void;
+}
