@@ -85,7 +85,8 @@ export class ExternalAgents implements ExternalAgentPort {
   }
 
   private async start(workspace: string, command: string): Promise<AgentProcess> {
-    const child = spawn("bash", ["-lc", command], { cwd: workspace, stdio: ["pipe", "pipe", "pipe"] });
+    // Not a login shell: the bridge's environment is inherited, and profile scripts can block (pyenv's rehash lock).
+    const child = spawn("bash", ["-c", command], { cwd: workspace, stdio: ["pipe", "pipe", "pipe"] });
     child.stderr.on("data", (chunk: Buffer) => process.stderr.write(`[external agent] ${chunk.toString()}`));
     const state = { workspace, terminals: new ExternalTerminals(workspace) } as AgentProcess;
     state.child = child;
