@@ -7,7 +7,13 @@ import tseslint from "typescript-eslint";
  * the UI imports only the protocol from server/, only server/store imports
  * Prisma, and nothing imports the transport layer but the bridge's entry points.
  */
-const prismaImports = ["**/generated/prisma", "**/generated/prisma/*", "@prisma/client", "@prisma/client/*", "@prisma/adapter-better-sqlite3"];
+const prismaImports = [
+  "**/generated/prisma",
+  "**/generated/prisma/*",
+  "@prisma/client",
+  "@prisma/client/*",
+  "@prisma/adapter-better-sqlite3",
+];
 
 export default tseslint.config(
   {
@@ -24,9 +30,24 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly", setTimeout: "readonly", clearTimeout: "readonly", setInterval: "readonly", clearInterval: "readonly", fetch: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        Buffer: "readonly",
+        setTimeout: "readonly",
+        clearTimeout: "readonly",
+        setInterval: "readonly",
+        clearInterval: "readonly",
+        fetch: "readonly",
+      },
+    },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
       "@typescript-eslint/no-explicit-any": "error",
       // Closures that read a variable assigned later (a handler wired before its target exists) are fine.
       "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
@@ -43,7 +64,14 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ["@/server/*", "!@/server/protocol", "../server/*", "../../server/*", "../../../server/*", "!**/server/protocol"],
+              group: [
+                "@/server/*",
+                "!@/server/protocol",
+                "../server/*",
+                "../../server/*",
+                "../../../server/*",
+                "!**/server/protocol",
+              ],
               message: "The UI may import only server/protocol from the bridge.",
             },
           ],
@@ -60,8 +88,14 @@ export default tseslint.config(
         {
           patterns: [
             { group: prismaImports, message: "Only server/store imports Prisma." },
-            { group: ["**/transport", "**/transport/*"], message: "Nothing imports the transport layer except server/main.ts." },
-            { group: ["**/app/*", "**/components/*", "@/app/*", "@/components/*"], message: "The bridge never imports the UI." },
+            {
+              group: ["**/transport", "**/transport/*"],
+              message: "Nothing imports the transport layer except server/main.ts.",
+            },
+            {
+              group: ["**/app/*", "**/components/*", "@/app/*", "@/components/*"],
+              message: "The bridge never imports the UI.",
+            },
           ],
         },
       ],
@@ -75,7 +109,10 @@ export default tseslint.config(
         {
           patterns: [
             { group: prismaImports, message: "Only server/store imports Prisma." },
-            { group: ["**/app/*", "**/components/*", "@/app/*", "@/components/*"], message: "The bridge never imports the UI." },
+            {
+              group: ["**/app/*", "**/components/*", "@/app/*", "@/components/*"],
+              message: "The bridge never imports the UI.",
+            },
           ],
         },
       ],
@@ -84,7 +121,10 @@ export default tseslint.config(
   {
     files: ["server/protocol/**"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ regex: "^(?!zod$|\\./)", message: "The protocol module imports only zod." }] }],
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^(?!zod$|\\./)", message: "The protocol module imports only zod." }] },
+      ],
     },
   },
   {

@@ -49,7 +49,8 @@ export async function run(): Promise<CheckpointBenchResult> {
   const root = mkdtempSync(join(tmpdir(), "wl-bench-checkpoints-"));
   const ws = join(root, "ws");
   try {
-    for (let dir = 0; dir < FILE_COUNT / FILES_PER_DIR; dir++) mkdirSync(join(ws, `src/mod${dir}`), { recursive: true });
+    for (let dir = 0; dir < FILE_COUNT / FILES_PER_DIR; dir++)
+      mkdirSync(join(ws, `src/mod${dir}`), { recursive: true });
     for (let i = 0; i < FILE_COUNT; i++) writeFileSync(join(ws, filePath(i)), fileBody(i, 0));
     const repo = await openShadowRepo(ws, { home: join(root, "home") });
 
@@ -76,7 +77,8 @@ export async function run(): Promise<CheckpointBenchResult> {
       }
       const baseline = await repo.snapshot();
       const [ms, result] = await timed(() => repo.restore(checkpoint.commit, { baseline: baseline.commit }));
-      if (result.written.length !== REWIND_FILES) throw new Error(`expected ${REWIND_FILES} restored files, got ${result.written.length}`);
+      if (result.written.length !== REWIND_FILES)
+        throw new Error(`expected ${REWIND_FILES} restored files, got ${result.written.length}`);
       rewind.push(ms);
     }
 
@@ -94,11 +96,16 @@ export async function run(): Promise<CheckpointBenchResult> {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const result = await run();
-  const verdict = (ms: number, target: number) => (ms < target ? `ok, target < ${target} ms` : `OVER the ${target} ms target`);
+  const verdict = (ms: number, target: number) =>
+    ms < target ? `ok, target < ${target} ms` : `OVER the ${target} ms target`;
   console.log(`Checkpoints on a ${result.files}-file workspace (median of ${RUNS} runs):`);
   console.log(`  first snapshot (hashes everything):  ${result.initial_snapshot_ms} ms`);
-  console.log(`  snapshot, one file changed:          ${result.snapshot_one_change_ms} ms (${verdict(result.snapshot_one_change_ms, 200)})`);
+  console.log(
+    `  snapshot, one file changed:          ${result.snapshot_one_change_ms} ms (${verdict(result.snapshot_one_change_ms, 200)})`,
+  );
   console.log(`  snapshot, nothing changed:           ${result.snapshot_no_change_ms} ms`);
-  console.log(`  rewind of ${REWIND_FILES} changed files:        ${result.rewind_100_files_ms} ms (${verdict(result.rewind_100_files_ms, 1000)})`);
+  console.log(
+    `  rewind of ${REWIND_FILES} changed files:        ${result.rewind_100_files_ms} ms (${verdict(result.rewind_100_files_ms, 1000)})`,
+  );
   console.log(JSON.stringify(result));
 }

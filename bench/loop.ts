@@ -44,7 +44,13 @@ export async function run(): Promise<LoopBenchResult> {
     needsApproval: () => ({ level: "none", subject: "noop", scope: "noop", description: "noop", risk: "none" }),
     execute: async ({ n }) => `ok ${n}`,
   });
-  const env = { PORT: "0", WORLDLINE_HOME: home, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "x", WORLDLINE_MODEL: "fake-model" } as unknown as NodeJS.ProcessEnv;
+  const env = {
+    PORT: "0",
+    WORLDLINE_HOME: home,
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_API_KEY: "x",
+    WORLDLINE_MODEL: "fake-model",
+  } as unknown as NodeJS.ProcessEnv;
   const config = loadConfig(env);
   const arrivals: number[] = [];
   fake.onRequest = () => {
@@ -61,9 +67,19 @@ export async function run(): Promise<LoopBenchResult> {
   const sessions = new Sessions(db, log);
   try {
     // The loop alone: a runtime on the real store, checkpoints as bare rows.
-    const runtime = new AgentRuntime({ db, log, sessions, config, tools: () => [noop], gate: { check: async () => ({ approved: true }) }, maxSteps: STEPS + 1 });
+    const runtime = new AgentRuntime({
+      db,
+      log,
+      sessions,
+      config,
+      tools: () => [noop],
+      gate: { check: async () => ({ approved: true }) },
+      maxSteps: STEPS + 1,
+    });
     const loopSteps = await timeTurn(runtime, await sessions.create({ workspace, yolo: true }), script, arrivals);
-    const bodies = fake.requests.map((request) => request.body as { model: string; messages: ChatRequest["messages"]; tools?: ChatRequest["tools"] });
+    const bodies = fake.requests.map(
+      (request) => request.body as { model: string; messages: ChatRequest["messages"]; tools?: ChatRequest["tools"] },
+    );
 
     // The same requests, the same responses, no loop in between.
     fake.reset();
@@ -72,7 +88,12 @@ export async function run(): Promise<LoopBenchResult> {
     const provider = createOpenAIProvider(config.model!);
     for (const body of bodies) {
       const signal = new AbortController().signal;
-      for await (const _chunk of provider.stream({ model: body.model, messages: body.messages, tools: body.tools, signal })) {
+      for await (const _chunk of provider.stream({
+        model: body.model,
+        messages: body.messages,
+        tools: body.tools,
+        signal,
+      })) {
         // drained: the loop reads every chunk too
       }
     }
@@ -86,7 +107,12 @@ export async function run(): Promise<LoopBenchResult> {
     const bridge = await startBridge({ config, ui: false, tools: () => [noop], agent: { maxSteps: STEPS + 1 } });
     let bridgeSteps: number[];
     try {
-      bridgeSteps = await timeTurn(bridge.services.runtime, await bridge.services.sessions.create({ workspace, yolo: true }), script, arrivals);
+      bridgeSteps = await timeTurn(
+        bridge.services.runtime,
+        await bridge.services.sessions.create({ workspace, yolo: true }),
+        script,
+        arrivals,
+      );
     } finally {
       await bridge.close();
     }
@@ -108,11 +134,17 @@ export async function run(): Promise<LoopBenchResult> {
   }
 }
 
-async function timeTurn(runtime: AgentRuntime, session: { id: string }, script: () => void, arrivals: number[]): Promise<number[]> {
+async function timeTurn(
+  runtime: AgentRuntime,
+  session: { id: string },
+  script: () => void,
+  arrivals: number[],
+): Promise<number[]> {
   script();
   const started = await runtime.prompt(session.id, "run the bench");
   const result = await started.done;
-  if (result.outcome !== "completed") throw new Error(`the bench turn ended with ${result.outcome}: ${result.message ?? ""}`);
+  if (result.outcome !== "completed")
+    throw new Error(`the bench turn ended with ${result.outcome}: ${result.message ?? ""}`);
   return intervals(arrivals);
 }
 

@@ -81,9 +81,14 @@ async function serveBridge(): Promise<void> {
   const { startBridge } = await import("../server/main");
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-home-"));
   const workspace = process.env.WL_BENCH_WORKSPACE ?? fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-ws-"));
-  const bridge = await startBridge({ config: loadConfig({ ...process.env, PORT: "0", WORLDLINE_HOME: home, WORLDLINE_TOKEN: "bench-token-0123456789" }), ui: false });
+  const bridge = await startBridge({
+    config: loadConfig({ ...process.env, PORT: "0", WORLDLINE_HOME: home, WORLDLINE_TOKEN: "bench-token-0123456789" }),
+    ui: false,
+  });
   const session = await bridge.services.sessions.create({ workspace });
-  process.stdout.write(`${JSON.stringify({ url: bridge.url, token: bridge.token, sessionId: session.id, workspace })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: bridge.url, token: bridge.token, sessionId: session.id, workspace })}\n`,
+  );
   process.on("SIGTERM", () => void bridge.close().finally(() => process.exit(0)));
 }
 
@@ -125,14 +130,24 @@ async function connect(bridge: BridgeChild): Promise<Socket> {
 }
 
 async function command<T>(socket: Socket, name: string, payload: Record<string, unknown>): Promise<T> {
-  const ack = (await socket.timeout(15_000).emitWithAck(name, { commandId: `bench-${Math.random().toString(36).slice(2)}`, ...payload })) as Ack<T>;
+  const ack = (await socket
+    .timeout(15_000)
+    .emitWithAck(name, { commandId: `bench-${Math.random().toString(36).slice(2)}`, ...payload })) as Ack<T>;
   if (!ack.ok) throw new Error(`${name}: ${ack.error.message}`);
   return ack.data;
 }
 
 /** Opens a terminal and a viewer on it, and waits for the shell's first prompt. */
-async function openViewer(bridge: BridgeChild, socket: Socket, options: ConstructorParameters<typeof PtyViewer>[3]): Promise<PtyViewer> {
-  const { terminalId } = await command<TerminalInfo>(socket, "pty.create", { sessionId: bridge.sessionId, cols: 120, rows: 30 });
+async function openViewer(
+  bridge: BridgeChild,
+  socket: Socket,
+  options: ConstructorParameters<typeof PtyViewer>[3],
+): Promise<PtyViewer> {
+  const { terminalId } = await command<TerminalInfo>(socket, "pty.create", {
+    sessionId: bridge.sessionId,
+    cols: 120,
+    rows: 30,
+  });
   const viewer = new PtyViewer(socket, bridge.sessionId, terminalId, { cols: 120, rows: 30, ...options });
   await viewer.attach();
   const deadline = Date.now() + 10_000;
@@ -142,7 +157,13 @@ async function openViewer(bridge: BridgeChild, socket: Socket, options: Construc
 }
 
 function writeTextFile(file: string, megabytes: number): number {
-  const lines = Array.from({ length: 1000 }, (_, i) => `${String(i).padStart(6, "0")} ${"lorem ipsum dolor sit amet consectetur adipiscing elit ".slice(i % 20)}`.padEnd(79, ".")).join("\n") + "\n";
+  const lines =
+    Array.from({ length: 1000 }, (_, i) =>
+      `${String(i).padStart(6, "0")} ${"lorem ipsum dolor sit amet consectetur adipiscing elit ".slice(i % 20)}`.padEnd(
+        79,
+        ".",
+      ),
+    ).join("\n") + "\n";
   const block = Buffer.from(lines.repeat(Math.ceil(1_000_000 / lines.length)));
   const fd = fs.openSync(file, "w");
   let written = 0;
@@ -154,7 +175,14 @@ function writeTextFile(file: string, megabytes: number): number {
 /** Reads `cat file` from a node-pty in this process: the ceiling any bridge could reach. */
 async function rawPtyRate(file: string): Promise<number> {
   const start = performance.now();
-  const pty = nodePty.spawn("cat", [file], { name: "xterm-256color", cols: 120, rows: 30, cwd: path.dirname(file), env: process.env as Record<string, string>, encoding: null });
+  const pty = nodePty.spawn("cat", [file], {
+    name: "xterm-256color",
+    cols: 120,
+    rows: 30,
+    cwd: path.dirname(file),
+    env: process.env as Record<string, string>,
+    encoding: null,
+  });
   let bytes = 0;
   pty.onData((data) => (bytes += (data as unknown as Buffer).length));
   await new Promise((resolve) => pty.onExit(resolve));
@@ -188,7 +216,10 @@ function cpuMs(pid: number): number {
   }
 }
 
-async function bridgeRate(bridge: BridgeChild, file: string): Promise<{ rate: number; bridgeCpuMsPerMb: number; clientCpuMsPerMb: number }> {
+async function bridgeRate(
+  bridge: BridgeChild,
+  file: string,
+): Promise<{ rate: number; bridgeCpuMsPerMb: number; clientCpuMsPerMb: number }> {
   const socket = await connect(bridge);
   const viewer = await openViewer(bridge, socket, { keepBytes: false });
   // Anywhere in a chunk: the prompt that follows the marker in the same chunk is longer than any fixed tail window.
@@ -307,7 +338,8 @@ export async function run(): Promise<PtyBenchResult> {
     };
   } finally {
     // A failed run leaves no bridge behind (stop() of a stopped one returns at once).
-    for (const bridge of bridges) if (bridge.child.exitCode === null && bridge.child.signalCode === null) await bridge.stop();
+    for (const bridge of bridges)
+      if (bridge.child.exitCode === null && bridge.child.signalCode === null) await bridge.stop();
     fs.rmSync(workspace, { recursive: true, force: true });
   }
 }
@@ -318,12 +350,24 @@ if (process.argv.includes("--bridge")) {
   const result = await run();
   const verdict = (ok: boolean) => (ok ? "meets target" : "MISSES target");
   console.log(`Terminals (${result.file_mb} MB cat, ${result.flood_seconds} s flood):`);
-  console.log(`  raw node-pty read (median):   ${result.raw_pty_mb_per_s} MB/s (runs: ${result.raw_pty_runs_mb_per_s.join(", ")})`);
-  console.log(`  through bridge + socket.io:   ${result.bridge_mb_per_s} MB/s (bridge ${result.bridge_cpu_ms_per_mb} ms CPU/MB, client ${result.client_cpu_ms_per_mb} ms CPU/MB)`);
-  console.log(`  client xterm alone (ceiling): ${result.client_xterm_mb_per_s} MB/s (a free bridge would reach a ratio of ${result.pty_client_ceiling_ratio})`);
-  console.log(`  throughput ratio:             ${result.pty_throughput_ratio} (target ≥ 0.5, ${verdict(result.pty_throughput_ratio >= 0.5)})`);
-  console.log(`  bridge RSS peak during flood: ${result.flood_bridge_rss_mb} MB (target ≤ 300, ${verdict(result.flood_bridge_rss_mb <= 300)})`);
+  console.log(
+    `  raw node-pty read (median):   ${result.raw_pty_mb_per_s} MB/s (runs: ${result.raw_pty_runs_mb_per_s.join(", ")})`,
+  );
+  console.log(
+    `  through bridge + socket.io:   ${result.bridge_mb_per_s} MB/s (bridge ${result.bridge_cpu_ms_per_mb} ms CPU/MB, client ${result.client_cpu_ms_per_mb} ms CPU/MB)`,
+  );
+  console.log(
+    `  client xterm alone (ceiling): ${result.client_xterm_mb_per_s} MB/s (a free bridge would reach a ratio of ${result.pty_client_ceiling_ratio})`,
+  );
+  console.log(
+    `  throughput ratio:             ${result.pty_throughput_ratio} (target ≥ 0.5, ${verdict(result.pty_throughput_ratio >= 0.5)})`,
+  );
+  console.log(
+    `  bridge RSS peak during flood: ${result.flood_bridge_rss_mb} MB (target ≤ 300, ${verdict(result.flood_bridge_rss_mb <= 300)})`,
+  );
   console.log(`  Ctrl-C to quiet after flood:  ${result.flood_ctrl_c_quiet_ms} ms`);
-  console.log(`  keystroke echo p50 / p95:     ${result.keystroke_echo_p50_ms} / ${result.keystroke_echo_p95_ms} ms (target p50 < 10, ${verdict(result.keystroke_echo_p50_ms < 10)})`);
+  console.log(
+    `  keystroke echo p50 / p95:     ${result.keystroke_echo_p50_ms} / ${result.keystroke_echo_p95_ms} ms (target p50 < 10, ${verdict(result.keystroke_echo_p50_ms < 10)})`,
+  );
   console.log(JSON.stringify(result));
 }

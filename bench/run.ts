@@ -61,7 +61,9 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   { key: "bridge_step_overhead_ms", bench: "loop", unit: "ms" },
 ];
 
-type Outcome = { status: "ok"; figures: Figures; seconds: number } | { status: "not_measured" | "failed"; reason: string; seconds: number };
+type Outcome =
+  | { status: "ok"; figures: Figures; seconds: number }
+  | { status: "not_measured" | "failed"; reason: string; seconds: number };
 
 async function runBench(bench: Bench): Promise<Outcome> {
   const start = performance.now();
@@ -72,10 +74,14 @@ async function runBench(bench: Bench): Promise<Outcome> {
   } catch (error) {
     return { status: "not_measured", reason: `cannot load ${bench.file}: ${firstLine(error)}`, seconds: seconds() };
   }
-  if (typeof module.run !== "function") return { status: "not_measured", reason: `${bench.file} exports no run()`, seconds: seconds() };
+  if (typeof module.run !== "function")
+    return { status: "not_measured", reason: `${bench.file} exports no run()`, seconds: seconds() };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${bench.timeoutS} s (its processes may linger until the run exits)`)), bench.timeoutS * 1000);
+    timer = setTimeout(
+      () => reject(new Error(`timed out after ${bench.timeoutS} s (its processes may linger until the run exits)`)),
+      bench.timeoutS * 1000,
+    );
   });
   try {
     return { status: "ok", figures: await Promise.race([module.run(), timeout]), seconds: seconds() };
@@ -154,7 +160,9 @@ async function main(): Promise<void> {
     if (result === "not measured") unmeasured.push(target.key);
     headline[target.key] = typeof value === "number" ? value : null;
     const bound = `${target.kind === "max" ? "≤" : "≥"} ${target.limit}${target.unit ? ` ${target.unit}` : ""}`;
-    console.log(`  ${result === "ok" ? "✓" : "✗"} ${target.key.padEnd(26)} ${String(value ?? "—").padStart(9)} ${target.unit.padEnd(3)} (target ${bound}: ${result})`);
+    console.log(
+      `  ${result === "ok" ? "✓" : "✗"} ${target.key.padEnd(26)} ${String(value ?? "—").padStart(9)} ${target.unit.padEnd(3)} (target ${bound}: ${result})`,
+    );
   }
   for (const reported of REPORTED) {
     const value = figure(reported.bench, reported.key);
@@ -162,7 +170,10 @@ async function main(): Promise<void> {
     console.log(`  · ${reported.key.padEnd(26)} ${String(value ?? "—").padStart(9)} ${reported.unit}`);
   }
   const notRun = [...outcomes].filter(([, outcome]) => outcome.status !== "ok");
-  for (const [name, outcome] of notRun) console.log(`  ! ${name}: ${outcome.status === "failed" ? "FAILED" : "not measured"} (${"reason" in outcome ? outcome.reason : ""})`);
+  for (const [name, outcome] of notRun)
+    console.log(
+      `  ! ${name}: ${outcome.status === "failed" ? "FAILED" : "not measured"} (${"reason" in outcome ? outcome.reason : ""})`,
+    );
   const seconds = round((performance.now() - started) / 1000, 1);
   console.log(`  whole run: ${seconds} s`);
 
@@ -172,7 +183,12 @@ async function main(): Promise<void> {
     missed,
     not_measured: notRun.map(([name]) => name),
     total_seconds: seconds,
-    details: Object.fromEntries([...outcomes].map(([name, outcome]) => [name, outcome.status === "ok" ? outcome.figures : { [outcome.status]: outcome.reason }])),
+    details: Object.fromEntries(
+      [...outcomes].map(([name, outcome]) => [
+        name,
+        outcome.status === "ok" ? outcome.figures : { [outcome.status]: outcome.reason },
+      ]),
+    ),
   });
   // Benchmarks may leave sockets, timers or (after a time-out) child processes behind; the run is over once stdout is written.
   stopOwnChildren();

@@ -96,7 +96,10 @@ async function serveOnce(timeoutMs: number): Promise<{ ms: number; built: boolea
 /** The floor: Node with the same TypeScript loader, printing one line. */
 async function bareNode(): Promise<number> {
   const start = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "-e", "console.log('ready')"], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "-e", "console.log('ready')"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   await firstLine(child, READY_TIMEOUT_MS);
   const ms = performance.now() - start;
   await stopChild(child);

@@ -21,7 +21,13 @@ import { performance } from "node:perf_hooks";
 import { io, type Socket } from "socket.io-client";
 import { loadConfig } from "../server/config";
 import { startBridge, type Bridge } from "../server/main";
-import { LiveTranscript, type Ack, type EventEnvelope, type SessionEvent, type SubscribeResult } from "../server/protocol";
+import {
+  LiveTranscript,
+  type Ack,
+  type EventEnvelope,
+  type SessionEvent,
+  type SubscribeResult,
+} from "../server/protocol";
 import { startFakeLlm } from "../tests/fake-llm/server";
 import { isMain, printJsonLine } from "./lib/cli";
 
@@ -47,7 +53,14 @@ export async function run(): Promise<SyncBenchResult> {
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-bench-sync-"));
   const workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-bench-sync-ws-")));
   const bridge = await startBridge({
-    config: loadConfig({ PORT: "0", WORLDLINE_HOME: home, WORLDLINE_TOKEN: TOKEN, OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "x", WORLDLINE_MODEL: "fake-model" }),
+    config: loadConfig({
+      PORT: "0",
+      WORLDLINE_HOME: home,
+      WORLDLINE_TOKEN: TOKEN,
+      OPENAI_BASE_URL: fake.url,
+      OPENAI_API_KEY: "x",
+      WORLDLINE_MODEL: "fake-model",
+    }),
     ui: false,
   });
   try {
@@ -81,7 +94,9 @@ async function connect(url: string): Promise<Socket> {
 }
 
 async function subscribe(socket: Socket, sessionId: string, afterSeq = 0): Promise<SubscribeResult> {
-  const ack = (await socket.timeout(30_000).emitWithAck("session.subscribe", { sessionId, afterSeq })) as Ack<SubscribeResult>;
+  const ack = (await socket
+    .timeout(30_000)
+    .emitWithAck("session.subscribe", { sessionId, afterSeq })) as Ack<SubscribeResult>;
   if (!ack.ok) throw new Error(ack.error.message);
   return ack.data;
 }
@@ -94,7 +109,11 @@ async function measureFanout(bridge: Bridge, fake: Awaited<ReturnType<typeof sta
   bridge.services.log.subscribe(sessionId, (event) => appendedAt.set(event.seq, wallNow()));
   // The five tabs live in another process, as browser tabs do: the bridge's own work must not
   // delay their reading, and both sides stamp with the same wall clock (timeOrigin + now).
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--clients", bridge.url, sessionId], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), "--clients", bridge.url, sessionId],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const lines = createInterface({ input: child.stdout! });
   const arrivals: Record<string, number> = {};
   let ready = false;
@@ -109,12 +128,23 @@ async function measureFanout(bridge: Bridge, fake: Awaited<ReturnType<typeof sta
   const words = Array.from({ length: 600 }, (_, i) => `token${i}`).join(" ");
   for (let turn = 0; turn < TURNS; turn++) {
     fake.script(
-      { reasoning: "Checking the notes.", toolCalls: [{ name: "read_file", arguments: { path: "notes.md" } }, { name: "glob", arguments: { pattern: "*" } }], delayMs: 2 },
+      {
+        reasoning: "Checking the notes.",
+        toolCalls: [
+          { name: "read_file", arguments: { path: "notes.md" } },
+          { name: "glob", arguments: { pattern: "*" } },
+        ],
+        delayMs: 2,
+      },
       { toolCalls: [{ name: "write_file", arguments: { path: `out${turn}.md`, content: words } }], delayMs: 2 },
       { text: words, chunkSize: 6, delayMs: 2 },
     );
     const before = bridge.services.log.lastSeq(sessionId);
-    const ack = (await sockets[0].timeout(30_000).emitWithAck("turn.prompt", { commandId: `bench-${turn}-${Date.now()}`, sessionId, text: `turn ${turn}` })) as Ack;
+    const ack = (await sockets[0].timeout(30_000).emitWithAck("turn.prompt", {
+      commandId: `bench-${turn}-${Date.now()}`,
+      sessionId,
+      text: `turn ${turn}`,
+    })) as Ack;
     if (!ack.ok) throw new Error(ack.error.message);
     await waitUntil(() => {
       const last = bridge.services.log.lastSeq(sessionId);
@@ -125,7 +155,9 @@ async function measureFanout(bridge: Bridge, fake: Awaited<ReturnType<typeof sta
   child.kill("SIGTERM");
   await exited;
   const lastArrival = new Map(Object.entries(arrivals).map(([seq, at]) => [Number(seq), at] as const));
-  const latencies = [...lastArrival].filter(([seq]) => appendedAt.has(seq)).map(([seq, at]) => at - appendedAt.get(seq)!);
+  const latencies = [...lastArrival]
+    .filter(([seq]) => appendedAt.has(seq))
+    .map(([seq, at]) => at - appendedAt.get(seq)!);
   latencies.sort((a, b) => a - b);
   for (const socket of sockets) socket.disconnect();
   return {
@@ -144,11 +176,22 @@ function* syntheticTurns(): Generator<SessionEvent> {
     yield { type: "turn.started", payload: { turnId, number: turn + 1, prompt: `prompt ${turn}` } };
     yield { type: "message.user", payload: { turnId, messageId: `user-${turn}`, text: `Please do step ${turn}.` } };
     for (let i = 0; i < 30; i++) {
-      yield { type: "message.part.delta", payload: { turnId, messageId, part: i % 2 === 0 ? "reasoning" : "text", delta: `chunk ${i} of turn ${turn}, some words to read. ` } };
+      yield {
+        type: "message.part.delta",
+        payload: {
+          turnId,
+          messageId,
+          part: i % 2 === 0 ? "reasoning" : "text",
+          delta: `chunk ${i} of turn ${turn}, some words to read. `,
+        },
+      };
     }
     for (let t = 0; t < 3; t++) {
       const toolCallId = `call-${turn}-${t}`;
-      yield { type: "tool.call", payload: { turnId, messageId, toolCallId, name: "read_file", args: { path: `file${t}.ts` } } };
+      yield {
+        type: "tool.call",
+        payload: { turnId, messageId, toolCallId, name: "read_file", args: { path: `file${t}.ts` } },
+      };
       yield { type: "tool.state", payload: { turnId, toolCallId, state: "running" } };
       yield { type: "tool.state", payload: { turnId, toolCallId, state: "completed", output: "line\n".repeat(20) } };
     }
@@ -179,7 +222,11 @@ async function measureReplay(bridge: Bridge, workspace: string) {
   };
   const cold = await loadOnce();
   const warm = await loadOnce();
-  return { session_replay_10k_ms: round(cold.ms), session_replay_10k_warm_ms: round(warm.ms), session_replay_10k_bytes: cold.bytes };
+  return {
+    session_replay_10k_ms: round(cold.ms),
+    session_replay_10k_warm_ms: round(warm.ms),
+    session_replay_10k_bytes: cold.bytes,
+  };
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -40,7 +40,11 @@ export async function run(): Promise<TtftBenchResult> {
   const fake = await startFakeLlmProcess();
   const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-ttft-")));
   fs.writeFileSync(path.join(workspace, "README.md"), "# A small project\n");
-  const bridge = await startBridgeProcess({ OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: "x", WORLDLINE_MODEL: "fake-model" });
+  const bridge = await startBridgeProcess({
+    OPENAI_BASE_URL: fake.url,
+    OPENAI_API_KEY: "x",
+    WORLDLINE_MODEL: "fake-model",
+  });
   const client = new OpenAI({ baseURL: fake.url, apiKey: "x", maxRetries: 0 });
   let socket: Socket | undefined;
   try {
@@ -54,7 +58,9 @@ export async function run(): Promise<TtftBenchResult> {
     for (let i = 0; i < WARMUP_RUNS + RUNS; i++) {
       await fake.script({ text: ANSWER }, { text: ANSWER });
       const directMs = await directFirstDelta(client);
-      const bridgeMs = await deltas.time(() => command(socket as Socket, "turn.prompt", { sessionId: session.id, text: `question ${i}` }));
+      const bridgeMs = await deltas.time(() =>
+        command(socket as Socket, "turn.prompt", { sessionId: session.id, text: `question ${i}` }),
+      );
       await deltas.turnDone();
       await sleep(PAUSE_MS);
       if (i < WARMUP_RUNS) continue;
@@ -91,7 +97,11 @@ async function createSession(url: string, token: string, workspace: string): Pro
 /** From the request to the first chunk carrying content, then drained like the bridge does. */
 async function directFirstDelta(client: OpenAI): Promise<number> {
   const start = performance.now();
-  const stream = await client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "question" }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: "fake-model",
+    messages: [{ role: "user", content: "question" }],
+    stream: true,
+  });
   let first = Number.NaN;
   for await (const chunk of stream) {
     if (Number.isNaN(first) && chunk.choices[0]?.delta?.content) first = performance.now() - start;
@@ -145,7 +155,9 @@ if (isMain(import.meta.url)) {
   const result = await run();
   console.log(`Time to first token (p50 of ${result.runs} prompts):`);
   console.log(`  direct streaming call to the fake LLM:  ${result.direct_first_delta_p50_ms} ms`);
-  console.log(`  prompt over socket.io → first delta:    ${result.bridge_first_delta_p50_ms} ms (p95 ${result.bridge_first_delta_p95_ms} ms)`);
+  console.log(
+    `  prompt over socket.io → first delta:    ${result.bridge_first_delta_p50_ms} ms (p95 ${result.bridge_first_delta_p95_ms} ms)`,
+  );
   console.log(`  overhead of the bridge:                 ${result.ttft_overhead_p50_ms} ms (target ≤ 15)`);
   printJsonLine(result);
 }

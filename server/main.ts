@@ -18,7 +18,13 @@ import { SettingsService } from "./settings";
 import { ShareLinks } from "./sharing";
 import * as store from "./store";
 import { builtinTools, SessionMcp, sharedTaskRegistry } from "./tools";
-import { attachSocketServer, createAuthPolicy, createRequestHandler, createToken, type BridgeServices } from "./transport";
+import {
+  attachSocketServer,
+  createAuthPolicy,
+  createRequestHandler,
+  createToken,
+  type BridgeServices,
+} from "./transport";
 
 export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, "package.json"), "utf8")).version;
@@ -58,7 +64,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const processRecords = new ProcessRecords(path.join(config.home, "run", "processes"));
   if (options.recoverInterrupted !== false) {
     const killed = processRecords.cleanupOrphans();
-    if (killed.length > 0) process.stderr.write(`[worldline] stopped ${killed.length} process(es) left running by a bridge that died\n`);
+    if (killed.length > 0)
+      process.stderr.write(`[worldline] stopped ${killed.length} process(es) left running by a bridge that died\n`);
   }
   setProcessRecords(processRecords);
   const log = new EventLog(db);
@@ -73,9 +80,15 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     workspaceOf: async (sessionId) => (await sessions.get(sessionId)).workspace.path,
     // A terminal can outlive its session's log (the session was deleted): its events then have nowhere to go.
     events: {
-      opened: (t) => log.isOpen(t.sessionId) && log.append(t.sessionId, { type: "terminal.opened", payload: { terminalId: t.terminalId, title: t.title } }),
-      renamed: (t) => log.isOpen(t.sessionId) && log.append(t.sessionId, { type: "terminal.renamed", payload: { terminalId: t.terminalId, title: t.title } }),
-      closed: (t, exitCode) => log.isOpen(t.sessionId) && log.append(t.sessionId, { type: "terminal.closed", payload: { terminalId: t.terminalId, exitCode } }),
+      opened: (t) =>
+        log.isOpen(t.sessionId) &&
+        log.append(t.sessionId, { type: "terminal.opened", payload: { terminalId: t.terminalId, title: t.title } }),
+      renamed: (t) =>
+        log.isOpen(t.sessionId) &&
+        log.append(t.sessionId, { type: "terminal.renamed", payload: { terminalId: t.terminalId, title: t.title } }),
+      closed: (t, exitCode) =>
+        log.isOpen(t.sessionId) &&
+        log.append(t.sessionId, { type: "terminal.closed", payload: { terminalId: t.terminalId, exitCode } }),
     },
   });
   const settings = new SettingsService(db, config.home, config.model?.model ?? null);
@@ -83,7 +96,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // Sessions with an agentCommand run an external ACP agent, Worldline being its client.
   const externalAgents = new ExternalAgents();
   // MCP servers of each session's workspace (and of ACP clients), started on a session's first turn.
-  const mcp = new SessionMcp({ home: config.home, notice: (sessionId, level, text) => log.append(sessionId, { type: "notice", payload: { level, text } }) });
+  const mcp = new SessionMcp({
+    home: config.home,
+    notice: (sessionId, level, text) => log.append(sessionId, { type: "notice", payload: { level, text } }),
+  });
   const memory = new MemoryService(db);
   const skills = new SkillCatalog(config.home);
   const runtime = new AgentRuntime({
@@ -93,7 +109,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     config,
     checkpoints,
     // Built once: the tools keep no per-turn state, and building them (shell's schema) every turn cost the first token ~0.3 ms.
-    tools: options.tools ?? ((tools) => () => tools)(builtinTools()),
+    tools:
+      options.tools ??
+      (
+        (tools) => () =>
+          tools
+      )(builtinTools()),
     gate: approvals.gate,
     provider: options.provider,
     defaultModel: () => settings.resolveDefaultModel(),
@@ -103,7 +124,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     memory,
     skills,
     // Every shell command the tools run is written, redacted, to the audit log.
-    decorateToolContext: (ctx) => ({ ...ctx, audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }) }),
+    decorateToolContext: (ctx) => ({
+      ...ctx,
+      audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
+    }),
     ...options.agent,
   });
   checkpoints.attach(runtime);
@@ -147,7 +171,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   const displayHost = config.host.includes(":") ? `[${config.host}]` : config.host;
   if (!isLoopbackHost(config.host)) {
-    process.stderr.write(`[worldline] WARNING: listening on ${config.host}, reachable from your network (WORLDLINE_ALLOW_LAN=1). The token is still required for every request.\n`);
+    process.stderr.write(
+      `[worldline] WARNING: listening on ${config.host}, reachable from your network (WORLDLINE_ALLOW_LAN=1). The token is still required for every request.\n`,
+    );
   }
   let closing: Promise<void> | undefined;
   return {
@@ -186,9 +212,17 @@ async function recoverInterruptedTurns(db: store.Db, log: EventLog): Promise<voi
     await log.open(turn.sessionId);
     log.append(turn.sessionId, {
       type: "notice",
-      payload: { level: "warning", text: "The bridge stopped while this turn was running; it was interrupted.", turnId: turn.id },
+      payload: {
+        level: "warning",
+        text: "The bridge stopped while this turn was running; it was interrupted.",
+        turnId: turn.id,
+      },
     });
-    log.append(turn.sessionId, { type: "turn.completed", payload: { turnId: turn.id, outcome: "interrupted" } }, turn.id);
+    log.append(
+      turn.sessionId,
+      { type: "turn.completed", payload: { turnId: turn.id, outcome: "interrupted" } },
+      turn.id,
+    );
   }
   for (const { id } of await store.listRunningSessions(db)) {
     await store.updateSession(db, id, { status: "idle" });

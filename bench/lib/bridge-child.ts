@@ -49,7 +49,11 @@ export async function startBridgeProcess(env: Record<string, string> = {}): Prom
 }
 
 /** Resolves with the first stdout line of `child`; rejects if it exits or stays silent. */
-export function firstLine(child: ChildProcess, timeoutMs: number, match: (line: string) => boolean = () => true): Promise<string> {
+export function firstLine(
+  child: ChildProcess,
+  timeoutMs: number,
+  match: (line: string) => boolean = () => true,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     let buffered = "";
     const timer = setTimeout(() => reject(new Error(`no ready line within ${timeoutMs} ms`)), timeoutMs);

@@ -19,13 +19,20 @@ export interface FakeLlmProcess {
 }
 
 export async function startFakeLlmProcess(): Promise<FakeLlmProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url)], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url)], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const url = (await firstLine(child, 30_000)).trim();
   return {
     child,
     url,
     async script(...responses) {
-      const response = await fetch(new URL("/__admin/script", url), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(responses) });
+      const response = await fetch(new URL("/__admin/script", url), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(responses),
+      });
       if (!response.ok) throw new Error(`fake LLM script: ${response.status} ${await response.text()}`);
     },
     stop: () => stopChild(child),

@@ -50,7 +50,15 @@ export function fromPending(approval: PendingApproval): ApprovalCardData {
  * for sudo, a password field. Usable in the /approvals queue and inline in a
  * session's transcript; a decision made elsewhere first shows as a conflict.
  */
-export function ApprovalCard({ approval, active = false, showSession = false }: { approval: ApprovalCardData; active?: boolean; showSession?: boolean }) {
+export function ApprovalCard({
+  approval,
+  active = false,
+  showSession = false,
+}: {
+  approval: ApprovalCardData;
+  active?: boolean;
+  showSession?: boolean;
+}) {
   const [feedback, setFeedback] = useState("");
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
@@ -69,8 +77,15 @@ export function ApprovalCard({ approval, active = false, showSession = false }: 
     }
   };
   const decide = (decision: ApprovalDecisionKind) =>
-    run(() => command("approval.decide", { approvalId: approval.id, decision, feedback: decision === "reject" && feedback.trim() ? feedback.trim() : undefined }));
-  const answer = (value: string | null) => run(() => command("approval.password", { approvalId: approval.id, password: value }));
+    run(() =>
+      command("approval.decide", {
+        approvalId: approval.id,
+        decision,
+        feedback: decision === "reject" && feedback.trim() ? feedback.trim() : undefined,
+      }),
+    );
+  const answer = (value: string | null) =>
+    run(() => command("approval.password", { approvalId: approval.id, password: value }));
   const command_ = commandLine(approval.args);
 
   return (
@@ -85,7 +100,11 @@ export function ApprovalCard({ approval, active = false, showSession = false }: 
         <RiskBadge level={approval.riskLevel} />
         <span className="font-mono text-accent">{approval.kind === "password" ? "sudo password" : approval.tool}</span>
         {showSession && approval.sessionId ? (
-          <a href={`/s/${approval.sessionId}`} className="truncate text-fg hover:underline" data-testid="approval-session">
+          <a
+            href={`/s/${approval.sessionId}`}
+            className="truncate text-fg hover:underline"
+            data-testid="approval-session"
+          >
             {approval.sessionTitle ?? approval.sessionId}
           </a>
         ) : null}
@@ -94,17 +113,24 @@ export function ApprovalCard({ approval, active = false, showSession = false }: 
             {approval.workspace}
           </span>
         ) : null}
-        {approval.createdAt ? <time className="ml-auto text-muted">{new Date(approval.createdAt).toLocaleTimeString()}</time> : null}
+        {approval.createdAt ? (
+          <time className="ml-auto text-muted">{new Date(approval.createdAt).toLocaleTimeString()}</time>
+        ) : null}
       </header>
       <p className="text-fg" data-testid="approval-description">
         {approval.description}
       </p>
       {command_ ? (
-        <pre className="overflow-x-auto whitespace-pre-wrap break-all rounded bg-bg px-2 py-1 font-mono text-xs" data-testid="approval-command">
+        <pre
+          className="overflow-x-auto whitespace-pre-wrap break-all rounded bg-bg px-2 py-1 font-mono text-xs"
+          data-testid="approval-command"
+        >
           {command_}
         </pre>
       ) : approval.kind === "tool" ? (
-        <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-bg px-2 py-1 font-mono text-xs text-muted">{JSON.stringify(approval.args, null, 2)}</pre>
+        <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-bg px-2 py-1 font-mono text-xs text-muted">
+          {JSON.stringify(approval.args, null, 2)}
+        </pre>
       ) : null}
       {approval.diff ? <DiffBlock diff={approval.diff} /> : null}
 
@@ -126,10 +152,21 @@ export function ApprovalCard({ approval, active = false, showSession = false }: 
             aria-label="sudo password"
             data-testid="approval-password"
           />
-          <button type="submit" disabled={busy || !password} className="rounded bg-ok/20 px-3 py-1 text-ok hover:bg-ok/30" data-testid="approval-password-submit">
+          <button
+            type="submit"
+            disabled={busy || !password}
+            className="rounded bg-ok/20 px-3 py-1 text-ok hover:bg-ok/30"
+            data-testid="approval-password-submit"
+          >
             Send
           </button>
-          <button type="button" disabled={busy} className="rounded bg-danger/15 px-3 py-1 text-danger hover:bg-danger/25" onClick={() => void answer(null)} data-testid="approval-password-decline">
+          <button
+            type="button"
+            disabled={busy}
+            className="rounded bg-danger/15 px-3 py-1 text-danger hover:bg-danger/25"
+            onClick={() => void answer(null)}
+            data-testid="approval-password-decline"
+          >
             Decline
           </button>
         </form>
@@ -145,7 +182,13 @@ export function ApprovalCard({ approval, active = false, showSession = false }: 
             data-testid="approval-feedback"
           />
           <div className="flex flex-wrap gap-2">
-            <button type="button" disabled={busy} className="rounded bg-ok/20 px-3 py-1.5 text-ok hover:bg-ok/30" onClick={() => void decide("allow_once")} data-testid="approval-allow-once">
+            <button
+              type="button"
+              disabled={busy}
+              className="rounded bg-ok/20 px-3 py-1.5 text-ok hover:bg-ok/30"
+              onClick={() => void decide("allow_once")}
+              data-testid="approval-allow-once"
+            >
               Allow once <kbd className="ml-1 text-[10px] opacity-70">a</kbd>
             </button>
             <button
@@ -156,9 +199,17 @@ export function ApprovalCard({ approval, active = false, showSession = false }: 
               title={approval.scope ? `Records an allow rule for ${approval.tool}: ${approval.scope}` : undefined}
               data-testid="approval-allow-session"
             >
-              Allow for session{approval.scope ? <code className="ml-1 text-xs text-muted">{approval.scope}</code> : null} <kbd className="ml-1 text-[10px] opacity-70">s</kbd>
+              Allow for session
+              {approval.scope ? <code className="ml-1 text-xs text-muted">{approval.scope}</code> : null}{" "}
+              <kbd className="ml-1 text-[10px] opacity-70">s</kbd>
             </button>
-            <button type="button" disabled={busy} className="rounded bg-danger/15 px-3 py-1.5 text-danger hover:bg-danger/25" onClick={() => void decide("reject")} data-testid="approval-reject">
+            <button
+              type="button"
+              disabled={busy}
+              className="rounded bg-danger/15 px-3 py-1.5 text-danger hover:bg-danger/25"
+              onClick={() => void decide("reject")}
+              data-testid="approval-reject"
+            >
               {feedback.trim() ? "Reject with feedback" : "Reject"} <kbd className="ml-1 text-[10px] opacity-70">r</kbd>
             </button>
           </div>
@@ -177,7 +228,16 @@ function DiffBlock({ diff }: { diff: string }) {
   return (
     <pre className="max-h-72 overflow-auto rounded bg-bg px-2 py-1 font-mono text-xs" data-testid="approval-diff">
       {diff.split("\n").map((line, index) => (
-        <div key={index} className={line.startsWith("+") && !line.startsWith("+++") ? "text-ok" : line.startsWith("-") && !line.startsWith("---") ? "text-danger" : "text-muted"}>
+        <div
+          key={index}
+          className={
+            line.startsWith("+") && !line.startsWith("+++")
+              ? "text-ok"
+              : line.startsWith("-") && !line.startsWith("---")
+                ? "text-danger"
+                : "text-muted"
+          }
+        >
           {line || " "}
         </div>
       ))}
@@ -186,7 +246,12 @@ function DiffBlock({ diff }: { diff: string }) {
 }
 
 function commandLine(args: unknown): string | null {
-  if (typeof args === "object" && args !== null && "command" in args && typeof (args as { command: unknown }).command === "string") {
+  if (
+    typeof args === "object" &&
+    args !== null &&
+    "command" in args &&
+    typeof (args as { command: unknown }).command === "string"
+  ) {
     return (args as { command: string }).command;
   }
   return null;

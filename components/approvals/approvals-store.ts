@@ -20,7 +20,9 @@ const listeners = new Set<Listener>();
 const requestListeners = new Set<(approval: ApprovalView) => void>();
 
 function publish(next: ApprovalView[]): void {
-  pending = next.slice().sort((a, b) => a.created_at.localeCompare(b.created_at) || a.approval_id.localeCompare(b.approval_id));
+  pending = next
+    .slice()
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.approval_id.localeCompare(b.approval_id));
   for (const listener of listeners) listener();
 }
 
@@ -59,12 +61,20 @@ const EMPTY: ApprovalView[] = [];
 
 /** Every pending request, oldest first, live. */
 export function usePendingApprovals(): ApprovalView[] {
-  return useSyncExternalStore(subscribeStore, () => pending, () => EMPTY);
+  return useSyncExternalStore(
+    subscribeStore,
+    () => pending,
+    () => EMPTY,
+  );
 }
 
 /** Changes whenever some request is decided anywhere. */
 export function useDecidedVersion(): number {
-  return useSyncExternalStore(subscribeStore, () => decidedVersion, () => 0);
+  return useSyncExternalStore(
+    subscribeStore,
+    () => decidedVersion,
+    () => 0,
+  );
 }
 
 /** Calls `listener` for each new request (browser notifications). */

@@ -32,13 +32,22 @@ export function ApprovalsView() {
               data-testid={`approvals-tab-${name}`}
             >
               {name}
-              {name === "pending" ? <span className="ml-1 text-xs text-muted" data-testid="approvals-count">{pending.length}</span> : null}
+              {name === "pending" ? (
+                <span className="ml-1 text-xs text-muted" data-testid="approvals-count">
+                  {pending.length}
+                </span>
+              ) : null}
             </button>
           ))}
         </nav>
         {notify.supported ? (
           <label className="ml-auto flex items-center gap-1 text-xs text-muted">
-            <input type="checkbox" checked={notify.enabled} onChange={(event) => void notify.setEnabled(event.target.checked)} data-testid="approvals-notify" />
+            <input
+              type="checkbox"
+              checked={notify.enabled}
+              onChange={(event) => void notify.setEnabled(event.target.checked)}
+              data-testid="approvals-notify"
+            />
             Notify me
           </label>
         ) : null}
@@ -76,12 +85,16 @@ function useNotifications() {
     if (!enabled) return;
     return onNewRequest((approval) => {
       if (!document.hidden) return;
-      new Notification(`Approval needed · ${approval.session_title}`, { body: approval.description, tag: approval.approval_id });
+      new Notification(`Approval needed · ${approval.session_title}`, {
+        body: approval.description,
+        tag: approval.approval_id,
+      });
     });
   }, [enabled]);
 
   const setEnabled = async (value: boolean) => {
-    if (value && Notification.permission !== "granted" && (await Notification.requestPermission()) !== "granted") return;
+    if (value && Notification.permission !== "granted" && (await Notification.requestPermission()) !== "granted")
+      return;
     localStorage.setItem(NOTIFY_KEY, value ? "1" : "0");
     setEnabledState(value);
   };

@@ -27,7 +27,11 @@ export function PendingBadge() {
 
   if (count === 0) return null;
   return (
-    <span className="ml-1 rounded-full bg-warn/20 px-1.5 text-[11px] font-medium text-warn" data-testid="approvals-badge" aria-label={`${count} pending`}>
+    <span
+      className="ml-1 rounded-full bg-warn/20 px-1.5 text-[11px] font-medium text-warn"
+      data-testid="approvals-badge"
+      aria-label={`${count} pending`}
+    >
       {count}
     </span>
   );

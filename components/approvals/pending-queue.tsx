@@ -11,7 +11,10 @@ import { ApprovalCard, fromView } from "./approval-card";
  */
 export function PendingQueue({ pending }: { pending: ApprovalView[] }) {
   const [activeId, setActiveId] = useState<string | null>(null);
-  const index = Math.max(0, pending.findIndex((approval) => approval.approval_id === activeId));
+  const index = Math.max(
+    0,
+    pending.findIndex((approval) => approval.approval_id === activeId),
+  );
   const active = pending[index];
 
   useEffect(() => {
@@ -20,7 +23,8 @@ export function PendingQueue({ pending }: { pending: ApprovalView[] }) {
       const target = event.target as HTMLElement | null;
       if (target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.isContentEditable)) return;
       if (!active) return;
-      const move = (delta: number) => setActiveId(pending[Math.min(pending.length - 1, Math.max(0, index + delta))]?.approval_id ?? null);
+      const move = (delta: number) =>
+        setActiveId(pending[Math.min(pending.length - 1, Math.max(0, index + delta))]?.approval_id ?? null);
       const card = document.querySelector<HTMLElement>(`[data-approval-id="${active.approval_id}"]`);
       switch (event.key) {
         case "j":
@@ -39,7 +43,9 @@ export function PendingQueue({ pending }: { pending: ApprovalView[] }) {
           card?.querySelector<HTMLButtonElement>('[data-testid="approval-reject"]')?.click();
           break;
         case "f":
-          card?.querySelector<HTMLElement>('[data-testid="approval-feedback"], [data-testid="approval-password"]')?.focus();
+          card
+            ?.querySelector<HTMLElement>('[data-testid="approval-feedback"], [data-testid="approval-password"]')
+            ?.focus();
           break;
         default:
           return;
@@ -51,7 +57,8 @@ export function PendingQueue({ pending }: { pending: ApprovalView[] }) {
   }, [active, index, pending]);
 
   useEffect(() => {
-    if (active) document.querySelector(`[data-approval-id="${active.approval_id}"]`)?.scrollIntoView({ block: "nearest" });
+    if (active)
+      document.querySelector(`[data-approval-id="${active.approval_id}"]`)?.scrollIntoView({ block: "nearest" });
   }, [active]);
 
   if (pending.length === 0) {
@@ -64,8 +71,16 @@ export function PendingQueue({ pending }: { pending: ApprovalView[] }) {
   return (
     <div className="flex flex-col gap-3" data-testid="approvals-pending">
       {pending.map((approval) => (
-        <div key={approval.approval_id} onFocusCapture={() => setActiveId(approval.approval_id)} onClick={() => setActiveId(approval.approval_id)}>
-          <ApprovalCard approval={fromView(approval)} active={approval.approval_id === active?.approval_id} showSession />
+        <div
+          key={approval.approval_id}
+          onFocusCapture={() => setActiveId(approval.approval_id)}
+          onClick={() => setActiveId(approval.approval_id)}
+        >
+          <ApprovalCard
+            approval={fromView(approval)}
+            active={approval.approval_id === active?.approval_id}
+            showSession
+          />
         </div>
       ))}
     </div>

@@ -7,7 +7,11 @@ const STYLES: Record<string, string> = {
 
 export function RiskBadge({ level }: { level: string }) {
   return (
-    <span className={`rounded px-1.5 py-0.5 text-[11px] font-medium uppercase ${STYLES[level] ?? STYLES.medium}`} data-testid="risk-badge" data-risk={level}>
+    <span
+      className={`rounded px-1.5 py-0.5 text-[11px] font-medium uppercase ${STYLES[level] ?? STYLES.medium}`}
+      data-testid="risk-badge"
+      data-risk={level}
+    >
       {level} risk
     </span>
   );

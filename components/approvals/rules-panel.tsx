@@ -10,7 +10,14 @@ const ACTION_STYLE: Record<string, string> = { allow: "text-ok", ask: "text-warn
 export function RulesPanel() {
   const [rules, setRules] = useState<RuleView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [form, setForm] = useState({ tool: "shell", pattern: "", action: "deny", scope: "global", target: "", hours: "" });
+  const [form, setForm] = useState({
+    tool: "shell",
+    pattern: "",
+    action: "deny",
+    scope: "global",
+    target: "",
+    hours: "",
+  });
 
   const reload = useCallback(() => {
     api<RuleView[]>("/api/v1/rules").then(setRules, (err: Error) => setError(err.message));
@@ -48,22 +55,44 @@ export function RulesPanel() {
   return (
     <div className="flex flex-col gap-4" data-testid="rules-panel">
       <p className="text-xs text-muted">
-        Rules match a tool (glob, e.g. <code>shell</code>, <code>write_file</code>, <code>*</code>) and a glob over the command or path (
-        <code>git status*</code>, <code>src/**</code>). Deny beats ask beats allow; yolo never overrides a deny, and a wildcard allow never approves a
-        chained command.
+        Rules match a tool (glob, e.g. <code>shell</code>, <code>write_file</code>, <code>*</code>) and a glob over the
+        command or path (<code>git status*</code>, <code>src/**</code>). Deny beats ask beats allow; yolo never
+        overrides a deny, and a wildcard allow never approves a chained command.
       </p>
-      <form onSubmit={add} className="flex flex-wrap items-end gap-2 rounded-md border border-border bg-panel p-3" data-testid="rule-form">
+      <form
+        onSubmit={add}
+        className="flex flex-wrap items-end gap-2 rounded-md border border-border bg-panel p-3"
+        data-testid="rule-form"
+      >
         <label className="flex flex-col gap-1 text-xs">
           Tool
-          <input className={field} value={form.tool} onChange={(e) => setForm({ ...form, tool: e.target.value })} required data-testid="rule-tool" />
+          <input
+            className={field}
+            value={form.tool}
+            onChange={(e) => setForm({ ...form, tool: e.target.value })}
+            required
+            data-testid="rule-tool"
+          />
         </label>
         <label className="flex min-w-40 flex-1 flex-col gap-1 text-xs">
           Pattern
-          <input className={`${field} font-mono`} value={form.pattern} onChange={(e) => setForm({ ...form, pattern: e.target.value })} placeholder="git push*" required data-testid="rule-pattern" />
+          <input
+            className={`${field} font-mono`}
+            value={form.pattern}
+            onChange={(e) => setForm({ ...form, pattern: e.target.value })}
+            placeholder="git push*"
+            required
+            data-testid="rule-pattern"
+          />
         </label>
         <label className="flex flex-col gap-1 text-xs">
           Action
-          <select className={field} value={form.action} onChange={(e) => setForm({ ...form, action: e.target.value })} data-testid="rule-action">
+          <select
+            className={field}
+            value={form.action}
+            onChange={(e) => setForm({ ...form, action: e.target.value })}
+            data-testid="rule-action"
+          >
             <option value="allow">allow</option>
             <option value="ask">ask</option>
             <option value="deny">deny</option>
@@ -71,7 +100,12 @@ export function RulesPanel() {
         </label>
         <label className="flex flex-col gap-1 text-xs">
           Scope
-          <select className={field} value={form.scope} onChange={(e) => setForm({ ...form, scope: e.target.value })} data-testid="rule-scope">
+          <select
+            className={field}
+            value={form.scope}
+            onChange={(e) => setForm({ ...form, scope: e.target.value })}
+            data-testid="rule-scope"
+          >
             <option value="global">global</option>
             <option value="workspace">workspace</option>
             <option value="session">session</option>
@@ -80,18 +114,39 @@ export function RulesPanel() {
         {form.scope !== "global" ? (
           <label className="flex flex-col gap-1 text-xs">
             {form.scope === "session" ? "Session id" : "Folder"}
-            <input className={field} value={form.target} onChange={(e) => setForm({ ...form, target: e.target.value })} required />
+            <input
+              className={field}
+              value={form.target}
+              onChange={(e) => setForm({ ...form, target: e.target.value })}
+              required
+            />
           </label>
         ) : null}
         <label className="flex w-24 flex-col gap-1 text-xs">
           Expires (h)
-          <input className={field} type="number" min="0" step="0.5" value={form.hours} onChange={(e) => setForm({ ...form, hours: e.target.value })} placeholder="never" />
+          <input
+            className={field}
+            type="number"
+            min="0"
+            step="0.5"
+            value={form.hours}
+            onChange={(e) => setForm({ ...form, hours: e.target.value })}
+            placeholder="never"
+          />
         </label>
-        <button type="submit" className="rounded bg-accent/20 px-3 py-1.5 text-accent hover:bg-accent/30" data-testid="rule-add">
+        <button
+          type="submit"
+          className="rounded bg-accent/20 px-3 py-1.5 text-accent hover:bg-accent/30"
+          data-testid="rule-add"
+        >
           Add rule
         </button>
       </form>
-      {error ? <p className="text-danger" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="text-danger" role="alert">
+          {error}
+        </p>
+      ) : null}
       {rules === null ? (
         <p className="text-muted">Loading…</p>
       ) : rules.length === 0 ? (
@@ -101,7 +156,11 @@ export function RulesPanel() {
           {rules.map((rule) => {
             const expired = rule.expires_at !== null && new Date(rule.expires_at) <= new Date();
             return (
-              <li key={rule.id} className={`flex flex-wrap items-center gap-2 px-3 py-2 text-xs ${expired ? "opacity-50" : ""}`} data-testid="rule-row">
+              <li
+                key={rule.id}
+                className={`flex flex-wrap items-center gap-2 px-3 py-2 text-xs ${expired ? "opacity-50" : ""}`}
+                data-testid="rule-row"
+              >
                 <span className={`w-10 font-medium ${ACTION_STYLE[rule.action] ?? ""}`}>{rule.action}</span>
                 <span className="font-mono text-accent">{rule.tool}</span>
                 <code className="break-all">{rule.pattern}</code>
@@ -109,9 +168,16 @@ export function RulesPanel() {
                   {rule.scope}
                   {rule.scope === "workspace" && rule.workspace ? ` · ${rule.workspace}` : ""}
                   {rule.scope === "session" && rule.session_id ? ` · ${rule.session_id}` : ""}
-                  {rule.expires_at ? ` · ${expired ? "expired" : "until"} ${new Date(rule.expires_at).toLocaleString()}` : ""}
+                  {rule.expires_at
+                    ? ` · ${expired ? "expired" : "until"} ${new Date(rule.expires_at).toLocaleString()}`
+                    : ""}
                 </span>
-                <button type="button" className="ml-auto rounded px-2 py-0.5 text-muted hover:bg-danger/15 hover:text-danger" onClick={() => void remove(rule.id)} data-testid="rule-delete">
+                <button
+                  type="button"
+                  className="ml-auto rounded px-2 py-0.5 text-muted hover:bg-danger/15 hover:text-danger"
+                  onClick={() => void remove(rule.id)}
+                  data-testid="rule-delete"
+                >
                   Delete
                 </button>
               </li>

@@ -17,10 +17,16 @@ import { useEffect, useRef } from "react";
 const theme = EditorView.theme({
   "&": { height: "100%", backgroundColor: "var(--wl-bg)", color: "var(--wl-fg)", fontSize: "12.5px" },
   ".cm-content": { fontFamily: "var(--font-mono)", caretColor: "var(--wl-accent)" },
-  ".cm-gutters": { backgroundColor: "var(--wl-panel)", color: "var(--wl-muted)", borderRight: "1px solid var(--wl-border)" },
+  ".cm-gutters": {
+    backgroundColor: "var(--wl-panel)",
+    color: "var(--wl-muted)",
+    borderRight: "1px solid var(--wl-border)",
+  },
   ".cm-activeLine": { backgroundColor: "color-mix(in srgb, var(--wl-raised) 60%, transparent)" },
   ".cm-activeLineGutter": { backgroundColor: "var(--wl-raised)" },
-  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": { backgroundColor: "color-mix(in srgb, var(--wl-accent) 30%, transparent)" },
+  "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": {
+    backgroundColor: "color-mix(in srgb, var(--wl-accent) 30%, transparent)",
+  },
   ".cm-cursor": { borderLeftColor: "var(--wl-accent)" },
   ".cm-panels": { backgroundColor: "var(--wl-panel)", color: "var(--wl-fg)" },
   ".cm-scroller": { overflow: "auto" },
@@ -54,7 +60,17 @@ export function languageFor(path: string): Extension {
  * CodeMirror 6 on one document. The parent owns the text: `value` replaces the
  * document when it differs from what the editor holds (a reload from disk).
  */
-export function CodeEditor({ path, value, onChange, onSave }: { path: string; value: string; onChange: (text: string) => void; onSave: () => void }) {
+export function CodeEditor({
+  path,
+  value,
+  onChange,
+  onSave,
+}: {
+  path: string;
+  value: string;
+  onChange: (text: string) => void;
+  onSave: () => void;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const handlers = useRef({ onChange, onSave });

@@ -12,30 +12,66 @@ export function EditorArea({ files, state }: { files: OpenFiles; state: Transcri
   const tab = files.tabs.find((t) => t.id === files.active) ?? null;
   return (
     <div className="flex h-full min-h-0 flex-col" data-testid="editor-area">
-      <div className="flex h-8 shrink-0 items-stretch overflow-x-auto border-b border-border bg-panel" role="tablist" aria-label="Open editors">
+      <div
+        className="flex h-8 shrink-0 items-stretch overflow-x-auto border-b border-border bg-panel"
+        role="tablist"
+        aria-label="Open editors"
+      >
         {files.tabs.map((t) => {
           const label = t.kind === "file" ? t.path.split("/").pop() : t.kind === "diff" ? t.title : "Session changes";
-          const dirty = t.kind === "file" && files.buffers[t.path] && files.buffers[t.path].text !== files.buffers[t.path].saved;
+          const dirty =
+            t.kind === "file" && files.buffers[t.path] && files.buffers[t.path].text !== files.buffers[t.path].saved;
           return (
-            <div key={t.id} className={`group flex items-center border-r border-border ${t.id === files.active ? "bg-bg text-fg" : "text-muted"}`}>
-              <button type="button" role="tab" aria-selected={t.id === files.active} className="max-w-56 truncate py-1 pl-3 pr-1" onClick={() => files.setActive(t.id)} title={t.kind === "file" ? t.path : label} data-testid="editor-tab">
+            <div
+              key={t.id}
+              className={`group flex items-center border-r border-border ${t.id === files.active ? "bg-bg text-fg" : "text-muted"}`}
+            >
+              <button
+                type="button"
+                role="tab"
+                aria-selected={t.id === files.active}
+                className="max-w-56 truncate py-1 pl-3 pr-1"
+                onClick={() => files.setActive(t.id)}
+                title={t.kind === "file" ? t.path : label}
+                data-testid="editor-tab"
+              >
                 {t.kind === "diff" ? "Δ " : ""}
                 {label}
-                {dirty ? <span className="ml-1 text-accent" data-testid="dirty-dot">●</span> : null}
+                {dirty ? (
+                  <span className="ml-1 text-accent" data-testid="dirty-dot">
+                    ●
+                  </span>
+                ) : null}
               </button>
-              <button type="button" aria-label={`Close ${label}`} className="px-2 opacity-50 hover:opacity-100" onClick={() => files.close(t.id)}>
+              <button
+                type="button"
+                aria-label={`Close ${label}`}
+                className="px-2 opacity-50 hover:opacity-100"
+                onClick={() => files.close(t.id)}
+              >
                 ×
               </button>
             </div>
           );
         })}
-        <button type="button" className="ml-auto shrink-0 px-3 text-xs text-muted hover:text-fg" onClick={files.openChanges} data-testid="open-changes">
+        <button
+          type="button"
+          className="ml-auto shrink-0 px-3 text-xs text-muted hover:text-fg"
+          onClick={files.openChanges}
+          data-testid="open-changes"
+        >
           Session changes
         </button>
       </div>
       <div className="min-h-0 flex-1">
-        {!tab ? <EmptyEditor /> : tab.kind === "file" ? <FilePane files={files} path={tab.path} /> : tab.kind === "diff" ? (
-          <div className="h-full overflow-auto p-3"><UnifiedDiff diff={tab.diff} maxHeight="none" testId="diff-tab" /></div>
+        {!tab ? (
+          <EmptyEditor />
+        ) : tab.kind === "file" ? (
+          <FilePane files={files} path={tab.path} />
+        ) : tab.kind === "diff" ? (
+          <div className="h-full overflow-auto p-3">
+            <UnifiedDiff diff={tab.diff} maxHeight="none" testId="diff-tab" />
+          </div>
         ) : (
           <SessionChanges state={state} onOpen={files.openFile} />
         )}
@@ -47,17 +83,38 @@ export function EditorArea({ files, state }: { files: OpenFiles; state: Transcri
 function FilePane({ files, path }: { files: OpenFiles; path: string }) {
   const buffer = files.buffers[path];
   if (!buffer) return <div className="p-4 text-muted">Loading {path}…</div>;
-  if (buffer.error && !buffer.hash) return <div className="p-4 text-danger" data-testid="editor-error">{buffer.error}</div>;
+  if (buffer.error && !buffer.hash)
+    return (
+      <div className="p-4 text-danger" data-testid="editor-error">
+        {buffer.error}
+      </div>
+    );
   if (buffer.binary) return <div className="p-4 text-muted">{path} is a binary file.</div>;
   return (
     <div className="flex h-full min-h-0 flex-col">
       {buffer.conflict ? (
-        <div className="flex shrink-0 flex-wrap items-center gap-2 border-b border-warn/40 bg-warn/10 px-3 py-1 text-warn" role="alert" data-testid="editor-conflict">
-          {buffer.conflict === "changed_on_disk" ? "This file changed on disk while you were editing." : "Not saved: the file changed on disk since you opened it."}
-          <button type="button" className="rounded bg-raised px-2 py-0.5 text-fg" onClick={() => void files.reload(path)} data-testid="conflict-reload">
+        <div
+          className="flex shrink-0 flex-wrap items-center gap-2 border-b border-warn/40 bg-warn/10 px-3 py-1 text-warn"
+          role="alert"
+          data-testid="editor-conflict"
+        >
+          {buffer.conflict === "changed_on_disk"
+            ? "This file changed on disk while you were editing."
+            : "Not saved: the file changed on disk since you opened it."}
+          <button
+            type="button"
+            className="rounded bg-raised px-2 py-0.5 text-fg"
+            onClick={() => void files.reload(path)}
+            data-testid="conflict-reload"
+          >
             Reload from disk
           </button>
-          <button type="button" className="rounded bg-raised px-2 py-0.5 text-fg" onClick={() => void files.save(path, true)} data-testid="conflict-overwrite">
+          <button
+            type="button"
+            className="rounded bg-raised px-2 py-0.5 text-fg"
+            onClick={() => void files.save(path, true)}
+            data-testid="conflict-overwrite"
+          >
             Overwrite with mine
           </button>
         </div>
@@ -66,12 +123,22 @@ function FilePane({ files, path }: { files: OpenFiles; path: string }) {
       <div className="flex h-6 shrink-0 items-center gap-2 border-b border-border px-3 text-[11px] text-muted">
         <span className="truncate font-mono">{path}</span>
         <span className="ml-auto">{buffer.text !== buffer.saved ? "unsaved · Ctrl+S to save" : "saved"}</span>
-        <button type="button" className="rounded px-1.5 hover:bg-raised hover:text-fg" onClick={() => void files.save(path)} data-testid="editor-save">
+        <button
+          type="button"
+          className="rounded px-1.5 hover:bg-raised hover:text-fg"
+          onClick={() => void files.save(path)}
+          data-testid="editor-save"
+        >
           Save
         </button>
       </div>
       <div className="min-h-0 flex-1">
-        <CodeEditor path={path} value={buffer.text} onChange={(text) => files.edit(path, text)} onSave={() => void files.save(path)} />
+        <CodeEditor
+          path={path}
+          value={buffer.text}
+          onChange={(text) => files.edit(path, text)}
+          onSave={() => void files.save(path)}
+        />
       </div>
     </div>
   );
@@ -87,7 +154,9 @@ function SessionChanges({ state, onOpen }: { state: TranscriptState; onOpen: (pa
   });
   return (
     <div className="h-full overflow-auto p-3" data-testid="session-changes">
-      {edits.length === 0 ? <p className="text-muted">The agent hasn&apos;t changed any file in this session yet.</p> : null}
+      {edits.length === 0 ? (
+        <p className="text-muted">The agent hasn&apos;t changed any file in this session yet.</p>
+      ) : null}
       {edits.map((edit) => (
         <section key={edit.id} className="mb-4">
           <h3 className="mb-1 flex gap-2 font-mono text-xs">

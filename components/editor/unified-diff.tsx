@@ -1,10 +1,22 @@
 "use client";
 
 /** Renders a unified diff (as tools and approvals carry it) with added/removed lines coloured. */
-export function UnifiedDiff({ diff, maxHeight = "24rem", testId = "unified-diff" }: { diff: string; maxHeight?: string; testId?: string }) {
+export function UnifiedDiff({
+  diff,
+  maxHeight = "24rem",
+  testId = "unified-diff",
+}: {
+  diff: string;
+  maxHeight?: string;
+  testId?: string;
+}) {
   const lines = diff.replace(/\n$/, "").split("\n");
   return (
-    <pre className="overflow-auto rounded border border-border bg-bg font-mono text-xs leading-5" style={{ maxHeight }} data-testid={testId}>
+    <pre
+      className="overflow-auto rounded border border-border bg-bg font-mono text-xs leading-5"
+      style={{ maxHeight }}
+      data-testid={testId}
+    >
       {lines.map((line, i) => (
         <div key={i} className={lineClass(line)}>
           {line || " "}

@@ -33,9 +33,29 @@ export function useOpenFiles(sessionId: string) {
     async (path: string) => {
       try {
         const file = await api<FileContent>(`${base}?path=${encodeURIComponent(path)}`);
-        setBuffers((current) => ({ ...current, [path]: { text: file.content, saved: file.content, hash: file.hash, binary: file.binary, conflict: null, error: null } }));
+        setBuffers((current) => ({
+          ...current,
+          [path]: {
+            text: file.content,
+            saved: file.content,
+            hash: file.hash,
+            binary: file.binary,
+            conflict: null,
+            error: null,
+          },
+        }));
       } catch (err) {
-        setBuffers((current) => ({ ...current, [path]: { text: "", saved: "", hash: "", binary: false, conflict: null, error: err instanceof Error ? err.message : String(err) } }));
+        setBuffers((current) => ({
+          ...current,
+          [path]: {
+            text: "",
+            saved: "",
+            hash: "",
+            binary: false,
+            conflict: null,
+            error: err instanceof Error ? err.message : String(err),
+          },
+        }));
       }
     },
     [base],
@@ -61,7 +81,9 @@ export function useOpenFiles(sessionId: string) {
   }, []);
 
   const openChanges = useCallback(() => {
-    setTabs((current) => (current.some((t) => t.id === "changes") ? current : [...current, { kind: "changes", id: "changes" }]));
+    setTabs((current) =>
+      current.some((t) => t.id === "changes") ? current : [...current, { kind: "changes", id: "changes" }],
+    );
     setActive("changes");
   }, []);
 
@@ -80,7 +102,10 @@ export function useOpenFiles(sessionId: string) {
     const buffer = buffers[path];
     if (!buffer) return;
     try {
-      const result = await api<{ hash: string }>(base, { method: "PUT", body: { path, content: buffer.text, baseHash: buffer.hash, force } });
+      const result = await api<{ hash: string }>(base, {
+        method: "PUT",
+        body: { path, content: buffer.text, baseHash: buffer.hash, force },
+      });
       patch(path, { hash: result.hash, saved: buffer.text, conflict: null, error: null });
     } catch (err) {
       if (err instanceof BridgeError && err.status === 409) patch(path, { conflict: "save_refused" });
@@ -96,12 +121,29 @@ export function useOpenFiles(sessionId: string) {
         if (!buffer) continue;
         const file = await api<FileContent>(`${base}?path=${encodeURIComponent(path)}`).catch(() => null);
         if (!file || file.hash === buffer.hash) continue;
-        if (buffer.text === buffer.saved) setBuffers((c) => ({ ...c, [path]: { ...c[path], text: file.content, saved: file.content, hash: file.hash, conflict: null } }));
+        if (buffer.text === buffer.saved)
+          setBuffers((c) => ({
+            ...c,
+            [path]: { ...c[path], text: file.content, saved: file.content, hash: file.hash, conflict: null },
+          }));
         else patch(path, { conflict: "changed_on_disk" });
       }
     },
     [base, buffers],
   );
 
-  return { tabs, active, setActive, buffers, openFile, openDiff, openChanges, close, edit, save, reload: load, onDiskChange };
+  return {
+    tabs,
+    active,
+    setActive,
+    buffers,
+    openFile,
+    openDiff,
+    openChanges,
+    close,
+    edit,
+    save,
+    reload: load,
+    onDiskChange,
+  };
 }

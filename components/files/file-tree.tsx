@@ -66,10 +66,27 @@ export function FileTree({
     }
   };
 
-  if (error) return <div className="p-3 text-danger" data-testid="file-tree-error">{error}</div>;
-  if (!dirs[""]) return <div className="p-3 text-muted" data-testid="file-tree-loading">Loading files…</div>;
+  if (error)
+    return (
+      <div className="p-3 text-danger" data-testid="file-tree-error">
+        {error}
+      </div>
+    );
+  if (!dirs[""])
+    return (
+      <div className="p-3 text-muted" data-testid="file-tree-loading">
+        Loading files…
+      </div>
+    );
   return (
-    <div ref={list} className="min-h-0 flex-1 overflow-auto py-1 font-mono text-xs" role="tree" aria-label="Workspace files" data-testid="file-tree" onKeyDown={onKeyDown}>
+    <div
+      ref={list}
+      className="min-h-0 flex-1 overflow-auto py-1 font-mono text-xs"
+      role="tree"
+      aria-label="Workspace files"
+      data-testid="file-tree"
+      onKeyDown={onKeyDown}
+    >
       {rows.length === 0 ? <div className="px-3 py-2 text-muted">This folder is empty.</div> : null}
       {rows.map(({ entry, depth }) => {
         const marker = git?.markers[entry.path];
@@ -93,8 +110,16 @@ export function FileTree({
             <span className="w-3 shrink-0 text-muted" aria-hidden>
               {isDir ? (open ? "▾" : "▸") : ""}
             </span>
-            <span className={`truncate ${marker ? MARKER_STYLE[marker] : isDir && dirMarkers.has(entry.path) ? "text-warn/80" : ""}`}>{entry.name}</span>
-            {marker ? <span className={`ml-auto shrink-0 pl-2 ${MARKER_STYLE[marker]}`} title={`git: ${marker}`}>{marker}</span> : null}
+            <span
+              className={`truncate ${marker ? MARKER_STYLE[marker] : isDir && dirMarkers.has(entry.path) ? "text-warn/80" : ""}`}
+            >
+              {entry.name}
+            </span>
+            {marker ? (
+              <span className={`ml-auto shrink-0 pl-2 ${MARKER_STYLE[marker]}`} title={`git: ${marker}`}>
+                {marker}
+              </span>
+            ) : null}
           </button>
         );
       })}

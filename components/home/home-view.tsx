@@ -18,15 +18,23 @@ export function HomeView() {
   const [showArchived, setShowArchived] = useState(false);
 
   const reload = useCallback(() => {
-    api<SessionSummary[]>(`/api/v1/sessions${showArchived ? "?archived=1" : ""}`).then(setSessions, (err: Error) => setError(err.message));
-    api<{ path: string }[]>("/api/v1/workspaces/recent").then((rows) => setRecent(rows.map((r) => r.path)), () => undefined);
+    api<SessionSummary[]>(`/api/v1/sessions${showArchived ? "?archived=1" : ""}`).then(setSessions, (err: Error) =>
+      setError(err.message),
+    );
+    api<{ path: string }[]>("/api/v1/workspaces/recent").then(
+      (rows) => setRecent(rows.map((r) => r.path)),
+      () => undefined,
+    );
   }, [showArchived]);
   useEffect(reload, [reload]);
 
   useEffect(() => {
     if (!query.trim()) return setMatches(null);
     const timer = setTimeout(() => {
-      api<{ ids: string[] }>(`/api/v1/sessions-search?q=${encodeURIComponent(query.trim())}`).then((r) => setMatches(new Set(r.ids)), () => setMatches(null));
+      api<{ ids: string[] }>(`/api/v1/sessions-search?q=${encodeURIComponent(query.trim())}`).then(
+        (r) => setMatches(new Set(r.ids)),
+        () => setMatches(null),
+      );
     }, SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [query]);
@@ -58,18 +66,31 @@ export function HomeView() {
             data-testid="session-search"
           />
           <label className="flex items-center gap-1 text-xs text-muted">
-            <input type="checkbox" checked={showArchived} onChange={(e) => setShowArchived(e.target.checked)} data-testid="show-archived" />
+            <input
+              type="checkbox"
+              checked={showArchived}
+              onChange={(e) => setShowArchived(e.target.checked)}
+              data-testid="show-archived"
+            />
             archived
           </label>
         </div>
         {error ? <p className="text-danger">{error}</p> : null}
-        {sessions === null && !error ? <p className="text-muted" data-testid="sessions-loading">Loading…</p> : null}
+        {sessions === null && !error ? (
+          <p className="text-muted" data-testid="sessions-loading">
+            Loading…
+          </p>
+        ) : null}
         {sessions?.length === 0 ? (
           <p className="text-muted" data-testid="sessions-empty">
             No sessions yet. Pick a folder above to start one.
           </p>
         ) : null}
-        {sessions?.length && groups.length === 0 ? <p className="text-muted" data-testid="search-empty">No session matches “{query}”.</p> : null}
+        {sessions?.length && groups.length === 0 ? (
+          <p className="text-muted" data-testid="search-empty">
+            No session matches “{query}”.
+          </p>
+        ) : null}
         <div className="flex flex-col gap-4" data-testid="session-list">
           {groups.map(([workspace, items]) => (
             <div key={workspace} data-testid="workspace-group">

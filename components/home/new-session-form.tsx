@@ -18,7 +18,10 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
     setBusy(true);
     setError(null);
     try {
-      const session = await api<SessionSummary>("/api/v1/sessions", { method: "POST", body: { workspace: workspace.trim() } });
+      const session = await api<SessionSummary>("/api/v1/sessions", {
+        method: "POST",
+        body: { workspace: workspace.trim() },
+      });
       router.push(`/s/${session.id}`);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -51,10 +54,20 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
           value={workspace}
           onChange={(event) => setWorkspace(event.target.value)}
         />
-        <button type="button" onClick={() => void browse(workspace.trim() || undefined)} className="rounded-md border border-border px-3 py-2 hover:bg-raised" data-testid="browse-button">
+        <button
+          type="button"
+          onClick={() => void browse(workspace.trim() || undefined)}
+          className="rounded-md border border-border px-3 py-2 hover:bg-raised"
+          data-testid="browse-button"
+        >
           Browse…
         </button>
-        <button type="submit" disabled={busy || !workspace.trim()} className="rounded-md bg-accent px-3 py-2 font-medium text-bg disabled:opacity-40" data-testid="create-session">
+        <button
+          type="submit"
+          disabled={busy || !workspace.trim()}
+          className="rounded-md bg-accent px-3 py-2 font-medium text-bg disabled:opacity-40"
+          data-testid="create-session"
+        >
           Start
         </button>
       </form>
@@ -67,7 +80,12 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
         <div className="mt-3 flex flex-wrap gap-1 text-xs">
           <span className="text-muted">Recent:</span>
           {recent.map((path) => (
-            <button key={path} type="button" className="rounded bg-raised px-2 py-0.5 font-mono hover:text-accent" onClick={() => setWorkspace(path)}>
+            <button
+              key={path}
+              type="button"
+              className="rounded bg-raised px-2 py-0.5 font-mono hover:text-accent"
+              onClick={() => setWorkspace(path)}
+            >
               {path}
             </button>
           ))}
@@ -76,12 +94,21 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
       {listing ? (
         <div className="mt-3 max-h-64 overflow-y-auto rounded-md border border-border" data-testid="folder-picker">
           {listing.parent ? (
-            <button type="button" className="block w-full px-3 py-1 text-left font-mono text-muted hover:bg-raised" onClick={() => void browse(listing.parent!)}>
+            <button
+              type="button"
+              className="block w-full px-3 py-1 text-left font-mono text-muted hover:bg-raised"
+              onClick={() => void browse(listing.parent!)}
+            >
               ..
             </button>
           ) : null}
           {listing.entries.map((entry) => (
-            <button key={entry.path} type="button" className="block w-full truncate px-3 py-1 text-left font-mono hover:bg-raised" onClick={() => void browse(entry.path)}>
+            <button
+              key={entry.path}
+              type="button"
+              className="block w-full truncate px-3 py-1 text-left font-mono hover:bg-raised"
+              onClick={() => void browse(entry.path)}
+            >
               {entry.name}/
             </button>
           ))}

@@ -24,7 +24,11 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
   };
 
   return (
-    <li className="group flex items-center gap-2 px-3 py-1.5 hover:bg-raised" data-testid="session-row" data-session={session.id}>
+    <li
+      className="group flex items-center gap-2 px-3 py-1.5 hover:bg-raised"
+      data-testid="session-row"
+      data-session={session.id}
+    >
       {renaming ? (
         <form
           className="flex flex-1 gap-2"
@@ -34,8 +38,18 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
             void run(() => api(path, { method: "PATCH", body: { title: title.trim() || session.title } }));
           }}
         >
-          <input autoFocus className="flex-1 rounded border border-border bg-bg px-2 py-0.5 outline-none focus:border-accent" value={title} onChange={(e) => setTitle(e.target.value)} onKeyDown={(e) => e.key === "Escape" && setRenaming(false)} aria-label="Session title" data-testid="rename-input" />
-          <button type="submit" className="text-xs text-accent">Save</button>
+          <input
+            autoFocus
+            className="flex-1 rounded border border-border bg-bg px-2 py-0.5 outline-none focus:border-accent"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            onKeyDown={(e) => e.key === "Escape" && setRenaming(false)}
+            aria-label="Session title"
+            data-testid="rename-input"
+          />
+          <button type="submit" className="text-xs text-accent">
+            Save
+          </button>
         </form>
       ) : (
         <Link href={`/s/${session.id}`} className="flex min-w-0 flex-1 items-center gap-3" data-testid="session-link">
@@ -49,16 +63,44 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
       {confirming ? (
         <span className="flex items-center gap-1 text-xs" role="alertdialog" aria-label="Confirm delete">
           Delete for good?
-          <button type="button" className="rounded bg-danger/20 px-1.5 text-danger" onClick={() => void run(() => api(path, { method: "DELETE" }))} data-testid="confirm-delete">Delete</button>
-          <button type="button" className="px-1.5 text-muted" onClick={() => setConfirming(false)}>Keep</button>
+          <button
+            type="button"
+            className="rounded bg-danger/20 px-1.5 text-danger"
+            onClick={() => void run(() => api(path, { method: "DELETE" }))}
+            data-testid="confirm-delete"
+          >
+            Delete
+          </button>
+          <button type="button" className="px-1.5 text-muted" onClick={() => setConfirming(false)}>
+            Keep
+          </button>
         </span>
       ) : (
         <span className="flex shrink-0 gap-1 text-xs text-muted opacity-60 group-focus-within:opacity-100 group-hover:opacity-100">
-          <button type="button" className="hover:text-fg" onClick={() => setRenaming(true)} data-testid="rename-session">Rename</button>
-          <button type="button" className="hover:text-fg" onClick={() => void run(() => api(path, { method: "PATCH", body: { archived: !session.archived } }))} data-testid="archive-session">
+          <button
+            type="button"
+            className="hover:text-fg"
+            onClick={() => setRenaming(true)}
+            data-testid="rename-session"
+          >
+            Rename
+          </button>
+          <button
+            type="button"
+            className="hover:text-fg"
+            onClick={() => void run(() => api(path, { method: "PATCH", body: { archived: !session.archived } }))}
+            data-testid="archive-session"
+          >
             {session.archived ? "Unarchive" : "Archive"}
           </button>
-          <button type="button" className="hover:text-danger" onClick={() => setConfirming(true)} data-testid="delete-session">Delete</button>
+          <button
+            type="button"
+            className="hover:text-danger"
+            onClick={() => setConfirming(true)}
+            data-testid="delete-session"
+          >
+            Delete
+          </button>
         </span>
       )}
     </li>

@@ -11,7 +11,11 @@ const SCOPES: MemoryScope[] = ["global", "workspace", "session"];
 export function MemoryPage() {
   const [memories, setMemories] = useState<MemoryView[] | null>(null);
   const [settings, setSettings] = useState<MemorySettings | null>(null);
-  const [filter, setFilter] = useState<{ type: MemoryType | ""; scope: MemoryScope | ""; q: string }>({ type: "", scope: "", q: "" });
+  const [filter, setFilter] = useState<{ type: MemoryType | ""; scope: MemoryScope | ""; q: string }>({
+    type: "",
+    scope: "",
+    q: "",
+  });
   const [error, setError] = useState<string | null>(null);
 
   const load = useCallback(async () => {
@@ -57,12 +61,28 @@ export function MemoryPage() {
         <h1 className="text-base font-semibold">Memory</h1>
         {settings ? (
           <div className="ml-auto flex flex-wrap gap-4 text-xs text-muted">
-            <label className="flex items-center gap-1" title="After each turn, decide whether the user said something worth keeping">
-              <input type="checkbox" checked={settings.auto_memory} onChange={(event) => void changeSettings({ auto_memory: event.target.checked })} data-testid="memory-auto" />
+            <label
+              className="flex items-center gap-1"
+              title="After each turn, decide whether the user said something worth keeping"
+            >
+              <input
+                type="checkbox"
+                checked={settings.auto_memory}
+                onChange={(event) => void changeSettings({ auto_memory: event.target.checked })}
+                data-testid="memory-auto"
+              />
               Remember from conversations
             </label>
-            <label className="flex items-center gap-1" title="After a completed task, a critic call stores a reusable lesson">
-              <input type="checkbox" checked={settings.reflection} onChange={(event) => void changeSettings({ reflection: event.target.checked })} data-testid="memory-reflection" />
+            <label
+              className="flex items-center gap-1"
+              title="After a completed task, a critic call stores a reusable lesson"
+            >
+              <input
+                type="checkbox"
+                checked={settings.reflection}
+                onChange={(event) => void changeSettings({ reflection: event.target.checked })}
+                data-testid="memory-reflection"
+              />
               Reflect after tasks
             </label>
           </div>
@@ -77,7 +97,12 @@ export function MemoryPage() {
           onChange={(event) => setFilter({ ...filter, q: event.target.value })}
           data-testid="memory-search"
         />
-        <select className="rounded border border-border bg-panel px-2 py-1" value={filter.type} onChange={(event) => setFilter({ ...filter, type: event.target.value as MemoryType | "" })} data-testid="memory-filter-type">
+        <select
+          className="rounded border border-border bg-panel px-2 py-1"
+          value={filter.type}
+          onChange={(event) => setFilter({ ...filter, type: event.target.value as MemoryType | "" })}
+          data-testid="memory-filter-type"
+        >
           <option value="">All types</option>
           {TYPES.map((type) => (
             <option key={type} value={type}>
@@ -85,7 +110,12 @@ export function MemoryPage() {
             </option>
           ))}
         </select>
-        <select className="rounded border border-border bg-panel px-2 py-1" value={filter.scope} onChange={(event) => setFilter({ ...filter, scope: event.target.value as MemoryScope | "" })} data-testid="memory-filter-scope">
+        <select
+          className="rounded border border-border bg-panel px-2 py-1"
+          value={filter.scope}
+          onChange={(event) => setFilter({ ...filter, scope: event.target.value as MemoryScope | "" })}
+          data-testid="memory-filter-scope"
+        >
           <option value="">All scopes</option>
           {SCOPES.map((scope) => (
             <option key={scope} value={scope}>
@@ -123,13 +153,25 @@ function MemoryList({ memories, onDelete }: { memories: MemoryView[] | null; onD
             </p>
             <p className="mt-1 flex flex-wrap gap-2 text-xs text-muted">
               <span className="rounded bg-raised px-1">{memory.type}</span>
-              <span>{memory.scope === "workspace" ? `workspace ${memory.workspace ?? ""}` : memory.scope === "session" ? `session ${memory.session_id ?? ""}` : "global"}</span>
+              <span>
+                {memory.scope === "workspace"
+                  ? `workspace ${memory.workspace ?? ""}`
+                  : memory.scope === "session"
+                    ? `session ${memory.session_id ?? ""}`
+                    : "global"}
+              </span>
               <span>importance {memory.importance}</span>
               <span>from {memory.source}</span>
               <time dateTime={memory.created_at}>{new Date(memory.created_at).toLocaleString()}</time>
             </p>
           </div>
-          <button type="button" className="rounded px-2 py-1 text-xs text-muted hover:bg-raised hover:text-fg" onClick={() => onDelete(memory.id)} data-testid="memory-delete" aria-label={`Delete memory: ${memory.text}`}>
+          <button
+            type="button"
+            className="rounded px-2 py-1 text-xs text-muted hover:bg-raised hover:text-fg"
+            onClick={() => onDelete(memory.id)}
+            data-testid="memory-delete"
+            aria-label={`Delete memory: ${memory.text}`}
+          >
             Delete
           </button>
         </li>
@@ -138,7 +180,13 @@ function MemoryList({ memories, onDelete }: { memories: MemoryView[] | null; onD
   );
 }
 
-function AddMemory({ onAdded, onError }: { onAdded: (memory: MemoryView) => void; onError: (message: string) => void }) {
+function AddMemory({
+  onAdded,
+  onError,
+}: {
+  onAdded: (memory: MemoryView) => void;
+  onError: (message: string) => void;
+}) {
   const [text, setText] = useState("");
   const [type, setType] = useState<MemoryType>("fact");
   const [importance, setImportance] = useState(3);
@@ -149,7 +197,12 @@ function AddMemory({ onAdded, onError }: { onAdded: (memory: MemoryView) => void
     event.preventDefault();
     if (!text.trim()) return;
     try {
-      onAdded(await api<MemoryView>("/api/v1/memory", { method: "POST", body: { text, type, scope, importance, ...(scope === "workspace" ? { workspace: workspace.trim() } : {}) } }));
+      onAdded(
+        await api<MemoryView>("/api/v1/memory", {
+          method: "POST",
+          body: { text, type, scope, importance, ...(scope === "workspace" ? { workspace: workspace.trim() } : {}) },
+        }),
+      );
       setText("");
     } catch (caught) {
       onError(message(caught));
@@ -157,19 +210,48 @@ function AddMemory({ onAdded, onError }: { onAdded: (memory: MemoryView) => void
   };
 
   return (
-    <form className="flex flex-wrap items-center gap-2 text-sm" onSubmit={(event) => void submit(event)} data-testid="memory-add">
-      <input className="min-w-64 flex-[2] rounded border border-border bg-panel px-2 py-1" placeholder="Something the agent should remember" value={text} onChange={(event) => setText(event.target.value)} data-testid="memory-add-text" />
-      <select className="rounded border border-border bg-panel px-2 py-1" value={type} onChange={(event) => setType(event.target.value as MemoryType)} data-testid="memory-add-type">
+    <form
+      className="flex flex-wrap items-center gap-2 text-sm"
+      onSubmit={(event) => void submit(event)}
+      data-testid="memory-add"
+    >
+      <input
+        className="min-w-64 flex-[2] rounded border border-border bg-panel px-2 py-1"
+        placeholder="Something the agent should remember"
+        value={text}
+        onChange={(event) => setText(event.target.value)}
+        data-testid="memory-add-text"
+      />
+      <select
+        className="rounded border border-border bg-panel px-2 py-1"
+        value={type}
+        onChange={(event) => setType(event.target.value as MemoryType)}
+        data-testid="memory-add-type"
+      >
         {TYPES.map((option) => (
           <option key={option} value={option}>
             {option}
           </option>
         ))}
       </select>
-      <input className="min-w-40 flex-1 rounded border border-border bg-panel px-2 py-1" placeholder="Workspace folder (empty: global)" value={workspace} onChange={(event) => setWorkspace(event.target.value)} data-testid="memory-add-workspace" />
+      <input
+        className="min-w-40 flex-1 rounded border border-border bg-panel px-2 py-1"
+        placeholder="Workspace folder (empty: global)"
+        value={workspace}
+        onChange={(event) => setWorkspace(event.target.value)}
+        data-testid="memory-add-workspace"
+      />
       <label className="flex items-center gap-1 text-xs text-muted">
         Importance
-        <input type="number" min={1} max={5} className="w-12 rounded border border-border bg-panel px-1 py-1" value={importance} onChange={(event) => setImportance(Number(event.target.value) || 3)} data-testid="memory-add-importance" />
+        <input
+          type="number"
+          min={1}
+          max={5}
+          className="w-12 rounded border border-border bg-panel px-1 py-1"
+          value={importance}
+          onChange={(event) => setImportance(Number(event.target.value) || 3)}
+          data-testid="memory-add-importance"
+        />
       </label>
       <button type="submit" className="rounded bg-raised px-3 py-1 hover:text-fg" data-testid="memory-add-submit">
         Remember

@@ -29,12 +29,17 @@ export interface Attachment extends PromptImage {
  */
 export function modelTakesImages(settings: SettingsView | null, sessionModel: string | null | undefined): boolean {
   if (!settings) return true;
-  const models = settings.providers.flatMap((provider) => provider.models.map((model) => ({ provider: provider.id, ...model })));
+  const models = settings.providers.flatMap((provider) =>
+    provider.models.map((model) => ({ provider: provider.id, ...model })),
+  );
   const named = sessionModel ?? settings.envModel;
   if (named) return models.find((model) => model.id === named)?.capabilities.images ?? true;
   const chosen = settings.defaultModel;
   if (!chosen) return true;
-  return models.find((model) => model.provider === chosen.providerId && model.id === chosen.model)?.capabilities.images ?? true;
+  return (
+    models.find((model) => model.provider === chosen.providerId && model.id === chosen.model)?.capabilities.images ??
+    true
+  );
 }
 
 /** Image files among pasted or dropped items. */
@@ -80,7 +85,9 @@ async function reencode(bitmap: ImageBitmap): Promise<Blob> {
     }
     side = Math.round(side * 0.75);
   }
-  throw new Error(`The image is too large even after scaling it down (limit ${Math.round(MAX_PROMPT_IMAGE_BYTES / 1024 / 1024)} MB).`);
+  throw new Error(
+    `The image is too large even after scaling it down (limit ${Math.round(MAX_PROMPT_IMAGE_BYTES / 1024 / 1024)} MB).`,
+  );
 }
 
 function thumbnail(bitmap: ImageBitmap): string {

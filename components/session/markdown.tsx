@@ -9,7 +9,10 @@ import remarkGfm from "remark-gfm";
 export const Markdown = memo(function Markdown({ text }: { text: string }) {
   return (
     <div className="wl-markdown" data-testid="markdown">
-      <ReactMarkdown remarkPlugins={[remarkGfm]} rehypePlugins={[[rehypeHighlight, { detect: true, ignoreMissing: true }]]}>
+      <ReactMarkdown
+        remarkPlugins={[remarkGfm]}
+        rehypePlugins={[[rehypeHighlight, { detect: true, ignoreMissing: true }]]}
+      >
         {text}
       </ReactMarkdown>
     </div>

@@ -44,7 +44,8 @@ export function McpStatus({ sessionId, refreshKey }: { sessionId: string; refres
 
   if (!status || (status.servers.length === 0 && status.errors.length === 0)) return null;
   const ready = status.servers.filter((server) => server.state === "ready").length;
-  const broken = status.servers.some((server) => server.state === "failed" || server.state === "closed") || status.errors.length > 0;
+  const broken =
+    status.servers.some((server) => server.state === "failed" || server.state === "closed") || status.errors.length > 0;
   const idle = status.servers.every((server) => server.state === "idle");
   const lines = [
     ...status.servers.map((server) => {

@@ -42,7 +42,9 @@ export function PresenceBar({ presence, running, noteTyping }: PresenceBarProps)
         </span>
       ) : null}
       <span
-        title={presence.viewers.map((viewer) => `${viewer.id === presence.you ? "this tab" : label(viewer)} (${viewer.access})`).join("\n")}
+        title={presence.viewers
+          .map((viewer) => `${viewer.id === presence.you ? "this tab" : label(viewer)} (${viewer.access})`)
+          .join("\n")}
         data-testid="presence-viewers"
         data-count={count}
       >

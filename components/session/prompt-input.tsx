@@ -47,7 +47,11 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
 
   useEffect(() => {
     try {
-      history.current = { items: JSON.parse(localStorage.getItem(historyKey) ?? "[]") as string[], index: -1, draft: "" };
+      history.current = {
+        items: JSON.parse(localStorage.getItem(historyKey) ?? "[]") as string[],
+        index: -1,
+        draft: "",
+      };
     } catch {
       history.current = { items: [], index: -1, draft: "" };
     }
@@ -80,7 +84,12 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
           setCaret(pos);
         },
       }))
-    : slashMatches.map((c) => ({ key: c.name, label: `/${c.name}${c.args ? ` ${c.args}` : ""}`, hint: c.help, apply: () => setText(`/${c.name}${c.args ? " " : ""}`) }));
+    : slashMatches.map((c) => ({
+        key: c.name,
+        label: `/${c.name}${c.args ? ` ${c.args}` : ""}`,
+        hint: c.help,
+        apply: () => setText(`/${c.name}${c.args ? " " : ""}`),
+      }));
   const menuOpen = menu.length > 0;
 
   const remember = (prompt: string) => {
@@ -97,8 +106,10 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
 
   const attach = async (files: File[]) => {
     if (files.length === 0) return;
-    if (!imagesAllowed) return say("This model does not take images (its capabilities are on the Settings page).", "error");
-    if (attachments.length + files.length > MAX_PROMPT_IMAGES) return say(`At most ${MAX_PROMPT_IMAGES} images per message.`, "error");
+    if (!imagesAllowed)
+      return say("This model does not take images (its capabilities are on the Settings page).", "error");
+    if (attachments.length + files.length > MAX_PROMPT_IMAGES)
+      return say(`At most ${MAX_PROMPT_IMAGES} images per message.`, "error");
     try {
       const added = await Promise.all(files.map(toAttachment));
       setAttachments((current) => [...current, ...added]);
@@ -129,7 +140,10 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
     if (!prompt || sending) return;
     const imageBytes = images.reduce((sum, image) => sum + image.bytes, 0);
     if (imageBytes > MAX_PROMPT_IMAGES_TOTAL_BYTES) {
-      return say(`The images are ${(imageBytes / 1024 / 1024).toFixed(1)} MB together; the limit is ${MAX_PROMPT_IMAGES_TOTAL_BYTES / 1024 / 1024} MB.`, "error");
+      return say(
+        `The images are ${(imageBytes / 1024 / 1024).toFixed(1)} MB together; the limit is ${MAX_PROMPT_IMAGES_TOTAL_BYTES / 1024 / 1024} MB.`,
+        "error",
+      );
     }
     setSending(true);
     setNotice(null);
@@ -138,11 +152,18 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
       if (shellMode) {
         await runInTerminal(sessionId, prompt);
         say("Sent to the session terminal (Ctrl+J shows it).");
-      } else if (prompt.startsWith("/") && (await runSlashCommand(prompt, { sessionId, workspace, yolo, navigate: router.push, say }))) {
+      } else if (
+        prompt.startsWith("/") &&
+        (await runSlashCommand(prompt, { sessionId, workspace, yolo, navigate: router.push, say }))
+      ) {
         // handled locally
       } else if (images.length) {
         // Steering carries text only: with images the message waits as a turn of its own.
-        const wire = images.map(({ mediaType, dataBase64, preview }) => ({ mediaType, dataBase64, ...(preview ? { preview } : {}) }));
+        const wire = images.map(({ mediaType, dataBase64, preview }) => ({
+          mediaType,
+          dataBase64,
+          ...(preview ? { preview } : {}),
+        }));
         await command("turn.prompt", { sessionId, text: prompt, reasoning: thinking ? "on" : "off", images: wire });
         setAttachments([]);
       } else if (running) {
@@ -170,7 +191,8 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
 
   const browseHistory = (direction: -1 | 1, event: KeyboardEvent<HTMLTextAreaElement>) => {
     const el = event.currentTarget;
-    const atEdge = direction === -1 ? !text.slice(0, el.selectionStart).includes("\n") : !text.slice(el.selectionEnd).includes("\n");
+    const atEdge =
+      direction === -1 ? !text.slice(0, el.selectionStart).includes("\n") : !text.slice(el.selectionEnd).includes("\n");
     const h = history.current;
     if (!atEdge || h.items.length === 0) return;
     if (direction === -1 && h.index === -1) h.draft = text;
@@ -227,7 +249,12 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
       onDrop={onDrop}
     >
       {menuOpen ? (
-        <ul role="listbox" aria-label={mention ? "Files" : "Commands"} className="absolute bottom-full left-2 right-2 mb-1 max-h-64 overflow-y-auto rounded-md border border-border bg-raised py-1 shadow-lg" data-testid={mention ? "mention-menu" : "slash-menu"}>
+        <ul
+          role="listbox"
+          aria-label={mention ? "Files" : "Commands"}
+          className="absolute bottom-full left-2 right-2 mb-1 max-h-64 overflow-y-auto rounded-md border border-border bg-raised py-1 shadow-lg"
+          data-testid={mention ? "mention-menu" : "slash-menu"}
+        >
           {menu.map((entry, i) => (
             <li
               key={entry.key}
@@ -247,15 +274,28 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
         </ul>
       ) : null}
       {notice ? (
-        <div className={`mb-1.5 whitespace-pre-wrap rounded px-2 py-1 text-xs ${notice.level === "error" ? "bg-danger/10 text-danger" : "bg-raised text-muted"}`} data-testid="input-notice" role="status">
+        <div
+          className={`mb-1.5 whitespace-pre-wrap rounded px-2 py-1 text-xs ${notice.level === "error" ? "bg-danger/10 text-danger" : "bg-raised text-muted"}`}
+          data-testid="input-notice"
+          role="status"
+        >
           {notice.text}
         </div>
       ) : null}
       {attachments.length && !shellMode ? (
         <ul className="mb-1.5 flex flex-wrap gap-2" aria-label="Attached images" data-testid="attachments">
           {attachments.map((image) => (
-            <li key={image.id} className="group relative h-14 w-14 overflow-hidden rounded border border-border bg-bg" data-testid="attachment" title={`${image.name} · ${formatBytes(image.bytes)}`}>
-              <img src={image.preview || `data:${image.mediaType};base64,${image.dataBase64}`} alt={image.name} className="h-full w-full object-cover" />
+            <li
+              key={image.id}
+              className="group relative h-14 w-14 overflow-hidden rounded border border-border bg-bg"
+              data-testid="attachment"
+              title={`${image.name} · ${formatBytes(image.bytes)}`}
+            >
+              <img
+                src={image.preview || `data:${image.mediaType};base64,${image.dataBase64}`}
+                alt={image.name}
+                className="h-full w-full object-cover"
+              />
               <button
                 type="button"
                 onClick={() => setAttachments((current) => current.filter((a) => a.id !== image.id))}
@@ -269,8 +309,14 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
           ))}
         </ul>
       ) : null}
-      <div className={`flex items-end gap-2 rounded-md border bg-bg px-2 py-1 ${shellMode ? "border-warn/60" : "border-border focus-within:border-accent"}`}>
-        {shellMode ? <span className="pb-1.5 font-mono text-warn" aria-hidden>$</span> : null}
+      <div
+        className={`flex items-end gap-2 rounded-md border bg-bg px-2 py-1 ${shellMode ? "border-warn/60" : "border-border focus-within:border-accent"}`}
+      >
+        {shellMode ? (
+          <span className="pb-1.5 font-mono text-warn" aria-hidden>
+            $
+          </span>
+        ) : null}
         <textarea
           ref={area}
           data-testid="prompt-input"
@@ -278,7 +324,11 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
           className="max-h-60 min-h-[2rem] flex-1 resize-none bg-transparent py-1.5 outline-none"
           rows={Math.min(10, Math.max(1, text.split("\n").length))}
           placeholder={
-            shellMode ? "Run in the terminal (Ctrl+X back to chat)" : running ? "Steer the running turn… (Esc to stop)" : "Ask the agent · @ file · / command · Shift+Enter newline"
+            shellMode
+              ? "Run in the terminal (Ctrl+X back to chat)"
+              : running
+                ? "Steer the running turn… (Esc to stop)"
+                : "Ask the agent · @ file · / command · Shift+Enter newline"
           }
           value={text}
           onChange={(event) => {
@@ -291,7 +341,13 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
           onPaste={onPaste}
         />
         {running ? (
-          <button type="button" data-testid="stop-button" onClick={() => void cancel()} className="mb-0.5 rounded border border-danger/50 px-2.5 py-1 text-danger hover:bg-danger/10" title="Stop (Esc)">
+          <button
+            type="button"
+            data-testid="stop-button"
+            onClick={() => void cancel()}
+            className="mb-0.5 rounded border border-danger/50 px-2.5 py-1 text-danger hover:bg-danger/10"
+            title="Stop (Esc)"
+          >
             Stop
           </button>
         ) : null}
@@ -307,16 +363,37 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
         </button>
       </div>
       <div className="mt-1 flex items-center gap-3 px-1 text-[11px] text-muted">
-        <label className="flex cursor-pointer items-center gap-1" title="Ask the model to think before answering (where it supports it)">
-          <input type="checkbox" checked={thinking} onChange={(e) => setThinking(e.target.checked)} data-testid="thinking-toggle" className="accent-[var(--wl-accent)]" />
+        <label
+          className="flex cursor-pointer items-center gap-1"
+          title="Ask the model to think before answering (where it supports it)"
+        >
+          <input
+            type="checkbox"
+            checked={thinking}
+            onChange={(e) => setThinking(e.target.checked)}
+            data-testid="thinking-toggle"
+            className="accent-[var(--wl-accent)]"
+          />
           Thinking
         </label>
-        <button type="button" className={shellMode ? "text-warn" : "hover:text-fg"} onClick={() => setShellMode((v) => !v)} data-testid="shell-toggle" aria-pressed={shellMode}>
+        <button
+          type="button"
+          className={shellMode ? "text-warn" : "hover:text-fg"}
+          onClick={() => setShellMode((v) => !v)}
+          data-testid="shell-toggle"
+          aria-pressed={shellMode}
+        >
           Shell <kbd>Ctrl+X</kbd>
         </button>
         {imagesAllowed && !shellMode ? (
           <>
-            <button type="button" className="hover:text-fg" onClick={() => fileInput.current?.click()} data-testid="attach-button" title="Attach images (or paste / drop them)">
+            <button
+              type="button"
+              className="hover:text-fg"
+              onClick={() => fileInput.current?.click()}
+              data-testid="attach-button"
+              title="Attach images (or paste / drop them)"
+            >
               Image
             </button>
             <input

@@ -44,7 +44,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   }, []);
 
   useEffect(() => {
-    api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) => setLoadError(err.message));
+    api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) =>
+      setLoadError(err.message),
+    );
   }, [sessionId]);
 
   useEffect(() => {
@@ -98,7 +100,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
       <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
       {access?.access === "view" ? (
-        <div className="shrink-0 border-t border-border bg-panel px-3 py-2 text-center text-xs text-muted" data-testid="view-only-notice">
+        <div
+          className="shrink-0 border-t border-border bg-panel px-3 py-2 text-center text-xs text-muted"
+          data-testid="view-only-notice"
+        >
           You are viewing this session through a view-only link: it updates live, but you cannot prompt or approve.
         </div>
       ) : (
@@ -130,11 +135,30 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           <ShareDialog sessionId={sessionId} />
           {!narrow ? (
             <>
-              <ToggleButton on={layout.treeOpen} onClick={() => update({ treeOpen: !layout.treeOpen })} label="Files" shortcut="Ctrl+B" testId="toggle-tree" />
-              <ToggleButton on={layout.bottomOpen} onClick={() => update({ bottomOpen: !layout.bottomOpen })} label="Terminal" shortcut="Ctrl+J" testId="toggle-terminal" />
+              <ToggleButton
+                on={layout.treeOpen}
+                onClick={() => update({ treeOpen: !layout.treeOpen })}
+                label="Files"
+                shortcut="Ctrl+B"
+                testId="toggle-tree"
+              />
+              <ToggleButton
+                on={layout.bottomOpen}
+                onClick={() => update({ bottomOpen: !layout.bottomOpen })}
+                label="Terminal"
+                shortcut="Ctrl+J"
+                testId="toggle-terminal"
+              />
             </>
           ) : null}
-          <button type="button" aria-pressed={timelineOpen} onClick={() => setTimelineOpen(!timelineOpen)} className={`rounded px-2 py-0.5 hover:bg-raised ${timelineOpen ? "text-fg" : ""}`} title="Checkpoints: rewind, undo, fork" data-testid="toggle-timeline">
+          <button
+            type="button"
+            aria-pressed={timelineOpen}
+            onClick={() => setTimelineOpen(!timelineOpen)}
+            className={`rounded px-2 py-0.5 hover:bg-raised ${timelineOpen ? "text-fg" : ""}`}
+            title="Checkpoints: rewind, undo, fork"
+            data-testid="toggle-timeline"
+          >
             Timeline
           </button>
           <button
@@ -151,9 +175,18 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       {narrow ? (
         <nav className="flex shrink-0 border-b border-border text-xs" aria-label="Panes" data-testid="pane-tabs">
           {(["agent", "files", "editor", "terminal"] as Pane[]).map((p) => (
-            <button key={p} type="button" aria-pressed={pane === p} onClick={() => setPane(p)} className={`flex-1 py-1.5 capitalize ${pane === p ? "border-b-2 border-accent text-fg" : "text-muted"}`} data-testid={`pane-${p}`}>
+            <button
+              key={p}
+              type="button"
+              aria-pressed={pane === p}
+              onClick={() => setPane(p)}
+              className={`flex-1 py-1.5 capitalize ${pane === p ? "border-b-2 border-accent text-fg" : "text-muted"}`}
+              data-testid={`pane-${p}`}
+            >
               {p}
-              {p === "agent" && Object.keys(state.approvals).length > 0 ? <span className="ml-1 text-warn">●</span> : null}
+              {p === "agent" && Object.keys(state.approvals).length > 0 ? (
+                <span className="ml-1 text-warn">●</span>
+              ) : null}
             </button>
           ))}
         </nav>
@@ -161,14 +194,27 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       <div className="flex min-h-0 flex-1">
         {show("files") && (narrow || layout.treeOpen) ? (
           <>
-            <aside className="flex min-h-0 shrink-0 flex-col bg-panel" style={narrow ? { flex: 1 } : { width: layout.treeWidth }} aria-label="Files" data-testid="tree-panel">
+            <aside
+              className="flex min-h-0 shrink-0 flex-col bg-panel"
+              style={narrow ? { flex: 1 } : { width: layout.treeWidth }}
+              aria-label="Files"
+              data-testid="tree-panel"
+            >
               <div className="flex h-7 shrink-0 items-center px-3 text-[11px] font-semibold uppercase tracking-wider text-muted">
                 Files
                 {tree.git?.repo ? <span className="ml-2 font-normal normal-case">git</span> : null}
               </div>
               {treeView}
             </aside>
-            {!narrow ? <Splitter direction="vertical" label="Resize file tree" testId="split-tree" start={() => layout.treeWidth} onResize={(w) => update({ treeWidth: clamp(w, 140, 600) })} /> : null}
+            {!narrow ? (
+              <Splitter
+                direction="vertical"
+                label="Resize file tree"
+                testId="split-tree"
+                start={() => layout.treeWidth}
+                onResize={(w) => update({ treeWidth: clamp(w, 140, 600) })}
+              />
+            ) : null}
           </>
         ) : null}
         {show("editor") || show("terminal") ? (
@@ -180,8 +226,20 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             ) : null}
             {(narrow && pane === "terminal") || (!narrow && layout.bottomOpen) ? (
               <>
-                {!narrow ? <Splitter direction="horizontal" label="Resize terminal panel" testId="split-bottom" start={() => layout.bottomHeight} onResize={(h) => update({ bottomHeight: clamp(h, 80, 900) })} /> : null}
-                <div className="min-h-0 shrink-0 bg-panel" style={narrow ? { flex: 1 } : { height: layout.bottomHeight }} data-testid="bottom-panel">
+                {!narrow ? (
+                  <Splitter
+                    direction="horizontal"
+                    label="Resize terminal panel"
+                    testId="split-bottom"
+                    start={() => layout.bottomHeight}
+                    onResize={(h) => update({ bottomHeight: clamp(h, 80, 900) })}
+                  />
+                ) : null}
+                <div
+                  className="min-h-0 shrink-0 bg-panel"
+                  style={narrow ? { flex: 1 } : { height: layout.bottomHeight }}
+                  data-testid="bottom-panel"
+                >
                   <TerminalPanel sessionId={sessionId} />
                 </div>
               </>
@@ -189,27 +247,74 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           </div>
         ) : null}
         {timelineOpen && (!narrow || pane === "agent") ? (
-          <aside className="flex min-h-0 w-72 shrink-0 flex-col border-l border-border bg-panel" aria-label="Timeline" data-testid="timeline-panel">
-            <Timeline sessionId={sessionId} state={state} onOpenDiff={openDiff} onForked={(fork) => window.location.assign(`/s/${encodeURIComponent(fork.id)}`)} />
+          <aside
+            className="flex min-h-0 w-72 shrink-0 flex-col border-l border-border bg-panel"
+            aria-label="Timeline"
+            data-testid="timeline-panel"
+          >
+            <Timeline
+              sessionId={sessionId}
+              state={state}
+              onOpenDiff={openDiff}
+              onForked={(fork) => window.location.assign(`/s/${encodeURIComponent(fork.id)}`)}
+            />
           </aside>
         ) : null}
         {show("agent") ? (
           <>
-            {!narrow ? <Splitter direction="vertical" label="Resize agent panel" testId="split-agent" start={() => layout.agentWidth} onResize={(w) => update({ agentWidth: clamp(w, 300, 1400) })} /> : null}
-            <section className="flex min-h-0 min-w-0 flex-col border-l border-border" style={narrow ? { flex: 1 } : { width: layout.agentWidth }} aria-label="Agent" data-testid="agent-panel">
+            {!narrow ? (
+              <Splitter
+                direction="vertical"
+                label="Resize agent panel"
+                testId="split-agent"
+                start={() => layout.agentWidth}
+                onResize={(w) => update({ agentWidth: clamp(w, 300, 1400) })}
+              />
+            ) : null}
+            <section
+              className="flex min-h-0 min-w-0 flex-col border-l border-border"
+              style={narrow ? { flex: 1 } : { width: layout.agentWidth }}
+              aria-label="Agent"
+              data-testid="agent-panel"
+            >
               {agentView}
             </section>
           </>
         ) : null}
       </div>
-      <StatusBar state={state} connection={connection} model={state.model ?? summary?.model ?? defaultModel} viewers={presence?.viewers.length ?? null} onShowApprovals={() => setPane("agent")} />
+      <StatusBar
+        state={state}
+        connection={connection}
+        model={state.model ?? summary?.model ?? defaultModel}
+        viewers={presence?.viewers.length ?? null}
+        onShowApprovals={() => setPane("agent")}
+      />
     </div>
   );
 }
 
-function ToggleButton({ on, onClick, label, shortcut, testId }: { on: boolean; onClick: () => void; label: string; shortcut: string; testId: string }) {
+function ToggleButton({
+  on,
+  onClick,
+  label,
+  shortcut,
+  testId,
+}: {
+  on: boolean;
+  onClick: () => void;
+  label: string;
+  shortcut: string;
+  testId: string;
+}) {
   return (
-    <button type="button" aria-pressed={on} onClick={onClick} className={`rounded px-2 py-0.5 hover:bg-raised ${on ? "text-fg" : ""}`} title={`${label} (${shortcut})`} data-testid={testId}>
+    <button
+      type="button"
+      aria-pressed={on}
+      onClick={onClick}
+      className={`rounded px-2 py-0.5 hover:bg-raised ${on ? "text-fg" : ""}`}
+      title={`${label} (${shortcut})`}
+      data-testid={testId}
+    >
       {label} <kbd className="text-[10px] text-muted">{shortcut}</kbd>
     </button>
   );

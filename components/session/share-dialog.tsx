@@ -30,7 +30,9 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
   const [error, setError] = useState<string | null>(null);
 
   const refresh = useCallback(() => {
-    api<ShareLinkView[]>(`/api/v1/sessions/${sessionId}/share-links`).then(setLinks, (err: Error) => setError(err.message));
+    api<ShareLinkView[]>(`/api/v1/sessions/${sessionId}/share-links`).then(setLinks, (err: Error) =>
+      setError(err.message),
+    );
   }, [sessionId]);
   useEffect(() => {
     if (open) refresh();
@@ -48,7 +50,10 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
   const create = async () => {
     setError(null);
     try {
-      const link = await api<CreatedShareLink>(`/api/v1/sessions/${sessionId}/share-links`, { method: "POST", body: { scope, expires_in: expiry } });
+      const link = await api<CreatedShareLink>(`/api/v1/sessions/${sessionId}/share-links`, {
+        method: "POST",
+        body: { scope, expires_in: expiry },
+      });
       setCreated(link);
       refresh();
     } catch (err) {
@@ -56,32 +61,64 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
     }
   };
   const revoke = async (id: string) => {
-    await api(`/api/v1/sessions/${sessionId}/share-links/${id}`, { method: "DELETE" }).catch((err: Error) => setError(err.message));
+    await api(`/api/v1/sessions/${sessionId}/share-links/${id}`, { method: "DELETE" }).catch((err: Error) =>
+      setError(err.message),
+    );
     if (created?.id === id) setCreated(null);
     refresh();
   };
-  const urls = created ? (created.lan_urls && created.lan_urls.length > 0 ? created.lan_urls : [`${window.location.origin}${created.path}`]) : [];
+  const urls = created
+    ? created.lan_urls && created.lan_urls.length > 0
+      ? created.lan_urls
+      : [`${window.location.origin}${created.path}`]
+    : [];
 
   return (
     <span className="relative">
-      <button type="button" className="rounded px-2 py-0.5 hover:bg-raised hover:text-fg" onClick={() => setOpen(!open)} data-testid="share-button" aria-expanded={open}>
+      <button
+        type="button"
+        className="rounded px-2 py-0.5 hover:bg-raised hover:text-fg"
+        onClick={() => setOpen(!open)}
+        data-testid="share-button"
+        aria-expanded={open}
+      >
         Share
       </button>
       {open ? (
-        <div role="dialog" aria-label="Share this session" className="absolute right-0 top-7 z-30 w-96 max-w-[95vw] rounded-md border border-border bg-raised p-3 text-fg shadow-lg" data-testid="share-dialog">
+        <div
+          role="dialog"
+          aria-label="Share this session"
+          className="absolute right-0 top-7 z-30 w-96 max-w-[95vw] rounded-md border border-border bg-raised p-3 text-fg shadow-lg"
+          data-testid="share-dialog"
+        >
           <div className="mb-2 flex items-center gap-2">
-            <select value={scope} onChange={(e) => setScope(e.target.value as "view" | "drive")} className="rounded border border-border bg-panel px-1 py-0.5" data-testid="share-scope">
+            <select
+              value={scope}
+              onChange={(e) => setScope(e.target.value as "view" | "drive")}
+              className="rounded border border-border bg-panel px-1 py-0.5"
+              data-testid="share-scope"
+            >
               <option value="view">View only</option>
               <option value="drive">Can drive (prompt, approve, terminals)</option>
             </select>
-            <select value={expiry} onChange={(e) => setExpiry(Number(e.target.value))} className="rounded border border-border bg-panel px-1 py-0.5" data-testid="share-expiry">
+            <select
+              value={expiry}
+              onChange={(e) => setExpiry(Number(e.target.value))}
+              className="rounded border border-border bg-panel px-1 py-0.5"
+              data-testid="share-expiry"
+            >
               {EXPIRIES.map((option) => (
                 <option key={option.seconds} value={option.seconds}>
                   {option.label}
                 </option>
               ))}
             </select>
-            <button type="button" onClick={() => void create()} className="ml-auto rounded bg-accent px-2 py-0.5 font-medium text-bg" data-testid="share-create">
+            <button
+              type="button"
+              onClick={() => void create()}
+              className="ml-auto rounded bg-accent px-2 py-0.5 font-medium text-bg"
+              data-testid="share-create"
+            >
               Create link
             </button>
           </div>
@@ -89,27 +126,53 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
             <div className="mb-2 space-y-1" data-testid="share-created">
               {urls.map((url) => (
                 <div key={url} className="flex items-center gap-1">
-                  <input readOnly value={url} className="min-w-0 flex-1 rounded border border-border bg-panel px-1 py-0.5 font-mono text-xs" data-testid="share-url" onFocus={(e) => e.target.select()} />
-                  <button type="button" className="rounded px-1.5 py-0.5 text-xs hover:bg-panel" onClick={() => void navigator.clipboard?.writeText(url)}>
+                  <input
+                    readOnly
+                    value={url}
+                    className="min-w-0 flex-1 rounded border border-border bg-panel px-1 py-0.5 font-mono text-xs"
+                    data-testid="share-url"
+                    onFocus={(e) => e.target.select()}
+                  />
+                  <button
+                    type="button"
+                    className="rounded px-1.5 py-0.5 text-xs hover:bg-panel"
+                    onClick={() => void navigator.clipboard?.writeText(url)}
+                  >
                     Copy
                   </button>
                 </div>
               ))}
               {!created.lan_urls?.length ? (
-                <p className="text-xs text-muted">Only this machine can open it. For a phone or another computer, start Worldline with WORLDLINE_ALLOW_LAN=1 and HOST set to a LAN address.</p>
+                <p className="text-xs text-muted">
+                  Only this machine can open it. For a phone or another computer, start Worldline with
+                  WORLDLINE_ALLOW_LAN=1 and HOST set to a LAN address.
+                </p>
               ) : null}
             </div>
           ) : null}
-          {error ? <p className="mb-2 text-xs text-danger" role="alert">{error}</p> : null}
+          {error ? (
+            <p className="mb-2 text-xs text-danger" role="alert">
+              {error}
+            </p>
+          ) : null}
           <ul className="max-h-48 space-y-1 overflow-y-auto text-xs" data-testid="share-links">
             {links.map((link) => (
               <li key={link.id} className="flex items-center gap-2" data-testid="share-link" data-active={link.active}>
                 <span className="w-12">{link.scope}</span>
                 <span className="flex-1 text-muted">
-                  {link.revoked_at ? "revoked" : !link.active ? "expired" : `until ${new Date(link.expires_at ?? "").toLocaleString()}`}
+                  {link.revoked_at
+                    ? "revoked"
+                    : !link.active
+                      ? "expired"
+                      : `until ${new Date(link.expires_at ?? "").toLocaleString()}`}
                 </span>
                 {link.active ? (
-                  <button type="button" className="rounded px-1.5 py-0.5 text-danger hover:bg-panel" onClick={() => void revoke(link.id)} data-testid="share-revoke">
+                  <button
+                    type="button"
+                    className="rounded px-1.5 py-0.5 text-danger hover:bg-panel"
+                    onClick={() => void revoke(link.id)}
+                    data-testid="share-revoke"
+                  >
                     Revoke
                   </button>
                 ) : null}

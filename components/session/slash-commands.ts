@@ -38,19 +38,32 @@ export async function runSlashCommand(text: string, ctx: SlashContext): Promise<
         ctx.say("Compacting the conversation…");
         return true;
       case "clear": {
-        const created = await api<{ id: string }>("/api/v1/sessions", { method: "POST", body: { workspace: ctx.workspace } });
+        const created = await api<{ id: string }>("/api/v1/sessions", {
+          method: "POST",
+          body: { workspace: ctx.workspace },
+        });
         ctx.navigate(`/s/${created.id}`);
         return true;
       }
       case "yolo":
         await api(session, { method: "PATCH", body: { yolo: !ctx.yolo } });
-        ctx.say(!ctx.yolo ? "Yolo on: actions inside the workspace are approved automatically." : "Yolo off: risky actions ask first.");
+        ctx.say(
+          !ctx.yolo
+            ? "Yolo on: actions inside the workspace are approved automatically."
+            : "Yolo off: risky actions ask first.",
+        );
         return true;
       case "model":
         if (!arg) {
-          const settings = await api<{ providers: { name: string; models: { id: string }[] }[]; defaultModel: { model: string } | null; envModel: string | null }>("/api/v1/settings");
+          const settings = await api<{
+            providers: { name: string; models: { id: string }[] }[];
+            defaultModel: { model: string } | null;
+            envModel: string | null;
+          }>("/api/v1/settings");
           const models = settings.providers.flatMap((p) => p.models.map((m) => `${m.id} (${p.name})`));
-          ctx.say(`Default: ${settings.envModel ?? settings.defaultModel?.model ?? "none"}. Available: ${models.join(", ") || "none — add one in Settings"}. Use /model <name>.`);
+          ctx.say(
+            `Default: ${settings.envModel ?? settings.defaultModel?.model ?? "none"}. Available: ${models.join(", ") || "none — add one in Settings"}. Use /model <name>.`,
+          );
           return true;
         }
         await api(session, { method: "PATCH", body: { model: arg } });
@@ -60,12 +73,15 @@ export async function runSlashCommand(text: string, ctx: SlashContext): Promise<
       case "fork": {
         const checkpoints = await api<CheckpointView[]>(`${session}/checkpoints`);
         const target = name === "undo" ? turnStart(checkpoints) : checkpoints.at(-1);
-        if (!target) return ctx.say("There is no checkpoint yet: nothing to " + name + "."), true;
+        if (!target) return (ctx.say("There is no checkpoint yet: nothing to " + name + "."), true);
         if (name === "undo") {
           await api(`${session}/rewind`, { method: "POST", body: { checkpoint: target.id } });
           ctx.say(`Rewound to before turn ${target.turn}.`);
         } else {
-          const fork = await api<{ id: string }>(`${session}/fork`, { method: "POST", body: { checkpoint: target.id } });
+          const fork = await api<{ id: string }>(`${session}/fork`, {
+            method: "POST",
+            body: { checkpoint: target.id },
+          });
           ctx.navigate(`/s/${fork.id}`);
         }
         return true;

@@ -56,7 +56,10 @@ export function ToolCard({
         </span>
       </button>
       {argsOpen ? (
-        <pre className="mx-3 mb-2 max-h-60 overflow-auto whitespace-pre-wrap rounded bg-bg p-2 text-muted" data-testid="tool-args">
+        <pre
+          className="mx-3 mb-2 max-h-60 overflow-auto whitespace-pre-wrap rounded bg-bg p-2 text-muted"
+          data-testid="tool-args"
+        >
           {JSON.stringify(item.args, null, 2)}
         </pre>
       ) : null}
@@ -64,7 +67,12 @@ export function ToolCard({
         <div className="px-3 pb-2">
           <UnifiedDiff diff={diff} maxHeight="16rem" testId="tool-diff" />
           {onOpenDiff ? (
-            <button type="button" className="mt-1 text-muted hover:text-accent" onClick={() => onOpenDiff(`${item.name}: ${pathOf(item.args) ?? item.id}`, diff)} data-testid="open-diff">
+            <button
+              type="button"
+              className="mt-1 text-muted hover:text-accent"
+              onClick={() => onOpenDiff(`${item.name}: ${pathOf(item.args) ?? item.id}`, diff)}
+              data-testid="open-diff"
+            >
               Open in editor ↗
             </button>
           ) : null}
@@ -93,11 +101,19 @@ function Output({ text, error }: { text: string; error: boolean }) {
   return (
     <div className="px-3 pb-2">
       {long ? (
-        <button type="button" className="mb-1 text-muted hover:text-fg" onClick={() => setOpen((v) => !v)} data-testid="tool-output-toggle">
+        <button
+          type="button"
+          className="mb-1 text-muted hover:text-fg"
+          onClick={() => setOpen((v) => !v)}
+          data-testid="tool-output-toggle"
+        >
           {open ? "Collapse output" : `Show all ${lines.length} lines`}
         </button>
       ) : null}
-      <pre className={`max-h-80 overflow-auto whitespace-pre-wrap rounded bg-bg p-2 ${error ? "text-danger" : "text-muted"}`} data-testid="tool-output">
+      <pre
+        className={`max-h-80 overflow-auto whitespace-pre-wrap rounded bg-bg p-2 ${error ? "text-danger" : "text-muted"}`}
+        data-testid="tool-output"
+      >
         {shown}
       </pre>
     </div>
@@ -105,7 +121,13 @@ function Output({ text, error }: { text: string; error: boolean }) {
 }
 
 function StateDot({ state }: { state: ToolItem["state"] }) {
-  const color = { pending: "bg-muted", waiting_approval: "bg-warn", running: "bg-accent animate-pulse", completed: "bg-ok", error: "bg-danger" }[state];
+  const color = {
+    pending: "bg-muted",
+    waiting_approval: "bg-warn",
+    running: "bg-accent animate-pulse",
+    completed: "bg-ok",
+    error: "bg-danger",
+  }[state];
   return <span aria-hidden className={`inline-block h-1.5 w-1.5 shrink-0 rounded-full ${color}`} />;
 }
 

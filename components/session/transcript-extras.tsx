@@ -11,9 +11,19 @@ export function UserImages({ images }: { images: UserImageRef[] }) {
     <span className="mb-1.5 flex flex-wrap justify-end gap-1.5" data-testid="message-images">
       {images.map((image, i) =>
         image.preview ? (
-          <img key={i} src={image.preview} alt={`Attached image ${i + 1} (${image.mediaType})`} className="max-h-32 max-w-[12rem] rounded border border-border object-contain" data-testid="message-image" />
+          <img
+            key={i}
+            src={image.preview}
+            alt={`Attached image ${i + 1} (${image.mediaType})`}
+            className="max-h-32 max-w-[12rem] rounded border border-border object-contain"
+            data-testid="message-image"
+          />
         ) : (
-          <span key={i} className="rounded border border-border px-2 py-1 text-xs text-muted" data-testid="message-image">
+          <span
+            key={i}
+            className="rounded border border-border px-2 py-1 text-xs text-muted"
+            data-testid="message-image"
+          >
             🖼 {image.mediaType.replace("image/", "")} · {Math.max(1, Math.round(image.bytes / 1024))} KB
           </span>
         ),
@@ -26,7 +36,15 @@ export function UserImages({ images }: { images: UserImageRef[] }) {
  * A turn the bridge's restart cut off (its pending approval was marked interrupted).
  * Until another turn starts it offers Resume: a new turn that tells the model to continue.
  */
-export function InterruptedTurn({ item, sessionId, running }: { item: Extract<TranscriptItem, { kind: "interrupted" }>; sessionId?: string; running: boolean }) {
+export function InterruptedTurn({
+  item,
+  sessionId,
+  running,
+}: {
+  item: Extract<TranscriptItem, { kind: "interrupted" }>;
+  sessionId?: string;
+  running: boolean;
+}) {
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   const resume = async () => {
     if (!sessionId) return;
@@ -41,8 +59,13 @@ export function InterruptedTurn({ item, sessionId, running }: { item: Extract<Tr
   // Once another turn has started (this Resume or any prompt) the notice above says enough.
   if (!item.resumable || !sessionId) return null;
   return (
-    <div className="flex flex-wrap items-center gap-2 rounded-md border border-dashed border-warn/40 px-3 py-1.5 text-xs text-muted" data-testid="turn-interrupted">
-      <span className="min-w-0 flex-1">The agent can pick up where this turn stopped; the tool call that waited did not run.</span>
+    <div
+      className="flex flex-wrap items-center gap-2 rounded-md border border-dashed border-warn/40 px-3 py-1.5 text-xs text-muted"
+      data-testid="turn-interrupted"
+    >
+      <span className="min-w-0 flex-1">
+        The agent can pick up where this turn stopped; the tool call that waited did not run.
+      </span>
       <button
         type="button"
         onClick={() => void resume()}

@@ -18,7 +18,15 @@ type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
  * The conversation, virtualized: only the rows in view are in the DOM, so a
  * session of thousands of events opens and scrolls smoothly.
  */
-export function Transcript({ state, onOpenDiff, sessionId }: { state: TranscriptState; onOpenDiff?: (title: string, diff: string) => void; sessionId?: string }) {
+export function Transcript({
+  state,
+  onOpenDiff,
+  sessionId,
+}: {
+  state: TranscriptState;
+  onOpenDiff?: (title: string, diff: string) => void;
+  sessionId?: string;
+}) {
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const { rows, children } = useMemo(() => groupSubagents(state.items), [state.items]);
@@ -32,7 +40,12 @@ export function Transcript({ state, onOpenDiff, sessionId }: { state: Transcript
   });
 
   const last = rows.at(-1);
-  const lastSize = last?.kind === "assistant" ? last.text.length + last.reasoning.length : last?.kind === "tool" ? (last.output?.length ?? 0) + last.progress.length : 0;
+  const lastSize =
+    last?.kind === "assistant"
+      ? last.text.length + last.reasoning.length
+      : last?.kind === "tool"
+        ? (last.output?.length ?? 0) + last.progress.length
+        : 0;
   useEffect(() => {
     if (following.current && rows.length > 0) virtualizer.scrollToIndex(rows.length - 1, { align: "end" });
   }, [rows.length, lastSize, virtualizer]);
@@ -43,19 +56,33 @@ export function Transcript({ state, onOpenDiff, sessionId }: { state: Transcript
   };
 
   return (
-    <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto [overflow-anchor:none]" data-testid="transcript" data-count={rows.length}>
+    <div
+      ref={scroller}
+      onScroll={onScroll}
+      className="min-h-0 flex-1 overflow-y-auto [overflow-anchor:none]"
+      data-testid="transcript"
+      data-count={rows.length}
+    >
       {rows.length === 0 ? (
         <p className="px-4 py-16 text-center text-muted" data-testid="transcript-empty">
           Ask the agent to read, change or run something in this folder.
           <br />
-          <span className="text-xs">Type <kbd>@</kbd> to mention a file, <kbd>/</kbd> for commands.</span>
+          <span className="text-xs">
+            Type <kbd>@</kbd> to mention a file, <kbd>/</kbd> for commands.
+          </span>
         </p>
       ) : null}
       <div className="relative mx-auto w-full max-w-3xl" style={{ height: virtualizer.getTotalSize() }}>
         {virtualizer.getVirtualItems().map((row) => {
           const item = rows[row.index];
           return (
-            <div key={row.key} data-index={row.index} ref={virtualizer.measureElement} className="absolute left-0 top-0 w-full px-4 py-1.5" style={{ transform: `translateY(${row.start}px)` }}>
+            <div
+              key={row.key}
+              data-index={row.index}
+              ref={virtualizer.measureElement}
+              className="absolute left-0 top-0 w-full px-4 py-1.5"
+              style={{ transform: `translateY(${row.start}px)` }}
+            >
               <Item item={item} state={state} childrenOf={children} onOpenDiff={onOpenDiff} sessionId={sessionId} />
             </div>
           );
@@ -95,7 +122,10 @@ function Item({
   switch (item.kind) {
     case "user":
       return (
-        <div className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md bg-raised px-3 py-2" data-testid="message-user">
+        <div
+          className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md bg-raised px-3 py-2"
+          data-testid="message-user"
+        >
           {item.images?.length ? <UserImages images={item.images} /> : null}
           {item.text}
         </div>
@@ -110,7 +140,10 @@ function Item({
               <summary className="cursor-pointer select-none text-xs" data-testid="reasoning-toggle">
                 {item.done || item.text ? "Thought" : "Thinking…"} · {item.reasoning.length} chars
               </summary>
-              <div className="mt-1 whitespace-pre-wrap border-l border-border pl-3 text-xs" data-testid="message-reasoning">
+              <div
+                className="mt-1 whitespace-pre-wrap border-l border-border pl-3 text-xs"
+                data-testid="message-reasoning"
+              >
                 {item.reasoning}
               </div>
             </details>
@@ -125,7 +158,14 @@ function Item({
       );
     case "tool": {
       const nested = renderChildren(item.id, state, childrenOf, onOpenDiff);
-      return <ToolCard item={item} approval={item.approvalId ? state.approvals[item.approvalId] : undefined} nested={nested} onOpenDiff={onOpenDiff} />;
+      return (
+        <ToolCard
+          item={item}
+          approval={item.approvalId ? state.approvals[item.approvalId] : undefined}
+          nested={nested}
+          onOpenDiff={onOpenDiff}
+        />
+      );
     }
     case "notice":
       return (
@@ -146,7 +186,10 @@ function Item({
       );
     case "queued":
       return (
-        <div className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md border border-dashed border-border px-3 py-2 text-muted" data-testid="message-queued">
+        <div
+          className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md border border-dashed border-border px-3 py-2 text-muted"
+          data-testid="message-queued"
+        >
           <span className="mr-2 text-xs">queued #{item.position}</span>
           {item.text}
         </div>

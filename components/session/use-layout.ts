@@ -4,7 +4,14 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { IdeLayout } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
-export const DEFAULT_LAYOUT: IdeLayout = { treeWidth: 240, agentWidth: 460, bottomHeight: 220, treeOpen: true, bottomOpen: false, theme: "dark" };
+export const DEFAULT_LAYOUT: IdeLayout = {
+  treeWidth: 240,
+  agentWidth: 460,
+  bottomHeight: 220,
+  treeOpen: true,
+  bottomOpen: false,
+  theme: "dark",
+};
 const LOCAL_KEY = "worldline.layout";
 /** Dragging a splitter changes sizes many times a second; the server gets the settled value. */
 const SAVE_DEBOUNCE_MS = 400;
@@ -40,7 +47,10 @@ export function useLayout() {
       const next = { ...current, ...patch };
       writeLocal(next);
       if (timer.current) clearTimeout(timer.current);
-      timer.current = setTimeout(() => void api("/api/v1/settings/layout", { method: "PUT", body: next }).catch(() => undefined), SAVE_DEBOUNCE_MS);
+      timer.current = setTimeout(
+        () => void api("/api/v1/settings/layout", { method: "PUT", body: next }).catch(() => undefined),
+        SAVE_DEBOUNCE_MS,
+      );
       return next;
     });
   }, []);

@@ -19,7 +19,9 @@ export function useMentionSearch(sessionId: string, query: string | null): strin
     if (query === null) return setFiles([]);
     let stale = false;
     const timer = setTimeout(() => {
-      api<{ files: string[] }>(`/api/v1/sessions/${encodeURIComponent(sessionId)}/files/search?limit=12&q=${encodeURIComponent(query)}`).then(
+      api<{ files: string[] }>(
+        `/api/v1/sessions/${encodeURIComponent(sessionId)}/files/search?limit=12&q=${encodeURIComponent(query)}`,
+      ).then(
         (result) => !stale && setFiles(result.files),
         () => !stale && setFiles([]),
       );

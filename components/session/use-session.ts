@@ -43,7 +43,10 @@ export function useSession(sessionId: string) {
       if (subscribing) return;
       subscribing = true;
       try {
-        const result = await command<"session.subscribe", SubscribeResult>("session.subscribe", { sessionId, ...live.resumeFrom() });
+        const result = await command<"session.subscribe", SubscribeResult>("session.subscribe", {
+          sessionId,
+          ...live.resumeFrom(),
+        });
         if (cancelled) return;
         if (live.subscribed(result)) publish();
         setConnection("live");
@@ -67,7 +70,8 @@ export function useSession(sessionId: string) {
     const onDisconnect = (reason: string) => {
       setConnection("offline");
       setPresence(null);
-      if (reason === "io server disconnect") setTimeout(() => !cancelled && !socket.connected && socket.connect(), RECONNECT_AFTER_SERVER_CLOSE_MS);
+      if (reason === "io server disconnect")
+        setTimeout(() => !cancelled && !socket.connected && socket.connect(), RECONNECT_AFTER_SERVER_CLOSE_MS);
     };
     const onConnect = () => void subscribe();
     const onReset = (message: { sessionId: string }) => {

@@ -17,7 +17,9 @@ export function SettingsView() {
 
   const remove = async (provider: ProviderView) => {
     if (!window.confirm(`Remove ${provider.name} and its stored key?`)) return;
-    setData(await api<SettingsData>(`/api/v1/settings/providers/${encodeURIComponent(provider.id)}`, { method: "DELETE" }));
+    setData(
+      await api<SettingsData>(`/api/v1/settings/providers/${encodeURIComponent(provider.id)}`, { method: "DELETE" }),
+    );
   };
   const setDefault = async (value: string) => {
     const [providerId, ...rest] = value.split("::");
@@ -25,7 +27,10 @@ export function SettingsView() {
     setData(await api<SettingsData>("/api/v1/settings/default-model", { method: "PUT", body }));
   };
 
-  const options = data?.providers.flatMap((p) => p.models.map((m) => ({ value: `${p.id}::${m.id}`, label: `${m.id} — ${p.name}` }))) ?? [];
+  const options =
+    data?.providers.flatMap((p) =>
+      p.models.map((m) => ({ value: `${p.id}::${m.id}`, label: `${m.id} — ${p.name}` })),
+    ) ?? [];
   const current = data?.defaultModel ? `${data.defaultModel.providerId}::${data.defaultModel.model}` : "";
 
   return (
@@ -36,52 +41,96 @@ export function SettingsView() {
       {data ? (
         <>
           <section className="flex flex-col gap-2" aria-labelledby="default-model">
-            <h2 id="default-model" className="text-xs font-semibold uppercase tracking-wider text-muted">Default model</h2>
+            <h2 id="default-model" className="text-xs font-semibold uppercase tracking-wider text-muted">
+              Default model
+            </h2>
             {data.envModel ? (
               <p className="text-xs text-warn" data-testid="env-model">
                 The environment sets WORLDLINE_MODEL={data.envModel}; it is used while set.
               </p>
             ) : null}
-            <select className="rounded border border-border bg-bg px-2 py-1.5" value={current} onChange={(e) => void setDefault(e.target.value)} data-testid="default-model">
+            <select
+              className="rounded border border-border bg-bg px-2 py-1.5"
+              value={current}
+              onChange={(e) => void setDefault(e.target.value)}
+              data-testid="default-model"
+            >
               <option value="">None</option>
               {options.map((o) => (
-                <option key={o.value} value={o.value}>{o.label}</option>
+                <option key={o.value} value={o.value}>
+                  {o.label}
+                </option>
               ))}
             </select>
           </section>
           <section className="flex flex-col gap-2" aria-labelledby="providers">
             <div className="flex items-center">
-              <h2 id="providers" className="text-xs font-semibold uppercase tracking-wider text-muted">Providers</h2>
-              <button type="button" className="ml-auto rounded border border-border px-2 py-0.5 hover:bg-raised" onClick={() => setEditing("new")} data-testid="add-provider">
+              <h2 id="providers" className="text-xs font-semibold uppercase tracking-wider text-muted">
+                Providers
+              </h2>
+              <button
+                type="button"
+                className="ml-auto rounded border border-border px-2 py-0.5 hover:bg-raised"
+                onClick={() => setEditing("new")}
+                data-testid="add-provider"
+              >
                 + Add provider
               </button>
             </div>
-            {editing === "new" ? <ProviderForm onSaved={(view) => (setData(view), setEditing(null))} onCancel={() => setEditing(null)} /> : null}
+            {editing === "new" ? (
+              <ProviderForm onSaved={(view) => (setData(view), setEditing(null))} onCancel={() => setEditing(null)} />
+            ) : null}
             {data.providers.length === 0 && editing !== "new" ? (
               <p className="text-muted" data-testid="providers-empty">
-                No provider yet. Add OpenAI, Kimi, DeepSeek, OpenRouter, a local Ollama / vLLM / llama.cpp, or any OpenAI-compatible URL.
+                No provider yet. Add OpenAI, Kimi, DeepSeek, OpenRouter, a local Ollama / vLLM / llama.cpp, or any
+                OpenAI-compatible URL.
               </p>
             ) : null}
             <ul className="flex flex-col gap-2">
               {data.providers.map((provider) =>
                 editing !== "new" && editing?.id === provider.id ? (
                   <li key={provider.id}>
-                    <ProviderForm initial={provider} onSaved={(view) => (setData(view), setEditing(null))} onCancel={() => setEditing(null)} />
+                    <ProviderForm
+                      initial={provider}
+                      onSaved={(view) => (setData(view), setEditing(null))}
+                      onCancel={() => setEditing(null)}
+                    />
                   </li>
                 ) : (
-                  <li key={provider.id} className="rounded-md border border-border bg-panel px-3 py-2" data-testid="provider-item">
+                  <li
+                    key={provider.id}
+                    className="rounded-md border border-border bg-panel px-3 py-2"
+                    data-testid="provider-item"
+                  >
                     <div className="flex items-center gap-2">
                       <span className="font-medium">{provider.name}</span>
                       <span className="truncate font-mono text-xs text-muted">{provider.baseURL}</span>
-                      <span className="text-xs text-muted">{provider.hasKey ? `key ${provider.keyHint}` : "no key"}</span>
-                      <button type="button" className="ml-auto text-xs text-muted hover:text-fg" onClick={() => setEditing(provider)}>Edit</button>
-                      <button type="button" className="text-xs text-muted hover:text-danger" onClick={() => void remove(provider)}>Remove</button>
+                      <span className="text-xs text-muted">
+                        {provider.hasKey ? `key ${provider.keyHint}` : "no key"}
+                      </span>
+                      <button
+                        type="button"
+                        className="ml-auto text-xs text-muted hover:text-fg"
+                        onClick={() => setEditing(provider)}
+                      >
+                        Edit
+                      </button>
+                      <button
+                        type="button"
+                        className="text-xs text-muted hover:text-danger"
+                        onClick={() => void remove(provider)}
+                      >
+                        Remove
+                      </button>
                     </div>
                     <ul className="mt-1 flex flex-wrap gap-1.5 text-xs">
                       {provider.models.map((m) => (
-                        <li key={m.id} className="rounded bg-raised px-1.5 font-mono" title={`context ${m.contextWindow} tokens`}>
-                          {m.id} · {Math.round(m.contextWindow / 1000)}k
-                          {m.capabilities.tools ? " · tools" : ""}
+                        <li
+                          key={m.id}
+                          className="rounded bg-raised px-1.5 font-mono"
+                          title={`context ${m.contextWindow} tokens`}
+                        >
+                          {m.id} · {Math.round(m.contextWindow / 1000)}k{m.capabilities.tools ? " · tools" : ""}
                           {m.capabilities.images ? " · images" : ""}
                           {m.capabilities.thinking ? " · thinking" : ""}
                         </li>

@@ -48,7 +48,9 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     setError(null);
     try {
       const info = await ptyCommand<"pty.create", TerminalInfo>("pty.create", { sessionId });
-      setTerminals((current) => (current?.some((t) => t.terminalId === info.terminalId) ? current : [...(current ?? []), info]));
+      setTerminals((current) =>
+        current?.some((t) => t.terminalId === info.terminalId) ? current : [...(current ?? []), info],
+      );
       setActiveId(info.terminalId);
     } catch (err) {
       setError((err as Error).message);
@@ -71,9 +73,19 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
 
   return (
     <div className="flex h-full min-h-0 flex-col bg-panel" data-testid="terminal-panel">
-      <TerminalTabs terminals={terminals ?? []} activeId={activeId} onSelect={setActiveId} onCreate={create} onClose={close} onRename={rename} />
+      <TerminalTabs
+        terminals={terminals ?? []}
+        activeId={activeId}
+        onSelect={setActiveId}
+        onCreate={create}
+        onClose={close}
+        onRename={rename}
+      />
       {error ? (
-        <div className="border-b border-border bg-danger/10 px-3 py-0.5 text-xs text-danger" data-testid="terminal-error">
+        <div
+          className="border-b border-border bg-danger/10 px-3 py-0.5 text-xs text-danger"
+          data-testid="terminal-error"
+        >
           {error}
         </div>
       ) : null}
@@ -82,7 +94,12 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
           <TerminalView key={activeId} sessionId={sessionId} terminalId={activeId} />
         ) : terminals ? (
           <div className="flex h-full items-center justify-center text-sm text-muted">
-            <button type="button" className="rounded border border-border px-3 py-1 hover:bg-raised" onClick={create} data-testid="terminal-empty-new">
+            <button
+              type="button"
+              className="rounded border border-border px-3 py-1 hover:bg-raised"
+              onClick={create}
+              data-testid="terminal-empty-new"
+            >
               Open a terminal
             </button>
           </div>

@@ -7,13 +7,23 @@ import { useEffect, useRef, useState } from "react";
 export function TerminalSearch({ search, onClose }: { search: SearchAddon; onClose: () => void }) {
   const [query, setQuery] = useState("");
   const inputRef = useRef<HTMLInputElement>(null);
-  const options = { caseSensitive: false, decorations: { matchOverviewRuler: "#888", activeMatchColorOverviewRuler: "#fc6", activeMatchBackground: "#a87a00" } };
+  const options = {
+    caseSensitive: false,
+    decorations: {
+      matchOverviewRuler: "#888",
+      activeMatchColorOverviewRuler: "#fc6",
+      activeMatchBackground: "#a87a00",
+    },
+  };
 
   useEffect(() => inputRef.current?.focus(), []);
   useEffect(() => () => search.clearDecorations(), [search]);
 
   return (
-    <div className="absolute right-3 top-1 z-10 flex items-center gap-1 rounded border border-border bg-raised px-1 py-0.5 text-xs shadow" data-testid="terminal-search">
+    <div
+      className="absolute right-3 top-1 z-10 flex items-center gap-1 rounded border border-border bg-raised px-1 py-0.5 text-xs shadow"
+      data-testid="terminal-search"
+    >
       <input
         ref={inputRef}
         value={query}
@@ -32,10 +42,20 @@ export function TerminalSearch({ search, onClose }: { search: SearchAddon; onClo
           else search.findNext(query, options);
         }}
       />
-      <button type="button" className="px-1 text-muted hover:text-fg" aria-label="Previous match" onClick={() => search.findPrevious(query, options)}>
+      <button
+        type="button"
+        className="px-1 text-muted hover:text-fg"
+        aria-label="Previous match"
+        onClick={() => search.findPrevious(query, options)}
+      >
         ↑
       </button>
-      <button type="button" className="px-1 text-muted hover:text-fg" aria-label="Next match" onClick={() => search.findNext(query, options)}>
+      <button
+        type="button"
+        className="px-1 text-muted hover:text-fg"
+        aria-label="Next match"
+        onClick={() => search.findNext(query, options)}
+      >
         ↓
       </button>
       <button type="button" className="px-1 text-muted hover:text-fg" aria-label="Close search" onClick={onClose}>

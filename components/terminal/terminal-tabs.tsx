@@ -24,7 +24,11 @@ export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose,
   };
 
   return (
-    <div className="flex h-8 shrink-0 items-stretch overflow-x-auto border-b border-border text-xs" role="tablist" data-testid="terminal-tabs">
+    <div
+      className="flex h-8 shrink-0 items-stretch overflow-x-auto border-b border-border text-xs"
+      role="tablist"
+      data-testid="terminal-tabs"
+    >
       {terminals.map((terminal) => {
         const active = terminal.terminalId === activeId;
         return (
@@ -79,7 +83,14 @@ export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose,
           </div>
         );
       })}
-      <button type="button" aria-label="New terminal" title="New terminal" data-testid="terminal-new" className="px-3 text-muted hover:text-fg" onClick={onCreate}>
+      <button
+        type="button"
+        aria-label="New terminal"
+        title="New terminal"
+        data-testid="terminal-new"
+        className="px-3 text-muted hover:text-fg"
+        onClick={onCreate}
+      >
         +
       </button>
     </div>

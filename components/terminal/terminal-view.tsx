@@ -120,7 +120,9 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
       const attach = () => {
         parsed = 0;
         setStatus("connecting");
-        ptyCommand("pty.attach", { sessionId, terminalId, cols: term.cols, rows: term.rows }).catch(() => setStatus("error"));
+        ptyCommand("pty.attach", { sessionId, terminalId, cols: term.cols, rows: term.rows }).catch(() =>
+          setStatus("error"),
+        );
       };
       socket.on("pty.data", onData);
       socket.on("pty.snapshot", onSnapshot);
@@ -170,9 +172,17 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
   }, [sessionId, terminalId]);
 
   return (
-    <div className="relative flex h-full min-h-0 flex-col" data-testid="terminal-view" data-terminal-id={terminalId} data-status={status}>
+    <div
+      className="relative flex h-full min-h-0 flex-col"
+      data-testid="terminal-view"
+      data-terminal-id={terminalId}
+      data-status={status}
+    >
       {status === "resync" ? (
-        <div className="absolute right-2 top-1 z-10 rounded bg-warn/20 px-2 text-xs text-warn" data-testid="terminal-resync">
+        <div
+          className="absolute right-2 top-1 z-10 rounded bg-warn/20 px-2 text-xs text-warn"
+          data-testid="terminal-resync"
+        >
           catching up…
         </div>
       ) : null}

@@ -1,7 +1,14 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useState } from "react";
-import type { CheckpointDiff, CheckpointSettings, CheckpointView, ForkResult, RewindResult, TranscriptState } from "@/server/protocol";
+import type {
+  CheckpointDiff,
+  CheckpointSettings,
+  CheckpointView,
+  ForkResult,
+  RewindResult,
+  TranscriptState,
+} from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
 
 type RewindMode = "both" | "conversation" | "files";
@@ -61,7 +68,8 @@ export function Timeline({
 
   const turns = useMemo(() => {
     const groups = new Map<number, CheckpointView[]>();
-    for (const checkpoint of checkpoints) groups.set(checkpoint.turn, [...(groups.get(checkpoint.turn) ?? []), checkpoint]);
+    for (const checkpoint of checkpoints)
+      groups.set(checkpoint.turn, [...(groups.get(checkpoint.turn) ?? []), checkpoint]);
     return [...groups.entries()].sort((a, b) => b[0] - a[0]);
   }, [checkpoints]);
 
@@ -102,12 +110,17 @@ export function Timeline({
       const diff = await api<CheckpointDiff>(`${base}/checkpoints/${encodeURIComponent(checkpoint.id)}/diff`);
       if (onOpenDiff) onOpenDiff(`#${checkpoint.number} → now`, diff.patch);
       else setPreview({ id: checkpoint.id, diff });
-      return diff.files.length === 0 ? `No changes since #${checkpoint.number}.` : `${diff.files.length} file(s) differ from #${checkpoint.number}.`;
+      return diff.files.length === 0
+        ? `No changes since #${checkpoint.number}.`
+        : `${diff.files.length} file(s) differ from #${checkpoint.number}.`;
     });
 
   const fork = (checkpoint: CheckpointView, worktree: boolean) =>
     act(async () => {
-      const result = await api<ForkResult>(`${base}/fork`, { method: "POST", body: { checkpoint: checkpoint.id, worktree } });
+      const result = await api<ForkResult>(`${base}/fork`, {
+        method: "POST",
+        body: { checkpoint: checkpoint.id, worktree },
+      });
       onForked?.(result);
       return `Forked into a new session (${result.workspace}).`;
     });
@@ -116,56 +129,117 @@ export function Timeline({
     <div className="flex h-full min-h-0 flex-col text-xs" data-testid="timeline">
       <div className="flex shrink-0 flex-wrap items-center gap-1 border-b border-border px-2 py-1">
         <span className="font-semibold uppercase tracking-wider text-muted">Timeline</span>
-        <button type="button" className="ml-auto rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50" disabled={busy || running}
-          onClick={() => act(async () => describe(await api<RewindResult>(`${base}/undo`, { method: "POST", body: {} })))}
-          data-testid="timeline-undo-turn" title="Rewind conversation and files to the start of the last turn (/undo)">
+        <button
+          type="button"
+          className="ml-auto rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
+          disabled={busy || running}
+          onClick={() =>
+            act(async () => describe(await api<RewindResult>(`${base}/undo`, { method: "POST", body: {} })))
+          }
+          data-testid="timeline-undo-turn"
+          title="Rewind conversation and files to the start of the last turn (/undo)"
+        >
           Undo last turn
         </button>
-        <button type="button" className="rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50" disabled={busy || running}
-          onClick={() => act(async () => describe(await api<RewindResult>(`${base}/rewind/undo`, { method: "POST", body: {} })))}
-          data-testid="timeline-undo-rewind" title="Go back to the state before the last rewind">
+        <button
+          type="button"
+          className="rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
+          disabled={busy || running}
+          onClick={() =>
+            act(async () => describe(await api<RewindResult>(`${base}/rewind/undo`, { method: "POST", body: {} })))
+          }
+          data-testid="timeline-undo-rewind"
+          title="Go back to the state before the last rewind"
+        >
           Undo rewind
         </button>
       </div>
       {settings ? (
         <label className="flex shrink-0 items-center gap-1 border-b border-border px-2 py-1 text-muted">
-          <input type="checkbox" checked={settings.dmail_restores_files} data-testid="timeline-dmail-files"
+          <input
+            type="checkbox"
+            checked={settings.dmail_restores_files}
+            data-testid="timeline-dmail-files"
             onChange={(event) =>
-              api<CheckpointSettings>(`${base}/checkpoint-settings`, { method: "PATCH", body: { dmail_restores_files: event.target.checked } }).then(setSettings, (err: Error) => setMessage(err.message))
-            } />
+              api<CheckpointSettings>(`${base}/checkpoint-settings`, {
+                method: "PATCH",
+                body: { dmail_restores_files: event.target.checked },
+              }).then(setSettings, (err: Error) => setMessage(err.message))
+            }
+          />
           D-Mail also restores files
         </label>
       ) : null}
-      {message ? <div className="shrink-0 border-b border-border px-2 py-1" data-testid="timeline-message">{message}</div> : null}
+      {message ? (
+        <div className="shrink-0 border-b border-border px-2 py-1" data-testid="timeline-message">
+          {message}
+        </div>
+      ) : null}
       {conflict ? (
-        <div className="shrink-0 border-b border-border bg-warn/10 px-2 py-1" role="alert" data-testid="timeline-conflict">
+        <div
+          className="shrink-0 border-b border-border bg-warn/10 px-2 py-1"
+          role="alert"
+          data-testid="timeline-conflict"
+        >
           <div>These files were changed outside the agent and would be overwritten:</div>
-          <ul className="my-1 font-mono">{conflict.paths.map((p) => <li key={p}>{p}</li>)}</ul>
-          <button type="button" className="rounded bg-danger/20 px-2 py-0.5" disabled={busy} onClick={() => rewind(conflict.checkpoint, conflict.mode, true)} data-testid="timeline-force">
+          <ul className="my-1 font-mono">
+            {conflict.paths.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+          <button
+            type="button"
+            className="rounded bg-danger/20 px-2 py-0.5"
+            disabled={busy}
+            onClick={() => rewind(conflict.checkpoint, conflict.mode, true)}
+            data-testid="timeline-force"
+          >
             Overwrite anyway (undoable)
           </button>
-          <button type="button" className="ml-1 rounded px-2 py-0.5 hover:bg-raised" onClick={() => setConflict(null)}>Keep my edits</button>
+          <button type="button" className="ml-1 rounded px-2 py-0.5 hover:bg-raised" onClick={() => setConflict(null)}>
+            Keep my edits
+          </button>
         </div>
       ) : null}
       <ol className="min-h-0 flex-1 overflow-auto" data-testid="timeline-list">
-        {turns.length === 0 ? <li className="p-3 text-muted">No checkpoints yet: one is taken at every turn and step.</li> : null}
+        {turns.length === 0 ? (
+          <li className="p-3 text-muted">No checkpoints yet: one is taken at every turn and step.</li>
+        ) : null}
         {turns.map(([turn, rows]) => (
           <li key={turn} className="border-b border-border" data-testid={`timeline-turn-${turn}`}>
             <div className="px-2 pt-1 font-medium">{turn === 0 ? "Start" : `Turn ${turn}`}</div>
             <ol>
               {rows.map((checkpoint) => (
-                <li key={checkpoint.id} className="px-2 py-1 hover:bg-raised/50" data-testid={`checkpoint-${checkpoint.number}`}>
+                <li
+                  key={checkpoint.id}
+                  className="px-2 py-1 hover:bg-raised/50"
+                  data-testid={`checkpoint-${checkpoint.number}`}
+                >
                   <div className="flex items-center gap-1">
                     <span className="font-mono text-muted">#{checkpoint.number}</span>
-                    <span>{REASON_LABEL[checkpoint.reason] ?? checkpoint.reason}{checkpoint.reason === "step" ? ` ${checkpoint.step}` : ""}</span>
-                    <time className="ml-auto text-muted" dateTime={checkpoint.created_at}>{new Date(checkpoint.created_at).toLocaleTimeString()}</time>
+                    <span>
+                      {REASON_LABEL[checkpoint.reason] ?? checkpoint.reason}
+                      {checkpoint.reason === "step" ? ` ${checkpoint.step}` : ""}
+                    </span>
+                    <time className="ml-auto text-muted" dateTime={checkpoint.created_at}>
+                      {new Date(checkpoint.created_at).toLocaleTimeString()}
+                    </time>
                   </div>
                   {checkpoint.files.length > 0 ? (
                     <ul className="ml-4 font-mono">
                       {checkpoint.files.map((file) => (
                         <li key={file.path} className="flex gap-1">
-                          <span className="truncate" title={file.old_path ? `${file.old_path} → ${file.path}` : file.path}>{file.path}</span>
-                          {file.outside ? <span className="text-warn" title="Changed outside the agent">edited by you</span> : null}
+                          <span
+                            className="truncate"
+                            title={file.old_path ? `${file.old_path} → ${file.path}` : file.path}
+                          >
+                            {file.path}
+                          </span>
+                          {file.outside ? (
+                            <span className="text-warn" title="Changed outside the agent">
+                              edited by you
+                            </span>
+                          ) : null}
                           <span className="ml-auto text-ok">+{file.additions}</span>
                           <span className="text-danger">−{file.deletions}</span>
                         </li>
@@ -174,28 +248,69 @@ export function Timeline({
                   ) : null}
                   {checkpoint.note ? <div className="ml-4 text-muted">{checkpoint.note}</div> : null}
                   <div className="mt-0.5 flex flex-wrap items-center gap-1">
-                    <button type="button" className="rounded px-1.5 hover:bg-raised disabled:opacity-50" disabled={busy || !checkpoint.has_snapshot} onClick={() => showDiff(checkpoint)} data-testid={`checkpoint-diff-${checkpoint.number}`}>
+                    <button
+                      type="button"
+                      className="rounded px-1.5 hover:bg-raised disabled:opacity-50"
+                      disabled={busy || !checkpoint.has_snapshot}
+                      onClick={() => showDiff(checkpoint)}
+                      data-testid={`checkpoint-diff-${checkpoint.number}`}
+                    >
                       Diff to now
                     </button>
-                    <select className="rounded bg-panel px-1" value={modes[checkpoint.id] ?? "both"} aria-label="What to rewind"
-                      onChange={(event) => setModes({ ...modes, [checkpoint.id]: event.target.value as RewindMode })} data-testid={`checkpoint-mode-${checkpoint.number}`}>
-                      <option value="both" disabled={!checkpoint.has_snapshot}>Conversation + files</option>
+                    <select
+                      className="rounded bg-panel px-1"
+                      value={modes[checkpoint.id] ?? "both"}
+                      aria-label="What to rewind"
+                      onChange={(event) => setModes({ ...modes, [checkpoint.id]: event.target.value as RewindMode })}
+                      data-testid={`checkpoint-mode-${checkpoint.number}`}
+                    >
+                      <option value="both" disabled={!checkpoint.has_snapshot}>
+                        Conversation + files
+                      </option>
                       <option value="conversation">Conversation only</option>
-                      <option value="files" disabled={!checkpoint.has_snapshot}>Files only</option>
+                      <option value="files" disabled={!checkpoint.has_snapshot}>
+                        Files only
+                      </option>
                     </select>
-                    <button type="button" className="rounded px-1.5 hover:bg-raised disabled:opacity-50" disabled={busy || running}
-                      onClick={() => rewind(checkpoint.id, modes[checkpoint.id] ?? (checkpoint.has_snapshot ? "both" : "conversation"))} data-testid={`checkpoint-rewind-${checkpoint.number}`}>
+                    <button
+                      type="button"
+                      className="rounded px-1.5 hover:bg-raised disabled:opacity-50"
+                      disabled={busy || running}
+                      onClick={() =>
+                        rewind(
+                          checkpoint.id,
+                          modes[checkpoint.id] ?? (checkpoint.has_snapshot ? "both" : "conversation"),
+                        )
+                      }
+                      data-testid={`checkpoint-rewind-${checkpoint.number}`}
+                    >
                       Rewind
                     </button>
-                    <button type="button" className="rounded px-1.5 hover:bg-raised disabled:opacity-50" disabled={busy || !checkpoint.has_snapshot} onClick={() => fork(checkpoint, false)} data-testid={`checkpoint-fork-${checkpoint.number}`}>
+                    <button
+                      type="button"
+                      className="rounded px-1.5 hover:bg-raised disabled:opacity-50"
+                      disabled={busy || !checkpoint.has_snapshot}
+                      onClick={() => fork(checkpoint, false)}
+                      data-testid={`checkpoint-fork-${checkpoint.number}`}
+                    >
                       Fork
                     </button>
-                    <button type="button" className="rounded px-1.5 hover:bg-raised disabled:opacity-50" disabled={busy || !checkpoint.has_snapshot} onClick={() => fork(checkpoint, true)} title="Fork onto a new git worktree (git workspaces)" data-testid={`checkpoint-fork-worktree-${checkpoint.number}`}>
+                    <button
+                      type="button"
+                      className="rounded px-1.5 hover:bg-raised disabled:opacity-50"
+                      disabled={busy || !checkpoint.has_snapshot}
+                      onClick={() => fork(checkpoint, true)}
+                      title="Fork onto a new git worktree (git workspaces)"
+                      data-testid={`checkpoint-fork-worktree-${checkpoint.number}`}
+                    >
                       Fork (worktree)
                     </button>
                   </div>
                   {preview?.id === checkpoint.id ? (
-                    <pre className="mt-1 max-h-64 overflow-auto whitespace-pre rounded bg-panel p-1 font-mono" data-testid="checkpoint-diff-preview">
+                    <pre
+                      className="mt-1 max-h-64 overflow-auto whitespace-pre rounded bg-panel p-1 font-mono"
+                      data-testid="checkpoint-diff-preview"
+                    >
                       {preview.diff.patch || "No changes."}
                     </pre>
                   ) : null}
@@ -210,7 +325,10 @@ export function Timeline({
 }
 
 function describe(result: RewindResult): string {
-  const parts = [result.conversation ? "conversation" : null, result.files ? `files (${result.written.length} written, ${result.deleted.length} deleted)` : null].filter(Boolean);
+  const parts = [
+    result.conversation ? "conversation" : null,
+    result.files ? `files (${result.written.length} written, ${result.deleted.length} deleted)` : null,
+  ].filter(Boolean);
   const untouched = result.untouched.length ? `; left alone: ${result.untouched.join(", ")}` : "";
   return `Rewound ${parts.join(" and ")}${untouched}. Undo rewind brings it back.`;
 }

@@ -19,7 +19,12 @@ export class StaleCommandError extends Error {
  * `connect` up to `maxQueueMs`, then gives up without the command ever reaching
  * socket.io's send buffer.
  */
-export async function emitFresh<R>(socket: Socket, name: string, body: unknown, options: { timeoutMs: number; maxQueueMs?: number }): Promise<R> {
+export async function emitFresh<R>(
+  socket: Socket,
+  name: string,
+  body: unknown,
+  options: { timeoutMs: number; maxQueueMs?: number },
+): Promise<R> {
   if (!socket.connected) await waitForConnect(socket, name, options.maxQueueMs ?? STALE_COMMAND_MS);
   return (await socket.timeout(options.timeoutMs).emitWithAck(name, body)) as R;
 }

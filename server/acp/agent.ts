@@ -7,7 +7,16 @@ import { errorMessage, isWorldlineError } from "../errors";
 import type { EventEnvelope } from "../protocol";
 import type { EventLog, Session, Sessions } from "../sessions";
 import type { McpServerConfig, SessionMcp } from "../tools";
-import { AVAILABLE_COMMANDS, configOptions, isModeId, legacyModels, modeState, modelChoices, PLAN_MODE_PREFIX, type ModeId } from "./options";
+import {
+  AVAILABLE_COMMANDS,
+  configOptions,
+  isModeId,
+  legacyModels,
+  modeState,
+  modelChoices,
+  PLAN_MODE_PREFIX,
+  type ModeId,
+} from "./options";
 import { askClient, type ApprovalsPort } from "./permissions";
 import { ClientTools } from "./client-tools";
 import { promptImages, promptText } from "./prompt";
@@ -61,14 +70,22 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
   const sessionState = async (session: Session, state: OpenSession) => {
     const model = currentModel(session);
     const choices = modelChoices(services.config.model?.model, model, state.pickedModels);
-    return { modes: modeState(state.mode), configOptions: configOptions(model, choices), models: legacyModels(model, choices) };
+    return {
+      modes: modeState(state.mode),
+      configOptions: configOptions(model, choices),
+      models: legacyModels(model, choices),
+    };
   };
 
   /** Routes the session's file and shell tools through this client when it advertised fs or terminal. */
   const useClient = (state: OpenSession, client: acp.AgentContext) => {
     const tools = new ClientTools({ client, sessionId: state.id, capabilities: clientCapabilities });
     state.clientTools = tools.active ? tools : undefined;
-    services.runtime.setSessionTools(state.id, "acp-client", state.clientTools && { tools: ({ tools: current }) => tools.tools(current) });
+    services.runtime.setSessionTools(
+      state.id,
+      "acp-client",
+      state.clientTools && { tools: ({ tools: current }) => tools.tools(current) },
+    );
   };
 
   const connectMcp = (sessionId: string, servers: acp.McpServer[] | undefined) => {
@@ -103,7 +120,8 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
   };
 
   const setMode = async (sessionId: string, modeId: string) => {
-    if (!isModeId(modeId)) throw acp.RequestError.invalidParams({ modeId }, `Unknown mode "${modeId}"; use default, plan or yolo.`);
+    if (!isModeId(modeId))
+      throw acp.RequestError.invalidParams({ modeId }, `Unknown mode "${modeId}"; use default, plan or yolo.`);
     const { session, state } = await requireOpen(sessionId);
     state.mode = modeId;
     if (session.yolo !== (modeId === "yolo")) await services.sessions.update(sessionId, { yolo: modeId === "yolo" });
@@ -113,7 +131,10 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
     // After the response has gone out: clients attach update routing once they know the id.
     setTimeout(() => {
       void client
-        .notify(acp.methods.client.session.update, { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS } })
+        .notify(acp.methods.client.session.update, {
+          sessionId,
+          update: { sessionUpdate: "available_commands_update", availableCommands: AVAILABLE_COMMANDS },
+        })
         .catch(() => undefined); // the client went away; nothing to tell
     }, 0);
   };
@@ -141,7 +162,8 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
       const state = attach(session);
       connectMcp(session.id, params.mcpServers);
       useClient(state, client);
-      if (services.sessionUrl) console.error(`[worldline acp] session ${session.id}: ${services.sessionUrl(session.id)}`);
+      if (services.sessionUrl)
+        console.error(`[worldline acp] session ${session.id}: ${services.sessionUrl(session.id)}`);
       announceCommands(client, session.id);
       return { sessionId: session.id, ...(await sessionState(session, state)) };
     })
@@ -202,7 +224,10 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
     .onRequest(acp.methods.agent.session.setConfigOption, async ({ params }) => {
       await ready();
       if (params.configId !== "model" || typeof params.value !== "string") {
-        throw acp.RequestError.invalidParams({ configId: params.configId }, `Unknown config option "${params.configId}"; Worldline offers "model".`);
+        throw acp.RequestError.invalidParams(
+          { configId: params.configId },
+          `Unknown config option "${params.configId}"; Worldline offers "model".`,
+        );
       }
       const session = await setModel(params.sessionId, params.value);
       const state = attach(session);
@@ -245,14 +270,22 @@ async function runPrompt(
 ): Promise<TurnSummary> {
   const permissions = new Set<Promise<void>>();
   const waiting = new Map<string, AbortController>();
-  const notify = (update: acp.SessionUpdate) => client.notify(acp.methods.client.session.update, { sessionId: state.id, update });
+  const notify = (update: acp.SessionUpdate) =>
+    client.notify(acp.methods.client.session.update, { sessionId: state.id, update });
 
   const onEvent = async (event: EventEnvelope) => {
     if (event.type === "approval.requested" && services.approvals) {
       const decided = new AbortController();
       waiting.set(event.payload.approvalId, decided);
       // Not awaited in the event chain: parallel calls may each wait for an answer.
-      const asking = askClient({ client, sessionId: state.id, workspace: state.workspace, request: event.payload, approvals: services.approvals, decidedElsewhere: decided.signal });
+      const asking = askClient({
+        client,
+        sessionId: state.id,
+        workspace: state.workspace,
+        request: event.payload,
+        approvals: services.approvals,
+        decidedElsewhere: decided.signal,
+      });
       permissions.add(asking);
       void asking.finally(() => permissions.delete(asking));
     }
@@ -267,7 +300,8 @@ async function runPrompt(
   try {
     summary = await driveTurn(services, state.id, text, onEvent, images.length ? { images } : {});
   } catch (error) {
-    if (isWorldlineError(error) && error.code === "session:busy") throw acp.RequestError.invalidRequest(undefined, error.message);
+    if (isWorldlineError(error) && error.code === "session:busy")
+      throw acp.RequestError.invalidRequest(undefined, error.message);
     throw error;
   } finally {
     // Every update that embeds a terminal has reached the client: its terminals can go.
@@ -288,7 +322,11 @@ function promptResponse(summary: TurnSummary): acp.PromptResponse {
     throw acp.RequestError.internalError({ code: failure.code }, failure.message);
   }
   const stopReason: acp.StopReason =
-    summary.outcome === "cancelled" || summary.outcome === "interrupted" ? "cancelled" : summary.outcome === "max_steps" ? "max_turn_requests" : "end_turn";
+    summary.outcome === "cancelled" || summary.outcome === "interrupted"
+      ? "cancelled"
+      : summary.outcome === "max_steps"
+        ? "max_turn_requests"
+        : "end_turn";
   // `usage` is the field of ACP's (still unstable) usage proposal; `_meta.usage` for clients that read only stable fields.
   return { stopReason, usage: summary.usage, _meta: { usage: summary.usage } } as acp.PromptResponse;
 }
@@ -324,11 +362,17 @@ export function acpMcpServers(sessionId: string): acp.McpServer[] {
 /** ACP's MCP server entries as Worldline's MCP config; SSE (not advertised) is skipped with a line on stderr. */
 export function mcpConfigs(servers: acp.McpServer[]): Record<string, McpServerConfig> {
   const configs: Record<string, McpServerConfig> = {};
-  const pairs = (list: { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map(({ name, value }) => [name, value]));
+  const pairs = (list: { name: string; value: string }[] | undefined) =>
+    Object.fromEntries((list ?? []).map(({ name, value }) => [name, value]));
   for (const server of servers) {
-    if ("type" in server && server.type === "http") configs[server.name] = { url: server.url, headers: pairs(server.headers) };
-    else if ("type" in server && server.type === "sse") process.stderr.write(`[worldline acp] MCP server "${server.name}" uses SSE, which Worldline does not support; use http.\n`);
-    else if ("command" in server) configs[server.name] = { command: server.command, args: server.args ?? [], env: pairs(server.env) };
+    if ("type" in server && server.type === "http")
+      configs[server.name] = { url: server.url, headers: pairs(server.headers) };
+    else if ("type" in server && server.type === "sse")
+      process.stderr.write(
+        `[worldline acp] MCP server "${server.name}" uses SSE, which Worldline does not support; use http.\n`,
+      );
+    else if ("command" in server)
+      configs[server.name] = { command: server.command, args: server.args ?? [], env: pairs(server.env) };
   }
   return configs;
 }

@@ -4,7 +4,15 @@ import { z } from "zod";
 import type { AgentTool } from "../agent";
 import { errorMessage } from "../errors";
 import { redactSecrets } from "../secrets/redact";
-import { classifyCommand, defineTool, resolveInWorkspace, unifiedDiff, type ApprovalNeed, type ToolContext, type ToolResult } from "../tools";
+import {
+  classifyCommand,
+  defineTool,
+  resolveInWorkspace,
+  unifiedDiff,
+  type ApprovalNeed,
+  type ToolContext,
+  type ToolResult,
+} from "../tools";
 import { applyEdits } from "../tools/str-replace";
 
 /** What read_file shows at most, as the local tool does. */
@@ -18,7 +26,12 @@ const TERMINAL_OUTPUT_BYTES = 120_000;
 /** A terminal whose prompt never ends (a turn started from the web UI) is released after this. */
 const RELEASE_FALLBACK_MS = 60_000;
 
-const NON_INTERACTIVE_ENV = { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0", DEBIAN_FRONTEND: "noninteractive" };
+const NON_INTERACTIVE_ENV = {
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  GIT_TERMINAL_PROMPT: "0",
+  DEBIAN_FRONTEND: "noninteractive",
+};
 
 export interface ClientToolsInput {
   client: acp.AgentContext;
@@ -68,20 +81,35 @@ export class ClientTools {
   }
 
   private async release(terminalId: string): Promise<void> {
-    await this.input.client.request(acp.methods.client.terminal.release, { sessionId: this.input.sessionId, terminalId }).catch(() => undefined);
+    await this.input.client
+      .request(acp.methods.client.terminal.release, { sessionId: this.input.sessionId, terminalId })
+      .catch(() => undefined);
   }
 
   private async readText(path: string, line?: number, limit?: number): Promise<string> {
-    const response = await this.input.client.request(acp.methods.client.fs.readTextFile, { sessionId: this.input.sessionId, path, line: line ?? null, limit: limit ?? null });
+    const response = await this.input.client.request(acp.methods.client.fs.readTextFile, {
+      sessionId: this.input.sessionId,
+      path,
+      line: line ?? null,
+      limit: limit ?? null,
+    });
     return response.content;
   }
 
   private async writeText(path: string, content: string): Promise<void> {
-    await this.input.client.request(acp.methods.client.fs.writeTextFile, { sessionId: this.input.sessionId, path, content });
+    await this.input.client.request(acp.methods.client.fs.writeTextFile, {
+      sessionId: this.input.sessionId,
+      path,
+      content,
+    });
   }
 
   private readFile(base: AgentTool): AgentTool {
-    const parameters = z.object({ path: z.string(), offset: z.number().int().min(1).optional(), limit: z.number().int().min(1).optional() });
+    const parameters = z.object({
+      path: z.string(),
+      offset: z.number().int().min(1).optional(),
+      limit: z.number().int().min(1).optional(),
+    });
     return replace(base, parameters, async (args, ctx) => {
       const resolved = await resolveInWorkspace(ctx.cwd, args.path);
       const offset = args.offset ?? 1;
@@ -91,7 +119,10 @@ export class ClientTools {
         // One line more than asked tells whether the file goes on.
         text = await this.readText(resolved.real, offset, limit + 1);
       } catch (error) {
-        return { isError: true, output: `Could not read ${resolved.display} through the editor: ${clientError(error)}` };
+        return {
+          isError: true,
+          output: `Could not read ${resolved.display} through the editor: ${clientError(error)}`,
+        };
       }
       if (text === "" && offset === 1) return `${resolved.display} is empty.`;
       const lines = text.replace(/\n$/, "").split("\n");
@@ -103,53 +134,72 @@ export class ClientTools {
 
   private writeFile(base: AgentTool): AgentTool {
     const parameters = z.object({ path: z.string(), content: z.string() });
-    return replace(base, parameters, async (args, ctx) => {
-      const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-      const before = await this.currentText(resolved.real);
-      try {
-        await this.writeText(resolved.real, args.content);
-      } catch (error) {
-        return { isError: true, output: `Could not write ${resolved.display} through the editor: ${clientError(error)}` };
-      }
-      return {
-        isError: false,
-        output: `${before === undefined ? "Created" : "Overwrote"} ${resolved.display} (${Buffer.byteLength(args.content, "utf8")} bytes).`,
-        display: { path: resolved.display, diff: unifiedDiff(resolved.display, before ?? "", args.content) },
-      };
-    }, false, async (args, need, ctx) => {
-      const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-      const before = await this.currentText(resolved.real);
-      return { ...need, diff: unifiedDiff(resolved.display, before ?? "", args.content) };
-    });
+    return replace(
+      base,
+      parameters,
+      async (args, ctx) => {
+        const resolved = await resolveInWorkspace(ctx.cwd, args.path);
+        const before = await this.currentText(resolved.real);
+        try {
+          await this.writeText(resolved.real, args.content);
+        } catch (error) {
+          return {
+            isError: true,
+            output: `Could not write ${resolved.display} through the editor: ${clientError(error)}`,
+          };
+        }
+        return {
+          isError: false,
+          output: `${before === undefined ? "Created" : "Overwrote"} ${resolved.display} (${Buffer.byteLength(args.content, "utf8")} bytes).`,
+          display: { path: resolved.display, diff: unifiedDiff(resolved.display, before ?? "", args.content) },
+        };
+      },
+      false,
+      async (args, need, ctx) => {
+        const resolved = await resolveInWorkspace(ctx.cwd, args.path);
+        const before = await this.currentText(resolved.real);
+        return { ...need, diff: unifiedDiff(resolved.display, before ?? "", args.content) };
+      },
+    );
   }
 
   private strReplace(base: AgentTool): AgentTool {
     const edit = z.object({ old_text: z.string(), new_text: z.string(), replace_all: z.boolean().optional() });
     const parameters = z.object({ path: z.string(), edits: z.array(edit).min(1) });
-    return replace(base, parameters, async (args, ctx) => {
-      const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-      const before = await this.currentText(resolved.real);
-      if (before === undefined) return { isError: true, output: `File not found: ${resolved.display}. Use write_file to create a new file.` };
-      const after = applyEdits(before, args.edits);
-      try {
-        await this.writeText(resolved.real, after);
-      } catch (error) {
-        return { isError: true, output: `Could not write ${resolved.display} through the editor: ${clientError(error)}` };
-      }
-      const count = args.edits.length;
-      return {
-        isError: false,
-        output: `Edited ${resolved.display} (${count} edit${count === 1 ? "" : "s"} applied).`,
-        display: { path: resolved.display, diff: unifiedDiff(resolved.display, before, after) },
-      };
-    }, false, async (args, need, ctx) => {
-      // The local tool checked the disk; the edit applies to what the editor has.
-      const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-      const before = await this.currentText(resolved.real);
-      if (before === undefined) return need;
-      const diff = unifiedDiff(resolved.display, before, applyEdits(before, args.edits));
-      return { ...need, diff, description: need.description.replace(/^Edit \([^)]*\)/, "Edit") };
-    });
+    return replace(
+      base,
+      parameters,
+      async (args, ctx) => {
+        const resolved = await resolveInWorkspace(ctx.cwd, args.path);
+        const before = await this.currentText(resolved.real);
+        if (before === undefined)
+          return { isError: true, output: `File not found: ${resolved.display}. Use write_file to create a new file.` };
+        const after = applyEdits(before, args.edits);
+        try {
+          await this.writeText(resolved.real, after);
+        } catch (error) {
+          return {
+            isError: true,
+            output: `Could not write ${resolved.display} through the editor: ${clientError(error)}`,
+          };
+        }
+        const count = args.edits.length;
+        return {
+          isError: false,
+          output: `Edited ${resolved.display} (${count} edit${count === 1 ? "" : "s"} applied).`,
+          display: { path: resolved.display, diff: unifiedDiff(resolved.display, before, after) },
+        };
+      },
+      false,
+      async (args, need, ctx) => {
+        // The local tool checked the disk; the edit applies to what the editor has.
+        const resolved = await resolveInWorkspace(ctx.cwd, args.path);
+        const before = await this.currentText(resolved.real);
+        if (before === undefined) return need;
+        const diff = unifiedDiff(resolved.display, before, applyEdits(before, args.edits));
+        return { ...need, diff, description: need.description.replace(/^Edit \([^)]*\)/, "Edit") };
+      },
+    );
   }
 
   /** The file as the editor has it (unsaved changes included) when it can read, else from disk; undefined when missing. */
@@ -165,7 +215,15 @@ export class ClientTools {
   }
 
   private shell(base: AgentTool): AgentTool {
-    const parameters = z.object({ command: z.string().min(1), timeout_seconds: z.number().positive().max(MAX_TIMEOUT_MS / 1000).optional(), background: z.boolean().optional() });
+    const parameters = z.object({
+      command: z.string().min(1),
+      timeout_seconds: z
+        .number()
+        .positive()
+        .max(MAX_TIMEOUT_MS / 1000)
+        .optional(),
+      background: z.boolean().optional(),
+    });
     return replace(
       base,
       parameters,
@@ -210,15 +268,20 @@ export class ClientTools {
         });
         let exit: { exitCode?: number | null; signal?: string | null } | undefined;
         try {
-          exit = await Promise.race([client.request(acp.methods.client.terminal.waitForExit, { sessionId, terminalId }), stopped.then(() => undefined)]);
-          if (!exit) await client.request(acp.methods.client.terminal.kill, { sessionId, terminalId }).catch(() => undefined);
+          exit = await Promise.race([
+            client.request(acp.methods.client.terminal.waitForExit, { sessionId, terminalId }),
+            stopped.then(() => undefined),
+          ]);
+          if (!exit)
+            await client.request(acp.methods.client.terminal.kill, { sessionId, terminalId }).catch(() => undefined);
           const output = await client.request(acp.methods.client.terminal.output, { sessionId, terminalId });
           exit ??= output.exitStatus ?? undefined;
           const exitCode = exit?.exitCode ?? null;
           await audit(ctx, args.command, classification, exitCode, Date.now() - started);
           const notes: string[] = [];
           if (output.truncated) notes.push("[the beginning of the output was cut]");
-          if (ending === "timeout") notes.push(`[timed out after ${Math.round(timeoutMs / 1000)}s; the command was killed]`);
+          if (ending === "timeout")
+            notes.push(`[timed out after ${Math.round(timeoutMs / 1000)}s; the command was killed]`);
           else if (ending === "cancel") notes.push("[cancelled; the command was killed]");
           notes.push(exitCode !== null ? `[exit code: ${exitCode}]` : `[killed by ${exit?.signal ?? "a signal"}]`);
           const text = output.output.replace(/\n$/, "");
@@ -261,7 +324,13 @@ function replace<A>(
     },
     // Validation, output caps and timeouts as for any tool; the raw arguments go along for a local fallback.
     run: (raw, ctx) =>
-      defineTool({ name: base.name, description: base.description, parameters, execute: (args, c) => execute(args as A, c, raw), ownsCancellation }).run(raw, ctx),
+      defineTool({
+        name: base.name,
+        description: base.description,
+        parameters,
+        execute: (args, c) => execute(args as A, c, raw),
+        ownsCancellation,
+      }).run(raw, ctx),
   };
 }
 
@@ -277,7 +346,10 @@ function formatLines(lines: string[], offset: number, display: string, more: boo
   const out: string[] = [];
   let chars = 0;
   for (const raw of lines) {
-    const line = raw.length > READ_MAX_LINE_CHARS ? `${raw.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${raw.length - READ_MAX_LINE_CHARS} more characters]` : raw;
+    const line =
+      raw.length > READ_MAX_LINE_CHARS
+        ? `${raw.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${raw.length - READ_MAX_LINE_CHARS} more characters]`
+        : raw;
     const numbered = `${String(offset + out.length).padStart(6)}\t${line}`;
     if (chars + numbered.length + 1 > READ_MAX_OUTPUT_CHARS && out.length > 0) {
       more = true;
@@ -287,7 +359,9 @@ function formatLines(lines: string[], offset: number, display: string, more: boo
     chars += numbered.length + 1;
   }
   const last = offset + out.length - 1;
-  return more ? `${out.join("\n")}\n[showing lines ${offset}-${last}; call read_file with offset=${last + 1} to continue]` : out.join("\n");
+  return more
+    ? `${out.join("\n")}\n[showing lines ${offset}-${last}; call read_file with offset=${last + 1} to continue]`
+    : out.join("\n");
 }
 
 function clientError(error: unknown): string {
@@ -295,10 +369,24 @@ function clientError(error: unknown): string {
   return errorMessage(error);
 }
 
-async function audit(ctx: ToolContext, command: string, classification: ReturnType<typeof classifyCommand>, exitCode: number | null, durationMs: number): Promise<void> {
+async function audit(
+  ctx: ToolContext,
+  command: string,
+  classification: ReturnType<typeof classifyCommand>,
+  exitCode: number | null,
+  durationMs: number,
+): Promise<void> {
   if (!ctx.audit) return;
   try {
-    await ctx.audit({ command: redactSecrets(command), cwd: ctx.cwd, riskLevel: classification.risk, actionType: classification.actionType, approved: true, exitCode, durationMs });
+    await ctx.audit({
+      command: redactSecrets(command),
+      cwd: ctx.cwd,
+      riskLevel: classification.risk,
+      actionType: classification.actionType,
+      approved: true,
+      exitCode,
+      durationMs,
+    });
   } catch (error) {
     console.error(`audit record failed: ${errorMessage(error)}`);
   }

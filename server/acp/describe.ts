@@ -30,7 +30,9 @@ export function describeToolCall(name: string, rawArgs: unknown, workspace: stri
   const args: Args = rawArgs && typeof rawArgs === "object" ? (rawArgs as Args) : {};
   const str = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
   const file = str("path");
-  const locations = file ? [{ path: path.resolve(workspace, file), ...(typeof args.offset === "number" ? { line: args.offset } : {}) }] : [];
+  const locations = file
+    ? [{ path: path.resolve(workspace, file), ...(typeof args.offset === "number" ? { line: args.offset } : {}) }]
+    : [];
   const kind = KIND_BY_TOOL[name] ?? "other";
   switch (name) {
     case "read_file":
@@ -73,7 +75,10 @@ export function diffContent(name: string, rawArgs: unknown, workspace: string): 
   }
   if (name === "str_replace" && Array.isArray(args.edits)) {
     return args.edits
-      .filter((edit): edit is { old_text: string; new_text: string } => !!edit && typeof edit.old_text === "string" && typeof edit.new_text === "string")
+      .filter(
+        (edit): edit is { old_text: string; new_text: string } =>
+          !!edit && typeof edit.old_text === "string" && typeof edit.new_text === "string",
+      )
       .map((edit) => ({ type: "diff" as const, path: file, oldText: edit.old_text, newText: edit.new_text }));
   }
   return [];

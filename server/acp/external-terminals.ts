@@ -28,7 +28,10 @@ export class ExternalTerminals {
     const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
     const args = params.args ?? [];
     // A bare command line (no args) is a shell line, as agents usually send it.
-    const child = args.length > 0 ? spawn(params.command, args, { cwd: params.cwd ?? this.workspace, env, detached: true }) : spawn("bash", ["-c", params.command], { cwd: params.cwd ?? this.workspace, env, detached: true });
+    const child =
+      args.length > 0
+        ? spawn(params.command, args, { cwd: params.cwd ?? this.workspace, env, detached: true })
+        : spawn("bash", ["-c", params.command], { cwd: params.cwd ?? this.workspace, env, detached: true });
     const terminal: RunningTerminal = {
       child,
       output: "",

@@ -15,7 +15,14 @@ interface AgentProcess {
   workspace: string;
   terminals: ExternalTerminals;
   /** Set while a turn runs: where updates and permission requests of the agent go. */
-  turn?: { turnId: string; emit: TurnEmitter; signal: AbortSignal; gate: ApprovalGate; sessionId: string; messageId: string };
+  turn?: {
+    turnId: string;
+    emit: TurnEmitter;
+    signal: AbortSignal;
+    gate: ApprovalGate;
+    sessionId: string;
+    messageId: string;
+  };
 }
 
 /**
@@ -41,8 +48,18 @@ export class ExternalAgents implements ExternalAgentPort {
       emit.event({ type: "turn.error", payload: { turnId, code: "acp:agent_failed", message } });
       return { outcome: "error", message, stats: statsSince(started) };
     }
-    agent.turn = { turnId, emit, signal: input.signal, gate: input.gate, sessionId: input.sessionId, messageId: `msg_${turnId}` };
-    const onAbort = () => void agent.connection.agent.notify(acp.methods.agent.session.cancel, { sessionId: agent.remoteSessionId }).catch(() => undefined);
+    agent.turn = {
+      turnId,
+      emit,
+      signal: input.signal,
+      gate: input.gate,
+      sessionId: input.sessionId,
+      messageId: `msg_${turnId}`,
+    };
+    const onAbort = () =>
+      void agent.connection.agent
+        .notify(acp.methods.agent.session.cancel, { sessionId: agent.remoteSessionId })
+        .catch(() => undefined);
     input.signal.addEventListener("abort", onAbort, { once: true });
     try {
       const response = await agent.connection.agent.request(acp.methods.agent.session.prompt, {
@@ -54,7 +71,10 @@ export class ExternalAgents implements ExternalAgentPort {
     } catch (error) {
       if (input.signal.aborted) return { outcome: "cancelled", stats: statsSince(started) };
       const message = error instanceof Error ? error.message : String(error);
-      emit.event({ type: "turn.error", payload: { turnId, code: "acp:agent_failed", message: `The external agent failed: ${message}` } });
+      emit.event({
+        type: "turn.error",
+        payload: { turnId, code: "acp:agent_failed", message: `The external agent failed: ${message}` },
+      });
       return { outcome: "error", message, stats: statsSince(started) };
     } finally {
       input.signal.removeEventListener("abort", onAbort);
@@ -91,19 +111,31 @@ export class ExternalAgents implements ExternalAgentPort {
     const state = { workspace, terminals: new ExternalTerminals(workspace) } as AgentProcess;
     state.child = child;
     child.once("exit", () => {
-      for (const [id, pending] of this.agents) void pending.then((a) => a === state && this.agents.delete(id), () => undefined);
+      for (const [id, pending] of this.agents)
+        void pending.then(
+          (a) => a === state && this.agents.delete(id),
+          () => undefined,
+        );
     });
     const app = this.clientApp(state);
-    const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    );
     state.connection = app.connect(stream);
-    const exited = new Promise<never>((_, reject) => child.once("exit", (code) => reject(new Error(`it exited with code ${code}`))));
+    const exited = new Promise<never>((_, reject) =>
+      child.once("exit", (code) => reject(new Error(`it exited with code ${code}`))),
+    );
     const startup = (async () => {
       await state.connection.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
         clientInfo: { name: "worldline", version: "1" },
         clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
       });
-      const created = await state.connection.agent.request(acp.methods.agent.session.new, { cwd: workspace, mcpServers: [] });
+      const created = await state.connection.agent.request(acp.methods.agent.session.new, {
+        cwd: workspace,
+        mcpServers: [],
+      });
       state.remoteSessionId = created.sessionId;
       return state;
     })();
@@ -113,7 +145,11 @@ export class ExternalAgents implements ExternalAgentPort {
   private clientApp(state: AgentProcess): acp.ClientApp {
     const inside = (file: string) => {
       const full = path.resolve(state.workspace, file);
-      if (!isWithin(state.workspace, full)) throw acp.RequestError.invalidParams({ path: file }, "Worldline serves files inside the session's workspace only.");
+      if (!isWithin(state.workspace, full))
+        throw acp.RequestError.invalidParams(
+          { path: file },
+          "Worldline serves files inside the session's workspace only.",
+        );
       return full;
     };
     return acp
@@ -137,7 +173,9 @@ export class ExternalAgents implements ExternalAgentPort {
       })
       .onRequest(acp.methods.client.terminal.create, ({ params }) => state.terminals.create(params))
       .onRequest(acp.methods.client.terminal.output, ({ params }) => state.terminals.output(params.terminalId))
-      .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => state.terminals.waitForExit(params.terminalId))
+      .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) =>
+        state.terminals.waitForExit(params.terminalId),
+      )
       .onRequest(acp.methods.client.terminal.kill, ({ params }) => {
         state.terminals.kill(params.terminalId);
         return {};
@@ -158,27 +196,54 @@ function forwardUpdate(turn: NonNullable<AgentProcess["turn"]>, update: acp.Sess
       if (update.content.type !== "text") return;
       emit.event({
         type: "message.part.delta",
-        payload: { turnId, messageId: turn.messageId, part: update.sessionUpdate === "agent_message_chunk" ? "text" : "reasoning", delta: update.content.text },
+        payload: {
+          turnId,
+          messageId: turn.messageId,
+          part: update.sessionUpdate === "agent_message_chunk" ? "text" : "reasoning",
+          delta: update.content.text,
+        },
       });
       return;
     case "tool_call":
-      emit.event({ type: "tool.call", payload: { turnId, messageId: turn.messageId, toolCallId: update.toolCallId, name: update.title, args: update.rawInput ?? {} } });
-      if (update.status === "in_progress") emit.event({ type: "tool.state", payload: { turnId, toolCallId: update.toolCallId, state: "running" } });
+      emit.event({
+        type: "tool.call",
+        payload: {
+          turnId,
+          messageId: turn.messageId,
+          toolCallId: update.toolCallId,
+          name: update.title,
+          args: update.rawInput ?? {},
+        },
+      });
+      if (update.status === "in_progress")
+        emit.event({ type: "tool.state", payload: { turnId, toolCallId: update.toolCallId, state: "running" } });
       return;
     case "tool_call_update": {
-      if (update.status === "in_progress") emit.event({ type: "tool.state", payload: { turnId, toolCallId: update.toolCallId, state: "running" } });
+      if (update.status === "in_progress")
+        emit.event({ type: "tool.state", payload: { turnId, toolCallId: update.toolCallId, state: "running" } });
       if (update.status !== "completed" && update.status !== "failed") return;
       const output = (update.content ?? []).map(contentText).filter(Boolean).join("\n");
       emit.event({
         type: "tool.state",
-        payload: { turnId, toolCallId: update.toolCallId, state: update.status === "completed" ? "completed" : "error", output, isError: update.status === "failed" },
+        payload: {
+          turnId,
+          toolCallId: update.toolCallId,
+          state: update.status === "completed" ? "completed" : "error",
+          output,
+          isError: update.status === "failed",
+        },
       });
       return;
     }
     case "plan":
       emit.event({
         type: "todo.updated",
-        payload: { items: update.entries.map((entry) => ({ title: entry.content, status: entry.status === "completed" ? "done" : entry.status })) },
+        payload: {
+          items: update.entries.map((entry) => ({
+            title: entry.content,
+            status: entry.status === "completed" ? "done" : entry.status,
+          })),
+        },
       });
       return;
     default:
@@ -193,7 +258,10 @@ function contentText(content: acp.ToolCallContent): string {
 }
 
 /** A permission request of the external agent, decided by Worldline's gate (rules → yolo → the queue). */
-async function askGate(state: AgentProcess, params: acp.RequestPermissionRequest): Promise<acp.RequestPermissionResponse> {
+async function askGate(
+  state: AgentProcess,
+  params: acp.RequestPermissionRequest,
+): Promise<acp.RequestPermissionResponse> {
   const turn = state.turn;
   const pick = (kinds: acp.PermissionOptionKind[]) => params.options.find((option) => kinds.includes(option.kind));
   if (!turn) return { outcome: { outcome: "cancelled" } };
@@ -209,7 +277,9 @@ async function askGate(state: AgentProcess, params: acp.RequestPermissionRequest
   });
   if (turn.signal.aborted) return { outcome: { outcome: "cancelled" } };
   const option = decision.approved ? pick(["allow_once", "allow_always"]) : pick(["reject_once", "reject_always"]);
-  return option ? { outcome: { outcome: "selected", optionId: option.optionId } } : { outcome: { outcome: "cancelled" } };
+  return option
+    ? { outcome: { outcome: "selected", optionId: option.optionId } }
+    : { outcome: { outcome: "cancelled" } };
 }
 
 function statsSince(started: number): TurnResult["stats"] {

@@ -22,7 +22,11 @@ export const PLAN_MODE_PREFIX =
   "[Plan mode: investigate with read-only tools and answer with a plan. Do not edit files or run commands that change anything until the user leaves plan mode.]\n\n";
 
 /** The models a client can pick: the configured one, the session's own, and any picked before. */
-export function modelChoices(configured: string | undefined, current: string | undefined, extra: Iterable<string> = []): string[] {
+export function modelChoices(
+  configured: string | undefined,
+  current: string | undefined,
+  extra: Iterable<string> = [],
+): string[] {
   const all = new Set<string>();
   for (const model of [configured, current, ...extra]) if (model) all.add(model);
   return [...all];

@@ -16,17 +16,26 @@ export function promptText(blocks: acp.ContentBlock[]): string {
         parts.push(block.text);
         break;
       case "resource_link":
-        parts.push(`[File: ${displayUri(block.uri)}${block.name && !block.uri.endsWith(block.name) ? ` (${block.name})` : ""}]`);
+        parts.push(
+          `[File: ${displayUri(block.uri)}${block.name && !block.uri.endsWith(block.name) ? ` (${block.name})` : ""}]`,
+        );
         break;
       case "resource": {
         const resource = block.resource;
-        if ("text" in resource) parts.push(`<resource uri="${displayUri(resource.uri)}">\n${resource.text}\n</resource>`);
-        else if (resource.mimeType?.startsWith("image/")) parts.push(`[Attached image ${displayUri(resource.uri)} (${resource.mimeType})]`);
-        else parts.push(`[Attached binary resource ${displayUri(resource.uri)} (${resource.mimeType ?? "unknown type"}) was not included.]`);
+        if ("text" in resource)
+          parts.push(`<resource uri="${displayUri(resource.uri)}">\n${resource.text}\n</resource>`);
+        else if (resource.mimeType?.startsWith("image/"))
+          parts.push(`[Attached image ${displayUri(resource.uri)} (${resource.mimeType})]`);
+        else
+          parts.push(
+            `[Attached binary resource ${displayUri(resource.uri)} (${resource.mimeType ?? "unknown type"}) was not included.]`,
+          );
         break;
       }
       case "image":
-        parts.push(`[Attached image${block.uri ? ` ${displayUri(block.uri)}` : ""} (${block.mimeType}, ${approxBytes(block.data)} bytes)]`);
+        parts.push(
+          `[Attached image${block.uri ? ` ${displayUri(block.uri)}` : ""} (${block.mimeType}, ${approxBytes(block.data)} bytes)]`,
+        );
         break;
       case "audio":
         parts.push(`[Attached audio (${block.mimeType}) was not included.]`);

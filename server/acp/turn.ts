@@ -40,7 +40,9 @@ export async function driveTurn(
     }
     if (event.type === "turn.error") error = { code: event.payload.code, message: event.payload.message };
     // A failing consumer (a closed client) must not stop the turn; its error is reported once, here.
-    chain = chain.then(() => onEvent(event)).catch((failure: unknown) => console.error("[worldline] forwarding an event failed:", failure));
+    chain = chain
+      .then(() => onEvent(event))
+      .catch((failure: unknown) => console.error("[worldline] forwarding an event failed:", failure));
   });
   try {
     const started = await deps.runtime.prompt(sessionId, text, options);
@@ -53,7 +55,14 @@ export async function driveTurn(
 }
 
 /** Provider failures worth retrying later (print mode exits 75 on them). */
-const RETRYABLE_CODES = new Set(["provider:rate_limited", "provider:timeout", "provider:connection", "provider:unavailable", "provider:stream", "provider:empty"]);
+const RETRYABLE_CODES = new Set([
+  "provider:rate_limited",
+  "provider:timeout",
+  "provider:connection",
+  "provider:unavailable",
+  "provider:stream",
+  "provider:empty",
+]);
 
 export function isRetryableError(code: string | undefined): boolean {
   return !!code && RETRYABLE_CODES.has(code);

@@ -16,7 +16,9 @@ export class UpdateTranslator {
   translate(event: EventEnvelope, options: { replay?: boolean } = {}): acp.SessionUpdate[] {
     switch (event.type) {
       case "message.user":
-        return options.replay ? [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: event.payload.text } }] : [];
+        return options.replay
+          ? [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: event.payload.text } }]
+          : [];
       case "message.part.delta":
         return [
           {
@@ -58,7 +60,9 @@ export class UpdateTranslator {
       case "context.usage":
         return [{ sessionUpdate: "usage_update", used: event.payload.tokens, size: event.payload.window }];
       case "session.updated":
-        return event.payload.title ? [{ sessionUpdate: "session_info_update", title: event.payload.title, updatedAt: event.createdAt }] : [];
+        return event.payload.title
+          ? [{ sessionUpdate: "session_info_update", title: event.payload.title, updatedAt: event.createdAt }]
+          : [];
       default:
         return [];
     }
@@ -66,7 +70,8 @@ export class UpdateTranslator {
 
   private toolState(payload: Extract<EventEnvelope, { type: "tool.state" }>["payload"]): acp.SessionUpdate {
     const { toolCallId, state } = payload;
-    if (state === "pending" || state === "waiting_approval") return { sessionUpdate: "tool_call_update", toolCallId, status: "pending" };
+    if (state === "pending" || state === "waiting_approval")
+      return { sessionUpdate: "tool_call_update", toolCallId, status: "pending" };
     if (state === "running") return { sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" };
     const call = this.calls.get(toolCallId);
     const content: acp.ToolCallContent[] = [];

@@ -48,7 +48,9 @@ export function storeCheckpoints(db: store.Db): CheckpointPort {
   let writes: Promise<unknown> = Promise.resolve();
   return {
     async create(input) {
-      const counter = next.get(input.sessionId) ?? store.lastCheckpoint(db, input.sessionId).then((last) => (last ? last.number + 1 : 0));
+      const counter =
+        next.get(input.sessionId) ??
+        store.lastCheckpoint(db, input.sessionId).then((last) => (last ? last.number + 1 : 0));
       const number = await counter;
       next.set(input.sessionId, Promise.resolve(number + 1));
       const id = `cp_${randomUUID()}`;

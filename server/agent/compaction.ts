@@ -50,13 +50,24 @@ export interface CompactionResult {
 export async function compactContext(options: CompactionOptions): Promise<CompactionResult> {
   const { context, emit } = options;
   const tokensBefore = context.estimatedTokens();
-  emit.event({ type: "compaction.started", payload: { turnId: emit.turnId, reason: options.reason, tokens: tokensBefore } });
+  emit.event({
+    type: "compaction.started",
+    payload: { turnId: emit.turnId, reason: options.reason, tokens: tokensBefore },
+  });
   const view = context.view().filter(({ record }) => record.kind === "message" || record.kind === "compaction");
   const cut = chooseCut(view, Math.floor(options.contextWindow * RECENT_SHARE));
   const completed = (outcome: "completed" | "skipped" | "cancelled" | "error", tokensAfter: number, message?: string) =>
     emit.event({
       type: "compaction.completed",
-      payload: { turnId: emit.turnId, outcome, tokensBefore, tokensAfter, summarized: cut, kept: view.length - cut, message },
+      payload: {
+        turnId: emit.turnId,
+        outcome,
+        tokensBefore,
+        tokensAfter,
+        summarized: cut,
+        kept: view.length - cut,
+        message,
+      },
     });
   if (cut === 0) {
     completed("skipped", tokensBefore, "Nothing old enough to summarise yet.");
@@ -117,7 +128,11 @@ async function summarise(options: CompactionOptions, older: readonly PositionedR
       if (event.type === "turn.retry") options.emit.event(event);
     },
   };
-  const result = await streamStep(options.provider, { model: options.model, messages }, { signal: options.signal, emit: silent, policy: options.retry });
+  const result = await streamStep(
+    options.provider,
+    { model: options.model, messages },
+    { signal: options.signal, emit: silent, policy: options.retry },
+  );
   const summary = (result.message.content ?? "").trim();
   if (!summary) throw new Error("The model returned an empty summary.");
   return summary;
@@ -133,7 +148,9 @@ function render(record: PositionedRecord["record"]): string {
       : message.content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
   switch (message.role) {
     case "assistant": {
-      const calls = (message.tool_calls ?? []).map((call) => `[called ${call.function.name}(${cap(call.function.arguments)})]`).join("\n");
+      const calls = (message.tool_calls ?? [])
+        .map((call) => `[called ${call.function.name}(${cap(call.function.arguments)})]`)
+        .join("\n");
       return `ASSISTANT: ${cap(content ?? "")}${calls ? `\n${calls}` : ""}`;
     }
     case "tool":
@@ -147,4 +164,3 @@ function cap(text: string): string {
   if (text.length <= SUMMARY_INPUT_CHARS_PER_MESSAGE) return text;
   return `${text.slice(0, SUMMARY_INPUT_CHARS_PER_MESSAGE)} […${text.length - SUMMARY_INPUT_CHARS_PER_MESSAGE} more characters]`;
 }
-

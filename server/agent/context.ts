@@ -45,7 +45,11 @@ export class Context {
 
   static async load(db: store.Db, sessionId: string): Promise<Context> {
     const rows = await store.readHistory(db, sessionId);
-    return new Context(db, sessionId, rows.map((row) => JSON.parse(row.data) as HistoryRecord));
+    return new Context(
+      db,
+      sessionId,
+      rows.map((row) => JSON.parse(row.data) as HistoryRecord),
+    );
   }
 
   static ephemeral(sessionId: string): Context {
@@ -140,7 +144,8 @@ export class Context {
     const start = this.records.length;
     this.records = this.records.concat(records);
     if (!this.db) return;
-    for (const [i, record] of records.entries()) this.unsaved.push({ position: start + i, kind: record.kind, data: JSON.stringify(record) });
+    for (const [i, record] of records.entries())
+      this.unsaved.push({ position: start + i, kind: record.kind, data: JSON.stringify(record) });
   }
 
   /** Starts writing the staged records, after any earlier write; a failure is reported by the next `save`. */
@@ -213,7 +218,11 @@ export function messageTokens(message: ChatMessage): number {
   if (message.role === "user" && Array.isArray(message.content)) {
     const parts = message.content;
     const text = parts.map((part) => (part.type === "text" ? part.text : "")).join("\n");
-    return estimateTokens(text) + IMAGE_TOKENS * parts.filter((part) => part.type === "image_url").length + MESSAGE_OVERHEAD_TOKENS;
+    return (
+      estimateTokens(text) +
+      IMAGE_TOKENS * parts.filter((part) => part.type === "image_url").length +
+      MESSAGE_OVERHEAD_TOKENS
+    );
   }
   let text = typeof message.content === "string" ? message.content : JSON.stringify(message.content ?? "");
   if (message.role === "assistant") {

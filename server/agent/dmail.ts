@@ -19,12 +19,18 @@ export class DMailBox {
 
   send(mail: DMail): void {
     if (this.pending) {
-      throw new WorldlineError("dmail:conflict", "A D-Mail is already pending in this step; only one can be sent at a time.");
+      throw new WorldlineError(
+        "dmail:conflict",
+        "A D-Mail is already pending in this step; only one can be sent at a time.",
+      );
     }
     const numbers = this.visible();
     if (!numbers.includes(mail.checkpoint)) {
       const known = numbers.length ? numbers.join(", ") : "none";
-      throw new WorldlineError("dmail:invalid", `There is no checkpoint ${mail.checkpoint} in the context. Checkpoints you can send to: ${known}.`);
+      throw new WorldlineError(
+        "dmail:invalid",
+        `There is no checkpoint ${mail.checkpoint} in the context. Checkpoints you can send to: ${known}.`,
+      );
     }
     this.pending = mail;
   }

@@ -11,7 +11,12 @@ export type { CheckpointInput, CheckpointPort, CheckpointReason } from "./checkp
 export { DEFAULT_COMPACTION_THRESHOLD, compactContext } from "./compaction";
 export { DMailBox } from "./dmail";
 export { LoopGuard, LOOP_STOP_AFTER, LOOP_WARN_AFTER } from "./loop-guard";
-export { buildSystemPrompt, collectAgentsMd, DEFAULT_SYSTEM_PROMPT_TEMPLATE, SYSTEM_PROMPT_OVERRIDE } from "./system-prompt";
+export {
+  buildSystemPrompt,
+  collectAgentsMd,
+  DEFAULT_SYSTEM_PROMPT_TEMPLATE,
+  SYSTEM_PROMPT_OVERRIDE,
+} from "./system-prompt";
 export { SUBAGENT_TOOL_NAMES } from "./subagent";
 export { createAgentTools } from "./tools";
 export { createOpenAIProvider } from "./openai-provider";

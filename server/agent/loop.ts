@@ -65,7 +65,8 @@ export interface TurnResult {
  */
 const STAGED_WRITE_DELAY_MS = 25;
 
-type StepOutcome = { kind: "continue" } | { kind: "compact" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
+type StepOutcome =
+  { kind: "continue" } | { kind: "compact" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
 
 /** A turn: checkpoint, append the user message, then steps until the model answers without tool calls. */
 export async function runTurn(options: TurnOptions): Promise<TurnResult> {
@@ -121,12 +122,20 @@ export async function runCompactionTurn(options: TurnOptions, focus: string | un
     await options.context.save().catch(() => undefined);
     if (options.signal.aborted) return { outcome: "cancelled", stats: stats.result() };
     const { emit } = options;
-    emit.event({ type: "turn.error", payload: { turnId: emit.turnId, code: "agent:compaction_failed", message: errorMessage(error) } });
+    emit.event({
+      type: "turn.error",
+      payload: { turnId: emit.turnId, code: "agent:compaction_failed", message: errorMessage(error) },
+    });
     return { outcome: "error", message: errorMessage(error), stats: stats.result() };
   }
 }
 
-async function runStep(options: TurnOptions, stats: StatsCollector, guard: LoopGuard, step: number): Promise<StepOutcome> {
+async function runStep(
+  options: TurnOptions,
+  stats: StatsCollector,
+  guard: LoopGuard,
+  step: number,
+): Promise<StepOutcome> {
   const { emit, context, signal } = options;
   emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "planning" } });
   const tools = new StepTools(options);
@@ -140,7 +149,10 @@ async function runStep(options: TurnOptions, stats: StatsCollector, guard: LoopG
       options.provider,
       {
         model: options.model,
-        messages: [{ role: "system", content: options.systemPrompt }, ...context.messages({ checkpoints: Boolean(options.dmail) })],
+        messages: [
+          { role: "system", content: options.systemPrompt },
+          ...context.messages({ checkpoints: Boolean(options.dmail) }),
+        ],
         tools: options.tools.map(toSpec),
         reasoning: options.reasoning,
       },
@@ -171,7 +183,10 @@ async function runStep(options: TurnOptions, stats: StatsCollector, guard: LoopG
     const text = signal.aborted ? partial.text : "";
     if (text || started.length) {
       context.stage(
-        { kind: "message", message: { role: "assistant", content: text || null, ...(started.length ? { tool_calls: started } : {}) } },
+        {
+          kind: "message",
+          message: { role: "assistant", content: text || null, ...(started.length ? { tool_calls: started } : {}) },
+        },
         ...toolMessages(results),
       );
     }
@@ -191,7 +206,9 @@ async function runStep(options: TurnOptions, stats: StatsCollector, guard: LoopG
   }
   // The assistant message and all its results are appended together, in call
   // order: a cancel can never leave a tool call without a result in history.
-  const usage: HistoryRecord[] = result.usage ? [{ kind: "usage", tokens: result.usage.inputTokens + result.usage.outputTokens }] : [];
+  const usage: HistoryRecord[] = result.usage
+    ? [{ kind: "usage", tokens: result.usage.inputTokens + result.usage.outputTokens }]
+    : [];
   await context.append({ kind: "message", message: result.message }, ...usage, ...toolMessages(results));
   emit.event({
     type: "context.usage",
@@ -232,10 +249,17 @@ async function travelBack(options: TurnOptions, mail: DMail, step: number): Prom
   const filesRestored = revert ? await revert.catch(() => false) : false;
   emit.event({
     type: "notice",
-    payload: { level: "info", text: `D-Mail sent back to checkpoint ${mail.checkpoint}: ${mail.message}`, turnId: emit.turnId },
+    payload: {
+      level: "info",
+      text: `D-Mail sent back to checkpoint ${mail.checkpoint}: ${mail.message}`,
+      turnId: emit.turnId,
+    },
   });
   await checkpoint(options, step, "dmail");
-  await context.append({ kind: "message", message: { role: "user", content: dmailMessage(mail.message, filesRestored) } });
+  await context.append({
+    kind: "message",
+    message: { role: "user", content: dmailMessage(mail.message, filesRestored) },
+  });
 }
 
 function needsCompaction(options: TurnOptions): boolean {
@@ -268,8 +292,13 @@ function injectSteering(options: TurnOptions): boolean {
 function appendUser(options: TurnOptions, text: string, images: readonly string[] = []): void {
   const { emit } = options;
   const refs = images.map((url, i) => imageRef(url, options.imagePreviews?.[i]));
-  emit.event({ type: "message.user", payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text, ...(refs.length ? { images: refs } : {}) } });
-  const content = images.length ? [{ type: "text" as const, text }, ...images.map((url) => ({ type: "image_url" as const, image_url: { url } }))] : text;
+  emit.event({
+    type: "message.user",
+    payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text, ...(refs.length ? { images: refs } : {}) },
+  });
+  const content = images.length
+    ? [{ type: "text" as const, text }, ...images.map((url) => ({ type: "image_url" as const, image_url: { url } }))]
+    : text;
   // Written with the next save (while the step's model request is on its way, at the latest when the step ends).
   options.context.stage({ kind: "message", message: { role: "user", content } });
 }
@@ -311,15 +340,27 @@ async function checkpoint(options: TurnOptions, step: number, reason: Checkpoint
   const turn = options.turnNumber ?? 0;
   let created;
   try {
-    created = await checkpoints.create({ sessionId: options.sessionId, turn, step, reason, historyPosition: context.length });
+    created = await checkpoints.create({
+      sessionId: options.sessionId,
+      turn,
+      step,
+      reason,
+      historyPosition: context.length,
+    });
   } catch (error) {
     // A failed snapshot must not stop the work; the user sees why there's no checkpoint.
-    emit.event({ type: "notice", payload: { level: "warning", text: `No checkpoint for this step: ${errorMessage(error)}`, turnId: emit.turnId } });
+    emit.event({
+      type: "notice",
+      payload: { level: "warning", text: `No checkpoint for this step: ${errorMessage(error)}`, turnId: emit.turnId },
+    });
     return;
   }
   // Staged: written with the user's message while the step's model request is on its way.
   context.stage({ kind: "checkpoint", checkpointId: created.id, number: created.number });
-  emit.event({ type: "checkpoint.created", payload: { checkpointId: created.id, number: created.number, turn, step, reason } });
+  emit.event({
+    type: "checkpoint.created",
+    payload: { checkpointId: created.id, number: created.number, turn, step, reason },
+  });
 }
 
 function toolMessages(results: readonly CallResult[]): HistoryRecord[] {
@@ -330,5 +371,8 @@ function toolMessages(results: readonly CallResult[]): HistoryRecord[] {
 }
 
 function toSpec(tool: AgentTool): ToolSpec {
-  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.jsonSchema } };
+  return {
+    type: "function",
+    function: { name: tool.name, description: tool.description, parameters: tool.jsonSchema },
+  };
 }

@@ -14,8 +14,15 @@ export interface RememberArgs {
 
 /** Memory as the runtime uses it (server/memory implements it). */
 export interface MemoryPort {
-  recall(input: { sessionId: string; workspace: string; prompt: string }): Promise<{ section: string; direct: boolean }>;
-  remember(input: RememberArgs & { sessionId: string; workspace: string; turnId: string }, emit: (event: SessionEvent) => void): Promise<{ id: string }>;
+  recall(input: {
+    sessionId: string;
+    workspace: string;
+    prompt: string;
+  }): Promise<{ section: string; direct: boolean }>;
+  remember(
+    input: RememberArgs & { sessionId: string; workspace: string; turnId: string },
+    emit: (event: SessionEvent) => void,
+  ): Promise<{ id: string }>;
   afterTurn(input: {
     sessionId: string;
     workspace: string;
@@ -58,7 +65,10 @@ export async function recallForTurn(
   input: { sessionId: string; workspace: string; prompt: string },
 ): Promise<TurnRecall> {
   // Both are on the way to the first token; neither needs the other.
-  const [recall, summaries] = await Promise.all([ports.memory?.recall(input).catch(() => undefined), ports.skills?.summaries(input.workspace).catch(() => "")]);
+  const [recall, summaries] = await Promise.all([
+    ports.memory?.recall(input).catch(() => undefined),
+    ports.skills?.summaries(input.workspace).catch(() => ""),
+  ]);
   const skills = summaries ?? "";
   const name = SKILL_COMMAND.exec(input.prompt.trim())?.[1];
   const skill = name ? await ports.skills?.load(input.workspace, name).catch(() => undefined) : undefined;
@@ -73,7 +83,17 @@ export async function recallForTurn(
 /** After a finished turn: the memory decision and reflection, each a cheap tool-less model call. */
 export async function afterTurnMemory(
   memory: MemoryPort | undefined,
-  turn: { sessionId: string; workspace: string; prompt: string; result: TurnResult; context: Context; emit: TurnEmitter; provider: ChatProvider; model: string; signal: AbortSignal },
+  turn: {
+    sessionId: string;
+    workspace: string;
+    prompt: string;
+    result: TurnResult;
+    context: Context;
+    emit: TurnEmitter;
+    provider: ChatProvider;
+    model: string;
+    signal: AbortSignal;
+  },
 ): Promise<void> {
   if (!memory || turn.signal.aborted) return;
   const complete = (system: string, user: string) => completeText(turn.provider, turn.model, system, user, turn.signal);
@@ -94,7 +114,13 @@ export async function afterTurnMemory(
 }
 
 /** One model call without tools; the reply's text. */
-export async function completeText(provider: ChatProvider, model: string, system: string, user: string, signal: AbortSignal): Promise<string> {
+export async function completeText(
+  provider: ChatProvider,
+  model: string,
+  system: string,
+  user: string,
+  signal: AbortSignal,
+): Promise<string> {
   const controller = new AbortController();
   const forward = () => controller.abort(signal.reason);
   signal.addEventListener("abort", forward, { once: true });
@@ -125,7 +151,9 @@ function summariseTurn(context: Context): { answer: string; transcript: string }
   for (const message of messages.slice(start)) {
     if (message.role === "assistant") {
       if (message.content) answer = message.content;
-      const calls = (message.tool_calls ?? []).map((call) => `${call.function.name}(${call.function.arguments.slice(0, 200)})`);
+      const calls = (message.tool_calls ?? []).map(
+        (call) => `${call.function.name}(${call.function.arguments.slice(0, 200)})`,
+      );
       lines.push(`assistant: ${message.content ?? ""}${calls.length ? ` [calls: ${calls.join(", ")}]` : ""}`);
     } else if (message.role === "tool") {
       lines.push(`tool result: ${message.content.slice(0, 300)}`);
@@ -134,5 +162,8 @@ function summariseTurn(context: Context): { answer: string; transcript: string }
     }
   }
   const transcript = lines.join("\n");
-  return { answer, transcript: transcript.length > TRANSCRIPT_MAX_CHARS ? `…${transcript.slice(-TRANSCRIPT_MAX_CHARS)}` : transcript };
+  return {
+    answer,
+    transcript: transcript.length > TRANSCRIPT_MAX_CHARS ? `…${transcript.slice(-TRANSCRIPT_MAX_CHARS)}` : transcript,
+  };
 }

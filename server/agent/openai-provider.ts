@@ -11,7 +11,12 @@ const RETRYABLE_STATUS = new Set([408, 409, 429]);
 /** The one adapter: any OpenAI-compatible Chat Completions endpoint. */
 export function createOpenAIProvider(config: ModelConfig): ChatProvider {
   // The SDK's own retries are off: retry.ts owns the policy and reports each attempt.
-  const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, maxRetries: 0, timeout: REQUEST_TIMEOUT_MS });
+  const client = new OpenAI({
+    baseURL: config.baseURL,
+    apiKey: config.apiKey,
+    maxRetries: 0,
+    timeout: REQUEST_TIMEOUT_MS,
+  });
   return {
     async *stream(request: ChatRequest): AsyncIterable<ProviderChunk> {
       let stream;
@@ -42,38 +47,70 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
 
 function* normalise(chunk: OpenAI.Chat.ChatCompletionChunk): Generator<ProviderChunk> {
   for (const choice of chunk.choices ?? []) {
-    const delta = choice.delta as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
+    const delta = choice.delta as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & {
+      reasoning_content?: string;
+      reasoning?: string;
+    };
     const reasoning = delta?.reasoning_content ?? delta?.reasoning;
     if (reasoning) yield { type: "reasoning", delta: reasoning };
     if (delta?.content) yield { type: "text", delta: delta.content };
     for (const call of delta?.tool_calls ?? []) {
-      yield { type: "tool_call", index: call.index, id: call.id, name: call.function?.name, argsDelta: call.function?.arguments ?? "" };
+      yield {
+        type: "tool_call",
+        index: call.index,
+        id: call.id,
+        name: call.function?.name,
+        argsDelta: call.function?.arguments ?? "",
+      };
     }
     if (choice.finish_reason) yield { type: "finish", reason: choice.finish_reason };
   }
   if (chunk.usage) {
-    yield { type: "usage", inputTokens: chunk.usage.prompt_tokens ?? 0, outputTokens: chunk.usage.completion_tokens ?? 0 };
+    yield {
+      type: "usage",
+      inputTokens: chunk.usage.prompt_tokens ?? 0,
+      outputTokens: chunk.usage.completion_tokens ?? 0,
+    };
   }
 }
 
 function toProviderError(error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return error;
   if (error instanceof OpenAI.APIConnectionTimeoutError) {
-    return new ProviderError("The model provider timed out.", undefined, true, undefined, { cause: error, kind: "timeout" });
+    return new ProviderError("The model provider timed out.", undefined, true, undefined, {
+      cause: error,
+      kind: "timeout",
+    });
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    return new ProviderError(`Cannot reach the model provider: ${error.message}`, undefined, true, undefined, { cause: error, kind: "connection" });
+    return new ProviderError(`Cannot reach the model provider: ${error.message}`, undefined, true, undefined, {
+      cause: error,
+      kind: "connection",
+    });
   }
   if (error instanceof OpenAI.APIError) {
     const status = error.status;
     const retryable = status !== undefined && (RETRYABLE_STATUS.has(status) || status >= 500);
     const message = providerMessage(error);
-    const kind = status === 429 ? "rate_limited" : status === 401 || status === 403 ? "auth" : retryable ? "unavailable" : "failed";
-    return new ProviderError(`HTTP ${status ?? "?"}: ${message}`, status, retryable, retryAfter(error.headers), { cause: error, kind });
+    const kind =
+      status === 429
+        ? "rate_limited"
+        : status === 401 || status === 403
+          ? "auth"
+          : retryable
+            ? "unavailable"
+            : "failed";
+    return new ProviderError(`HTTP ${status ?? "?"}: ${message}`, status, retryable, retryAfter(error.headers), {
+      cause: error,
+      kind,
+    });
   }
   // A stream cut mid-way surfaces as a plain error from the SSE decoder; worth a retry.
   if (error instanceof Error) {
-    return new ProviderError(`The model stream failed: ${error.message}`, undefined, true, undefined, { cause: error, kind: "stream" });
+    return new ProviderError(`The model stream failed: ${error.message}`, undefined, true, undefined, {
+      cause: error,
+      kind: "stream",
+    });
   }
   return error;
 }

@@ -56,7 +56,16 @@ export interface PromptOptions {
 
 /** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */
 export interface ExternalAgentPort {
-  runTurn(input: { sessionId: string; workspace: string; command: string; turnId: string; prompt: string; emit: TurnEmitter; signal: AbortSignal; gate: ApprovalGate }): Promise<TurnResult>;
+  runTurn(input: {
+    sessionId: string;
+    workspace: string;
+    command: string;
+    turnId: string;
+    prompt: string;
+    emit: TurnEmitter;
+    signal: AbortSignal;
+    gate: ApprovalGate;
+  }): Promise<TurnResult>;
 }
 
 export interface StartedTurn {

@@ -103,12 +103,24 @@ export class AgentRuntime {
     const turn = await store.createTurn(this.deps.db, sessionId, prompt).finally(() => (this.starting -= 1));
     let settle!: (result: TurnResult) => void;
     const done = new Promise<TurnResult>((resolve) => (settle = resolve));
-    const pending: PendingTurn = { sessionId, turnId: turn.id, number: turn.number, prompt, options, controller: new AbortController(), done, settle };
+    const pending: PendingTurn = {
+      sessionId,
+      turnId: turn.id,
+      number: turn.number,
+      prompt,
+      options,
+      controller: new AbortController(),
+      done,
+      settle,
+    };
     // Checked and set with no await in between, so two prompts can never both start.
     const state = this.state(sessionId);
     if (state.active || state.rewriting) {
       state.queue.push(pending);
-      this.append(sessionId, turn.id, { type: "turn.queued", payload: { turnId: turn.id, prompt, position: state.queue.length } });
+      this.append(sessionId, turn.id, {
+        type: "turn.queued",
+        payload: { turnId: turn.id, prompt, position: state.queue.length },
+      });
       return { turnId: turn.id, done, queued: true };
     }
     pending.session = session;
@@ -120,16 +132,25 @@ export class AgentRuntime {
   private checkTurnLimits(sessionId: string): void {
     const state = this.states.get(sessionId);
     if (state && state.queue.length >= MAX_QUEUED_TURNS_PER_SESSION) {
-      throw new WorldlineError("session:busy", `${MAX_QUEUED_TURNS_PER_SESSION} prompts are already waiting in this session; wait for them or cancel.`);
+      throw new WorldlineError(
+        "session:busy",
+        `${MAX_QUEUED_TURNS_PER_SESSION} prompts are already waiting in this session; wait for them or cancel.`,
+      );
     }
     if (state?.active || state?.rewriting) return;
     if (this.deps.log.runningElsewhere(sessionId)) {
       // Its events and approvals come from that process (server/sessions/event-log.ts, "Several processes").
-      throw new WorldlineError("session:busy", "A turn of this session is running in another Worldline process (worldline acp or worldline run); wait for it to finish or cancel it there.");
+      throw new WorldlineError(
+        "session:busy",
+        "A turn of this session is running in another Worldline process (worldline acp or worldline run); wait for it to finish or cancel it there.",
+      );
     }
     const running = [...this.states.values()].filter((other) => other.active).length + this.starting;
     if (running >= MAX_CONCURRENT_TURNS) {
-      throw new WorldlineError("runtime:busy", `${MAX_CONCURRENT_TURNS} turns are already running across sessions; wait for one to finish.`);
+      throw new WorldlineError(
+        "runtime:busy",
+        `${MAX_CONCURRENT_TURNS} turns are already running across sessions; wait for one to finish.`,
+      );
     }
   }
 
@@ -162,7 +183,11 @@ export class AgentRuntime {
   async cancelAll(): Promise<void> {
     for (const [sessionId, state] of this.states) {
       for (const pending of state.queue.splice(0)) {
-        const result: TurnResult = { outcome: "cancelled", message: "The bridge shut down before this turn started.", stats: emptyStats() };
+        const result: TurnResult = {
+          outcome: "cancelled",
+          message: "The bridge shut down before this turn started.",
+          stats: emptyStats(),
+        };
         await this.complete(pending, result);
         pending.settle(result);
       }
@@ -178,7 +203,10 @@ export class AgentRuntime {
   async rewriteHistory(sessionId: string, rewrite: () => Promise<void>): Promise<void> {
     const state = this.state(sessionId);
     if (state.active || state.rewriting) {
-      throw new WorldlineError("session:busy", "A turn is running in this session; cancel it or wait for it before rewinding.");
+      throw new WorldlineError(
+        "session:busy",
+        "A turn is running in this session; cancel it or wait for it before rewinding.",
+      );
     }
     state.rewriting = true;
     try {
@@ -222,12 +250,19 @@ export class AgentRuntime {
       let running: Promise<void> | undefined;
       const markRunning = () => (running ??= this.deps.sessions.setStatus(sessionId, "running").catch(() => undefined));
       const fallback = setTimeout(markRunning, RUNNING_STATUS_DELAY_MS);
-      this.append(sessionId, turnId, { type: "turn.started", payload: { turnId, number: pending.number, prompt: pending.prompt } });
+      this.append(sessionId, turnId, {
+        type: "turn.started",
+        payload: { turnId, number: pending.number, prompt: pending.prompt },
+      });
       let result: TurnResult;
       try {
         result = await this.execute(pending, markRunning);
       } catch (error) {
-        result = { outcome: "error", message: error instanceof Error ? error.message : String(error), stats: emptyStats() };
+        result = {
+          outcome: "error",
+          message: error instanceof Error ? error.message : String(error),
+          stats: emptyStats(),
+        };
       }
       clearTimeout(fallback);
       await markRunning();
@@ -247,9 +282,16 @@ export class AgentRuntime {
 
   private async complete(pending: PendingTurn, result: TurnResult): Promise<void> {
     const { sessionId, turnId } = pending;
-    this.append(sessionId, turnId, { type: "turn.completed", payload: { turnId, outcome: result.outcome, stats: result.stats, message: result.message } });
+    this.append(sessionId, turnId, {
+      type: "turn.completed",
+      payload: { turnId, outcome: result.outcome, stats: result.stats, message: result.message },
+    });
     await store
-      .finishTurn(this.deps.db, turnId, { status: result.outcome, stats: JSON.stringify(result.stats), error: result.message })
+      .finishTurn(this.deps.db, turnId, {
+        status: result.outcome,
+        stats: JSON.stringify(result.stats),
+        error: result.message,
+      })
       .catch(() => undefined); // the session may have been deleted meanwhile
   }
 
@@ -262,14 +304,26 @@ export class AgentRuntime {
     if (session.agentCommand && this.deps.externalAgents) {
       markRunning();
       const { signal } = pending.controller;
-      return this.deps.externalAgents.runTurn({ sessionId, workspace: session.workspace.path, command: session.agentCommand, turnId, prompt, emit, signal, gate: this.deps.gate });
+      return this.deps.externalAgents.runTurn({
+        sessionId,
+        workspace: session.workspace.path,
+        command: session.agentCommand,
+        turnId,
+        prompt,
+        emit,
+        signal,
+        gate: this.deps.gate,
+      });
     }
     const fallback = !this.deps.config.model && this.deps.defaultModel ? await this.deps.defaultModel() : null;
     const provider = this.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
     const model = session.model ?? this.deps.config.model?.model ?? fallback?.model;
     if (!provider || !model) {
       const images = (pending.options.images ?? []).map((url, i) => imageRef(url, pending.options.imagePreviews?.[i]));
-      emit.event({ type: "message.user", payload: { turnId, messageId: `msg_${turnId}`, text: prompt, ...(images.length ? { images } : {}) } });
+      emit.event({
+        type: "message.user",
+        payload: { turnId, messageId: `msg_${turnId}`, text: prompt, ...(images.length ? { images } : {}) },
+      });
       const message =
         "No model is configured. Set WORLDLINE_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for your provider) and restart, or add one on the Settings page.";
       emit.event({ type: "turn.error", payload: { turnId, code: "config:no_model", message } });
@@ -305,7 +359,9 @@ export class AgentRuntime {
       ...this.memoryAndSkillTools({ sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
     });
     const state = this.state(sessionId);
-    const systemPrompt = renderSystemPrompt(workspacePrompt, { workspace, skills: recall.skills, memories: recall.memories }) + recall.invokedSkill;
+    const systemPrompt =
+      renderSystemPrompt(workspacePrompt, { workspace, skills: recall.skills, memories: recall.memories }) +
+      recall.invokedSkill;
     const options: TurnOptions = {
       ...base,
       prompt,
@@ -331,7 +387,17 @@ export class AgentRuntime {
     }
     const result = await runTurn(options);
     // Before turn.completed, so the memory and reflection events belong to the turn's stream.
-    await afterTurnMemory(this.deps.memory, { sessionId, workspace, prompt, result, context, emit, provider, model, signal: pending.controller.signal });
+    await afterTurnMemory(this.deps.memory, {
+      sessionId,
+      workspace,
+      prompt,
+      result,
+      context,
+      emit,
+      provider,
+      model,
+      signal: pending.controller.signal,
+    });
     return result;
   }
 
@@ -340,14 +406,27 @@ export class AgentRuntime {
     const { memory, skills } = this.deps;
     const { sessionId, workspace, emit } = input;
     return {
-      remember: memory ? { remember: (args: RememberArgs) => memory.remember({ ...args, sessionId, workspace, turnId: emit.turnId }, (event) => emit.event(event)) } : undefined,
+      remember: memory
+        ? {
+            remember: (args: RememberArgs) =>
+              memory.remember({ ...args, sessionId, workspace, turnId: emit.turnId }, (event) => emit.event(event)),
+          }
+        : undefined,
       skills: skills && input.hasSkills ? { load: (name: string) => skills.load(workspace, name) } : undefined,
     };
   }
 
   /** Workspace tools with the session's layers; a source that fails is skipped with a notice, never ending the turn. */
-  private async toolsFor(input: { sessionId: string; workspace: string; emit: TurnEmitter; signal: AbortSignal }): Promise<AgentTool[]> {
-    const sources = [...(this.deps.sessionTools ? [this.deps.sessionTools] : []), ...(this.sessionLayers.get(input.sessionId)?.values() ?? [])];
+  private async toolsFor(input: {
+    sessionId: string;
+    workspace: string;
+    emit: TurnEmitter;
+    signal: AbortSignal;
+  }): Promise<AgentTool[]> {
+    const sources = [
+      ...(this.deps.sessionTools ? [this.deps.sessionTools] : []),
+      ...(this.sessionLayers.get(input.sessionId)?.values() ?? []),
+    ];
     let tools = this.deps.tools();
     for (const source of sources) {
       try {

@@ -44,11 +44,20 @@ export async function streamStep(
     try {
       if (partial) partial.text = "";
       if (signal.aborted) throw signal.reason;
-      return await streamOnce(provider, { ...request, signal: attemptController.signal }, emit, onToolCallReady, partial);
+      return await streamOnce(
+        provider,
+        { ...request, signal: attemptController.signal },
+        emit,
+        onToolCallReady,
+        partial,
+      );
     } catch (error) {
       if (signal.aborted || !isRetryable(error) || attempt >= policy.maxRetries) throw error;
       const delayMs = retryDelay(error, attempt + 1, policy);
-      emit.event({ type: "turn.retry", payload: { turnId: emit.turnId, attempt: attempt + 1, delayMs, message: error.message } });
+      emit.event({
+        type: "turn.retry",
+        payload: { turnId: emit.turnId, attempt: attempt + 1, delayMs, message: error.message },
+      });
       await sleep(delayMs, signal);
     } finally {
       signal.removeEventListener("abort", forward);
@@ -80,11 +89,17 @@ async function streamOnce(
       case "text":
         text += chunk.delta;
         if (partial) partial.text = text;
-        emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "text", delta: chunk.delta } });
+        emit.event({
+          type: "message.part.delta",
+          payload: { turnId: emit.turnId, messageId, part: "text", delta: chunk.delta },
+        });
         break;
       case "reasoning":
         reasoning += chunk.delta;
-        emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "reasoning", delta: chunk.delta } });
+        emit.event({
+          type: "message.part.delta",
+          payload: { turnId: emit.turnId, messageId, part: "reasoning", delta: chunk.delta },
+        });
         break;
       case "tool_call": {
         const call = (calls[chunk.index] ??= { id: chunk.id ?? `call_${randomUUID()}`, name: "", args: "" });
@@ -123,7 +138,8 @@ async function streamOnce(
     },
     toolCalls,
     usage,
-    outputTokens: usage?.outputTokens ?? estimateTokens(text + reasoning + toolCalls.map((c) => c.function.arguments).join("")),
+    outputTokens:
+      usage?.outputTokens ?? estimateTokens(text + reasoning + toolCalls.map((c) => c.function.arguments).join("")),
     seconds: firstTokenAt === undefined ? 0 : (performance.now() - firstTokenAt) / 1000,
   };
 }

@@ -12,7 +12,16 @@ export const SUBAGENT_MAX_STEPS = 30;
 
 type ParentOptions = Pick<
   TurnOptions,
-  "sessionId" | "workspace" | "model" | "provider" | "gate" | "emit" | "retry" | "contextWindow" | "reasoning" | "decorateToolContext"
+  | "sessionId"
+  | "workspace"
+  | "model"
+  | "provider"
+  | "gate"
+  | "emit"
+  | "retry"
+  | "contextWindow"
+  | "reasoning"
+  | "decorateToolContext"
 >;
 
 /**
@@ -20,7 +29,10 @@ type ParentOptions = Pick<
  * restricted toolset and a focused prompt. Its tool calls appear under the
  * parent call (`parentToolCallId`); its text streams as the parent's progress.
  */
-export function createSubagentRunner(parent: ParentOptions, available: readonly AgentTool[]): { run: SubagentRunner; toolNames: string[] } {
+export function createSubagentRunner(
+  parent: ParentOptions,
+  available: readonly AgentTool[],
+): { run: SubagentRunner; toolNames: string[] } {
   const tools = available.filter((tool) => (SUBAGENT_TOOL_NAMES as readonly string[]).includes(tool.name));
   const run: SubagentRunner = async ({ description, prompt, parentToolCallId, signal }) => {
     const context = Context.ephemeral(parent.sessionId);
@@ -38,9 +50,13 @@ export function createSubagentRunner(parent: ParentOptions, available: readonly 
     const messages = context.messages();
     const last = [...messages].reverse().find((message) => message.role === "assistant" && message.content);
     const answer = last && typeof last.content === "string" ? last.content : "";
-    if (result.outcome === "completed") return { ok: true, answer: answer || "(The subagent finished without an answer.)" };
+    if (result.outcome === "completed")
+      return { ok: true, answer: answer || "(The subagent finished without an answer.)" };
     const why = result.message ? `: ${result.message}` : "";
-    return { ok: false, answer: `The subagent stopped (${result.outcome})${why}.${answer ? `\nIts last words:\n${answer}` : ""}` };
+    return {
+      ok: false,
+      answer: `The subagent stopped (${result.outcome})${why}.${answer ? `\nIts last words:\n${answer}` : ""}`,
+    };
   };
   return { run, toolNames: tools.map((tool) => tool.name) };
 }
@@ -62,18 +78,31 @@ function nestedEmitter(parent: TurnEmitter, parentToolCallId: string): TurnEmitt
     event(event) {
       switch (event.type) {
         case "tool.call":
-          return parent.event({ ...event, payload: { ...event.payload, parentToolCallId: event.payload.parentToolCallId ?? parentToolCallId } });
+          return parent.event({
+            ...event,
+            payload: { ...event.payload, parentToolCallId: event.payload.parentToolCallId ?? parentToolCallId },
+          });
         case "tool.state":
         case "tool.progress":
         case "turn.retry":
           return parent.event(event);
         case "message.part.delta":
           if (event.payload.part === "text") {
-            parent.event({ type: "tool.progress", payload: { turnId: parent.turnId, toolCallId: parentToolCallId, text: event.payload.delta } });
+            parent.event({
+              type: "tool.progress",
+              payload: { turnId: parent.turnId, toolCallId: parentToolCallId, text: event.payload.delta },
+            });
           }
           return;
         case "turn.error":
-          parent.event({ type: "tool.progress", payload: { turnId: parent.turnId, toolCallId: parentToolCallId, text: `\n[error] ${event.payload.message}\n` } });
+          parent.event({
+            type: "tool.progress",
+            payload: {
+              turnId: parent.turnId,
+              toolCallId: parentToolCallId,
+              text: `\n[error] ${event.payload.message}\n`,
+            },
+          });
           return;
         default:
           // Stages, usage and the subagent's own user message belong to its private loop.

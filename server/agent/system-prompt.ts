@@ -50,7 +50,11 @@ export async function buildSystemPrompt(input: SystemPromptInput): Promise<strin
  * each awaited call waited for a turn of the busy event loop (~1 ms of the time to first token).
  */
 export async function readWorkspacePrompt(workspace: string): Promise<WorkspacePrompt> {
-  return { template: readOptional(path.join(workspace, SYSTEM_PROMPT_OVERRIDE)), listing: listWorkspace(workspace), agentsMd: await collectAgentsMd(workspace) };
+  return {
+    template: readOptional(path.join(workspace, SYSTEM_PROMPT_OVERRIDE)),
+    listing: listWorkspace(workspace),
+    agentsMd: await collectAgentsMd(workspace),
+  };
 }
 
 /** Fills the template with the workspace's files and the turn's skills and memories. */
@@ -62,16 +66,23 @@ export function renderSystemPrompt({ template, listing, agentsMd }: WorkspacePro
     agents_md: agentsMd.length
       ? `\nProject instructions from AGENTS.md files (outermost first; deeper ones take precedence):\n${agentsMd.map((file) => `\n--- ${file.path} ---\n${file.text}`).join("\n")}\n`
       : "",
-    skills: input.skills ? `\nAvailable skills (load one with the skill tool before using it; the user may invoke one with /skill:<name>):\n${input.skills}\n` : "",
+    skills: input.skills
+      ? `\nAvailable skills (load one with the skill tool before using it; the user may invoke one with /skill:<name>):\n${input.skills}\n`
+      : "",
     memories: input.memories
       ? `\nMemories from earlier sessions (the user's current words win over them; answer from them when they answer the question):\n${input.memories}\n`
       : "",
   };
-  return (template ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE).replace(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match).trim();
+  return (template ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE)
+    .replace(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match)
+    .trim();
 }
 
 /** AGENTS.md files from the repository root (the nearest folder with .git) down to `cwd`, capped, deepest kept. */
-export async function collectAgentsMd(cwd: string, maxChars = AGENTS_MD_MAX_CHARS): Promise<{ path: string; text: string }[]> {
+export async function collectAgentsMd(
+  cwd: string,
+  maxChars = AGENTS_MD_MAX_CHARS,
+): Promise<{ path: string; text: string }[]> {
   const chain = foldersFromRoot(cwd);
   const found: { path: string; text: string }[] = [];
   let budget = maxChars;

@@ -67,7 +67,13 @@ export class StepTools {
     const { emit } = this.env;
     emit.event({
       type: "tool.call",
-      payload: { turnId: emit.turnId, messageId: call.id, toolCallId: call.id, name: call.function.name, args: parseArgs(call.function.arguments) },
+      payload: {
+        turnId: emit.turnId,
+        messageId: call.id,
+        toolCallId: call.id,
+        name: call.function.name,
+        args: parseArgs(call.function.arguments),
+      },
     });
     const original = await this.running.get(first.id)!;
     const result: ToolResult = {
@@ -128,9 +134,18 @@ async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<Tool
     toolCallId: call.id,
     // sudo asks the human for a password through the approval queue (never stored or logged).
     askPassword: env.gate.askPassword
-      ? (prompt) => env.gate.askPassword!({ sessionId: env.sessionId, turnId: emit.turnId, toolCallId: call.id, tool: tool.name, signal, prompt })
+      ? (prompt) =>
+          env.gate.askPassword!({
+            sessionId: env.sessionId,
+            turnId: emit.turnId,
+            toolCallId: call.id,
+            tool: tool.name,
+            signal,
+            prompt,
+          })
       : undefined,
-    emit: (progress) => emit.event({ type: "tool.progress", payload: { turnId: emit.turnId, toolCallId: call.id, text: progress.text } }),
+    emit: (progress) =>
+      emit.event({ type: "tool.progress", payload: { turnId: emit.turnId, toolCallId: call.id, text: progress.text } }),
   };
   const ctx = env.decorateToolContext ? env.decorateToolContext(base) : base;
   try {

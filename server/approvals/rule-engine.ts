@@ -38,7 +38,11 @@ const COMMAND_TOOLS = new Set(["shell", "bash"]);
 /** Splits a shell line at `;`, `&&`, `||`, `|`, newlines and substitutions, for deny/ask matching only. */
 const SEGMENT_SEPARATORS = /;|&&|\|\||\||\n|`|\$\(|\)|&/;
 
-export function matchRules<R extends RuleLike>(rules: readonly R[], call: RuleSubject, now: Date = new Date()): RuleMatch<R> | null {
+export function matchRules<R extends RuleLike>(
+  rules: readonly R[],
+  call: RuleSubject,
+  now: Date = new Date(),
+): RuleMatch<R> | null {
   let best: RuleMatch<R> | null = null;
   for (const rule of rules) {
     if (!isRuleAction(rule.action)) continue;
@@ -60,7 +64,13 @@ function ruleMatchesSubject(rule: RuleLike, call: RuleSubject): boolean {
   if (call.compound) {
     if (rule.action === "allow") return rule.pattern.trim() === subject;
     // A deny or ask must still catch `ls && rm -rf x`: try the whole line and each part.
-    const parts = [subject, ...subject.split(SEGMENT_SEPARATORS).map((part) => part.trim()).filter(Boolean)];
+    const parts = [
+      subject,
+      ...subject
+        .split(SEGMENT_SEPARATORS)
+        .map((part) => part.trim())
+        .filter(Boolean),
+    ];
     return parts.some((part) => globMatch(rule.pattern, part, command));
   }
   if (command && rule.action === "allow") return commandPrefixMatch(rule.pattern, subject);

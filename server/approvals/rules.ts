@@ -43,12 +43,14 @@ export class RuleBook {
   }
 
   async remove(id: string): Promise<void> {
-    if (!(await store.deleteRule(this.deps.db, id))) throw new WorldlineError("rule:not_found", `No rule with id "${id}".`);
+    if (!(await store.deleteRule(this.deps.db, id)))
+      throw new WorldlineError("rule:not_found", `No rule with id "${id}".`);
   }
 
   private async workspaceId(body: CreateRuleBody): Promise<string> {
     if (body.session_id) return (await this.deps.sessions.get(body.session_id)).workspaceId;
-    if (!body.workspace) throw new WorldlineError("rule:invalid", "A workspace rule needs workspace (a folder path) or session_id.");
+    if (!body.workspace)
+      throw new WorldlineError("rule:invalid", "A workspace rule needs workspace (a folder path) or session_id.");
     const resolved = await resolveWorkspacePath(body.workspace);
     const workspace = await store.getWorkspaceByPath(this.deps.db, resolved);
     if (!workspace) throw new WorldlineError("rule:not_found", `No session was ever opened on ${resolved}.`);

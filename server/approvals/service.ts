@@ -83,8 +83,13 @@ export class ApprovalService {
 
   /** Asks a human for a sudo password through the queue; null when declined or cancelled. The password is only returned, never kept. */
   async askPassword(request: PasswordRequest): Promise<string | null> {
-    const outcome = await this.ask(request, { kind: "password", args: { [PASSWORD_PROMPT_KEY]: request.prompt }, description: request.prompt, risk: "high", scope: null },
-    );
+    const outcome = await this.ask(request, {
+      kind: "password",
+      args: { [PASSWORD_PROMPT_KEY]: request.prompt },
+      description: request.prompt,
+      risk: "high",
+      scope: null,
+    });
     return outcome && "password" in outcome ? outcome.password : null;
   }
 
@@ -94,12 +99,18 @@ export class ApprovalService {
       // Asked by another process: a password request can only be declined from here.
       const existing = await store.getApproval(this.deps.db, approvalId);
       if (existing?.status === "pending" && toApprovalView(existing).kind === "password") {
-        throw new WorldlineError("approval:invalid", "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.");
+        throw new WorldlineError(
+          "approval:invalid",
+          "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.",
+        );
       }
     }
     if (waiter?.kind === "password") {
       if (input.decision !== "reject") {
-        throw new WorldlineError("approval:invalid", "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.");
+        throw new WorldlineError(
+          "approval:invalid",
+          "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.",
+        );
       }
       return this.providePassword(approvalId, null, input.decidedBy);
     }
@@ -115,7 +126,13 @@ export class ApprovalService {
     if (!waiter) return this.announceDecided(row);
     if (input.decision === "allow_session" && waiter.scope) {
       // Recorded before the waiting call resumes, so the next matching call in this turn already passes.
-      await store.createRule(this.deps.db, { scope: "session", sessionId: row.sessionId, tool: row.tool, pattern: waiter.scope, action: "allow" });
+      await store.createRule(this.deps.db, {
+        scope: "session",
+        sessionId: row.sessionId,
+        tool: row.tool,
+        pattern: waiter.scope,
+        action: "allow",
+      });
     }
     const view = this.finish(row, { decision: input.decision, feedback: feedback ?? undefined });
     waiter.resolve({ decision: input.decision, feedback: feedback ?? undefined });
@@ -127,7 +144,10 @@ export class ApprovalService {
     const waiter = this.waiters.get(approvalId);
     const existing = await store.getApproval(this.deps.db, approvalId);
     if (existing && toApprovalView(existing).kind !== "password") {
-      throw new WorldlineError("approval:invalid", "This request is not a password request; decide it with POST /api/v1/approvals/:id.");
+      throw new WorldlineError(
+        "approval:invalid",
+        "This request is not a password request; decide it with POST /api/v1/approvals/:id.",
+      );
     }
     if (!waiter && password !== null && existing?.status === "pending") {
       throw new WorldlineError(
@@ -157,7 +177,11 @@ export class ApprovalService {
   async list(query: Partial<ApprovalsQuery> = {}): Promise<ApprovalView[]> {
     const status = query.status ?? "pending";
     const statuses =
-      status === "all" ? undefined : status === "decided" ? ["approved", "rejected", "interrupted", "cancelled"] : [status];
+      status === "all"
+        ? undefined
+        : status === "decided"
+          ? ["approved", "rejected", "interrupted", "cancelled"]
+          : [status];
     const rows = await store.listApprovals(this.deps.db, {
       status: statuses,
       sessionId: query.session_id,
@@ -178,7 +202,15 @@ export class ApprovalService {
   async taskEvents(taskId: string): Promise<EventEnvelope[]> {
     await this.deps.log.flush();
     const rows = await store.readTurnEvents(this.deps.db, taskId);
-    return rows.map((row) => ({ seq: row.seq, type: row.type, payload: JSON.parse(row.payload), createdAt: row.createdAt.toISOString() }) as EventEnvelope);
+    return rows.map(
+      (row) =>
+        ({
+          seq: row.seq,
+          type: row.type,
+          payload: JSON.parse(row.payload),
+          createdAt: row.createdAt.toISOString(),
+        }) as EventEnvelope,
+    );
   }
 
   /** Hears every new request and every decision across all sessions (the /approvals page, ACP). */
@@ -197,7 +229,13 @@ export class ApprovalService {
         orphan.sessionId,
         {
           type: "approval.decided",
-          payload: { approvalId: orphan.id, toolCallId: orphan.toolCallId, turnId: orphan.turnId ?? undefined, status: "interrupted", decidedBy: RESTART_DECIDER },
+          payload: {
+            approvalId: orphan.id,
+            toolCallId: orphan.toolCallId,
+            turnId: orphan.turnId ?? undefined,
+            status: "interrupted",
+            decidedBy: RESTART_DECIDER,
+          },
         },
         orphan.turnId ?? undefined,
       );
@@ -208,7 +246,14 @@ export class ApprovalService {
 
   private async ask(
     request: Pick<GateRequest, "sessionId" | "turnId" | "toolCallId" | "tool" | "signal">,
-    what: { kind: "tool" | "password"; args: unknown; description: string; risk: string; diff?: string; scope: string | null },
+    what: {
+      kind: "tool" | "password";
+      args: unknown;
+      description: string;
+      risk: string;
+      diff?: string;
+      scope: string | null;
+    },
   ): Promise<Outcome | null> {
     const { signal, sessionId, turnId, toolCallId, tool } = request;
     if (signal.aborted) return null;
@@ -259,7 +304,14 @@ export class ApprovalService {
       },
       turnId,
     );
-    log.append(sessionId, { type: "turn.stage", payload: { turnId, stage: what.kind === "password" ? "waiting_for_password" : "waiting_for_approval" } }, turnId);
+    log.append(
+      sessionId,
+      {
+        type: "turn.stage",
+        payload: { turnId, stage: what.kind === "password" ? "waiting_for_password" : "waiting_for_approval" },
+      },
+      turnId,
+    );
     this.broadcast({ change: "requested", approval: toApprovalView(row, what.scope) });
     this.startPolling();
     try {
@@ -271,7 +323,9 @@ export class ApprovalService {
 
   /** The turn was cancelled while its call waited: the request becomes `cancelled` unless a decision just won. */
   private async cancel(approvalId: string): Promise<void> {
-    const row = await this.decideRow(approvalId, { status: "cancelled", decidedBy: "turn cancelled" }).catch(() => null);
+    const row = await this.decideRow(approvalId, { status: "cancelled", decidedBy: "turn cancelled" }).catch(
+      () => null,
+    );
     if (row) this.finish(row, {});
   }
 
@@ -298,7 +352,10 @@ export class ApprovalService {
   }
 
   /** The conditional update, marked so the poll does not take this process's own decision for another's. */
-  private async decideRow(approvalId: string, data: Parameters<typeof store.decidePendingApproval>[2]): Promise<store.ApprovalRow | null> {
+  private async decideRow(
+    approvalId: string,
+    data: Parameters<typeof store.decidePendingApproval>[2],
+  ): Promise<store.ApprovalRow | null> {
     this.deciding.add(approvalId);
     try {
       const row = await store.decidePendingApproval(this.deps.db, approvalId, data);
@@ -365,13 +422,24 @@ export class ApprovalService {
     const waiter = this.waiters.get(row.id);
     if (!waiter) return void this.announceDecided(row);
     const feedback = row.feedback ?? undefined;
-    const decision = row.decision === "allow_once" || row.decision === "allow_session" || row.decision === "reject" ? row.decision : undefined;
+    const decision =
+      row.decision === "allow_once" || row.decision === "allow_session" || row.decision === "reject"
+        ? row.decision
+        : undefined;
     if (decision === "allow_session" && waiter.scope) {
-      await store.createRule(this.deps.db, { scope: "session", sessionId: row.sessionId, tool: row.tool, pattern: waiter.scope, action: "allow" });
+      await store.createRule(this.deps.db, {
+        scope: "session",
+        sessionId: row.sessionId,
+        tool: row.tool,
+        pattern: waiter.scope,
+        action: "allow",
+      });
     }
     this.finish(row, { decision: row.decision ?? undefined, feedback });
     if (waiter.kind === "password") return waiter.resolve({ password: null });
-    waiter.resolve(row.status === "approved" || row.status === "rejected" ? { decision: decision ?? "reject", feedback } : null);
+    waiter.resolve(
+      row.status === "approved" || row.status === "rejected" ? { decision: decision ?? "reject", feedback } : null,
+    );
   }
 
   private async notPending(approvalId: string): Promise<WorldlineError> {
@@ -396,5 +464,8 @@ export class ApprovalService {
 }
 
 function reportPollError(error: unknown): void {
-  console.error("[worldline] reading the approval queue failed; will retry:", error instanceof Error ? error.message : error);
+  console.error(
+    "[worldline] reading the approval queue failed; will retry:",
+    error instanceof Error ? error.message : error,
+  );
 }

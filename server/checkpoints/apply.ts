@@ -49,10 +49,12 @@ export function planApply(changes: readonly RawChange[], protectedPaths: Readonl
   const plan: ApplyPlan = { writes: [], deletes: [], untouched: [] };
   for (const change of changes) {
     // git itself never stores these; refusing them keeps a damaged shadow repo away from the user's .git.
-    if (touchesGitDir(change.path)) throw new WorldlineError("checkpoint:corrupt", `snapshot contains a .git path: ${change.path}`);
+    if (touchesGitDir(change.path))
+      throw new WorldlineError("checkpoint:corrupt", `snapshot contains a .git path: ${change.path}`);
     if (isProtected(change.path, protectedPaths)) plan.untouched.push(change.path);
     else if (change.status === "D") plan.deletes.push(change.path);
-    else if (change.newMode !== GITLINK_MODE) plan.writes.push({ path: change.path, mode: change.newMode, blob: change.newBlob });
+    else if (change.newMode !== GITLINK_MODE)
+      plan.writes.push({ path: change.path, mode: change.newMode, blob: change.newBlob });
   }
   plan.writes.sort((a, b) => (a.path < b.path ? -1 : 1));
   plan.deletes.sort();
@@ -72,7 +74,9 @@ async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
 async function filesUnder(root: string, dir: string): Promise<string[]> {
   const entries = await readdir(join(root, dir), { withFileTypes: true });
   const nested = await Promise.all(
-    entries.map((entry) => (entry.isDirectory() ? filesUnder(root, `${dir}/${entry.name}`) : Promise.resolve([`${dir}/${entry.name}`]))),
+    entries.map((entry) =>
+      entry.isDirectory() ? filesUnder(root, `${dir}/${entry.name}`) : Promise.resolve([`${dir}/${entry.name}`]),
+    ),
   );
   return nested.flat();
 }
@@ -167,7 +171,10 @@ export async function applyPlan(target: GitTarget, plan: ApplyPlan): Promise<{ w
   const deleted = await deletePaths(target.workTree, plan.deletes);
   const written: string[] = [];
   let index = 0;
-  for await (const content of readBlobs(target, plan.writes.map((write) => write.blob))) {
+  for await (const content of readBlobs(
+    target,
+    plan.writes.map((write) => write.blob),
+  )) {
     const write = plan.writes[index++];
     await writeOne(target.workTree, write, content);
     written.push(write.path);

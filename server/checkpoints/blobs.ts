@@ -32,7 +32,10 @@ export async function* readBlobs(target: GitTarget, blobs: readonly string[]): A
           pending = pending.subarray(newline + 1);
           const [name, type, size] = header.split(" ");
           if (type !== "blob") {
-            throw new WorldlineError("checkpoint:corrupt", `snapshot object ${name} is ${type ?? "unreadable"}, expected a blob`);
+            throw new WorldlineError(
+              "checkpoint:corrupt",
+              `snapshot object ${name} is ${type ?? "unreadable"}, expected a blob`,
+            );
           }
           expected = Number(size);
           body = [];
@@ -55,6 +58,9 @@ export async function* readBlobs(target: GitTarget, blobs: readonly string[]): A
   }
   const code = await exited;
   if (delivered < blobs.length) {
-    throw new WorldlineError("checkpoint:git_failed", `git cat-file stopped early (exit ${code}): ${Buffer.concat(stderr).toString("utf8").trim()}`);
+    throw new WorldlineError(
+      "checkpoint:git_failed",
+      `git cat-file stopped early (exit ${code}): ${Buffer.concat(stderr).toString("utf8").trim()}`,
+    );
   }
 }

@@ -34,7 +34,8 @@ function parseDiffTree(output: Buffer): { raw: RawChange[]; counts: LineCounts[]
       const [oldMode, newMode, oldBlob, newBlob, score] = field.slice(1).split(" ");
       const status = score[0];
       const first = fields[++i];
-      if (status === "R" || status === "C") raw.push({ status, oldPath: first, path: fields[++i], oldMode, newMode, oldBlob, newBlob });
+      if (status === "R" || status === "C")
+        raw.push({ status, oldPath: first, path: fields[++i], oldMode, newMode, oldBlob, newBlob });
       else raw.push({ status, path: first, oldMode, newMode, oldBlob, newBlob });
       continue;
     }
@@ -56,11 +57,26 @@ function statusOf(code: string): FileChangeStatus {
 
 /** Per-file changes between two trees or commits, with renames detected. */
 export async function treeChanges(target: GitTarget, from: string, to: string): Promise<FileChange[]> {
-  const { stdout } = await git(target, ["diff-tree", "-r", "-z", "-M", "--raw", "--numstat", "--no-ext-diff", from, to]);
+  const { stdout } = await git(target, [
+    "diff-tree",
+    "-r",
+    "-z",
+    "-M",
+    "--raw",
+    "--numstat",
+    "--no-ext-diff",
+    from,
+    to,
+  ]);
   const { raw, counts } = parseDiffTree(stdout);
   return raw.map((entry, index) => {
     const lines = counts[index] ?? { additions: 0, deletions: 0, binary: false };
-    const change: FileChange = { path: entry.path, status: statusOf(entry.status), additions: lines.additions, deletions: lines.deletions };
+    const change: FileChange = {
+      path: entry.path,
+      status: statusOf(entry.status),
+      additions: lines.additions,
+      deletions: lines.deletions,
+    };
     if (entry.oldPath !== undefined) change.oldPath = entry.oldPath;
     if (lines.binary) change.binary = true;
     return change;
@@ -79,8 +95,22 @@ export async function changedPaths(target: GitTarget, from: string, to: string):
   return splitNul(stdout);
 }
 
-export async function treePatch(target: GitTarget, from: string, to: string): Promise<{ patch: string; truncated: boolean }> {
-  const { stdout } = await git(target, ["diff-tree", "-r", "-p", "-M", "--no-color", "--no-ext-diff", "--no-textconv", from, to]);
+export async function treePatch(
+  target: GitTarget,
+  from: string,
+  to: string,
+): Promise<{ patch: string; truncated: boolean }> {
+  const { stdout } = await git(target, [
+    "diff-tree",
+    "-r",
+    "-p",
+    "-M",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    from,
+    to,
+  ]);
   const patch = stdout.toString("utf8");
   if (patch.length <= MAX_PATCH_CHARS) return { patch, truncated: false };
   return { patch: patch.slice(0, MAX_PATCH_CHARS), truncated: true };

@@ -91,7 +91,10 @@ export class CheckpointCore {
   serial<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.chains.get(sessionId) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(work);
-    this.chains.set(sessionId, next.catch(() => undefined));
+    this.chains.set(
+      sessionId,
+      next.catch(() => undefined),
+    );
     return next;
   }
 
@@ -148,7 +151,9 @@ export class CheckpointCore {
    * service writes takes its number from here, so numbers stay unique and ordered.
    */
   private allocate(sessionId: string, reason: string): Promise<number> {
-    const next = this.numbers.get(sessionId) ?? store.lastCheckpoint(this.deps.db, sessionId).then((last) => (last ? last.number + 1 : 0));
+    const next =
+      this.numbers.get(sessionId) ??
+      store.lastCheckpoint(this.deps.db, sessionId).then((last) => (last ? last.number + 1 : 0));
     const following = next.then((n) => n + 1);
     // A failed lookup is tried again by the next checkpoint instead of failing them all.
     following.catch(() => this.numbers.get(sessionId) === following && this.numbers.delete(sessionId));
@@ -158,7 +163,10 @@ export class CheckpointCore {
   }
 
   /** Snapshots the workspace and writes the checkpoint row (callers serialize); announces it with an event unless told not to. */
-  async record(input: CheckpointRequest, options: { announce?: boolean; id?: string; number?: number } = {}): Promise<CheckpointRow> {
+  async record(
+    input: CheckpointRequest,
+    options: { announce?: boolean; id?: string; number?: number } = {},
+  ): Promise<CheckpointRow> {
     const number = options.number ?? (await this.allocate(input.sessionId, input.reason));
     const session = await this.deps.sessions.get(input.sessionId);
     const workspace = session.workspace.path;
@@ -168,7 +176,9 @@ export class CheckpointCore {
     let note: string | null = null;
     try {
       const repo = await this.repo(workspace);
-      const result = await repo.snapshot({ message: `${input.reason} ${input.sessionId} turn ${input.turn} step ${input.step}` });
+      const result = await repo.snapshot({
+        message: `${input.reason} ${input.sessionId} turn ${input.turn} step ${input.step}`,
+      });
       snapshot = result.commit;
       const baseline = await this.baseline(workspace);
       const outside = new Set<string>();
@@ -234,7 +244,10 @@ export class CheckpointCore {
       const last = await store.lastCheckpoint(this.deps.db, sessionId);
       const position = (await store.readHistory(this.deps.db, sessionId)).length;
       const turn = { turn: last?.turn ?? 0, step: (last?.step ?? 0) + 1 };
-      await this.record({ sessionId, ...turn, reason: "turn_end", historyPosition: position }, { number: await number });
+      await this.record(
+        { sessionId, ...turn, reason: "turn_end", historyPosition: position },
+        { number: await number },
+      );
     }).catch((error: unknown) => {
       // The session may have been deleted while its turn ended; nothing to record then.
       console.warn(`[worldline] turn-end checkpoint of ${sessionId} failed: ${errorMessage(error)}`);
@@ -275,7 +288,13 @@ export class CheckpointCore {
     const row = await this.find(sessionId, ref);
     if (!row.snapshot) throw noSnapshot(row);
     const result = await (await this.repo(session.workspace.path)).diff(row.snapshot);
-    return { checkpoint: row.id, files: result.files.map(toWireFile), patch: result.patch, truncated: result.truncated, skipped: result.skipped };
+    return {
+      checkpoint: row.id,
+      files: result.files.map(toWireFile),
+      patch: result.patch,
+      truncated: result.truncated,
+      skipped: result.skipped,
+    };
   }
 
   async settings(sessionId: string): Promise<CheckpointSettings> {

@@ -57,23 +57,43 @@ export async function fork(core: CheckpointCore, sessionId: string, request: For
     forkCheckpointId: target.id,
   });
   const records = await historyAt(core, target);
-  await store.appendHistory(db, forked.id, records.map((record, position) => ({ position, kind: record.kind, data: record.data })));
+  await store.appendHistory(
+    db,
+    forked.id,
+    records.map((record, position) => ({ position, kind: record.kind, data: record.data })),
+  );
   await copyTranscript(core, source.id, forked.id, target.id);
   log.append(forked.id, {
     type: "notice",
-    payload: { level: "info", text: `Forked from “${source.title}” at checkpoint #${target.number}; this session works in ${workspace}.` },
+    payload: {
+      level: "info",
+      text: `Forked from “${source.title}” at checkpoint #${target.number}; this session works in ${workspace}.`,
+    },
   });
   await core.serial(forked.id, () =>
-    core.record({ sessionId: forked.id, turn: target.turn, step: target.step, reason: "fork", historyPosition: records.length }),
+    core.record({
+      sessionId: forked.id,
+      turn: target.turn,
+      step: target.step,
+      reason: "fork",
+      historyPosition: records.length,
+    }),
   );
   return { id: forked.id, workspace, worktree: request.worktree };
 }
 
 /** Copies the source's events up to the checkpoint, so the fork's transcript shows that moment. */
-async function copyTranscript(core: CheckpointCore, sourceId: string, forkId: string, checkpointId: string): Promise<void> {
+async function copyTranscript(
+  core: CheckpointCore,
+  sourceId: string,
+  forkId: string,
+  checkpointId: string,
+): Promise<void> {
   const { log } = core.deps;
   const events = await log.read(sourceId, 0);
-  const mark = events.find((event) => event.type === "checkpoint.created" && event.payload.checkpointId === checkpointId);
+  const mark = events.find(
+    (event) => event.type === "checkpoint.created" && event.payload.checkpointId === checkpointId,
+  );
   if (!mark) return;
   const openTurns = new Set<string>();
   for (const event of events) {
@@ -84,17 +104,23 @@ async function copyTranscript(core: CheckpointCore, sourceId: string, forkId: st
     log.append(forkId, { type: event.type, payload: event.payload } as SessionEvent);
   }
   // A fork taken mid-turn starts idle: the turn it was cut from ends here.
-  for (const turnId of openTurns) log.append(forkId, { type: "turn.completed", payload: { turnId, outcome: "cancelled" } });
+  for (const turnId of openTurns)
+    log.append(forkId, { type: "turn.completed", payload: { turnId, outcome: "cancelled" } });
 }
 
 /** A detached worktree of the workspace's repository at `dir`; returns the workspace's place inside it. */
 async function addWorktree(workspace: string, dir: string): Promise<string> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_"))) as NodeJS.ProcessEnv;
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")),
+  ) as NodeJS.ProcessEnv;
   let top: string;
   try {
     top = (await run("git", ["-C", workspace, "rev-parse", "--show-toplevel"], { env })).stdout.trim();
   } catch {
-    throw new WorldlineError("checkpoint:invalid", "The workspace is not in a git repository; fork into a folder instead (worktree: false).");
+    throw new WorldlineError(
+      "checkpoint:invalid",
+      "The workspace is not in a git repository; fork into a folder instead (worktree: false).",
+    );
   }
   try {
     await run("git", ["-C", top, "worktree", "add", "--detach", dir, "HEAD"], { env });

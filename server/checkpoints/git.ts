@@ -108,9 +108,13 @@ export async function git(target: GitTarget, args: readonly string[], options: G
       await sleep(LOCK_RETRY_DELAY_MS * (attempt + 1));
       continue;
     }
-    throw new WorldlineError("checkpoint:git_failed", `git ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`, {
-      details: { args, code: result.code },
-    });
+    throw new WorldlineError(
+      "checkpoint:git_failed",
+      `git ${args[0]} failed: ${result.stderr.trim() || `exit ${result.code}`}`,
+      {
+        details: { args, code: result.code },
+      },
+    );
   }
 }
 

@@ -33,7 +33,12 @@ export interface RewindRequest {
  * the agent since the target; `force` overwrites. First records an undo point (a `rewind`
  * checkpoint holding the workspace and the whole history as they are), so any rewind can be undone.
  */
-export async function rewind(core: CheckpointCore, sessionId: string, request: RewindRequest, options: { undo?: boolean } = {}): Promise<RewindResult> {
+export async function rewind(
+  core: CheckpointCore,
+  sessionId: string,
+  request: RewindRequest,
+  options: { undo?: boolean } = {},
+): Promise<RewindResult> {
   const { db, log, sessions } = core.deps;
   const session = await sessions.get(sessionId);
   refuseWhileRunning(core, sessionId);
@@ -56,7 +61,13 @@ export async function rewind(core: CheckpointCore, sessionId: string, request: R
   const current = await store.readHistory(db, sessionId);
   const last = await store.lastCheckpoint(db, sessionId);
   const undoPoint = await core.serial(sessionId, () =>
-    core.record({ sessionId, turn: last?.turn ?? 0, step: last?.step ?? 0, reason: "rewind", historyPosition: current.length }),
+    core.record({
+      sessionId,
+      turn: last?.turn ?? 0,
+      step: last?.step ?? 0,
+      reason: "rewind",
+      historyPosition: current.length,
+    }),
   );
   const saved: RewindRecord = { target: target.id, conversation: request.conversation, files: request.files };
   if (request.conversation) saved.history = current.map(({ kind, data }) => ({ kind, data }));
@@ -103,7 +114,12 @@ export async function undoRewind(core: CheckpointCore, sessionId: string, force:
   const last = rows.filter((row) => row.reason === "rewind").at(-1);
   const record = last ? await rewindRecord(core, last.id) : undefined;
   if (!last || !record) throw new WorldlineError("checkpoint:not_found", "There is no rewind to undo in this session.");
-  return rewind(core, sessionId, { checkpoint: last.id, conversation: record.conversation, files: record.files, force }, { undo: true });
+  return rewind(
+    core,
+    sessionId,
+    { checkpoint: last.id, conversation: record.conversation, files: record.files, force },
+    { undo: true },
+  );
 }
 
 /** `/undo`: rewinds conversation and files to the start of the last turn still in the history. */
@@ -122,7 +138,11 @@ export async function undoTurn(core: CheckpointCore, sessionId: string, force: b
  * the user enabled it. Never overwrites edits made outside the agent: on a conflict it
  * leaves the files and says so. Resolves to true when files were restored.
  */
-export async function revertFilesForDmail(core: CheckpointCore, sessionId: string, checkpointId: string): Promise<boolean> {
+export async function revertFilesForDmail(
+  core: CheckpointCore,
+  sessionId: string,
+  checkpointId: string,
+): Promise<boolean> {
   const { db, log } = core.deps;
   if (!(await core.settings(sessionId)).dmail_restores_files) return false;
   const session = await core.deps.sessions.get(sessionId);
@@ -134,7 +154,10 @@ export async function revertFilesForDmail(core: CheckpointCore, sessionId: strin
   if (paths.length > 0) {
     log.append(sessionId, {
       type: "notice",
-      payload: { level: "warning", text: `D-Mail: files not restored, because ${paths.join(", ")} changed outside the agent.` },
+      payload: {
+        level: "warning",
+        text: `D-Mail: files not restored, because ${paths.join(", ")} changed outside the agent.`,
+      },
     });
     return false;
   }
@@ -142,7 +165,11 @@ export async function revertFilesForDmail(core: CheckpointCore, sessionId: strin
   const undoPoint = await core.serial(sessionId, () =>
     core.record({ sessionId, turn: target.turn, step: target.step, reason: "rewind", historyPosition: historyLength }),
   );
-  await store.putSetting(db, REWIND_RECORD + undoPoint.id, { target: target.id, conversation: false, files: true } satisfies RewindRecord);
+  await store.putSetting(db, REWIND_RECORD + undoPoint.id, {
+    target: target.id,
+    conversation: false,
+    files: true,
+  } satisfies RewindRecord);
   const outcome = await repo.restore(target.snapshot, { force: true });
   await core.setBaseline(workspace, (await repo.snapshot({ message: `D-Mail to #${target.number}` })).commit);
   log.append(sessionId, {
@@ -180,7 +207,13 @@ export async function historyAt(core: CheckpointCore, target: CheckpointRow): Pr
  * Paths the rewind would change that were edited outside the agent after the target:
  * changed since the agent's last snapshot (baseline), or marked as outside edits by a later checkpoint.
  */
-async function conflictingPaths(core: CheckpointCore, repo: ShadowRepo, sessionId: string, target: CheckpointRow, workspace: string): Promise<string[]> {
+async function conflictingPaths(
+  core: CheckpointCore,
+  repo: ShadowRepo,
+  sessionId: string,
+  target: CheckpointRow,
+  workspace: string,
+): Promise<string[]> {
   const pending = await repo.diff(target.snapshot as string);
   const touched = new Set(pending.files.flatMap((file) => (file.oldPath ? [file.path, file.oldPath] : [file.path])));
   if (touched.size === 0) return [];
@@ -209,7 +242,10 @@ function conflictError(paths: string[]): WorldlineError {
 
 function refuseWhileRunning(core: CheckpointCore, sessionId: string): void {
   if (core.history.isRunning(sessionId)) {
-    throw new WorldlineError("session:busy", "A turn is running in this session; cancel it or wait for it before rewinding.");
+    throw new WorldlineError(
+      "session:busy",
+      "A turn is running in this session; cancel it or wait for it before rewinding.",
+    );
   }
 }
 
@@ -219,12 +255,21 @@ async function rewindRecord(core: CheckpointCore, checkpointId: string): Promise
 }
 
 /** Makes the persisted history equal `records`: a truncation when they are a prefix of it. */
-async function replaceHistory(db: store.Db, sessionId: string, current: { data: string }[], records: SavedEntry[]): Promise<void> {
+async function replaceHistory(
+  db: store.Db,
+  sessionId: string,
+  current: { data: string }[],
+  records: SavedEntry[],
+): Promise<void> {
   const isPrefix = records.length <= current.length && records.every((record, i) => record.data === current[i].data);
   if (isPrefix) {
     await store.truncateHistory(db, sessionId, records.length);
     return;
   }
   await store.truncateHistory(db, sessionId, 0);
-  await store.appendHistory(db, sessionId, records.map((record, position) => ({ position, kind: record.kind, data: record.data })));
+  await store.appendHistory(
+    db,
+    sessionId,
+    records.map((record, position) => ({ position, kind: record.kind, data: record.data })),
+  );
 }

@@ -13,7 +13,14 @@ import {
   SNAPSHOT_REF,
 } from "./constants.ts";
 import { git, gitText, splitNul, type GitTarget } from "./git.ts";
-import { defaultHome, ensureEmptyBlob, excludeFileText, prepareShadowRepo, resolveWorkspace, shadowGitDir } from "./layout.ts";
+import {
+  defaultHome,
+  ensureEmptyBlob,
+  excludeFileText,
+  prepareShadowRepo,
+  resolveWorkspace,
+  shadowGitDir,
+} from "./layout.ts";
 import { serialize } from "./queue.ts";
 import { stageWorkTree, type StageLimits, type StageResult } from "./stage.ts";
 import type {
@@ -117,7 +124,9 @@ export class ShadowRepo {
 
       if (baseline !== undefined && !options.force) {
         const outside = new Set(await changedPaths(this.target, baseline, before.commit));
-        const conflicts = [...plan.writes.map((write) => write.path), ...plan.deletes].filter((path) => outside.has(path)).sort();
+        const conflicts = [...plan.writes.map((write) => write.path), ...plan.deletes]
+          .filter((path) => outside.has(path))
+          .sort();
         if (conflicts.length > 0) {
           throw new WorldlineError(
             "checkpoint:conflict",
@@ -144,10 +153,17 @@ export class ShadowRepo {
       await mkdir(resolve(destDir), { recursive: true });
       const workTree = await resolveWorkspace(destDir);
       if (workTree === this.workspace) {
-        throw new WorldlineError("checkpoint:bad_request", "materialize into the workspace itself; use restore instead");
+        throw new WorldlineError(
+          "checkpoint:bad_request",
+          "materialize into the workspace itself; use restore instead",
+        );
       }
       // A throwaway index: the destination's state must not disturb the workspace's.
-      const destTarget: GitTarget = { ...this.target, workTree, indexFile: join(this.gitDir, `materialize-${randomUUID()}.index`) };
+      const destTarget: GitTarget = {
+        ...this.target,
+        workTree,
+        indexFile: join(this.gitDir, `materialize-${randomUUID()}.index`),
+      };
       try {
         const staged = await stageWorkTree(destTarget, this.emptyBlob, { ...this.limits, rescanIgnored: false });
         const targetSkipped = await this.skippedIn(targetCommit);
@@ -174,7 +190,9 @@ export class ShadowRepo {
     }
     const body = staged.skipped.length > 0 ? `\n\n${SKIPPED_TRAILER} ${JSON.stringify(staged.skipped)}` : "";
     const parentArgs = head ? ["-p", head.commit] : [];
-    const commit = await gitText(this.target, ["commit-tree", staged.tree, ...parentArgs, "-F", "-"], { input: `${message}${body}\n` });
+    const commit = await gitText(this.target, ["commit-tree", staged.tree, ...parentArgs, "-F", "-"], {
+      input: `${message}${body}\n`,
+    });
     // The old value makes a concurrent writer from another process fail loudly instead of dropping history.
     await git(this.target, ["update-ref", SNAPSHOT_REF, commit, head?.commit ?? ""]);
     const changed = await treeChanges(this.target, head?.commit ?? EMPTY_TREE, commit);
@@ -190,7 +208,11 @@ export class ShadowRepo {
   }
 
   private async head(): Promise<Head | undefined> {
-    const { stdout } = await git(this.target, ["for-each-ref", "--format=%(objectname) %(tree)%00%(contents)", SNAPSHOT_REF]);
+    const { stdout } = await git(this.target, [
+      "for-each-ref",
+      "--format=%(objectname) %(tree)%00%(contents)",
+      SNAPSHOT_REF,
+    ]);
     const [ids, message] = splitNul(stdout);
     if (!ids) return undefined;
     const [commit, tree] = ids.split(" ");
@@ -198,8 +220,11 @@ export class ShadowRepo {
   }
 
   private async resolveSnapshot(id: string): Promise<string> {
-    if (!SNAPSHOT_ID.test(id)) throw new WorldlineError("checkpoint:not_found", `not a snapshot id: ${JSON.stringify(id)}`);
-    const { stdout, code } = await git(this.target, ["rev-parse", "--verify", "--quiet", `${id}^{commit}`], { okCodes: [1, 128] });
+    if (!SNAPSHOT_ID.test(id))
+      throw new WorldlineError("checkpoint:not_found", `not a snapshot id: ${JSON.stringify(id)}`);
+    const { stdout, code } = await git(this.target, ["rev-parse", "--verify", "--quiet", `${id}^{commit}`], {
+      okCodes: [1, 128],
+    });
     if (code !== 0) throw new WorldlineError("checkpoint:not_found", `no snapshot ${id} in this workspace`);
     return stdout.toString("utf8").trim();
   }
@@ -217,13 +242,21 @@ export async function openShadowRepo(workspace: string, options: ShadowRepoOptio
   const workTree = await resolveWorkspace(workspace);
   const home = resolve(options.home ?? defaultHome());
   const gitDir = shadowGitDir(home, workTree);
-  const target: GitTarget = { gitDir, workTree, indexFile: join(gitDir, "index"), emptyDir: join(gitDir, "worldline-empty") };
+  const target: GitTarget = {
+    gitDir,
+    workTree,
+    indexFile: join(gitDir, "index"),
+    emptyDir: join(gitDir, "worldline-empty"),
+  };
   const limits: StageLimits = {
     maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
     maxSnapshotBytes: options.maxSnapshotBytes ?? DEFAULT_MAX_SNAPSHOT_BYTES,
   };
   return serialize(gitDir, async () => {
-    const { excludeChanged } = await prepareShadowRepo(target, excludeFileText(workTree, home, options.extraIgnores ?? []));
+    const { excludeChanged } = await prepareShadowRepo(
+      target,
+      excludeFileText(workTree, home, options.extraIgnores ?? []),
+    );
     const emptyBlob = await ensureEmptyBlob(target);
     return new ShadowRepo({ target, limits, emptyBlob, rescanIgnored: excludeChanged });
   });

@@ -71,7 +71,8 @@ async function scanStatus(target: GitTarget, skipped: SkippedPath[]): Promise<St
   ]);
   for (const [, dir, reason] of stderr.matchAll(UNREADABLE_DIR)) {
     const path = dir.endsWith("/") ? dir : `${dir}/`; // a trailing slash marks a folder for restore's protection
-    if (!skipped.some((entry) => entry.path === path)) skipped.push({ path, reason: `folder not readable (${reason})` });
+    if (!skipped.some((entry) => entry.path === path))
+      skipped.push({ path, reason: `folder not readable (${reason})` });
   }
   const records = splitNul(stdout);
   const scan: StatusScan = { changed: [], untracked: [] };
@@ -95,7 +96,8 @@ async function scanWithNestedRepos(target: GitTarget, emptyBlob: string, skipped
     const nested = scan.untracked.filter((path) => path.endsWith("/"));
     if (nested.length === 0) return scan;
     if (depth === MAX_NESTED_REPO_DEPTH) {
-      for (const path of nested) skipped.push({ path, reason: `nested git repository more than ${MAX_NESTED_REPO_DEPTH} levels deep` });
+      for (const path of nested)
+        skipped.push({ path, reason: `nested git repository more than ${MAX_NESTED_REPO_DEPTH} levels deep` });
       return { ...scan, untracked: scan.untracked.filter((path) => !path.endsWith("/")) };
     }
     const entries = nested.map((dir) => `100644 ${emptyBlob}\t${dir}${NESTED_REPO_PLACEHOLDER}\0`).join("");
@@ -116,7 +118,11 @@ async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
  * True when every parent folder of `path` is a real directory. git refuses paths "beyond a
  * symbolic link", and a tracked `dir/x` whose `dir` became a symlink is, for us, deleted.
  */
-async function parentsAreDirectories(workTree: string, path: string, cache: Map<string, Promise<boolean>>): Promise<boolean> {
+async function parentsAreDirectories(
+  workTree: string,
+  path: string,
+  cache: Map<string, Promise<boolean>>,
+): Promise<boolean> {
   const parent = dirname(path);
   if (parent === "." || parent === "") return true;
   let result = cache.get(parent);
@@ -147,7 +153,9 @@ export async function stageWorkTree(target: GitTarget, emptyBlob: string, option
   await Promise.all(
     paths.map(async (path) => {
       const absolute = join(target.workTree, path);
-      const stats = (await parentsAreDirectories(target.workTree, path, parentCache)) ? await lstatOrUndefined(absolute) : undefined;
+      const stats = (await parentsAreDirectories(target.workTree, path, parentCache))
+        ? await lstatOrUndefined(absolute)
+        : undefined;
       if (!stats) return void removals.push(path);
       // A tracked file that became a directory: drop the entry; the files inside arrive as untracked paths.
       if (stats.isDirectory()) return void removals.push(path);
@@ -174,16 +182,22 @@ export async function stageWorkTree(target: GitTarget, emptyBlob: string, option
   let budget = options.maxSnapshotBytes;
   for (const candidate of additions) {
     if (candidate.size > budget) {
-      skipped.push({ path: candidate.path, reason: `snapshot size limit of ${formatMiB(options.maxSnapshotBytes)} reached` });
+      skipped.push({
+        path: candidate.path,
+        reason: `snapshot size limit of ${formatMiB(options.maxSnapshotBytes)} reached`,
+      });
       continue;
     }
     budget -= candidate.size;
     accepted.push(candidate.path);
   }
 
-  if (removals.length > 0) await git(target, ["update-index", "--force-remove", "-z", "--stdin"], { input: joinNul(removals) });
+  if (removals.length > 0)
+    await git(target, ["update-index", "--force-remove", "-z", "--stdin"], { input: joinNul(removals) });
   if (accepted.length > 0) {
-    await git(target, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], { input: joinNul(accepted) });
+    await git(target, ["update-index", "--add", "--remove", "--replace", "-z", "--stdin"], {
+      input: joinNul(accepted),
+    });
   }
   if (options.rescanIgnored || paths.some((path) => basename(path) === ".gitignore")) await dropIgnored(target);
 

@@ -24,7 +24,10 @@ export async function acpCommand(): Promise<number> {
     (error: unknown) => log(`could not start the bridge: ${error instanceof Error ? error.message : String(error)}`),
   );
 
-  const stream = acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>);
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
   const connection = createAcpAgent(async () => servicesOf(await bridgeReady)).connect(stream);
   await connection.closed;
   log("client disconnected; stopping");

@@ -4,7 +4,14 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** Everything the production web build is made from; a change in any of it means rebuild. */
-const BUILD_INPUTS = ["app", "components", "server/protocol", "next.config.js", "postcss.config.mjs", "package-lock.json"];
+const BUILD_INPUTS = [
+  "app",
+  "components",
+  "server/protocol",
+  "next.config.js",
+  "postcss.config.mjs",
+  "package-lock.json",
+];
 
 /**
  * `npm start` builds what is missing: the Prisma client and the Next.js
@@ -28,7 +35,11 @@ export function ensureBuilt(root: string, log: (line: string) => void): void {
 function run(root: string, args: string[]): void {
   const bin = path.join(root, "node_modules", ".bin", args[0]);
   // Build output goes to stderr: stdout carries only the ready line.
-  const result = spawnSync(bin, args.slice(1), { cwd: root, stdio: ["ignore", process.stderr, process.stderr], env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } });
+  const result = spawnSync(bin, args.slice(1), {
+    cwd: root,
+    stdio: ["ignore", process.stderr, process.stderr],
+    env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env },
+  });
   if (result.status !== 0) throw new Error(`\`${args.join(" ")}\` failed with exit code ${result.status}`);
 }
 

@@ -54,11 +54,14 @@ export async function runCommand(argv: string[]): Promise<number> {
       if (event.type === "approval.requested") {
         // Nobody can answer here: refuse at once, with a reason the model can act on.
         refused++;
-        process.stderr.write(`[worldline] refused (needs approval; re-run with --yolo to allow it): ${event.payload.description}\n`);
+        process.stderr.write(
+          `[worldline] refused (needs approval; re-run with --yolo to allow it): ${event.payload.description}\n`,
+        );
         await services.approvals
           ?.decide(event.payload.approvalId, {
             decision: "reject",
-            feedback: "Print mode cannot ask a human for approval. Do without this action, or tell the user to re-run with --yolo.",
+            feedback:
+              "Print mode cannot ask a human for approval. Do without this action, or tell the user to re-run with --yolo.",
             decidedBy: "print-mode",
           })
           .catch(() => undefined); // decided elsewhere first
@@ -75,16 +78,22 @@ export async function runCommand(argv: string[]): Promise<number> {
       return isRetryableError(failure.code) ? EXIT_RETRYABLE : EXIT_FAILURE;
     }
     if (summary.outcome !== "completed") {
-      process.stderr.write(`[worldline] the turn ended: ${summary.outcome}${summary.message ? ` (${summary.message})` : ""}\n`);
+      process.stderr.write(
+        `[worldline] the turn ended: ${summary.outcome}${summary.message ? ` (${summary.message})` : ""}\n`,
+      );
       return EXIT_FAILURE;
     }
     if (refused > 0) {
-      process.stderr.write(`[worldline] ${refused} action(s) needed an approval and were refused; re-run with --yolo to allow them.\n`);
+      process.stderr.write(
+        `[worldline] ${refused} action(s) needed an approval and were refused; re-run with --yolo to allow them.\n`,
+      );
       return EXIT_FAILURE;
     }
     return EXIT_OK;
   } finally {
-    await bridge.close().catch((error: unknown) => process.stderr.write(`[worldline] shutdown: ${errorMessage(error)}\n`));
+    await bridge
+      .close()
+      .catch((error: unknown) => process.stderr.write(`[worldline] shutdown: ${errorMessage(error)}\n`));
   }
 }
 
@@ -107,13 +116,21 @@ async function parseRunArgs(argv: string[]): Promise<RunOptions | string> {
     return errorMessage(error);
   }
   const format = values["output-format"];
-  if (format !== "text" && format !== "stream-json") return `--output-format must be text or stream-json, got "${format}".`;
+  if (format !== "text" && format !== "stream-json")
+    return `--output-format must be text or stream-json, got "${format}".`;
   let prompt = values.prompt;
   if (prompt === undefined && !process.stdin.isTTY) prompt = await readStdin();
   if (!prompt?.trim()) return 'No prompt: pass -p "<prompt>" or pipe it on stdin.';
   const cwd = path.resolve(values.cwd ?? ".");
   if (!fs.existsSync(cwd)) return `--cwd: the folder "${cwd}" does not exist.`;
-  return { prompt: prompt.trim(), cwd, yolo: values.yolo ?? false, model: values.model, format, finalMessageOnly: values["final-message-only"] ?? false };
+  return {
+    prompt: prompt.trim(),
+    cwd,
+    yolo: values.yolo ?? false,
+    model: values.model,
+    format,
+    finalMessageOnly: values["final-message-only"] ?? false,
+  };
 }
 
 async function readStdin(): Promise<string> {
@@ -155,20 +172,28 @@ class PrintOutput {
           type: "function",
           function: { name: event.payload.name, arguments: JSON.stringify(event.payload.args ?? {}) },
         });
-        if (this.options.format === "text") process.stderr.write(`\n[tool] ${event.payload.name} ${JSON.stringify(event.payload.args ?? {})}\n`);
+        if (this.options.format === "text")
+          process.stderr.write(`\n[tool] ${event.payload.name} ${JSON.stringify(event.payload.args ?? {})}\n`);
         return;
       case "tool.state":
         if (event.payload.state !== "completed" && event.payload.state !== "error") return;
         this.flush();
         if (this.options.format === "stream-json" && !this.options.finalMessageOnly) {
-          this.line({ role: "tool", tool_call_id: event.payload.toolCallId, content: event.payload.output ?? "", is_error: event.payload.isError ?? false });
+          this.line({
+            role: "tool",
+            tool_call_id: event.payload.toolCallId,
+            content: event.payload.output ?? "",
+            is_error: event.payload.isError ?? false,
+          });
         }
         return;
       case "turn.stage":
         if (event.payload.stage === "planning") this.flush();
         return;
       case "turn.retry":
-        process.stderr.write(`[worldline] retrying (attempt ${event.payload.attempt}) in ${Math.round(event.payload.delayMs)} ms: ${event.payload.message}\n`);
+        process.stderr.write(
+          `[worldline] retrying (attempt ${event.payload.attempt}) in ${Math.round(event.payload.delayMs)} ms: ${event.payload.message}\n`,
+        );
         return;
       default:
         return;
@@ -186,7 +211,13 @@ class PrintOutput {
       if (this.streamedText) process.stdout.write("\n");
       return;
     }
-    this.line({ type: "result", session_id: sessionId, outcome: summary.outcome, usage: summary.usage, error: summary.error });
+    this.line({
+      type: "result",
+      session_id: sessionId,
+      outcome: summary.outcome,
+      usage: summary.usage,
+      error: summary.error,
+    });
   }
 
   private flush(): void {

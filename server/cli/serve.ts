@@ -9,7 +9,8 @@ export async function serve(): Promise<void> {
   const log = (line: string) => process.stderr.write(`[worldline] ${line}\n`);
   if (!dev) ensureBuilt(ROOT_DIR, log);
   // The LAN warning is printed by startBridge, for every entry point.
-  if (!config.model) log("No model configured (WORLDLINE_MODEL unset): terminals and files work; the chat explains how to add one.");
+  if (!config.model)
+    log("No model configured (WORLDLINE_MODEL unset): terminals and files work; the chat explains how to add one.");
 
   const bridge = await startBridge({ config, dev });
   process.stdout.write(`Worldline ready: ${bridge.url}/?token=${bridge.token}\n`);

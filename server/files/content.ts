@@ -25,11 +25,21 @@ export async function readContent(root: string, relPath: string): Promise<FileCo
   const stat = await fs.stat(abs).catch(() => null);
   if (!stat || !stat.isFile()) throw new WorldlineError("files:not_found", `No file "${rel}".`);
   if (stat.size > MAX_EDIT_BYTES) {
-    throw new WorldlineError("files:too_large", `"${rel}" is ${stat.size} bytes; the editor opens files up to ${MAX_EDIT_BYTES}.`);
+    throw new WorldlineError(
+      "files:too_large",
+      `"${rel}" is ${stat.size} bytes; the editor opens files up to ${MAX_EDIT_BYTES}.`,
+    );
   }
   const data = await fs.readFile(abs);
   const binary = data.subarray(0, 8000).includes(0);
-  return { path: rel, content: binary ? "" : data.toString("utf8"), hash: hashOf(data), mtimeMs: stat.mtimeMs, size: stat.size, binary };
+  return {
+    path: rel,
+    content: binary ? "" : data.toString("utf8"),
+    hash: hashOf(data),
+    mtimeMs: stat.mtimeMs,
+    size: stat.size,
+    binary,
+  };
 }
 
 /**
@@ -43,7 +53,8 @@ export async function writeContent(
   input: { content: string; baseHash?: string | null; force?: boolean },
 ): Promise<{ path: string; hash: string; mtimeMs: number }> {
   const { abs, rel } = await resolveInside(root, relPath);
-  if (Buffer.byteLength(input.content) > MAX_EDIT_BYTES) throw new WorldlineError("files:too_large", "The file is too large to save from the editor.");
+  if (Buffer.byteLength(input.content) > MAX_EDIT_BYTES)
+    throw new WorldlineError("files:too_large", "The file is too large to save from the editor.");
   const current = await fs.readFile(abs).catch(() => null);
   const currentHash = current ? hashOf(current) : null;
   if (!input.force && input.baseHash !== undefined && input.baseHash !== currentHash) {

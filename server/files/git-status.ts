@@ -14,7 +14,9 @@ export async function gitStatus(root: string): Promise<Record<string, GitMarker>
 
 function git(cwd: string, args: string[]): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile("git", args, { cwd, maxBuffer: 8 * 1024 * 1024, timeout: 5_000 }, (error, stdout) => resolve(error ? null : stdout));
+    execFile("git", args, { cwd, maxBuffer: 8 * 1024 * 1024, timeout: 5_000 }, (error, stdout) =>
+      resolve(error ? null : stdout),
+    );
   });
 }
 

@@ -22,7 +22,10 @@ export async function resolveInside(root: string, rel: string): Promise<{ abs: s
     }
     // A dangling symlink would be followed by the write to wherever it points.
     if ((await fs.lstat(probe).catch(() => null))?.isSymbolicLink()) {
-      throw new WorldlineError("files:forbidden", `"${rel}" is a symbolic link to a missing target; it is not followed.`);
+      throw new WorldlineError(
+        "files:forbidden",
+        `"${rel}" is a symbolic link to a missing target; it is not followed.`,
+      );
     }
     const parent = path.dirname(probe);
     if (parent === probe) break;

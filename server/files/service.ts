@@ -51,7 +51,11 @@ export class WorkspaceFiles {
     return writeContent(root, file, input);
   }
 
-  async search(root: string, query: string, limit = SEARCH_RESULT_LIMIT): Promise<{ files: string[]; truncated: boolean }> {
+  async search(
+    root: string,
+    query: string,
+    limit = SEARCH_RESULT_LIMIT,
+  ): Promise<{ files: string[]; truncated: boolean }> {
     const ws = this.state(root);
     if (!ws.index || Date.now() - ws.index.at > SEARCH_CACHE_MS) {
       const walked = await walkFiles(root, ws.rules, SEARCH_FILE_CAP);

@@ -12,12 +12,22 @@ export interface TreeEntry {
 export const MAX_DIR_ENTRIES = 2_000;
 
 /** One level of the tree: folders first, then files, names sorted, ignored entries left out. */
-export async function listDir(root: string, rules: IgnoreRules, relDir: string): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
+export async function listDir(
+  root: string,
+  rules: IgnoreRules,
+  relDir: string,
+): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
   const { abs, rel } = await resolveInside(root, relDir);
   const dirents = await fs.readdir(abs, { withFileTypes: true });
   const entries: TreeEntry[] = [];
   for (const dirent of dirents) {
-    const isDir = dirent.isDirectory() || (dirent.isSymbolicLink() && (await fs.stat(`${abs}/${dirent.name}`).then((s) => s.isDirectory(), () => false)));
+    const isDir =
+      dirent.isDirectory() ||
+      (dirent.isSymbolicLink() &&
+        (await fs.stat(`${abs}/${dirent.name}`).then(
+          (s) => s.isDirectory(),
+          () => false,
+        )));
     const childRel = rel ? `${rel}/${dirent.name}` : dirent.name;
     if (await rules.ignored(childRel, isDir)) continue;
     entries.push({ name: dirent.name, path: childRel, type: isDir ? "dir" : "file" });
@@ -27,7 +37,11 @@ export async function listDir(root: string, rules: IgnoreRules, relDir: string):
 }
 
 /** Every file of the workspace (ignored ones left out), breadth first, up to `cap`. */
-export async function walkFiles(root: string, rules: IgnoreRules, cap: number): Promise<{ files: string[]; truncated: boolean }> {
+export async function walkFiles(
+  root: string,
+  rules: IgnoreRules,
+  cap: number,
+): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
   const queue = [""];
   while (queue.length > 0) {

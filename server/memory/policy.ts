@@ -37,7 +37,11 @@ const ModelDecision = z.object({
  * With a model, a cheap call confirms and rewrites the candidate; when its reply
  * is unusable the rule's candidate stands.
  */
-export async function decideMemory(input: { prompt: string; answer: string; complete?: CompleteText }): Promise<MemoryDecision | null> {
+export async function decideMemory(input: {
+  prompt: string;
+  answer: string;
+  complete?: CompleteText;
+}): Promise<MemoryDecision | null> {
   const candidate = ruleCandidate(input.prompt);
   if (!candidate) return null;
   const ruled: MemoryDecision = { via: "rules", reason: "The user stated something to keep.", candidate };
@@ -50,14 +54,20 @@ export async function decideMemory(input: { prompt: string; answer: string; comp
   }
   const parsed = parseJsonObject(reply, ModelDecision);
   if (!parsed) return ruled;
-  const reason = parsed.reason?.trim() || (parsed.store ? "The model chose to keep it." : "The model chose not to keep it.");
+  const reason =
+    parsed.reason?.trim() || (parsed.store ? "The model chose to keep it." : "The model chose not to keep it.");
   if (!parsed.store) return { via: "model", reason };
   const text = (parsed.text?.trim() || candidate.text).slice(0, MEMORY_TEXT_MAX_CHARS);
   if (looksSecret(text)) return { via: "model", reason: "It looks like a secret; not stored." };
   return {
     via: "model",
     reason,
-    candidate: { text, type: parsed.type ?? candidate.type, scope: parsed.scope ?? candidate.scope, importance: parsed.importance ?? candidate.importance },
+    candidate: {
+      text,
+      type: parsed.type ?? candidate.type,
+      scope: parsed.scope ?? candidate.scope,
+      importance: parsed.importance ?? candidate.importance,
+    },
   };
 }
 

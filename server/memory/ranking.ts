@@ -27,7 +27,14 @@ export interface Rankable {
 /** Lower-cased content words, with a crude plural/verb-s strip so "tests" meets "test". */
 export function contentWords(text: string): string[] {
   const words = text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_.-]*/gu) ?? [];
-  return [...new Set(words.map((word) => word.replace(/[.-]+$/, "")).filter((word) => word.length > 1 && !STOPWORDS.has(word)).map(stem))];
+  return [
+    ...new Set(
+      words
+        .map((word) => word.replace(/[.-]+$/, ""))
+        .filter((word) => word.length > 1 && !STOPWORDS.has(word))
+        .map(stem),
+    ),
+  ];
 }
 
 function stem(word: string): string {
@@ -67,8 +74,13 @@ export function rankMemories<T extends Rankable>(query: string, items: readonly 
 export function isDirectQuestion(prompt: string): boolean {
   const text = prompt.trim();
   if (!text || text.length > 300 || text.includes("\n") || text.startsWith("/")) return false;
-  const asks = text.endsWith("?") || /^(what|who|whom|which|when|where|why|how|do|does|did|is|are|was|were|can|could|should)\b/i.test(text);
+  const asks =
+    text.endsWith("?") ||
+    /^(what|who|whom|which|when|where|why|how|do|does|did|is|are|was|were|can|could|should)\b/i.test(text);
   // Anything that asks to look at or change the workspace needs tools.
-  const acts = /\b(run|fix|edit|change|create|write|delete|remove|install|build|refactor|implement|add|update|open|read|list|show|search|find|grep|test|debug|look)\b/i.test(text);
+  const acts =
+    /\b(run|fix|edit|change|create|write|delete|remove|install|build|refactor|implement|add|update|open|read|list|show|search|find|grep|test|debug|look)\b/i.test(
+      text,
+    );
   return asks && !acts;
 }

@@ -9,7 +9,10 @@ Reply with one JSON object and nothing else: {"lesson": "<one imperative sentenc
 /** The critic sees the gist of the turn, capped. */
 const REFLECTION_INPUT_MAX_CHARS = 8000;
 
-const Critique = z.object({ lesson: z.string().nullable(), importance: z.coerce.number().int().min(1).max(5).optional() });
+const Critique = z.object({
+  lesson: z.string().nullable(),
+  importance: z.coerce.number().int().min(1).max(5).optional(),
+});
 
 export interface ReflectionOutcome {
   lesson?: string;
@@ -19,11 +22,18 @@ export interface ReflectionOutcome {
 }
 
 /** One critic call over the finished turn; a lesson or the reason there is none. */
-export async function reflect(input: { prompt: string; transcript: string; complete?: CompleteText }): Promise<ReflectionOutcome> {
+export async function reflect(input: {
+  prompt: string;
+  transcript: string;
+  complete?: CompleteText;
+}): Promise<ReflectionOutcome> {
   if (!input.complete) return { importance: 3, message: "No model is configured to reflect with." };
   let reply: string;
   try {
-    reply = await input.complete(REFLECTION_PROMPT, `Task:\n${input.prompt}\n\nWhat happened:\n${input.transcript}`.slice(0, REFLECTION_INPUT_MAX_CHARS));
+    reply = await input.complete(
+      REFLECTION_PROMPT,
+      `Task:\n${input.prompt}\n\nWhat happened:\n${input.transcript}`.slice(0, REFLECTION_INPUT_MAX_CHARS),
+    );
   } catch (error) {
     return { importance: 3, error: true, message: error instanceof Error ? error.message : String(error) };
   }

@@ -25,18 +25,32 @@ interface Rule {
  * facts about the user. A turn none of them match stores nothing and costs nothing.
  */
 const RULES: Rule[] = [
-  { pattern: /\b(?:please\s+)?(?:remember|memori[sz]e|note|keep in mind)(?:\s+that|\s*:)\s+(.+)/i, type: "fact", importance: 4, capture: true },
+  {
+    pattern: /\b(?:please\s+)?(?:remember|memori[sz]e|note|keep in mind)(?:\s+that|\s*:)\s+(.+)/i,
+    type: "fact",
+    importance: 4,
+    capture: true,
+  },
   { pattern: /\bfrom now on\b[, ]*(.+)/i, type: "preference", importance: 4 },
-  { pattern: /\b(?:i|we)\s+(?:always|usually|generally)?\s*(?:prefer|like|want|use)\b.+/i, type: "preference", importance: 3 },
+  {
+    pattern: /\b(?:i|we)\s+(?:always|usually|generally)?\s*(?:prefer|like|want|use)\b.+/i,
+    type: "preference",
+    importance: 3,
+  },
   { pattern: /\b(?:always|never|don't ever|do not ever)\s+\w+.+/i, type: "preference", importance: 3 },
-  { pattern: /\bmy\s+(?:name|email|e-mail|timezone|time zone|role|github|username|handle|language|editor|os)\s+is\b.+/i, type: "fact", importance: 4 },
+  {
+    pattern: /\bmy\s+(?:name|email|e-mail|timezone|time zone|role|github|username|handle|language|editor|os)\s+is\b.+/i,
+    type: "fact",
+    importance: 4,
+  },
 ];
 
 /** Workspace-specific when it talks about the project; otherwise it follows the user everywhere. */
 const PROJECT_WORDS = /\b(this|the|our)\s+(project|repo|repository|codebase|workspace|app|service|package)\b|\bhere\b/i;
 
 /** Something that looks like a credential is never remembered. */
-const SECRET_LIKE = /\b(password|passwd|secret|token|api[_ -]?key|private key)\b|-----BEGIN|\b(sk|ghp|xox[bp])[-_][A-Za-z0-9]{8,}/i;
+const SECRET_LIKE =
+  /\b(password|passwd|secret|token|api[_ -]?key|private key)\b|-----BEGIN|\b(sk|ghp|xox[bp])[-_][A-Za-z0-9]{8,}/i;
 
 /** The rule-based decision: the first sentence of the prompt that matches a rule, or null. */
 export function ruleCandidate(prompt: string): MemoryCandidate | null {
@@ -48,7 +62,12 @@ export function ruleCandidate(prompt: string): MemoryCandidate | null {
       const raw = rule.capture && match[1] ? match[1] : sentence;
       const text = clean(raw);
       if (text.length < 3) continue;
-      return { text, type: rule.type, scope: PROJECT_WORDS.test(sentence) ? "workspace" : "global", importance: rule.importance };
+      return {
+        text,
+        type: rule.type,
+        scope: PROJECT_WORDS.test(sentence) ? "workspace" : "global",
+        importance: rule.importance,
+      };
     }
   }
   return null;

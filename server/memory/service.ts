@@ -43,8 +43,10 @@ export class MemoryService {
 
   async add(input: CreateMemoryBody, turnId?: string, emit?: (event: SessionEvent) => void): Promise<MemoryView> {
     const body = CreateMemoryBody.parse(input);
-    if (body.scope === "workspace" && !body.workspace) throw new WorldlineError("memory:invalid", "A workspace memory needs `workspace` (its folder).");
-    if (body.scope === "session" && !body.session_id) throw new WorldlineError("memory:invalid", "A session memory needs `session_id`.");
+    if (body.scope === "workspace" && !body.workspace)
+      throw new WorldlineError("memory:invalid", "A workspace memory needs `workspace` (its folder).");
+    if (body.scope === "session" && !body.session_id)
+      throw new WorldlineError("memory:invalid", "A session memory needs `session_id`.");
     const row = await store.createMemory(this.db, {
       text: body.text,
       type: body.type,
@@ -57,25 +59,54 @@ export class MemoryService {
     const view = toView(row);
     emit?.({
       type: "memory.stored",
-      payload: { turnId, memoryId: view.id, text: view.text, type: view.type, scope: view.scope, importance: view.importance, source: view.source },
+      payload: {
+        turnId,
+        memoryId: view.id,
+        text: view.text,
+        type: view.type,
+        scope: view.scope,
+        importance: view.importance,
+        source: view.source,
+      },
     });
     return view;
   }
 
   /** The agent's `remember` tool. */
   async remember(
-    input: { sessionId: string; workspace: string; turnId: string; text: string; type: MemoryView["type"]; scope: MemoryView["scope"]; importance: number },
+    input: {
+      sessionId: string;
+      workspace: string;
+      turnId: string;
+      text: string;
+      type: MemoryView["type"];
+      scope: MemoryView["scope"];
+      importance: number;
+    },
     emit: (event: SessionEvent) => void,
   ): Promise<MemoryView> {
     return this.add(
-      { text: input.text, type: input.type, scope: input.scope, importance: input.importance, source: "agent", workspace: input.workspace, session_id: input.sessionId },
+      {
+        text: input.text,
+        type: input.type,
+        scope: input.scope,
+        importance: input.importance,
+        source: "agent",
+        workspace: input.workspace,
+        session_id: input.sessionId,
+      },
       input.turnId,
       emit,
     );
   }
 
   async list(query: MemoryQuery): Promise<MemoryView[]> {
-    const rows = await store.listMemories(this.db, { scope: query.scope, type: query.type, workspace: query.workspace, sessionId: query.session_id });
+    const rows = await store.listMemories(this.db, {
+      scope: query.scope,
+      type: query.type,
+      workspace: query.workspace,
+      sessionId: query.session_id,
+    });
     const views = rows.map(toView);
     if (!query.q) return views.slice(0, query.limit);
     return rankMemories(query.q, rows)
@@ -100,12 +131,19 @@ export class MemoryService {
 
   /** What a turn recalls: the global, workspace and session memories most relevant to the prompt. */
   async recall(input: { sessionId: string; workspace: string; prompt: string }): Promise<Recall> {
-    const rows = await store.listMemories(this.db, { visibleTo: { workspace: input.workspace, sessionId: input.sessionId } });
+    const rows = await store.listMemories(this.db, {
+      visibleTo: { workspace: input.workspace, sessionId: input.sessionId },
+    });
     const ranked = rankMemories(input.prompt, rows);
     const chosen = ranked.slice(0, RECALL_LIMIT).map((scored) => scored.item);
     for (const row of rows) {
       if (chosen.length >= RECALL_LIMIT) break;
-      if (row.importance >= ALWAYS_RECALL_IMPORTANCE && (row.type === "preference" || row.type === "lesson") && !chosen.includes(row)) chosen.push(row);
+      if (
+        row.importance >= ALWAYS_RECALL_IMPORTANCE &&
+        (row.type === "preference" || row.type === "lesson") &&
+        !chosen.includes(row)
+      )
+        chosen.push(row);
     }
     const memories = chosen.map(toView);
     const direct = isDirectQuestion(input.prompt) && (ranked[0]?.coverage ?? 0) >= DIRECT_ANSWER_MIN_COVERAGE;
@@ -138,7 +176,15 @@ export class MemoryService {
     if (!keep || !decision.candidate) return;
     const { candidate } = decision;
     await this.add(
-      { text: candidate.text, type: candidate.type, scope: candidate.scope, importance: candidate.importance, source: "policy", workspace: turn.workspace, session_id: turn.sessionId },
+      {
+        text: candidate.text,
+        type: candidate.type,
+        scope: candidate.scope,
+        importance: candidate.importance,
+        source: "policy",
+        workspace: turn.workspace,
+        session_id: turn.sessionId,
+      },
       turn.turnId,
       turn.emit,
     );
@@ -147,19 +193,34 @@ export class MemoryService {
   private async reflect(turn: TurnEnd): Promise<void> {
     const outcome = await reflect({ prompt: turn.prompt, transcript: turn.transcript, complete: turn.complete });
     if (!outcome.lesson) {
-      turn.emit({ type: "reflection.completed", payload: { turnId: turn.turnId, outcome: outcome.error ? "error" : "skipped", message: outcome.message } });
+      turn.emit({
+        type: "reflection.completed",
+        payload: { turnId: turn.turnId, outcome: outcome.error ? "error" : "skipped", message: outcome.message },
+      });
       return;
     }
     const memory = await this.add(
-      { text: outcome.lesson, type: "lesson", scope: "workspace", importance: outcome.importance, source: "reflection", workspace: turn.workspace },
+      {
+        text: outcome.lesson,
+        type: "lesson",
+        scope: "workspace",
+        importance: outcome.importance,
+        source: "reflection",
+        workspace: turn.workspace,
+      },
       turn.turnId,
       turn.emit,
     );
-    turn.emit({ type: "reflection.completed", payload: { turnId: turn.turnId, outcome: "stored", lesson: memory.text, memoryId: memory.id } });
+    turn.emit({
+      type: "reflection.completed",
+      payload: { turnId: turn.turnId, outcome: "stored", lesson: memory.text, memoryId: memory.id },
+    });
   }
 
   private async alreadyKnown(turn: TurnEnd, text: string): Promise<boolean> {
-    const rows = await store.listMemories(this.db, { visibleTo: { workspace: turn.workspace, sessionId: turn.sessionId } });
+    const rows = await store.listMemories(this.db, {
+      visibleTo: { workspace: turn.workspace, sessionId: turn.sessionId },
+    });
     const normal = normalise(text);
     return rows.some((row) => normalise(row.text) === normal);
   }
@@ -193,7 +254,10 @@ function toView(row: store.MemoryRow): MemoryView {
 }
 
 function normalise(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 }
 
 function warn(what: string, error: unknown): void {

@@ -1,1 +1,8 @@
-export { ProcessRecords, activeProcessRecords, forgetProcess, recordProcess, setProcessRecords, type ProcessRecord } from "./records";
+export {
+  ProcessRecords,
+  activeProcessRecords,
+  forgetProcess,
+  recordProcess,
+  setProcessRecords,
+  type ProcessRecord,
+} from "./records";

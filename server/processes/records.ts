@@ -69,7 +69,10 @@ export class ProcessRecords {
     for (const record of this.list()) {
       if (record.ownerPid !== process.pid && isAlive(record.ownerPid)) continue;
       const members = stats.filter(
-        (stat) => (record.kind === "group" ? stat.pgrp === record.id : stat.session === record.id) && stat.startTicks >= record.startTicks && stat.pid !== process.pid,
+        (stat) =>
+          (record.kind === "group" ? stat.pgrp === record.id : stat.session === record.id) &&
+          stat.startTicks >= record.startTicks &&
+          stat.pid !== process.pid,
       );
       for (const member of members) {
         try {

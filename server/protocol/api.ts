@@ -8,7 +8,12 @@ export const CreateSessionBody = z
     yolo: z.boolean().optional(),
     title: z.string().max(200).optional(),
     model: z.string().max(200).optional(),
-    agentCommand: z.string().min(1).max(4096).optional().describe("Run an external ACP agent (a shell command line) instead of Worldline's own loop"),
+    agentCommand: z
+      .string()
+      .min(1)
+      .max(4096)
+      .optional()
+      .describe("Run an external ACP agent (a shell command line) instead of Worldline's own loop"),
   })
   .strict();
 export type CreateSessionBody = z.infer<typeof CreateSessionBody>;

@@ -108,7 +108,12 @@ export const CreateRuleBody = z
     /** For workspace scope: the folder path (or give session_id and its workspace is used). */
     workspace: z.string().max(4096).optional(),
     expires_at: z.iso.datetime({ offset: true }).optional(),
-    expires_in_seconds: z.number().int().positive().max(10 * 365 * 24 * 3600).optional(),
+    expires_in_seconds: z
+      .number()
+      .int()
+      .positive()
+      .max(10 * 365 * 24 * 3600)
+      .optional(),
   })
   .strict();
 export type CreateRuleBody = z.infer<typeof CreateRuleBody>;

@@ -17,7 +17,12 @@ export const clientCommands = {
   // afterCreatedAt: when the tab's last event was appended; a log that holds another event at
   // that seq (lost by a crash, then reused) resets the tab instead of leaving a silent gap.
   "session.subscribe": z
-    .object({ commandId: CommandId.optional(), sessionId: SessionId, afterSeq: z.number().int().min(0).optional(), afterCreatedAt: z.string().max(40).optional() })
+    .object({
+      commandId: CommandId.optional(),
+      sessionId: SessionId,
+      afterSeq: z.number().int().min(0).optional(),
+      afterCreatedAt: z.string().max(40).optional(),
+    })
     .strict(),
   "session.unsubscribe": z.object({ commandId: CommandId.optional(), sessionId: SessionId }).strict(),
   "turn.prompt": z
@@ -35,7 +40,9 @@ export const clientCommands = {
   /** A message for the running turn, injected before its next step (starts a turn if none runs). */
   "turn.steer": z.object({ commandId: CommandId, sessionId: SessionId, text: z.string().min(1).max(200_000) }).strict(),
   /** Summarises older messages now; `focus` says what the summary must keep. */
-  "session.compact": z.object({ commandId: CommandId, sessionId: SessionId, focus: z.string().max(2_000).optional() }).strict(),
+  "session.compact": z
+    .object({ commandId: CommandId, sessionId: SessionId, focus: z.string().max(2_000).optional() })
+    .strict(),
   ...presenceCommands,
 } as const;
 
@@ -59,7 +66,12 @@ export const SubscribeResult = z.object({
   snapshot: TranscriptSnapshot.optional(),
   reset: z.boolean().optional(),
 });
-export type SubscribeResult = { events: EventEnvelope[]; lastSeq: number; snapshot?: TranscriptSnapshot; reset?: boolean };
+export type SubscribeResult = {
+  events: EventEnvelope[];
+  lastSeq: number;
+  snapshot?: TranscriptSnapshot;
+  reset?: boolean;
+};
 
 /** Messages from the bridge to tabs. */
 export const serverMessages = {

@@ -21,7 +21,15 @@ export const TurnStage = z.enum([
 ]);
 export type TurnStage = z.infer<typeof TurnStage>;
 
-export const TurnOutcome = z.enum(["completed", "cancelled", "error", "interrupted", "max_steps", "rejected", "loop_detected"]);
+export const TurnOutcome = z.enum([
+  "completed",
+  "cancelled",
+  "error",
+  "interrupted",
+  "max_steps",
+  "rejected",
+  "loop_detected",
+]);
 export type TurnOutcome = z.infer<typeof TurnOutcome>;
 
 export const GenerationStats = z.object({
@@ -66,7 +74,12 @@ export const eventPayloads = {
     message: z.string().optional(),
   }),
   /** `images`: what the log keeps of attached images (type, size, a small preview); the full images are in the history. */
-  "message.user": z.object({ ...turnRef, messageId: z.string(), text: z.string(), images: z.array(UserImageRef).max(16).optional() }),
+  "message.user": z.object({
+    ...turnRef,
+    messageId: z.string(),
+    text: z.string(),
+    images: z.array(UserImageRef).max(16).optional(),
+  }),
   "message.part.delta": z.object({
     ...turnRef,
     messageId: z.string(),

@@ -44,7 +44,16 @@ export type GitStatus = z.infer<typeof GitStatus>;
 export const FilesChanged = z.object({ sessionId: z.string(), paths: z.array(z.string()) });
 export type FilesChanged = z.infer<typeof FilesChanged>;
 
-export const ProviderKind = z.enum(["openai", "moonshot", "deepseek", "openrouter", "ollama", "vllm", "llamacpp", "openai_compatible"]);
+export const ProviderKind = z.enum([
+  "openai",
+  "moonshot",
+  "deepseek",
+  "openrouter",
+  "ollama",
+  "vllm",
+  "llamacpp",
+  "openai_compatible",
+]);
 export type ProviderKind = z.infer<typeof ProviderKind>;
 
 export const ModelCapabilities = z.object({ tools: z.boolean(), images: z.boolean(), thinking: z.boolean() });
@@ -82,7 +91,10 @@ export type SettingsView = z.infer<typeof SettingsView>;
 
 export const SaveProviderBody = z
   .object({
-    id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,40}$/).optional(),
+    id: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,40}$/)
+      .optional(),
     kind: ProviderKind,
     name: z.string().min(1).max(100),
     baseURL: z.string().url().max(2000),
@@ -96,7 +108,11 @@ export type SaveProviderBody = z.infer<typeof SaveProviderBody>;
 export const DefaultModelBody = DefaultModel.nullable();
 
 export const TestConnectionBody = z
-  .object({ providerId: z.string().optional(), baseURL: z.string().url().optional(), apiKey: z.string().max(1000).optional() })
+  .object({
+    providerId: z.string().optional(),
+    baseURL: z.string().url().optional(),
+    apiKey: z.string().max(1000).optional(),
+  })
   .strict();
 export const TestConnectionResult = z.object({ ok: z.boolean(), models: z.array(z.string()), message: z.string() });
 export type TestConnectionResult = z.infer<typeof TestConnectionResult>;

@@ -59,19 +59,30 @@ export const PromptImage = z
     preview: z.string().max(IMAGE_PREVIEW_MAX_CHARS).regex(PREVIEW, "not a data: image URL").optional(),
   })
   .strict()
-  .refine((image) => base64Bytes(image.dataBase64) <= MAX_PROMPT_IMAGE_BYTES, { message: `an image may have at most ${MAX_PROMPT_IMAGE_BYTES} bytes` })
-  .refine((image) => imageMatchesType(image.mediaType, image.dataBase64), { message: "the image data does not match its media type" });
+  .refine((image) => base64Bytes(image.dataBase64) <= MAX_PROMPT_IMAGE_BYTES, {
+    message: `an image may have at most ${MAX_PROMPT_IMAGE_BYTES} bytes`,
+  })
+  .refine((image) => imageMatchesType(image.mediaType, image.dataBase64), {
+    message: "the image data does not match its media type",
+  });
 export type PromptImage = z.infer<typeof PromptImage>;
 
 export const PromptImages = z
   .array(PromptImage)
   .max(MAX_PROMPT_IMAGES)
-  .refine((images) => images.reduce((sum, image) => sum + base64Bytes(image.dataBase64), 0) <= MAX_PROMPT_IMAGES_TOTAL_BYTES, {
-    message: `the images of a prompt may have at most ${MAX_PROMPT_IMAGES_TOTAL_BYTES} bytes together`,
-  });
+  .refine(
+    (images) => images.reduce((sum, image) => sum + base64Bytes(image.dataBase64), 0) <= MAX_PROMPT_IMAGES_TOTAL_BYTES,
+    {
+      message: `the images of a prompt may have at most ${MAX_PROMPT_IMAGES_TOTAL_BYTES} bytes together`,
+    },
+  );
 
 /** What the event log keeps of an attached image. */
-export const UserImageRef = z.object({ mediaType: z.string().max(40), bytes: z.number().int().min(0), preview: z.string().max(IMAGE_PREVIEW_MAX_CHARS).optional() });
+export const UserImageRef = z.object({
+  mediaType: z.string().max(40),
+  bytes: z.number().int().min(0),
+  preview: z.string().max(IMAGE_PREVIEW_MAX_CHARS).optional(),
+});
 export type UserImageRef = z.infer<typeof UserImageRef>;
 
 /** A prompt image as the runtime takes it (server/agent PromptOptions.images) and the event's reference. */

@@ -34,6 +34,20 @@ export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcr
 export * from "./ide";
 export { PTY_ACK_EVERY_BYTES, PtyDataArgs, PtySnapshot, TerminalInfo, ptyCommands, ptyMessages } from "./pty";
 export type { PtyCommand, PtyCommandPayload } from "./pty";
-export { AccessView, CreateShareLinkBody, CreatedShareLink, MAX_SHARE_EXPIRY_SECONDS, PresenceState, PresenceViewer, ShareLinkView, ShareScope, TranscriptSnapshot, decodeSnapshot, encodeSnapshot, presenceCommands, presenceMessages } from "./sync";
+export {
+  AccessView,
+  CreateShareLinkBody,
+  CreatedShareLink,
+  MAX_SHARE_EXPIRY_SECONDS,
+  PresenceState,
+  PresenceViewer,
+  ShareLinkView,
+  ShareScope,
+  TranscriptSnapshot,
+  decodeSnapshot,
+  encodeSnapshot,
+  presenceCommands,
+  presenceMessages,
+} from "./sync";
 export { LiveTranscript } from "./live-transcript";
 export * from "./images";

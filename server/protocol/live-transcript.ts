@@ -20,7 +20,9 @@ export class LiveTranscript {
 
   /** The subscribe payload that continues from what this copy has. */
   resumeFrom(): { afterSeq: number; afterCreatedAt?: string } {
-    return this.state.lastSeq > 0 && this.lastCreatedAt ? { afterSeq: this.state.lastSeq, afterCreatedAt: this.lastCreatedAt } : { afterSeq: this.state.lastSeq };
+    return this.state.lastSeq > 0 && this.lastCreatedAt
+      ? { afterSeq: this.state.lastSeq, afterCreatedAt: this.lastCreatedAt }
+      : { afterSeq: this.state.lastSeq };
   }
 
   /** Applies a subscribe answer; returns true if the state changed. */

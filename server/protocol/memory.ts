@@ -79,7 +79,9 @@ export const ConversationMessage = z.object({
   reasoning: z.string().optional(),
   tool: z.string().optional(),
   args: z.unknown().optional(),
-  status: z.string().describe("completed, streaming, cancelled, error, interrupted, pending, running, waiting_approval, …"),
+  status: z
+    .string()
+    .describe("completed, streaming, cancelled, error, interrupted, pending, running, waiting_approval, …"),
 });
 export type ConversationMessage = z.infer<typeof ConversationMessage>;
 

@@ -30,24 +30,66 @@ export type TerminalInfo = z.infer<typeof TerminalInfo>;
 export const ptyCommands = {
   /** Lists a session's terminals and subscribes the tab to `pty.terminals` updates. */
   "pty.list": z.object({ sessionId: SessionId }).strict(),
-  "pty.create": z.object({ commandId: CommandId, sessionId: SessionId, title: Title.optional(), cols: Cols.optional(), rows: Rows.optional() }).strict(),
+  "pty.create": z
+    .object({
+      commandId: CommandId,
+      sessionId: SessionId,
+      title: Title.optional(),
+      cols: Cols.optional(),
+      rows: Rows.optional(),
+    })
+    .strict(),
   "pty.rename": z.object({ commandId: CommandId, sessionId: SessionId, terminalId: TerminalId, title: Title }).strict(),
   "pty.close": z.object({ commandId: CommandId, sessionId: SessionId, terminalId: TerminalId }).strict(),
   /** Starts viewing: a `pty.snapshot` of the current screen comes first, then `pty.data`. */
-  "pty.attach": z.object({ sessionId: SessionId, terminalId: TerminalId, cols: Cols.optional(), rows: Rows.optional() }).strict(),
+  "pty.attach": z
+    .object({ sessionId: SessionId, terminalId: TerminalId, cols: Cols.optional(), rows: Rows.optional() })
+    .strict(),
   "pty.detach": z.object({ terminalId: TerminalId }).strict(),
-  "pty.input": z.object({ sessionId: SessionId, terminalId: TerminalId, data: z.string().min(1).max(64 * 1024) }).strict(),
+  "pty.input": z
+    .object({
+      sessionId: SessionId,
+      terminalId: TerminalId,
+      data: z
+        .string()
+        .min(1)
+        .max(64 * 1024),
+    })
+    .strict(),
   "pty.resize": z.object({ sessionId: SessionId, terminalId: TerminalId, cols: Cols, rows: Rows }).strict(),
   /** Bytes of `pty.data` the viewer has parsed (from xterm's write callback). */
-  "pty.ack": z.object({ terminalId: TerminalId, bytes: z.number().int().min(1).max(64 * 1024 * 1024) }).strict(),
+  "pty.ack": z
+    .object({
+      terminalId: TerminalId,
+      bytes: z
+        .number()
+        .int()
+        .min(1)
+        .max(64 * 1024 * 1024),
+    })
+    .strict(),
   /** Runs a line in the session's active terminal (opening one if none): the chat's shell mode. */
-  "pty.run": z.object({ commandId: CommandId, sessionId: SessionId, line: z.string().min(1).max(16 * 1024) }).strict(),
+  "pty.run": z
+    .object({
+      commandId: CommandId,
+      sessionId: SessionId,
+      line: z
+        .string()
+        .min(1)
+        .max(16 * 1024),
+    })
+    .strict(),
 } as const;
 
 export type PtyCommand = keyof typeof ptyCommands;
 export type PtyCommandPayload<C extends PtyCommand> = z.infer<(typeof ptyCommands)[C]>;
 
-export const PtySnapshot = z.object({ terminalId: z.string(), data: z.string(), cols: z.number().int(), rows: z.number().int() });
+export const PtySnapshot = z.object({
+  terminalId: z.string(),
+  data: z.string(),
+  cols: z.number().int(),
+  rows: z.number().int(),
+});
 export type PtySnapshot = z.infer<typeof PtySnapshot>;
 
 /** Messages from the bridge; `pty.data` is `(terminalId: string, bytes: Uint8Array)` and not JSON. */

@@ -71,7 +71,11 @@ export type PresenceState = z.infer<typeof PresenceState>;
 export const presenceCommands = {
   /** "I am typing" (true) or "I stopped" (false); the bridge also expires it. */
   "presence.typing": z
-    .object({ commandId: z.string().min(8).max(64).optional(), sessionId: z.string().min(1).max(64), typing: z.boolean() })
+    .object({
+      commandId: z.string().min(8).max(64).optional(),
+      sessionId: z.string().min(1).max(64),
+      typing: z.boolean(),
+    })
     .strict(),
 } as const;
 
@@ -89,7 +93,12 @@ export const CreateShareLinkBody = z
   .object({
     scope: ShareScope,
     /** Seconds from now; default one day. */
-    expires_in: z.number().int().min(60).max(MAX_SHARE_EXPIRY_SECONDS).default(24 * 3600),
+    expires_in: z
+      .number()
+      .int()
+      .min(60)
+      .max(MAX_SHARE_EXPIRY_SECONDS)
+      .default(24 * 3600),
   })
   .strict();
 export type CreateShareLinkBody = z.infer<typeof CreateShareLinkBody>;

@@ -99,7 +99,13 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
     case "turn.queued":
       next.items = [
         ...next.items,
-        { kind: "queued", id: `queued-${event.payload.turnId}`, turnId: event.payload.turnId, text: event.payload.prompt, position: event.payload.position },
+        {
+          kind: "queued",
+          id: `queued-${event.payload.turnId}`,
+          turnId: event.payload.turnId,
+          text: event.payload.prompt,
+          position: event.payload.position,
+        },
       ];
       return next;
     case "compaction.started":
@@ -116,7 +122,10 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       ];
       return next;
     case "compaction.completed": {
-      const index = findLastIndex(next.items, (item) => item.kind === "compaction" && item.turnId === event.payload.turnId && item.state === "running");
+      const index = findLastIndex(
+        next.items,
+        (item) => item.kind === "compaction" && item.turnId === event.payload.turnId && item.state === "running",
+      );
       if (index === -1) return next;
       const item = next.items[index] as Extract<TranscriptItem, { kind: "compaction" }>;
       next.items = replaceAt(next.items, index, {
@@ -134,10 +143,20 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       next.running = null;
       if (event.payload.stats) next.lastStats = event.payload.stats;
       next.items = next.items.map((item) =>
-        item.kind === "assistant" && item.turnId === event.payload.turnId && !item.done ? { ...item, done: true } : item,
+        item.kind === "assistant" && item.turnId === event.payload.turnId && !item.done
+          ? { ...item, done: true }
+          : item,
       );
       if (event.payload.outcome === "interrupted") {
-        next.items = [...next.items, { kind: "interrupted", id: `interrupted-${event.payload.turnId}`, turnId: event.payload.turnId, resumable: true }];
+        next.items = [
+          ...next.items,
+          {
+            kind: "interrupted",
+            id: `interrupted-${event.payload.turnId}`,
+            turnId: event.payload.turnId,
+            resumable: true,
+          },
+        ];
       }
       return next;
     case "turn.retry":
@@ -149,7 +168,13 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
     case "turn.error":
       next.items = [
         ...next.items,
-        { kind: "notice", id: `error-${event.seq}`, level: "error", text: event.payload.message, turnId: event.payload.turnId },
+        {
+          kind: "notice",
+          id: `error-${event.seq}`,
+          level: "error",
+          text: event.payload.message,
+          turnId: event.payload.turnId,
+        },
       ];
       return next;
     case "notice":
@@ -193,7 +218,10 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       return next;
     }
     case "message.completed": {
-      const index = findLastIndex(next.items, (item) => item.kind === "assistant" && item.id === event.payload.messageId);
+      const index = findLastIndex(
+        next.items,
+        (item) => item.kind === "assistant" && item.id === event.payload.messageId,
+      );
       if (index !== -1) {
         const item = next.items[index] as Extract<TranscriptItem, { kind: "assistant" }>;
         next.items = replaceAt(next.items, index, { ...item, done: true });
@@ -216,10 +244,19 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       ];
       return next;
     case "tool.progress":
-      return updateTool(next, event.payload.toolCallId, (tool) => ({ ...tool, progress: tool.progress + event.payload.text }));
+      return updateTool(next, event.payload.toolCallId, (tool) => ({
+        ...tool,
+        progress: tool.progress + event.payload.text,
+      }));
     case "tool.state": {
       const { state: toolState, output, isError, display } = event.payload;
-      return updateTool(next, event.payload.toolCallId, (tool) => ({ ...tool, state: toolState, output, isError, display }));
+      return updateTool(next, event.payload.toolCallId, (tool) => ({
+        ...tool,
+        state: toolState,
+        output,
+        isError,
+        display,
+      }));
     }
     case "approval.requested": {
       const { turnId: _turnId, ...approval } = event.payload;
@@ -262,11 +299,29 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
     case "memory.policy_decision":
       return next;
     case "memory.stored":
-      next.items = [...next.items, { kind: "notice", id: `memory-${event.seq}`, level: "info", text: `Remembered (${event.payload.type}, ${event.payload.scope}): ${event.payload.text}`, turnId: event.payload.turnId }];
+      next.items = [
+        ...next.items,
+        {
+          kind: "notice",
+          id: `memory-${event.seq}`,
+          level: "info",
+          text: `Remembered (${event.payload.type}, ${event.payload.scope}): ${event.payload.text}`,
+          turnId: event.payload.turnId,
+        },
+      ];
       return next;
     case "reflection.completed":
       if (event.payload.outcome !== "stored" || !event.payload.lesson) return next;
-      next.items = [...next.items, { kind: "notice", id: `reflection-${event.seq}`, level: "info", text: `Lesson learned: ${event.payload.lesson}`, turnId: event.payload.turnId }];
+      next.items = [
+        ...next.items,
+        {
+          kind: "notice",
+          id: `reflection-${event.seq}`,
+          level: "info",
+          text: `Lesson learned: ${event.payload.lesson}`,
+          turnId: event.payload.turnId,
+        },
+      ];
       return next;
     case "checkpoint.created":
       next.checkpointViews = { ...next.checkpointViews, [event.payload.checkpointId]: next.items };
@@ -298,7 +353,10 @@ function updateTool(
 ): TranscriptState {
   const index = findLastIndex(state.items, (item) => item.kind === "tool" && item.id === toolCallId);
   if (index === -1) return state;
-  return { ...state, items: replaceAt(state.items, index, update(state.items[index] as Extract<TranscriptItem, { kind: "tool" }>)) };
+  return {
+    ...state,
+    items: replaceAt(state.items, index, update(state.items[index] as Extract<TranscriptItem, { kind: "tool" }>)),
+  };
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

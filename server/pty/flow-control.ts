@@ -42,7 +42,14 @@ export class FlowControl {
   }
 
   add(id: string, options: { pinned?: boolean; high?: number; low?: number } = {}): void {
-    this.consumers.set(id, { unacked: 0, counts: true, pinned: options.pinned ?? false, overSince: null, high: options.high ?? this.high, low: options.low ?? this.low });
+    this.consumers.set(id, {
+      unacked: 0,
+      counts: true,
+      pinned: options.pinned ?? false,
+      overSince: null,
+      high: options.high ?? this.high,
+      low: options.low ?? this.low,
+    });
   }
 
   remove(id: string): void {
@@ -105,7 +112,13 @@ export class FlowControl {
     const now = this.now();
     const ids: string[] = [];
     for (const [id, consumer] of this.consumers) {
-      if (consumer.counts && !consumer.pinned && consumer.overSince !== null && now - consumer.overSince >= this.stalledMs) ids.push(id);
+      if (
+        consumer.counts &&
+        !consumer.pinned &&
+        consumer.overSince !== null &&
+        now - consumer.overSince >= this.stalledMs
+      )
+        ids.push(id);
     }
     return ids;
   }

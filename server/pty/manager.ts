@@ -51,9 +51,13 @@ export class PtyManager {
   async create(sessionId: string, input: { title?: string; cols?: number; rows?: number } = {}): Promise<TerminalInfo> {
     const cwd = await this.options.workspaceOf(sessionId);
     if (this.list(sessionId).length >= MAX_TERMINALS_PER_SESSION) {
-      throw new WorldlineError("pty:busy", `This session already has ${MAX_TERMINALS_PER_SESSION} terminals; close one first.`);
+      throw new WorldlineError(
+        "pty:busy",
+        `This session already has ${MAX_TERMINALS_PER_SESSION} terminals; close one first.`,
+      );
     }
-    if (this.terminals.size >= MAX_TERMINALS) throw new WorldlineError("pty:busy", `The bridge already runs ${MAX_TERMINALS} terminals; close some first.`);
+    if (this.terminals.size >= MAX_TERMINALS)
+      throw new WorldlineError("pty:busy", `The bridge already runs ${MAX_TERMINALS} terminals; close some first.`);
     const shell = this.options.shell ?? process.env.SHELL ?? "bash";
     const id = `t-${randomUUID()}`;
     const terminal = new Terminal({
@@ -83,7 +87,8 @@ export class PtyManager {
 
   get(sessionId: string, terminalId: string): Terminal {
     const terminal = this.terminals.get(terminalId);
-    if (!terminal || terminal.sessionId !== sessionId) throw new WorldlineError("pty:not_found", `No terminal "${terminalId}" in this session.`);
+    if (!terminal || terminal.sessionId !== sessionId)
+      throw new WorldlineError("pty:not_found", `No terminal "${terminalId}" in this session.`);
     return terminal;
   }
 
@@ -122,11 +127,15 @@ export class PtyManager {
   }
 
   async closeSession(sessionId: string): Promise<void> {
-    await Promise.all(this.list(sessionId).map((terminal) => this.close(sessionId, terminal.terminalId).catch(() => null)));
+    await Promise.all(
+      this.list(sessionId).map((terminal) => this.close(sessionId, terminal.terminalId).catch(() => null)),
+    );
   }
 
   async closeAll(): Promise<void> {
-    await Promise.all([...this.terminals.values()].map((terminal) => this.close(terminal.sessionId, terminal.id).catch(() => null)));
+    await Promise.all(
+      [...this.terminals.values()].map((terminal) => this.close(terminal.sessionId, terminal.id).catch(() => null)),
+    );
   }
 }
 
@@ -148,7 +157,8 @@ function shellEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined) continue;
     // The bridge's secrets and Node's own settings don't leak into the user's shells.
-    if (key === "WORLDLINE_TOKEN" || key === "OPENAI_API_KEY" || key.startsWith("NODE_") || key.startsWith("npm_")) continue;
+    if (key === "WORLDLINE_TOKEN" || key === "OPENAI_API_KEY" || key.startsWith("NODE_") || key.startsWith("npm_"))
+      continue;
     result[key] = value;
   }
   result.TERM = "xterm-256color";

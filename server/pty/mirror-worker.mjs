@@ -33,16 +33,39 @@ const mirrors = new Map();
 
 parentPort.on("message", (message) => {
   if (message.type === "open") {
-    const term = new Terminal({ cols: message.cols, rows: message.rows, scrollback: message.scrollback, allowProposedApi: true });
+    const term = new Terminal({
+      cols: message.cols,
+      rows: message.rows,
+      scrollback: message.scrollback,
+      allowProposedApi: true,
+    });
     const serializer = new SerializeAddon();
     term.loadAddon(serializer);
-    mirrors.set(message.id, { term, serializer, scrollback: message.scrollback, offset: 0, ops: [], queued: 0, busy: false, timer: null });
+    mirrors.set(message.id, {
+      term,
+      serializer,
+      scrollback: message.scrollback,
+      offset: 0,
+      ops: [],
+      queued: 0,
+      busy: false,
+      timer: null,
+    });
     return;
   }
   const mirror = mirrors.get(message.id);
   if (!mirror) {
     // Closed (or never opened): a snapshot request still gets an answer, an empty screen.
-    if (message.type === "snapshot") parentPort.postMessage({ type: "snapshot", id: message.id, req: message.req, data: "", cols: 80, rows: 24, offset: -1 });
+    if (message.type === "snapshot")
+      parentPort.postMessage({
+        type: "snapshot",
+        id: message.id,
+        req: message.req,
+        data: "",
+        cols: 80,
+        rows: 24,
+        offset: -1,
+      });
     return;
   }
   mirror.ops.push(message);
@@ -93,7 +116,15 @@ function pump(id, mirror) {
       mirror.offset = op.offset;
     } else if (op.type === "snapshot") {
       const { term, serializer } = mirror;
-      parentPort.postMessage({ type: "snapshot", id, req: op.req, data: serializer.serialize({ scrollback: mirror.scrollback }), cols: term.cols, rows: term.rows, offset: mirror.offset });
+      parentPort.postMessage({
+        type: "snapshot",
+        id,
+        req: op.req,
+        data: serializer.serialize({ scrollback: mirror.scrollback }),
+        cols: term.cols,
+        rows: term.rows,
+        offset: mirror.offset,
+      });
     } else if (op.type === "close") {
       if (mirror.timer) clearTimeout(mirror.timer);
       mirrors.delete(id);

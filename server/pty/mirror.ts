@@ -1,5 +1,12 @@
 import { Worker } from "node:worker_threads";
-import { MIRROR_MAX_BACKLOG_BYTES, MIRROR_RING_BYTES, MIRROR_SCROLLBACK_LINES, MIRROR_WORKER_IDLE_MS, MIRROR_WORKER_MAX_CRASHES, MIRROR_WORKER_YOUNG_MB } from "./limits";
+import {
+  MIRROR_MAX_BACKLOG_BYTES,
+  MIRROR_RING_BYTES,
+  MIRROR_SCROLLBACK_LINES,
+  MIRROR_WORKER_IDLE_MS,
+  MIRROR_WORKER_MAX_CRASHES,
+  MIRROR_WORKER_YOUNG_MB,
+} from "./limits";
 import { OutputRing } from "./ring";
 
 export interface ScreenSnapshot {

@@ -76,7 +76,9 @@ export async function killProcessTree(rootPid: number, graceMs = KILL_GRACE_MS):
   let remaining = initial;
   while (remaining.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, KILL_POLL_MS));
-    remaining = processTree(rootPid).concat(initial).filter((pid, index, all) => all.indexOf(pid) === index && isAlive(pid));
+    remaining = processTree(rootPid)
+      .concat(initial)
+      .filter((pid, index, all) => all.indexOf(pid) === index && isAlive(pid));
   }
   for (const pid of remaining) signal(pid, "SIGKILL");
 }

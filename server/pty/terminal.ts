@@ -1,7 +1,13 @@
 import fs from "node:fs";
 import * as nodePty from "node-pty";
 import { FlowControl } from "./flow-control";
-import { MAX_BATCH_BYTES, MIRROR_HIGH_WATERMARK_BYTES, MIRROR_LOW_WATERMARK_BYTES, OUTPUT_BATCH_MS, PAUSED_EXIT_POLL_MS } from "./limits";
+import {
+  MAX_BATCH_BYTES,
+  MIRROR_HIGH_WATERMARK_BYTES,
+  MIRROR_LOW_WATERMARK_BYTES,
+  OUTPUT_BATCH_MS,
+  PAUSED_EXIT_POLL_MS,
+} from "./limits";
 import { ScreenMirror, type ScreenSnapshot } from "./mirror";
 import { killProcessTree } from "./process-tree";
 import { forgetProcess, recordProcess } from "../processes";
@@ -194,7 +200,8 @@ export class Terminal {
     // Output from here on is counted for this viewer: it is what the tail will carry.
     this.flow.reset(viewer.id, 0);
     const done = this.mirror.snapshot().then(({ snapshot, offset }) => {
-      if (this.viewers.get(viewer.id) !== viewer || viewer.state !== "syncing" || viewer.syncRequest !== request) return;
+      if (this.viewers.get(viewer.id) !== viewer || viewer.state !== "syncing" || viewer.syncRequest !== request)
+        return;
       const tail = this.mirror.since(offset);
       // The ring overran while the worker answered (only while draining an exited shell): ask again.
       if (!tail) return this.sync(viewer);

@@ -21,7 +21,8 @@ interface SecretPattern {
 // go before bare token shapes so the labels stay readable.
 const SECRET_PATTERNS: SecretPattern[] = [
   {
-    pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
+    pattern:
+      /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g,
     replace: "[REDACTED PRIVATE KEY]",
   },
   // scheme://user:password@host → keep the user, drop the password.
@@ -29,7 +30,10 @@ const SECRET_PATTERNS: SecretPattern[] = [
     pattern: /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:/@]*):([^\s@/]+)@/gi,
     replace: (_m, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`,
   },
-  { pattern: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi, replace: (_m, kind: string) => `${kind} ${REDACTED}` },
+  {
+    pattern: /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+    replace: (_m, kind: string) => `${kind} ${REDACTED}`,
+  },
   // password=…, token: …, --api-key …, PASSWORD="…", "secret": "…"
   {
     pattern:
@@ -84,7 +88,9 @@ function applyPatterns(text: string, patterns: SecretPattern[]): string {
 
 /** Replaces every exact occurrence of the given secret values (env secrets, a sudo password). */
 export function redactKnownValues(text: string, values: Iterable<string | null | undefined>): string {
-  const usable = [...new Set([...values].filter((v): v is string => typeof v === "string" && v.length >= MIN_KNOWN_VALUE_LENGTH))];
+  const usable = [
+    ...new Set([...values].filter((v): v is string => typeof v === "string" && v.length >= MIN_KNOWN_VALUE_LENGTH)),
+  ];
   // Longest first so a value that contains another is removed whole.
   usable.sort((a, b) => b.length - a.length);
   let result = text;

@@ -1,5 +1,14 @@
 import type { EventEnvelope, SessionEvent } from "../protocol";
-import { eventAt, insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, type Db, type StoredEvent } from "../store";
+import {
+  eventAt,
+  insertEvents,
+  lastEventSeq,
+  lastEventSeqs,
+  lastTurnBoundary,
+  readEvents,
+  type Db,
+  type StoredEvent,
+} from "../store";
 import {
   existingSessions,
   fanOut,
@@ -190,27 +199,29 @@ export class EventLog {
     let pending = this.loading.get(sessionId);
     if (!pending) {
       const syncedAt = Date.now();
-      pending = Promise.all([lastEventSeq(this.db, sessionId), lastTurnBoundary(this.db, sessionId)]).then(([last, boundary]) => {
-        const log: SessionLog = {
-          nextSeq: last + 1,
-          listeners: new Set(),
-          pendingDelta: null,
-          deltaTimer: null,
-          startedParts: new Set(),
-          resetListeners: new Set(),
-          syncedAt,
-          foreignAt: 0,
-          // Nothing runs here before its log is open: a turn started and not completed runs in
-          // another process (or one that died; the web bridge's start-up completes those).
-          foreignTurn: boundary?.type === "turn.started" ? turnIdOf(boundary) : null,
-          held: null,
-          draining: null,
-          catchingUp: null,
-        };
-        this.sessions.set(sessionId, log);
-        this.loading.delete(sessionId);
-        return log;
-      });
+      pending = Promise.all([lastEventSeq(this.db, sessionId), lastTurnBoundary(this.db, sessionId)]).then(
+        ([last, boundary]) => {
+          const log: SessionLog = {
+            nextSeq: last + 1,
+            listeners: new Set(),
+            pendingDelta: null,
+            deltaTimer: null,
+            startedParts: new Set(),
+            resetListeners: new Set(),
+            syncedAt,
+            foreignAt: 0,
+            // Nothing runs here before its log is open: a turn started and not completed runs in
+            // another process (or one that died; the web bridge's start-up completes those).
+            foreignTurn: boundary?.type === "turn.started" ? turnIdOf(boundary) : null,
+            held: null,
+            draining: null,
+            catchingUp: null,
+          };
+          this.sessions.set(sessionId, log);
+          this.loading.delete(sessionId);
+          return log;
+        },
+      );
       this.loading.set(sessionId, pending);
     }
     return pending;
@@ -231,7 +242,10 @@ export class EventLog {
     const key = `${event.payload.messageId}:${event.payload.part}`;
     const pending = log.pendingDelta;
     if (pending && `${pending.event.payload.messageId}:${pending.event.payload.part}` === key) {
-      pending.event = { ...pending.event, payload: { ...pending.event.payload, delta: pending.event.payload.delta + event.payload.delta } };
+      pending.event = {
+        ...pending.event,
+        payload: { ...pending.event.payload, delta: pending.event.payload.delta + event.payload.delta },
+      };
       return;
     }
     this.emitPendingDelta(sessionId, log);
@@ -331,11 +345,16 @@ export class EventLog {
   private async tail(): Promise<void> {
     if (this.tailing || this.closed) return;
     const now = Date.now();
-    const due = [...this.sessions].filter(([, log]) => log.listeners.size > 0 && !log.held && !log.catchingUp && now - log.syncedAt >= TAIL_INTERVAL_MS);
+    const due = [...this.sessions].filter(
+      ([, log]) => log.listeners.size > 0 && !log.held && !log.catchingUp && now - log.syncedAt >= TAIL_INTERVAL_MS,
+    );
     if (due.length === 0) return;
     this.tailing = true;
     try {
-      const ends = await lastEventSeqs(this.db, due.map(([id]) => id));
+      const ends = await lastEventSeqs(
+        this.db,
+        due.map(([id]) => id),
+      );
       for (const [sessionId, log] of due) {
         if (this.sessions.get(sessionId) !== log) continue;
         if ((ends.get(sessionId) ?? 0) >= log.nextSeq) await this.catchUp(sessionId, log);
@@ -365,7 +384,9 @@ export class EventLog {
       log.nextSeq = end + mine.length + 1;
       log.syncedAt = Date.now();
       log.foreignAt = log.syncedAt;
-      console.error(`[worldline] session ${sessionId}: another process wrote the same seqs; ${mine.length} event(s) renumbered after seq ${end}`);
+      console.error(
+        `[worldline] session ${sessionId}: another process wrote the same seqs; ${mine.length} event(s) renumbered after seq ${end}`,
+      );
       for (const reset of log.resetListeners) {
         try {
           reset();

@@ -54,7 +54,12 @@ export function turnIdOf(boundary: { turnId: string | null; payload: string }): 
 }
 
 export function toEnvelope(row: { seq: number; type: string; payload: string; createdAt: Date }): EventEnvelope {
-  return { seq: row.seq, type: row.type, payload: JSON.parse(row.payload), createdAt: row.createdAt.toISOString() } as EventEnvelope;
+  return {
+    seq: row.seq,
+    type: row.type,
+    payload: JSON.parse(row.payload),
+    createdAt: row.createdAt.toISOString(),
+  } as EventEnvelope;
 }
 
 export async function existingSessions(db: Db, events: StoredEvent[]): Promise<Set<string>> {
@@ -64,7 +69,10 @@ export async function existingSessions(db: Db, events: StoredEvent[]): Promise<S
 }
 
 export function reportTailError(error: unknown): void {
-  console.error("[worldline] reading other processes' events failed; will retry:", error instanceof Error ? error.message : error);
+  console.error(
+    "[worldline] reading other processes' events failed; will retry:",
+    error instanceof Error ? error.message : error,
+  );
 }
 
 export function reportFlushError(error: unknown): void {

@@ -13,7 +13,15 @@ export class Sessions {
     private readonly log: EventLog,
   ) {}
 
-  async create(input: { workspace: string; yolo?: boolean; title?: string; model?: string | null; parentId?: string; forkCheckpointId?: string; agentCommand?: string }): Promise<Session> {
+  async create(input: {
+    workspace: string;
+    yolo?: boolean;
+    title?: string;
+    model?: string | null;
+    parentId?: string;
+    forkCheckpointId?: string;
+    agentCommand?: string;
+  }): Promise<Session> {
     const workspace = await resolveWorkspacePath(input.workspace);
     const session = await store.createSession(this.db, { ...input, workspace });
     await this.log.open(session.id);
@@ -38,7 +46,10 @@ export class Sessions {
     return store.listSessions(this.db, options);
   }
 
-  async update(id: string, patch: { title?: string; yolo?: boolean; model?: string | null; archived?: boolean }): Promise<Session> {
+  async update(
+    id: string,
+    patch: { title?: string; yolo?: boolean; model?: string | null; archived?: boolean },
+  ): Promise<Session> {
     await this.get(id);
     const session = await store.updateSession(this.db, id, patch);
     const { archived: _archived, ...visible } = patch;

@@ -22,7 +22,9 @@ export async function resolveWorkspacePath(input: string): Promise<string> {
 }
 
 /** The sub-folders of a directory, for the folder picker. Hidden folders last. */
-export async function listDirectories(input?: string): Promise<{ path: string; parent: string | null; entries: { name: string; path: string }[] }> {
+export async function listDirectories(
+  input?: string,
+): Promise<{ path: string; parent: string | null; entries: { name: string; path: string }[] }> {
   const dir = await resolveWorkspacePath(input || os.homedir());
   const entries = await fs.readdir(dir, { withFileTypes: true });
   const folders = entries

@@ -1,7 +1,10 @@
 import type { ModelEntry, ProviderKind } from "../protocol";
 
 /** Where each kind of provider usually lives, so the form starts filled in. */
-export const PROVIDER_PRESETS: Record<ProviderKind, { name: string; baseURL: string; needsKey: boolean; models: ModelEntry[] }> = {
+export const PROVIDER_PRESETS: Record<
+  ProviderKind,
+  { name: string; baseURL: string; needsKey: boolean; models: ModelEntry[] }
+> = {
   openai: {
     name: "OpenAI",
     baseURL: "https://api.openai.com/v1",
@@ -12,7 +15,13 @@ export const PROVIDER_PRESETS: Record<ProviderKind, { name: string; baseURL: str
     name: "Moonshot (Kimi)",
     baseURL: "https://api.moonshot.ai/v1",
     needsKey: true,
-    models: [{ id: "kimi-k2-0905-preview", contextWindow: 262_144, capabilities: { tools: true, images: false, thinking: false } }],
+    models: [
+      {
+        id: "kimi-k2-0905-preview",
+        contextWindow: 262_144,
+        capabilities: { tools: true, images: false, thinking: false },
+      },
+    ],
   },
   deepseek: {
     name: "DeepSeek",

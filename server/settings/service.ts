@@ -54,7 +54,11 @@ export class SettingsService {
   async view(): Promise<SettingsView> {
     const [providers, keys, defaultModel] = await Promise.all([this.providers(), this.keys.all(), this.defaultModel()]);
     return {
-      providers: providers.map((provider) => ({ ...provider, hasKey: Boolean(keys[provider.id]), keyHint: keyHint(keys[provider.id]) })),
+      providers: providers.map((provider) => ({
+        ...provider,
+        hasKey: Boolean(keys[provider.id]),
+        keyHint: keyHint(keys[provider.id]),
+      })),
       defaultModel,
       envModel: this.envModel,
     };
@@ -63,7 +67,13 @@ export class SettingsService {
   async saveProvider(body: SaveProviderBody): Promise<SettingsView> {
     const providers = await this.providers();
     const id = body.id ?? uniqueId(body.kind, providers);
-    const entry: StoredProvider = { id, kind: body.kind, name: body.name, baseURL: body.baseURL.replace(/\/+$/, ""), models: body.models };
+    const entry: StoredProvider = {
+      id,
+      kind: body.kind,
+      name: body.name,
+      baseURL: body.baseURL.replace(/\/+$/, ""),
+      models: body.models,
+    };
     const index = providers.findIndex((provider) => provider.id === id);
     if (index === -1) providers.push(entry);
     else providers[index] = entry;
@@ -74,8 +84,13 @@ export class SettingsService {
 
   async removeProvider(id: string): Promise<SettingsView> {
     const providers = await this.providers();
-    if (!providers.some((provider) => provider.id === id)) throw new WorldlineError("settings:not_found", `No provider "${id}".`);
-    await store.putSetting(this.db, PROVIDERS_KEY, providers.filter((provider) => provider.id !== id));
+    if (!providers.some((provider) => provider.id === id))
+      throw new WorldlineError("settings:not_found", `No provider "${id}".`);
+    await store.putSetting(
+      this.db,
+      PROVIDERS_KEY,
+      providers.filter((provider) => provider.id !== id),
+    );
     await this.keys.set(id, null);
     if ((await this.defaultModel())?.providerId === id) await store.putSetting(this.db, DEFAULT_MODEL_KEY, null);
     return this.view();
@@ -108,7 +123,11 @@ export class SettingsService {
   }
 
   /** Asks the provider's /models: reachable, key accepted, and which models it serves. */
-  async testConnection(input: { providerId?: string; baseURL?: string; apiKey?: string }): Promise<TestConnectionResult> {
+  async testConnection(input: {
+    providerId?: string;
+    baseURL?: string;
+    apiKey?: string;
+  }): Promise<TestConnectionResult> {
     const provider = input.providerId ? (await this.providers()).find((p) => p.id === input.providerId) : undefined;
     const baseURL = input.baseURL ?? provider?.baseURL;
     if (!baseURL) throw new WorldlineError("settings:invalid", "Give a provider or a base URL to test.");
@@ -123,8 +142,15 @@ export class SettingsService {
         return { ok: false, models: [], message: `The provider answered ${response.status}${hint}.` };
       }
       const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[] };
-      const models = (body.data ?? []).map((m) => String(m.id ?? "")).filter(Boolean).slice(0, 500);
-      return { ok: true, models, message: `Connected: ${models.length} model${models.length === 1 ? "" : "s"} available.` };
+      const models = (body.data ?? [])
+        .map((m) => String(m.id ?? ""))
+        .filter(Boolean)
+        .slice(0, 500);
+      return {
+        ok: true,
+        models,
+        message: `Connected: ${models.length} model${models.length === 1 ? "" : "s"} available.`,
+      };
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { ok: false, models: [], message: `Cannot reach ${baseURL}: ${message}` };

@@ -26,7 +26,8 @@ export function httpVerdict(capability: ShareCapability, method: string, pathnam
     if (read) return "allow";
     return capability.scope === "drive" && DRIVE_SESSION_ACTIONS.has(rest) ? "allow" : "deny";
   }
-  if (capability.scope === "drive" && method === "POST" && /^\/api\/v1\/approvals\/[^/]+\/?$/.test(pathname)) return "approval";
+  if (capability.scope === "drive" && method === "POST" && /^\/api\/v1\/approvals\/[^/]+\/?$/.test(pathname))
+    return "approval";
   return "deny";
 }
 
@@ -37,7 +38,16 @@ export function pageAllowed(capability: ShareCapability, pathname: string): bool
 }
 
 /** Socket commands by what they need: reading the session, or driving it. */
-const SOCKET_READS = new Set(["session.subscribe", "session.unsubscribe", "pty.list", "pty.attach", "pty.detach", "pty.ack", "files.watch", "files.unwatch"]);
+const SOCKET_READS = new Set([
+  "session.subscribe",
+  "session.unsubscribe",
+  "pty.list",
+  "pty.attach",
+  "pty.detach",
+  "pty.ack",
+  "files.watch",
+  "files.unwatch",
+]);
 const SOCKET_DRIVES = new Set([
   "turn.prompt",
   "turn.steer",
@@ -57,9 +67,11 @@ const SOCKET_APPROVALS = new Set(["approval.decide", "approval.password"]);
 export type SocketVerdict = "allow" | "deny" | "approval";
 
 export function socketVerdict(capability: ShareCapability, event: string, payload: unknown): SocketVerdict {
-  const sessionId = typeof payload === "object" && payload !== null ? (payload as { sessionId?: unknown }).sessionId : undefined;
+  const sessionId =
+    typeof payload === "object" && payload !== null ? (payload as { sessionId?: unknown }).sessionId : undefined;
   // pty.detach and pty.ack name only a terminal this socket already attached to (checked then).
-  const ownSession = sessionId === capability.sessionId || ((event === "pty.detach" || event === "pty.ack") && sessionId === undefined);
+  const ownSession =
+    sessionId === capability.sessionId || ((event === "pty.detach" || event === "pty.ack") && sessionId === undefined);
   if (SOCKET_READS.has(event)) return ownSession ? "allow" : "deny";
   if (SOCKET_DRIVES.has(event)) return ownSession && capability.scope === "drive" ? "allow" : "deny";
   if (SOCKET_APPROVALS.has(event)) return capability.scope === "drive" ? "approval" : "deny";

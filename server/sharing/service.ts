@@ -29,7 +29,12 @@ export class ShareLinks {
   async create(sessionId: string, input: { scope: ShareScope; expiresInSeconds: number }): Promise<CreatedShareLink> {
     const token = TOKEN_PREFIX + randomBytes(TOKEN_BYTES).toString("base64url");
     const expiresAt = new Date(Date.now() + input.expiresInSeconds * 1000);
-    const row = await store.createShareLink(this.db, { sessionId, tokenHash: hashToken(token), scope: input.scope, expiresAt });
+    const row = await store.createShareLink(this.db, {
+      sessionId,
+      tokenHash: hashToken(token),
+      scope: input.scope,
+      expiresAt,
+    });
     return { ...toView(row), token, path: `/share/${token}` };
   }
 
@@ -49,7 +54,12 @@ export class ShareLinks {
     if (typeof token !== "string" || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
     const row = await store.findShareLinkByHash(this.db, hashToken(token));
     if (!row || !isActive(row)) return null;
-    return { linkId: row.id, sessionId: row.sessionId, scope: row.scope === "drive" ? "drive" : "view", expiresAt: row.expiresAt };
+    return {
+      linkId: row.id,
+      sessionId: row.sessionId,
+      scope: row.scope === "drive" ? "drive" : "view",
+      expiresAt: row.expiresAt,
+    };
   }
 
   /** Called with a link's id when it is revoked (open sockets using it are closed). */

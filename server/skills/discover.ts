@@ -4,7 +4,11 @@ import path from "node:path";
 import type { SkillView } from "../protocol";
 
 /** Where skills live, most specific first: a workspace skill shadows a home one of the same name. */
-export const WORKSPACE_SKILL_DIRS = [path.join(".worldline", "skills"), path.join(".agents", "skills"), path.join(".claude", "skills")];
+export const WORKSPACE_SKILL_DIRS = [
+  path.join(".worldline", "skills"),
+  path.join(".agents", "skills"),
+  path.join(".claude", "skills"),
+];
 /** A SKILL.md larger than this is cut when loaded; skills are instructions, not data. */
 export const SKILL_MAX_CHARS = 64_000;
 /** A summary line in the system prompt stays one line. */
@@ -78,7 +82,9 @@ export function parseFrontMatter(text: string): Record<string, string> {
 }
 
 function skillDirs(roots: SkillRoots): { dir: string; source: SkillView["source"] }[] {
-  const dirs = roots.workspace ? WORKSPACE_SKILL_DIRS.map((dir) => ({ dir: path.join(roots.workspace!, dir), source: "workspace" as const })) : [];
+  const dirs = roots.workspace
+    ? WORKSPACE_SKILL_DIRS.map((dir) => ({ dir: path.join(roots.workspace!, dir), source: "workspace" as const }))
+    : [];
   return [...dirs, { dir: path.join(roots.home, "skills"), source: "home" as const }];
 }
 
@@ -144,6 +150,7 @@ function oneLine(text: string): string {
 }
 
 function unquote(value: string): string {
-  if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'"))) return value.slice(1, -1);
+  if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))
+    return value.slice(1, -1);
   return value;
 }

@@ -58,7 +58,10 @@ export async function listApprovals(
 
 /** Marks every pending request interrupted (on start, no turn is alive to wait for them). */
 export async function interruptPendingApprovals(db: Db, decidedBy: string) {
-  const pending = await db.approval.findMany({ where: { status: "pending" }, select: { id: true, sessionId: true, turnId: true, toolCallId: true } });
+  const pending = await db.approval.findMany({
+    where: { status: "pending" },
+    select: { id: true, sessionId: true, turnId: true, toolCallId: true },
+  });
   if (pending.length === 0) return pending;
   await db.approval.updateMany({
     where: { id: { in: pending.map((row) => row.id) }, status: "pending" },

@@ -43,7 +43,10 @@ export async function recordCommand(db: AuditDb, record: CommandAuditRecord): Pr
 }
 
 /** The newest commands first. */
-export async function listCommands(db: AuditDb, options: { limit?: number; sessionId?: string } = {}): Promise<AuditedCommand[]> {
+export async function listCommands(
+  db: AuditDb,
+  options: { limit?: number; sessionId?: string } = {},
+): Promise<AuditedCommand[]> {
   const rows = await db.auditCommand.findMany({
     where: options.sessionId ? { sessionId: options.sessionId } : undefined,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -26,8 +26,13 @@ export async function insertEvents(db: Db, events: StoredEvent[]): Promise<void>
   for (let start = 0; start < events.length; start += INSERT_ROWS_PER_STATEMENT) {
     const rows = events
       .slice(start, start + INSERT_ROWS_PER_STATEMENT)
-      .map((event) => Prisma.sql`(${event.sessionId}, ${event.seq}, ${event.type}, ${event.payload}, ${event.turnId}, ${event.createdAt})`);
-    statements.push(db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt") VALUES ${Prisma.join(rows)}`);
+      .map(
+        (event) =>
+          Prisma.sql`(${event.sessionId}, ${event.seq}, ${event.type}, ${event.payload}, ${event.turnId}, ${event.createdAt})`,
+      );
+    statements.push(
+      db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt") VALUES ${Prisma.join(rows)}`,
+    );
   }
   if (statements.length === 1) await statements[0];
   else await db.$transaction(statements);
@@ -38,7 +43,12 @@ export async function insertEvents(db: Db, events: StoredEvent[]): Promise<void>
  * compares them): every prompt's session read catches its log up with one of these, on the way
  * to the first token, and Prisma's query building cost ~0.3 ms of the ~0.35 ms.
  */
-export async function readEvents(db: Db, sessionId: string, afterSeq: number, limit?: number): Promise<Prisma.EventModel[]> {
+export async function readEvents(
+  db: Db,
+  sessionId: string,
+  afterSeq: number,
+  limit?: number,
+): Promise<Prisma.EventModel[]> {
   // SQLite: a negative LIMIT is no limit.
   return db.$queryRaw<Prisma.EventModel[]>`
     SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "seq" > ${afterSeq} ORDER BY "seq" ASC LIMIT ${limit ?? -1}`;
@@ -56,7 +66,11 @@ export async function readTurnEvents(db: Db, turnId: string) {
 /** The last seq of each of these sessions (sessions without events are absent): one indexed query. */
 export async function lastEventSeqs(db: Db, sessionIds: string[]): Promise<Map<string, number>> {
   if (sessionIds.length === 0) return new Map();
-  const rows = await db.event.groupBy({ by: ["sessionId"], where: { sessionId: { in: sessionIds } }, _max: { seq: true } });
+  const rows = await db.event.groupBy({
+    by: ["sessionId"],
+    where: { sessionId: { in: sessionIds } },
+    _max: { seq: true },
+  });
   return new Map(rows.map((row) => [row.sessionId, row._max.seq ?? 0]));
 }
 

@@ -1,7 +1,11 @@
 import type { Db } from "./db";
 
 /** The model-facing conversation: append-only entries with positions from 0. */
-export async function appendHistory(db: Db, sessionId: string, entries: { position: number; kind: string; data: string }[]) {
+export async function appendHistory(
+  db: Db,
+  sessionId: string,
+  entries: { position: number; kind: string; data: string }[],
+) {
   if (entries.length === 0) return;
   await db.historyEntry.createMany({ data: entries.map((entry) => ({ ...entry, sessionId })) });
 }

@@ -12,6 +12,9 @@ export function newId(): string {
   counter = (counter + 1) % COUNTER_RANGE;
   const time = Date.now().toString(36).padStart(8, "0").slice(-8);
   const count = counter.toString(36).padStart(4, "0");
-  const random = BigInt(`0x${randomBytes(8).toString("hex")}`).toString(36).padStart(12, "0").slice(-12);
+  const random = BigInt(`0x${randomBytes(8).toString("hex")}`)
+    .toString(36)
+    .padStart(12, "0")
+    .slice(-12);
   return `c${time}${count}${random}`;
 }

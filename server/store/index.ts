@@ -11,12 +11,25 @@ export type { StoredEvent } from "./events";
 export { appendHistory, readHistory, truncateHistory } from "./history";
 export { createTurn, finishTurn, getTurn, interruptRunningTurns } from "./turns";
 export { getSetting, putSetting } from "./settings";
-export { createApproval, decidePendingApproval, getApproval, interruptPendingApprovals, listApprovals } from "./approvals";
+export {
+  createApproval,
+  decidePendingApproval,
+  getApproval,
+  interruptPendingApprovals,
+  listApprovals,
+} from "./approvals";
 export type { ApprovalRow } from "./approvals";
 export { createRule, deleteRule, getWorkspaceByPath, listApplicableRules, listRules } from "./rules";
 export type { RuleRow } from "./rules";
 export { listRecentWorkspaces, upsertWorkspace } from "./workspaces";
-export { createCheckpoint, getCheckpoint, getCheckpointByNumber, lastCheckpoint, listCheckpoints, updateCheckpoint } from "./checkpoints";
+export {
+  createCheckpoint,
+  getCheckpoint,
+  getCheckpointByNumber,
+  lastCheckpoint,
+  listCheckpoints,
+  updateCheckpoint,
+} from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
 export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";

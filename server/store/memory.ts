@@ -47,11 +47,16 @@ function rememberWorkspace(db: Db, row: { id: string; path: string }): void {
 }
 
 export async function createMemory(db: Db, memory: NewMemory): Promise<MemoryRow> {
-  const workspace = memory.workspace ? await db.workspace.upsert({
-    where: { path: memory.workspace },
-    create: { path: memory.workspace, name: memory.workspace.split(/[\\/]/).filter(Boolean).pop() ?? memory.workspace },
-    update: {},
-  }) : null;
+  const workspace = memory.workspace
+    ? await db.workspace.upsert({
+        where: { path: memory.workspace },
+        create: {
+          path: memory.workspace,
+          name: memory.workspace.split(/[\\/]/).filter(Boolean).pop() ?? memory.workspace,
+        },
+        update: {},
+      })
+    : null;
   if (workspace) rememberWorkspace(db, workspace);
   const row = await db.memory.create({
     data: {
@@ -73,12 +78,22 @@ export async function createMemory(db: Db, memory: NewMemory): Promise<MemoryRow
  */
 export async function listMemories(
   db: Db,
-  filter: { scope?: string; type?: string; workspace?: string; sessionId?: string; visibleTo?: { workspace: string; sessionId: string }; limit?: number } = {},
+  filter: {
+    scope?: string;
+    type?: string;
+    workspace?: string;
+    sessionId?: string;
+    visibleTo?: { workspace: string; sessionId: string };
+    limit?: number;
+  } = {},
 ): Promise<MemoryRow[]> {
   const keys = keysOf(db);
   const workspaceIds = keys.ids;
-  const wanted = [filter.workspace, filter.visibleTo?.workspace].filter((w): w is string => Boolean(w) && !workspaceIds.has(w!));
-  for (const row of wanted.length ? await db.workspace.findMany({ where: { path: { in: wanted } } }) : []) rememberWorkspace(db, row);
+  const wanted = [filter.workspace, filter.visibleTo?.workspace].filter(
+    (w): w is string => Boolean(w) && !workspaceIds.has(w!),
+  );
+  for (const row of wanted.length ? await db.workspace.findMany({ where: { path: { in: wanted } } }) : [])
+    rememberWorkspace(db, row);
   const where: Record<string, unknown> = {};
   if (filter.scope) where.scope = filter.scope;
   if (filter.type) where.type = filter.type;
@@ -96,9 +111,15 @@ export async function listMemories(
   const rows = recall
     ? await recallRows(db, workspaceIds.get(filter.visibleTo!.workspace) ?? "-", filter.visibleTo!.sessionId, take)
     : await db.memory.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take });
-  const ids = [...new Set(rows.map((row) => row.workspaceId).filter((id): id is string => Boolean(id) && !keys.paths.has(id!)))];
-  for (const row of ids.length ? await db.workspace.findMany({ where: { id: { in: ids } } }) : []) rememberWorkspace(db, row);
-  return rows.map(({ workspaceId, ...row }) => ({ ...row, workspace: workspaceId ? (keys.paths.get(workspaceId) ?? null) : null }));
+  const ids = [
+    ...new Set(rows.map((row) => row.workspaceId).filter((id): id is string => Boolean(id) && !keys.paths.has(id!))),
+  ];
+  for (const row of ids.length ? await db.workspace.findMany({ where: { id: { in: ids } } }) : [])
+    rememberWorkspace(db, row);
+  return rows.map(({ workspaceId, ...row }) => ({
+    ...row,
+    workspace: workspaceId ? (keys.paths.get(workspaceId) ?? null) : null,
+  }));
 }
 
 /**

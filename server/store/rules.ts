@@ -2,7 +2,6 @@ import type { Db } from "./db";
 
 export type RuleRow = Awaited<ReturnType<typeof createRule>>;
 
-
 export async function createRule(
   db: Db,
   data: {
@@ -39,7 +38,13 @@ export async function listApplicableRules(db: Db, sessionId: string, workspaceId
 export async function listRules(db: Db, filter: { sessionId?: string; workspaceId?: string } = {}) {
   const rows = await db.rule.findMany({
     where: filter.sessionId
-      ? { OR: [{ scope: "global" }, { scope: "workspace", workspaceId: filter.workspaceId }, { scope: "session", sessionId: filter.sessionId }] }
+      ? {
+          OR: [
+            { scope: "global" },
+            { scope: "workspace", workspaceId: filter.workspaceId },
+            { scope: "session", sessionId: filter.sessionId },
+          ],
+        }
       : {},
     orderBy: { createdAt: "desc" },
     take: 1000,

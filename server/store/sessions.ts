@@ -5,11 +5,24 @@ import { upsertWorkspace } from "./workspaces";
 export type SessionRow = Prisma.SessionGetPayload<{ include: { workspace: true } }>;
 
 /** A session row joined with its workspace's columns, prefixed `w_`. */
-type JoinedSessionRow = Prisma.SessionModel & { w_path: string; w_name: string; w_createdAt: Date; w_lastOpenedAt: Date };
+type JoinedSessionRow = Prisma.SessionModel & {
+  w_path: string;
+  w_name: string;
+  w_createdAt: Date;
+  w_lastOpenedAt: Date;
+};
 
 export async function createSession(
   db: Db,
-  input: { workspace: string; yolo?: boolean; title?: string; model?: string | null; parentId?: string; forkCheckpointId?: string; agentCommand?: string },
+  input: {
+    workspace: string;
+    yolo?: boolean;
+    title?: string;
+    model?: string | null;
+    parentId?: string;
+    forkCheckpointId?: string;
+    agentCommand?: string;
+  },
 ) {
   const workspace = await upsertWorkspace(db, input.workspace);
   return db.session.create({
@@ -40,7 +53,16 @@ export async function getSession(db: Db, id: string): Promise<SessionRow | null>
   const row = rows[0];
   if (!row) return null;
   const { w_path, w_name, w_createdAt, w_lastOpenedAt, ...session } = row;
-  return { ...session, workspace: { id: session.workspaceId, path: w_path, name: w_name, createdAt: w_createdAt, lastOpenedAt: w_lastOpenedAt } };
+  return {
+    ...session,
+    workspace: {
+      id: session.workspaceId,
+      path: w_path,
+      name: w_name,
+      createdAt: w_createdAt,
+      lastOpenedAt: w_lastOpenedAt,
+    },
+  };
 }
 
 export async function listSessions(db: Db, options: { includeArchived?: boolean; limit?: number } = {}) {

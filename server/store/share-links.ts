@@ -2,7 +2,10 @@ import type { Db } from "./db";
 
 export type ShareLinkRow = Awaited<ReturnType<typeof createShareLink>>;
 
-export async function createShareLink(db: Db, data: { sessionId: string; tokenHash: string; scope: string; expiresAt: Date | null }) {
+export async function createShareLink(
+  db: Db,
+  data: { sessionId: string; tokenHash: string; scope: string; expiresAt: Date | null },
+) {
   return db.shareLink.create({ data });
 }
 

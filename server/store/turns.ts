@@ -16,7 +16,17 @@ export async function createTurn(db: Db, sessionId: string, prompt: string): Pro
     INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt")
     SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt} FROM "Turn" WHERE "sessionId" = ${sessionId}
     RETURNING "number"`;
-  return { id, sessionId, number: Number(row.number), status: "running", prompt, stats: null, error: null, startedAt, endedAt: null };
+  return {
+    id,
+    sessionId,
+    number: Number(row.number),
+    status: "running",
+    prompt,
+    stats: null,
+    error: null,
+    startedAt,
+    endedAt: null,
+  };
 }
 
 export async function finishTurn(db: Db, id: string, data: { status: string; stats?: string; error?: string }) {

@@ -86,7 +86,8 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
   // approval and run must not turn an approved inside write into an outside one.
   const approvedNeeds = new Map<string, ApprovalNeed>();
   // Call ids repeat across turns with some providers; the key pins the call and its arguments.
-  const keyOf = (args: A, ctx: ToolContext) => JSON.stringify([ctx.sessionId, ctx.turnId ?? null, ctx.toolCallId, args]);
+  const keyOf = (args: A, ctx: ToolContext) =>
+    JSON.stringify([ctx.sessionId, ctx.turnId ?? null, ctx.toolCallId, args]);
   const remember = (key: string, need: ApprovalNeed): ApprovalNeed => {
     approvedNeeds.set(key, need);
     if (approvedNeeds.size > MAX_REMEMBERED_NEEDS) approvedNeeds.delete(approvedNeeds.keys().next().value as string);
@@ -99,7 +100,8 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
     if (!before || !core.needsApproval) return undefined;
     const now = await Promise.resolve(core.needsApproval(args, ctx)).catch(() => undefined);
     if (!now) return "its target could not be checked again";
-    if (now.subject !== before.subject || LEVEL_ORDER[now.level] > LEVEL_ORDER[before.level]) return `it now means: ${now.description}`;
+    if (now.subject !== before.subject || LEVEL_ORDER[now.level] > LEVEL_ORDER[before.level])
+      return `it now means: ${now.description}`;
     return undefined;
   };
 
@@ -111,7 +113,13 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
     async needsApproval(rawArgs, ctx) {
       const parsed = core.parse(rawArgs);
       if (!parsed.ok) {
-        return { level: "none", subject: core.name, scope: core.name, description: `${core.name} with invalid arguments (will be refused)`, risk: "none" };
+        return {
+          level: "none",
+          subject: core.name,
+          scope: core.name,
+          description: `${core.name} with invalid arguments (will be refused)`,
+          risk: "none",
+        };
       }
       if (!core.needsApproval) {
         return { level: "ask", subject: core.name, scope: core.name, description: `Run ${core.name}`, risk: "medium" };
@@ -121,19 +129,31 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
       } catch (error) {
         // The gate must get an answer; when the need cannot be worked out, a human decides.
         const reason = errorMessage(error);
-        return { level: "ask", subject: core.name, scope: core.name, description: `${core.name} (could not check what it touches: ${reason})`, risk: "medium" };
+        return {
+          level: "ask",
+          subject: core.name,
+          scope: core.name,
+          description: `${core.name} (could not check what it touches: ${reason})`,
+          risk: "medium",
+        };
       }
     },
 
     async run(rawArgs, ctx) {
       const parsed = core.parse(rawArgs);
       if (!parsed.ok) {
-        return { isError: true, output: `Invalid arguments for ${core.name}: ${parsed.error}\nFix the arguments and call ${core.name} again.` };
+        return {
+          isError: true,
+          output: `Invalid arguments for ${core.name}: ${parsed.error}\nFix the arguments and call ${core.name} again.`,
+        };
       }
       if (ctx.signal.aborted) return { isError: true, output: "Cancelled before it started." };
       const changed = await changedSinceApproval(parsed.args, ctx);
       if (changed) {
-        return { isError: true, output: `Refused: what ${core.name} touches changed after it was approved (${changed}). Check the path and call ${core.name} again.` };
+        return {
+          isError: true,
+          output: `Refused: what ${core.name} touches changed after it was approved (${changed}). Check the path and call ${core.name} again.`,
+        };
       }
       // Streamed progress reaches events and tabs before the result does: redacted by whole lines.
       const redactedProgress = withRedactedProgress(ctx);
@@ -156,10 +176,17 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
     ctx.signal.addEventListener("abort", onAbort, { once: true });
     const timer = timeoutMs > 0 ? setTimeout(() => controller.abort(new Error("timeout")), timeoutMs) : undefined;
     const stopped = new Promise<ToolResult>((resolve) => {
-      controller.signal.addEventListener("abort", () => {
-        const timedOut = !ctx.signal.aborted;
-        resolve({ isError: true, output: timedOut ? `${core.name} timed out after ${Math.round(timeoutMs / 1000)}s.` : "Cancelled." });
-      }, { once: true });
+      controller.signal.addEventListener(
+        "abort",
+        () => {
+          const timedOut = !ctx.signal.aborted;
+          resolve({
+            isError: true,
+            output: timedOut ? `${core.name} timed out after ${Math.round(timeoutMs / 1000)}s.` : "Cancelled.",
+          });
+        },
+        { once: true },
+      );
     });
 
     try {
@@ -200,13 +227,18 @@ export function truncateOutput(text: string, max: number = MAX_TOOL_OUTPUT_CHARS
  */
 function capResult(result: ToolResult, max: number): ToolResult {
   const output = redactForOutput(result.output.length > max ? truncateOutput(result.output, max) : result.output);
-  return { ...result, output, ...(result.display ? { display: redactDisplay(result.display) as Record<string, unknown> } : {}) };
+  return {
+    ...result,
+    output,
+    ...(result.display ? { display: redactDisplay(result.display) as Record<string, unknown> } : {}),
+  };
 }
 
 function redactDisplay(value: unknown): unknown {
   if (typeof value === "string") return redactForOutput(value);
   if (Array.isArray(value)) return value.map(redactDisplay);
-  if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactDisplay(inner)]));
+  if (typeof value === "object" && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactDisplay(inner)]));
   return value;
 }
 
@@ -225,7 +257,10 @@ function decodeArguments(raw: unknown): ParseOutcome<unknown> {
   try {
     return { ok: true, args: JSON.parse(raw) };
   } catch (error) {
-    return { ok: false, error: `the arguments are not valid JSON (${errorMessage(error)}). Send a single JSON object.` };
+    return {
+      ok: false,
+      error: `the arguments are not valid JSON (${errorMessage(error)}). Send a single JSON object.`,
+    };
   }
 }
 

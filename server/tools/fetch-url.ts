@@ -12,12 +12,18 @@ export const FETCH_MAX_TIMEOUT_MS = 120_000;
 /** Characters of extracted text returned; pages are long and mostly navigation. */
 export const FETCH_MAX_TEXT_CHARS = 40_000;
 
-const TEXTUAL = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|x-javascript|ld\+json|rss\+xml|atom\+xml)|image\/svg\+xml)/i;
+const TEXTUAL =
+  /^(text\/|application\/(json|xml|xhtml\+xml|javascript|x-javascript|ld\+json|rss\+xml|atom\+xml)|image\/svg\+xml)/i;
 
 const FetchUrlParameters = z.object({
   url: z.string().url().describe("The http(s) URL to fetch."),
   raw: z.boolean().optional().describe("Return the raw body instead of readable text extracted from HTML."),
-  timeout_seconds: z.number().positive().max(FETCH_MAX_TIMEOUT_MS / 1000).optional().describe(`Give up after this many seconds (default ${FETCH_DEFAULT_TIMEOUT_MS / 1000}).`),
+  timeout_seconds: z
+    .number()
+    .positive()
+    .max(FETCH_MAX_TIMEOUT_MS / 1000)
+    .optional()
+    .describe(`Give up after this many seconds (default ${FETCH_DEFAULT_TIMEOUT_MS / 1000}).`),
 });
 
 export const fetchUrlTool = defineTool({
@@ -29,7 +35,14 @@ export const fetchUrlTool = defineTool({
   needsApproval(args) {
     // Fetching can send data out (in the URL); scope "allow for this session" to the origin.
     const url = new URL(args.url);
-    return { level: "ask", subject: args.url, scope: `${url.origin}/*`, description: `Fetch ${args.url}`, risk: "low", actionType: "network" };
+    return {
+      level: "ask",
+      subject: args.url,
+      scope: `${url.origin}/*`,
+      description: `Fetch ${args.url}`,
+      risk: "low",
+      actionType: "network",
+    };
   },
   async execute(args, ctx) {
     const url = new URL(args.url);
@@ -51,17 +64,32 @@ export const fetchUrlTool = defineTool({
   },
 });
 
-async function fetchText(url: URL, args: { url: string; raw?: boolean }, signal: AbortSignal, timeoutMs: number): Promise<ToolResult> {
+async function fetchText(
+  url: URL,
+  args: { url: string; raw?: boolean },
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<ToolResult> {
   let response: Response;
   try {
-    response = await fetch(url, { signal, redirect: "follow", headers: { "user-agent": "Worldline/0.1 (coding agent)", accept: "text/html,text/plain,application/json;q=0.9,*/*;q=0.5" } });
+    response = await fetch(url, {
+      signal,
+      redirect: "follow",
+      headers: {
+        "user-agent": "Worldline/0.1 (coding agent)",
+        accept: "text/html,text/plain,application/json;q=0.9,*/*;q=0.5",
+      },
+    });
   } catch (error) {
     return { isError: true, output: fetchFailure(error, timeoutMs, args.url) };
   }
   const type = response.headers.get("content-type") ?? "";
   if (type && !TEXTUAL.test(type)) {
     await response.body?.cancel().catch(() => undefined);
-    return { isError: true, output: `${args.url} returned ${type} (status ${response.status}); fetch_url only returns text.` };
+    return {
+      isError: true,
+      output: `${args.url} returned ${type} (status ${response.status}); fetch_url only returns text.`,
+    };
   }
   let body: { bytes: Uint8Array; cut: boolean };
   try {
@@ -82,7 +110,11 @@ async function fetchText(url: URL, args: { url: string; raw?: boolean }, signal:
   return { isError: !response.ok, output: [header, "", text, ...notes].join("\n") };
 }
 
-async function readCapped(response: Response, max: number, signal: AbortSignal): Promise<{ bytes: Uint8Array; cut: boolean }> {
+async function readCapped(
+  response: Response,
+  max: number,
+  signal: AbortSignal,
+): Promise<{ bytes: Uint8Array; cut: boolean }> {
   if (!response.body) return { bytes: new Uint8Array(), cut: false };
   const reader = response.body.getReader();
   const aborted = new Promise<never>((_, reject) => {

@@ -10,8 +10,16 @@ import { toPosix, walkFiles } from "./walk";
 export const GLOB_MAX_RESULTS = 200;
 
 const GlobParameters = z.object({
-  pattern: z.string().min(1).describe("Glob pattern such as `**/*.ts` or `src/**/test_*.py`, matched against paths relative to `path`. `*` stays within one folder; use `**/` to search subfolders."),
-  path: z.string().optional().describe("Folder to search from, relative to the workspace root (default: the workspace root)."),
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      "Glob pattern such as `**/*.ts` or `src/**/test_*.py`, matched against paths relative to `path`. `*` stays within one folder; use `**/` to search subfolders.",
+    ),
+  path: z
+    .string()
+    .optional()
+    .describe("Folder to search from, relative to the workspace root (default: the workspace root)."),
 });
 
 export const globTool = defineTool({
@@ -19,7 +27,8 @@ export const globTool = defineTool({
   description:
     "Find files by name pattern. Returns matching file paths relative to the workspace, most recently modified first. Skips .git, node_modules, files ignored by .gitignore and secret files such as .env.",
   parameters: GlobParameters,
-  needsApproval: async (args, ctx) => pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search files in"),
+  needsApproval: async (args, ctx) =>
+    pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search files in"),
   async execute(args, ctx) {
     const base = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
     const stat = await fs.stat(base.real).catch(() => undefined);

@@ -15,14 +15,42 @@ export const GREP_MAX_LINE_CHARS = 400;
 const GREP_MAX_CONTEXT = 10;
 
 const GrepParameters = z.object({
-  pattern: z.string().min(1).describe("Regular expression to search for in file contents, e.g. `function\\s+handle` or `TODO|FIXME`. Escape regex characters to search literally."),
-  path: z.string().optional().describe("Folder or file to search, relative to the workspace root (default: the workspace root)."),
-  include: z.array(z.string()).optional().describe("Only search files matching these globs, e.g. [\"*.ts\", \"src/**/*.py\"]. A glob without `/` matches the file name in any folder."),
-  exclude: z.array(z.string()).optional().describe("Skip files or folders matching these globs, e.g. [\"*.test.ts\", \"dist\"]."),
+  pattern: z
+    .string()
+    .min(1)
+    .describe(
+      "Regular expression to search for in file contents, e.g. `function\\s+handle` or `TODO|FIXME`. Escape regex characters to search literally.",
+    ),
+  path: z
+    .string()
+    .optional()
+    .describe("Folder or file to search, relative to the workspace root (default: the workspace root)."),
+  include: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'Only search files matching these globs, e.g. ["*.ts", "src/**/*.py"]. A glob without `/` matches the file name in any folder.',
+    ),
+  exclude: z
+    .array(z.string())
+    .optional()
+    .describe('Skip files or folders matching these globs, e.g. ["*.test.ts", "dist"].'),
   ignore_case: z.boolean().optional().describe("Match case-insensitively."),
-  context: z.number().int().min(0).max(GREP_MAX_CONTEXT).optional().describe("Lines of context to show before and after each match (default 0)."),
+  context: z
+    .number()
+    .int()
+    .min(0)
+    .max(GREP_MAX_CONTEXT)
+    .optional()
+    .describe("Lines of context to show before and after each match (default 0)."),
   files_only: z.boolean().optional().describe("List only the paths of files that contain a match."),
-  max_results: z.number().int().min(1).max(GREP_MAX_RESULTS_LIMIT).optional().describe(`Stop after this many matching lines (default ${GREP_DEFAULT_MAX_RESULTS}).`),
+  max_results: z
+    .number()
+    .int()
+    .min(1)
+    .max(GREP_MAX_RESULTS_LIMIT)
+    .optional()
+    .describe(`Stop after this many matching lines (default ${GREP_DEFAULT_MAX_RESULTS}).`),
 });
 
 export interface GrepToolOptions {
@@ -42,7 +70,8 @@ export function createGrepTool(options: GrepToolOptions = {}) {
     description:
       "Search file contents with a regular expression. Returns `path:line:text` for matching lines (`path-line-text` for context lines). Skips .git, node_modules, .gitignored and secret files. Use include/exclude globs to narrow the search.",
     parameters: GrepParameters,
-    needsApproval: async (args, ctx) => pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search in"),
+    needsApproval: async (args, ctx) =>
+      pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search in"),
     async execute(args, ctx) {
       const root = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
       const request = {
@@ -65,7 +94,13 @@ export function createGrepTool(options: GrepToolOptions = {}) {
 
 export const grepTool = createGrepTool();
 
-export function formatSearch(outcome: SearchOutcome, show: (absolute: string) => string, filesOnly: boolean, withContext: boolean, pattern: string): string {
+export function formatSearch(
+  outcome: SearchOutcome,
+  show: (absolute: string) => string,
+  filesOnly: boolean,
+  withContext: boolean,
+  pattern: string,
+): string {
   if (outcome.matchCount === 0) return `No matches for ${pattern}.`;
   const out: string[] = [];
   if (filesOnly) {
@@ -77,12 +112,18 @@ export function formatSearch(outcome: SearchOutcome, show: (absolute: string) =>
       for (const line of file.lines) {
         const gap = previous !== -1 && line.number !== previous + 1;
         if (withContext && (gap || (previous === -1 && out.length > 0))) out.push("--");
-        const text = line.text.length > GREP_MAX_LINE_CHARS ? `${line.text.slice(0, GREP_MAX_LINE_CHARS)}… [line truncated]` : line.text;
+        const text =
+          line.text.length > GREP_MAX_LINE_CHARS
+            ? `${line.text.slice(0, GREP_MAX_LINE_CHARS)}… [line truncated]`
+            : line.text;
         out.push(`${name}${line.isMatch ? ":" : "-"}${line.number}${line.isMatch ? ":" : "-"}${text}`);
         previous = line.number;
       }
     }
   }
-  if (outcome.truncated) out.push(`[results truncated at ${outcome.matchCount} matching lines; narrow the pattern, path or globs, or raise max_results]`);
+  if (outcome.truncated)
+    out.push(
+      `[results truncated at ${outcome.matchCount} matching lines; narrow the pattern, path or globs, or raise max_results]`,
+    );
   return out.join("\n");
 }

@@ -11,7 +11,15 @@ const NOT_DESCENDED = new Set([".git", "node_modules"]);
 
 const ListDirParameters = z.object({
   path: z.string().optional().describe("Folder to list, relative to the workspace root (default: the workspace root)."),
-  depth: z.number().int().min(1).max(5).optional().describe("How many levels to show: 1 (default) lists only this folder, 2 includes its subfolders' contents, and so on."),
+  depth: z
+    .number()
+    .int()
+    .min(1)
+    .max(5)
+    .optional()
+    .describe(
+      "How many levels to show: 1 (default) lists only this folder, 2 includes its subfolders' contents, and so on.",
+    ),
 });
 
 export const listDirTool = defineTool({
@@ -24,20 +32,31 @@ export const listDirTool = defineTool({
     const resolved = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
     const stat = await fs.stat(resolved.real).catch(() => undefined);
     if (!stat) return { isError: true, output: `Folder not found: ${resolved.display}.` };
-    if (!stat.isDirectory()) return { isError: true, output: `${resolved.display} is a file, not a folder. Use read_file to read it.` };
+    if (!stat.isDirectory())
+      return { isError: true, output: `${resolved.display} is a file, not a folder. Use read_file to read it.` };
     const lines: string[] = [];
     const state = { count: 0, truncated: false };
     await listInto(resolved.real, args.depth ?? 1, "", lines, state);
     if (lines.length === 0) return `${resolved.display} is empty.`;
     const header = `${resolved.display === "." ? "(workspace root)" : resolved.display}/`;
-    const note = state.truncated ? `\n[listing truncated at ${LIST_DIR_MAX_ENTRIES} entries; list a subfolder or use glob]` : "";
+    const note = state.truncated
+      ? `\n[listing truncated at ${LIST_DIR_MAX_ENTRIES} entries; list a subfolder or use glob]`
+      : "";
     return `${header}\n${lines.join("\n")}${note}`;
   },
 });
 
-async function listInto(dir: string, depth: number, indent: string, lines: string[], state: { count: number; truncated: boolean }): Promise<void> {
+async function listInto(
+  dir: string,
+  depth: number,
+  indent: string,
+  lines: string[],
+  state: { count: number; truncated: boolean },
+): Promise<void> {
   const entries = await fs.readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  entries.sort(
+    (a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
   for (const entry of entries) {
     if (state.count >= LIST_DIR_MAX_ENTRIES) {
       state.truncated = true;

@@ -83,7 +83,10 @@ async function assertSameRealDir(dir: string, resolved: ResolvedPath): Promise<v
 }
 
 function changedError(resolved: ResolvedPath, why: string): WorldlineError {
-  return new WorldlineError("fs:path_changed", `${resolved.display} changed since it was checked (${why}); nothing was written. Check the path and try again.`);
+  return new WorldlineError(
+    "fs:path_changed",
+    `${resolved.display} changed since it was checked (${why}); nothing was written. Check the path and try again.`,
+  );
 }
 
 /** True when `target` is `root` or below it (`/ws-evil` is not below `/ws`). */
@@ -110,7 +113,10 @@ export function sensitiveReason(absolute: string, workspace?: string): string | 
   if (/^\.env/i.test(base) || /\.env$/i.test(base)) return ".env file";
   if (/^id_(rsa|dsa|ecdsa|ed25519)(_sk)?$/i.test(base)) return "private key";
   if (/\.(pem|key|p12|pfx|jks|keystore)$/i.test(base)) return "private key or certificate store";
-  if (/^(\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|credentials\.json|secrets?\.(json|ya?ml|toml))$/i.test(base)) return "credentials file";
+  if (
+    /^(\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|credentials\.json|secrets?\.(json|ya?ml|toml))$/i.test(base)
+  )
+    return "credentials file";
   return undefined;
 }
 
@@ -119,14 +125,33 @@ export function sensitiveReason(absolute: string, workspace?: string): string | 
  * writes inside ask (yolo may approve), anything outside or sensitive is
  * `always`: only a human or an explicit rule approves it.
  */
-export function pathApproval(resolved: ResolvedPath, access: "read" | "write", what: string, diff?: string): ApprovalNeed {
+export function pathApproval(
+  resolved: ResolvedPath,
+  access: "read" | "write",
+  what: string,
+  diff?: string,
+): ApprovalNeed {
   const subject = resolved.display;
   const scope = resolved.inside ? scopeForInside(resolved.display) : resolved.real;
   if (!resolved.inside) {
-    return { level: "always", subject, scope, description: `${what} outside the workspace: ${resolved.real}`, risk: "high", diff };
+    return {
+      level: "always",
+      subject,
+      scope,
+      description: `${what} outside the workspace: ${resolved.real}`,
+      risk: "high",
+      diff,
+    };
   }
   if (resolved.sensitive) {
-    return { level: "always", subject, scope: subject, description: `${what} a sensitive file (${resolved.sensitive}): ${subject}`, risk: "high", diff };
+    return {
+      level: "always",
+      subject,
+      scope: subject,
+      description: `${what} a sensitive file (${resolved.sensitive}): ${subject}`,
+      risk: "high",
+      diff,
+    };
   }
   if (access === "write" && resolved.hardLinks) {
     const why = `it has ${resolved.hardLinks} hard links, another may be outside the workspace`;
@@ -154,7 +179,8 @@ function expandHome(input: string): string {
  * `ws/link-to-outside/new.txt` resolves outside.
  */
 async function realpathLoose(target: string, hops = 0): Promise<string> {
-  if (hops > MAX_SYMLINK_HOPS) throw new WorldlineError("fs:symlink_loop", `Too many levels of symbolic links: ${target}`);
+  if (hops > MAX_SYMLINK_HOPS)
+    throw new WorldlineError("fs:symlink_loop", `Too many levels of symbolic links: ${target}`);
   try {
     return await fs.realpath(target);
   } catch (error) {

@@ -17,12 +17,23 @@ const READ_IN_MEMORY_BYTES = 10 * 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8192;
 
 const BINARY_EXTENSIONS = new Set(
-  "png jpg jpeg gif webp bmp ico tiff psd pdf zip gz tgz bz2 xz 7z rar jar war class exe dll so dylib o a wasm bin dat db sqlite mp3 mp4 m4a wav ogg flac mov avi mkv webm woff woff2 ttf otf eot pyc".split(" "),
+  "png jpg jpeg gif webp bmp ico tiff psd pdf zip gz tgz bz2 xz 7z rar jar war class exe dll so dylib o a wasm bin dat db sqlite mp3 mp4 m4a wav ogg flac mov avi mkv webm woff woff2 ttf otf eot pyc".split(
+    " ",
+  ),
 );
 
 const ReadFileParameters = z.object({
-  path: z.string().describe("File to read, relative to the workspace root (absolute paths and ~ also work but need approval when outside the workspace)."),
-  offset: z.number().int().min(1).optional().describe("1-based line number to start from. Use it with `limit` to page through long files."),
+  path: z
+    .string()
+    .describe(
+      "File to read, relative to the workspace root (absolute paths and ~ also work but need approval when outside the workspace).",
+    ),
+  offset: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe("1-based line number to start from. Use it with `limit` to page through long files."),
   limit: z.number().int().min(1).optional().describe(`How many lines to return (default ${READ_DEFAULT_LIMIT}).`),
 });
 
@@ -35,17 +46,31 @@ export const readFileTool = defineTool({
   async execute(args, ctx) {
     const resolved = await resolveInWorkspace(ctx.cwd, args.path);
     const stat = await fs.stat(resolved.real).catch(() => undefined);
-    if (!stat) return { isError: true, output: `File not found: ${resolved.display}. Use glob or list_dir to find the right path.` };
-    if (stat.isDirectory()) return { isError: true, output: `${resolved.display} is a directory. Use list_dir to see its contents.` };
+    if (!stat)
+      return {
+        isError: true,
+        output: `File not found: ${resolved.display}. Use glob or list_dir to find the right path.`,
+      };
+    if (stat.isDirectory())
+      return { isError: true, output: `${resolved.display} is a directory. Use list_dir to see its contents.` };
     if (await looksBinary(resolved.real)) {
-      return { isError: true, output: `${resolved.display} is a binary file (${stat.size} bytes); read_file only shows text.` };
+      return {
+        isError: true,
+        output: `${resolved.display} is a binary file (${stat.size} bytes); read_file only shows text.`,
+      };
     }
     const offset = args.offset ?? 1;
     const limit = args.limit ?? READ_DEFAULT_LIMIT;
-    const page = stat.size <= READ_IN_MEMORY_BYTES ? await readPageInMemory(resolved.real, offset, limit) : await readPageStreaming(resolved.real, offset, limit);
+    const page =
+      stat.size <= READ_IN_MEMORY_BYTES
+        ? await readPageInMemory(resolved.real, offset, limit)
+        : await readPageStreaming(resolved.real, offset, limit);
     if (page.totalLines === 0) return `${resolved.display} is empty.`;
     if (page.lines.length === 0) {
-      return { isError: true, output: `${resolved.display} has ${page.totalLines} lines; offset ${offset} is past the end.` };
+      return {
+        isError: true,
+        output: `${resolved.display} has ${page.totalLines} lines; offset ${offset} is past the end.`,
+      };
     }
     return formatPage(page, offset, resolved.display);
   },
@@ -102,7 +127,8 @@ async function readPageStreaming(file: string, offset: number, limit: number): P
     for await (const line of reader) {
       lineNumber++;
       if (lineNumber < offset) continue;
-      if (lines.length >= limit) return { lines, totalLines: -1, note: "large file; invalid UTF-8 bytes are shown as �" };
+      if (lines.length >= limit)
+        return { lines, totalLines: -1, note: "large file; invalid UTF-8 bytes are shown as �" };
       lines.push(line);
     }
   } finally {
@@ -117,7 +143,10 @@ function formatPage(page: Page, offset: number, display: string): string {
   let chars = 0;
   let shown = 0;
   for (const raw of page.lines) {
-    const line = raw.length > READ_MAX_LINE_CHARS ? `${raw.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${raw.length - READ_MAX_LINE_CHARS} more characters]` : raw;
+    const line =
+      raw.length > READ_MAX_LINE_CHARS
+        ? `${raw.slice(0, READ_MAX_LINE_CHARS)}… [line truncated: ${raw.length - READ_MAX_LINE_CHARS} more characters]`
+        : raw;
     const numbered = `${String(offset + shown).padStart(6)}\t${line}`;
     if (chars + numbered.length + 1 > READ_MAX_OUTPUT_CHARS && shown > 0) break;
     out.push(numbered);

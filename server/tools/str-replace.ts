@@ -6,14 +6,24 @@ import { unifiedDiff } from "./diff";
 import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
 
 const Edit = z.object({
-  old_text: z.string().describe("Exact text to replace, including whitespace and indentation. Must occur exactly once unless replace_all is true; add surrounding lines to make it unique."),
+  old_text: z
+    .string()
+    .describe(
+      "Exact text to replace, including whitespace and indentation. Must occur exactly once unless replace_all is true; add surrounding lines to make it unique.",
+    ),
   new_text: z.string().describe("Text to put in its place. Empty to delete old_text."),
-  replace_all: z.boolean().optional().describe("Replace every occurrence of old_text instead of requiring exactly one."),
+  replace_all: z
+    .boolean()
+    .optional()
+    .describe("Replace every occurrence of old_text instead of requiring exactly one."),
 });
 
 const StrReplaceParameters = z.object({
   path: z.string().describe("File to edit, relative to the workspace root."),
-  edits: z.array(Edit).min(1).describe("One or more edits, applied in order to the file's text. Either all apply or none does."),
+  edits: z
+    .array(Edit)
+    .min(1)
+    .describe("One or more edits, applied in order to the file's text. Either all apply or none does."),
 });
 
 type Edit = z.infer<typeof Edit>;
@@ -28,7 +38,12 @@ export const strReplaceTool = defineTool({
     const before = await fs.readFile(resolved.real, "utf8").catch(() => undefined);
     if (before === undefined) return pathApproval(resolved, "write", "Edit (file missing, will fail)");
     try {
-      return pathApproval(resolved, "write", "Edit", unifiedDiff(resolved.display, before, applyEdits(before, args.edits)));
+      return pathApproval(
+        resolved,
+        "write",
+        "Edit",
+        unifiedDiff(resolved.display, before, applyEdits(before, args.edits)),
+      );
     } catch {
       // Still ask: the file may change before the call runs and the edit then apply.
       return pathApproval(resolved, "write", "Edit (edits do not apply to the current file)");
@@ -57,8 +72,13 @@ export function applyEdits(content: string, edits: Edit[]): string {
   let text = content;
   edits.forEach((edit, index) => {
     const label = edits.length > 1 ? `Edit ${index + 1}` : "The edit";
-    if (edit.old_text === "") throw new WorldlineError("fs:edit_failed", `${label} has an empty old_text; use write_file to create or overwrite a file.`);
-    if (edit.old_text === edit.new_text) throw new WorldlineError("fs:edit_failed", `${label} has identical old_text and new_text; nothing would change.`);
+    if (edit.old_text === "")
+      throw new WorldlineError(
+        "fs:edit_failed",
+        `${label} has an empty old_text; use write_file to create or overwrite a file.`,
+      );
+    if (edit.old_text === edit.new_text)
+      throw new WorldlineError("fs:edit_failed", `${label} has identical old_text and new_text; nothing would change.`);
     let oldText = edit.old_text;
     let newText = edit.new_text;
     // Models write \n; a CRLF file still matches, and keeps its line endings.

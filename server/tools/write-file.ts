@@ -5,8 +5,12 @@ import { unifiedDiff } from "./diff";
 import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
 
 const WriteFileParameters = z.object({
-  path: z.string().describe("File to create or overwrite, relative to the workspace root. Missing parent folders are created."),
-  content: z.string().describe("The complete new content of the file. To change part of an existing file, prefer str_replace."),
+  path: z
+    .string()
+    .describe("File to create or overwrite, relative to the workspace root. Missing parent folders are created."),
+  content: z
+    .string()
+    .describe("The complete new content of the file. To change part of an existing file, prefer str_replace."),
 });
 
 export const writeFileTool = defineTool({

@@ -29,13 +29,19 @@ export function createToken(): string {
   return randomBytes(24).toString("base64url");
 }
 
-export function createAuthPolicy(options: { token: string; host: string; port: number; extraHosts?: string[] }): AuthPolicy {
+export function createAuthPolicy(options: {
+  token: string;
+  host: string;
+  port: number;
+  extraHosts?: string[];
+}): AuthPolicy {
   const { token, port } = options;
   const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
   if (!isLoopbackHost(options.host)) names.add(options.host.includes(":") ? `[${options.host}]` : options.host);
   for (const extra of options.extraHosts ?? []) names.add(extra.toLowerCase());
   // Bound to every interface (only possible with WORLDLINE_ALLOW_LAN=1): the machine's own addresses are its names.
-  if (options.host === "0.0.0.0" || options.host === "::") for (const address of interfaceAddresses()) names.add(address);
+  if (options.host === "0.0.0.0" || options.host === "::")
+    for (const address of interfaceAddresses()) names.add(address);
   const hosts = new Set([...names].map((name) => `${name}:${port}`));
   const origins = new Set([...hosts].map((host) => `http://${host}`));
   // Cookies are shared by every port of a host, so the name carries the port.

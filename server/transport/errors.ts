@@ -29,9 +29,19 @@ export function toWireError(error: unknown): { status: number; error: WireError 
   }
   if (isWorldlineError(error)) {
     const status = STATUS_BY_KIND[error.kind] ?? 500;
-    return { status, error: { code: error.code, message: redactForOutput(error.message), ...(error.details ? { details: error.details } : {}) } };
+    return {
+      status,
+      error: {
+        code: error.code,
+        message: redactForOutput(error.message),
+        ...(error.details ? { details: error.details } : {}),
+      },
+    };
   }
   // Unknown errors are bugs: log the detail on the bridge (redacted: a message may quote a key), send nothing internal.
-  console.error("[worldline] unexpected error:", redactForOutput(error instanceof Error ? (error.stack ?? error.message) : String(error)));
+  console.error(
+    "[worldline] unexpected error:",
+    redactForOutput(error instanceof Error ? (error.stack ?? error.message) : String(error)),
+  );
   return { status: 500, error: { code: "bridge:internal", message: "Internal error; see the bridge log." } };
 }

@@ -13,11 +13,13 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
  */
 export function assertWellFormed(value: unknown, depth = 0): void {
   if (typeof value === "string") {
-    if (LONE_SURROGATE.test(value)) throw new WorldlineError("request:invalid", "A string in the request is not valid Unicode (a lone surrogate).");
+    if (LONE_SURROGATE.test(value))
+      throw new WorldlineError("request:invalid", "A string in the request is not valid Unicode (a lone surrogate).");
     return;
   }
   if (typeof value !== "object" || value === null) return;
-  if (depth > MAX_DEPTH) throw new WorldlineError("request:invalid", `The request is nested deeper than ${MAX_DEPTH} levels.`);
+  if (depth > MAX_DEPTH)
+    throw new WorldlineError("request:invalid", `The request is nested deeper than ${MAX_DEPTH} levels.`);
   for (const [key, inner] of Object.entries(value)) {
     assertWellFormed(key, depth + 1);
     assertWellFormed(inner, depth + 1);

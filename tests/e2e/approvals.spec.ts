@@ -2,7 +2,9 @@ import { ApprovalsPage } from "./pages/approvals-page";
 import { SessionPage } from "./pages/session-page";
 import { bridgeApi, e2e, expect, freshWorkspace, login, scriptLlm, test } from "./fixtures";
 
-test("a request appears live on /approvals in one tab, is approved there, and the session tab shows the result", async ({ browser }) => {
+test("a request appears live on /approvals in one tab, is approved there, and the session tab shows the result", async ({
+  browser,
+}) => {
   const context = await browser.newContext();
   const tabA = await context.newPage();
   const tabB = await context.newPage();
@@ -16,7 +18,10 @@ test("a request appears live on /approvals in one tab, is approved there, and th
   await session.goto(e2e.baseUrl, sessionId);
 
   const command = `touch approved-${Date.now()}.txt`;
-  await scriptLlm({ toolCalls: [{ name: "shell", arguments: { command } }] }, { text: "Created the file after your approval." });
+  await scriptLlm(
+    { toolCalls: [{ name: "shell", arguments: { command } }] },
+    { text: "Created the file after your approval." },
+  );
   await session.send("Create the file");
 
   // Tab A: the request appears without a reload, with session, risk and command, and counts in nav and title.

@@ -41,7 +41,10 @@ export async function scriptLlm(...responses: unknown[]): Promise<void> {
 export async function bridgeApi<T>(pathname: string, body?: unknown, method?: string): Promise<T> {
   const response = await fetch(`${e2e.baseUrl}${pathname}`, {
     method: method ?? (body === undefined ? "GET" : "POST"),
-    headers: { authorization: `Bearer ${e2e.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${e2e.token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${pathname}: ${response.status} ${await response.text()}`);

@@ -10,7 +10,12 @@ test("opens the printed URL, creates a session and streams the model's reply", a
   const session = new SessionPage(page);
   await session.waitLive();
 
-  await scriptLlm({ reasoning: "The user greets me.", text: "Hello! I am the **fake** model, streaming.", chunkSize: 3, delayMs: 10 });
+  await scriptLlm({
+    reasoning: "The user greets me.",
+    text: "Hello! I am the **fake** model, streaming.",
+    chunkSize: 3,
+    delayMs: 10,
+  });
   await session.send("Hello there");
   await expect(session.userMessages().last()).toHaveText("Hello there");
   await expect(session.assistantMessages().last()).toContainText("I am the");

@@ -14,10 +14,14 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   const workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-e2e-ws-")));
   await fs.writeFile(path.join(workspace, "README.md"), "# e2e workspace\n");
 
-  const fake = spawn(process.execPath, [path.join(root, "node_modules/tsx/dist/cli.mjs"), "tests/fake-llm/cli.ts", "--port", "0"], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const fake = spawn(
+    process.execPath,
+    [path.join(root, "node_modules/tsx/dist/cli.mjs"), "tests/fake-llm/cli.ts", "--port", "0"],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const fakeUrl = (await readyLine(fake, /^fake-llm ready: (\S+)/))[1];
 
   const token = "e2e-token-0123456789abcdef";
@@ -53,7 +57,10 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
 function readyLine(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let buffer = "";
-    const timer = setTimeout(() => reject(new Error(`no ready line matching ${pattern} within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line matching ${pattern} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     child.stdout!.on("data", (chunk: Buffer) => {
       buffer += chunk.toString();
       for (const line of buffer.split("\n")) {

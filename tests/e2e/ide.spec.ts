@@ -39,8 +39,19 @@ test("a whole task: the agent edits, the diff and the file appear live, the user
   await expect(ide.treeItem("debug.log")).toHaveCount(0);
 
   await scriptLlm(
-    { toolCalls: [{ name: "write_file", arguments: { path: "src/greet.ts", content: "export const greet = (n: string) => `hi ${n}`;\n" } }] },
-    { text: "Created `src/greet.ts`:\n\n```ts\nexport const greet = (n: string) => `hi ${n}`;\n```\n\nAll **done**.", chunkSize: 8, delayMs: 5 },
+    {
+      toolCalls: [
+        {
+          name: "write_file",
+          arguments: { path: "src/greet.ts", content: "export const greet = (n: string) => `hi ${n}`;\n" },
+        },
+      ],
+    },
+    {
+      text: "Created `src/greet.ts`:\n\n```ts\nexport const greet = (n: string) => `hi ${n}`;\n```\n\nAll **done**.",
+      chunkSize: 8,
+      delayMs: 5,
+    },
   );
   await ide.send("Add a greet helper");
   const card = ide.toolCards().filter({ hasText: "write_file" });
@@ -118,7 +129,9 @@ test("input: @ mentions, / commands, history, status bar", async ({ page }) => {
   const terminal = page.getByTestId("terminal-view");
   await expect(terminal).toHaveAttribute("data-status", "live");
   const terminalId = (await terminal.getAttribute("data-terminal-id"))!;
-  await expect.poll(() => page.evaluate((id) => window.worldlineTerminalText?.(id) ?? "", terminalId)).toContain("shell-mode-42");
+  await expect
+    .poll(() => page.evaluate((id) => window.worldlineTerminalText?.(id) ?? "", terminalId))
+    .toContain("shell-mode-42");
   expect(await ide.litPixels(terminal.locator(".xterm-screen"))).toBeGreaterThan(200);
   await ide.shot("terminal");
 });
@@ -133,7 +146,10 @@ test("layout and theme persist on the server; the page works at phone width", as
   await page.getByTestId("toggle-tree").click();
   await expect(page.getByTestId("tree-panel")).toHaveCount(0);
   await expect
-    .poll(async () => (await bridgeApi<{ layout: { theme?: string; treeOpen: boolean } | null }>("/api/v1/settings/layout")).layout)
+    .poll(
+      async () =>
+        (await bridgeApi<{ layout: { theme?: string; treeOpen: boolean } | null }>("/api/v1/settings/layout")).layout,
+    )
     .toMatchObject({ theme: "light", treeOpen: false });
 
   // Another browser profile (no localStorage) gets the same layout from the server.
@@ -161,7 +177,9 @@ test("layout and theme persist on the server; the page works at phone width", as
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
 });
 
-test("settings: add a provider with a key that never comes back, pick the default model, test connection", async ({ page }) => {
+test("settings: add a provider with a key that never comes back, pick the default model, test connection", async ({
+  page,
+}) => {
   const settings = new SettingsPage(page);
   await settings.goto(e2e.baseUrl);
   await expect(page.getByTestId("env-model")).toContainText("fake-model");
@@ -209,7 +227,9 @@ test("session list: grouped by workspace, search, rename, archive, delete with c
 const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const GIF_BASE64 = "R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7";
 
-test("images: paste, drop and attach show thumbnails that can be removed; the model gets the image, the transcript shows it", async ({ page }) => {
+test("images: paste, drop and attach show thumbnails that can be removed; the model gets the image, the transcript shows it", async ({
+  page,
+}) => {
   const sessionId = await newSession(await freshWorkspace("ide-images"), "Images");
   const ide = new IdePage(page);
   await ide.goto(e2e.baseUrl, sessionId);
@@ -224,12 +244,16 @@ test("images: paste, drop and attach show thumbnails that can be removed; the mo
   await expect(ide.attachments()).toHaveCount(1);
   // The attach button's file input adds more; the remove button takes one away again.
   await expect(page.getByTestId("attach-button")).toBeVisible();
-  await page.getByTestId("attach-input").setInputFiles({ name: "dot.gif", mimeType: "image/gif", buffer: Buffer.from(GIF_BASE64, "base64") });
+  await page
+    .getByTestId("attach-input")
+    .setInputFiles({ name: "dot.gif", mimeType: "image/gif", buffer: Buffer.from(GIF_BASE64, "base64") });
   await expect(ide.attachments()).toHaveCount(2);
   // A file dropped on the input area is attached too.
   await page.getByTestId("prompt").evaluate((el, base64) => {
     const data = new DataTransfer();
-    data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], "dropped.gif", { type: "image/gif" }));
+    data.items.add(
+      new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], "dropped.gif", { type: "image/gif" }),
+    );
     el.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
     el.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
   }, GIF_BASE64);
@@ -248,7 +272,9 @@ test("images: paste, drop and attach show thumbnails that can be removed; the mo
   await expect(shown).toHaveCount(1);
   await expect(shown).toHaveAttribute("src", /^data:image\/(webp|jpeg);base64,/);
 
-  const requests = (await (await fetch(new URL("/__admin/requests", e2e.fakeUrl))).json()) as { body: { messages: { role: string; content: unknown }[] } }[];
+  const requests = (await (await fetch(new URL("/__admin/requests", e2e.fakeUrl))).json()) as {
+    body: { messages: { role: string; content: unknown }[] };
+  }[];
   const parts = requests.at(-1)!.body.messages.find((m) => m.role === "user" && Array.isArray(m.content))?.content;
   expect(parts).toEqual([
     { type: "text", text: "What is in this picture?" },
@@ -263,7 +289,9 @@ test("terminal: typed commands run and their output is drawn in the browser", as
   const terminal = await ide.openTerminal();
   const id = (await terminal.getAttribute("data-terminal-id"))!;
   // Type once the shell has printed its prompt, as a person would.
-  await expect.poll(() => page.evaluate((tid) => (window.worldlineTerminalText?.(tid) ?? "").trim().length, id)).toBeGreaterThan(0);
+  await expect
+    .poll(() => page.evaluate((tid) => (window.worldlineTerminalText?.(tid) ?? "").trim().length, id))
+    .toBeGreaterThan(0);
   await terminal.locator(".xterm").click();
   await page.keyboard.type("echo hello-$((6*7))");
   await page.keyboard.press("Enter");

@@ -17,7 +17,15 @@ async function startBridge(home: string): Promise<{ child: ChildProcess; readyUr
   const child = spawn(process.execPath, ["bin/worldline.mjs", "serve"], {
     cwd: process.cwd(),
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, PORT: "0", WORLDLINE_HOME: home, WORLDLINE_TOKEN: TOKEN, OPENAI_BASE_URL: e2e.fakeUrl, OPENAI_API_KEY: "e2e-key", WORLDLINE_MODEL: "fake-model" },
+    env: {
+      ...process.env,
+      PORT: "0",
+      WORLDLINE_HOME: home,
+      WORLDLINE_TOKEN: TOKEN,
+      OPENAI_BASE_URL: e2e.fakeUrl,
+      OPENAI_API_KEY: "e2e-key",
+      WORLDLINE_MODEL: "fake-model",
+    },
   });
   const readyUrl = await new Promise<string>((resolve, reject) => {
     let buffer = "";

@@ -9,8 +9,12 @@ register();
 const { ensureBuilt } = await import("../../server/cli/build.ts");
 ensureBuilt(root, (line) => process.stderr.write(`[e2e] ${line}\n`));
 
-const result = spawnSync(process.execPath, [path.join(root, "node_modules/@playwright/test/cli.js"), "test", ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: "inherit",
-});
+const result = spawnSync(
+  process.execPath,
+  [path.join(root, "node_modules/@playwright/test/cli.js"), "test", ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: "inherit",
+  },
+);
 process.exit(result.status ?? 1);

@@ -83,15 +83,26 @@ test("docs/screenshot.png", async ({ page }) => {
     await fs.mkdir(path.dirname(path.join(workspace, file)), { recursive: true });
     await fs.writeFile(path.join(workspace, file), text);
   }
-  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Worldline", "-c", "user.email=dev@example.com", ...args], { cwd: workspace, stdio: "ignore" });
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=Worldline", "-c", "user.email=dev@example.com", ...args], {
+      cwd: workspace,
+      stdio: "ignore",
+    });
   git("init", "-q", "-b", "main");
   git("add", ".");
   git("commit", "-q", "-m", "tiny blog");
 
   const { layout: before } = await bridgeApi<{ layout: unknown }>("/api/v1/settings/layout");
-  await bridgeApi("/api/v1/settings/layout", { treeWidth: 230, agentWidth: 560, bottomHeight: 330, treeOpen: true, bottomOpen: true, theme: "dark" }, "PUT");
+  await bridgeApi(
+    "/api/v1/settings/layout",
+    { treeWidth: 230, agentWidth: 560, bottomHeight: 330, treeOpen: true, bottomOpen: true, theme: "dark" },
+    "PUT",
+  );
   try {
-    const session = await bridgeApi<{ id: string }>("/api/v1/sessions", { workspace, title: "Accented titles in slugs" });
+    const session = await bridgeApi<{ id: string }>("/api/v1/sessions", {
+      workspace,
+      title: "Accented titles in slugs",
+    });
     await bridgeApi(`/api/v1/sessions/${session.id}`, { yolo: true }, "PATCH");
 
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -107,12 +118,19 @@ test("docs/screenshot.png", async ({ page }) => {
       },
       {
         reasoning: "Normalising to NFKD splits è into e + U+0300; stripping U+0300–U+036F keeps the base letter.",
-        toolCalls: [{ name: "str_replace", arguments: { path: "src/util/slugify.js", edits: [{ old_text: OLD_BODY, new_text: NEW_BODY }] } }],
+        toolCalls: [
+          {
+            name: "str_replace",
+            arguments: { path: "src/util/slugify.js", edits: [{ old_text: OLD_BODY, new_text: NEW_BODY }] },
+          },
+        ],
         usage: { prompt_tokens: 4_420, completion_tokens: 140 },
       },
       { text: ANSWER, chunkSize: 24, usage: { prompt_tokens: 4_910, completion_tokens: 210 } },
     );
-    await ide.send("Titles like “Crème brûlée” turn into broken slugs — fix slugify so the test in test/slugify.test.js passes.");
+    await ide.send(
+      "Titles like “Crème brûlée” turn into broken slugs — fix slugify so the test in test/slugify.test.js passes.",
+    );
     const edit = ide.toolCards().filter({ hasText: "str_replace" });
     await expect(edit).toHaveAttribute("data-state", "completed");
     await expect(page.getByTestId("message-text").last()).toContainText("run node --test to check");
@@ -140,6 +158,17 @@ test("docs/screenshot.png", async ({ page }) => {
     await page.waitForTimeout(400);
     await page.screenshot({ path: path.resolve("docs/screenshot.png") });
   } finally {
-    await bridgeApi("/api/v1/settings/layout", before ?? { treeWidth: 240, agentWidth: 460, bottomHeight: 220, treeOpen: true, bottomOpen: false, theme: "dark" }, "PUT");
+    await bridgeApi(
+      "/api/v1/settings/layout",
+      before ?? {
+        treeWidth: 240,
+        agentWidth: 460,
+        bottomHeight: 220,
+        treeOpen: true,
+        bottomOpen: false,
+        theme: "dark",
+      },
+      "PUT",
+    );
   }
 });

@@ -7,12 +7,17 @@ function terminalText(page: Page, terminalId: string): Promise<string> {
   return page.evaluate((id) => window.worldlineTerminalText?.(id) ?? "", terminalId);
 }
 
-test("two tabs share a terminal: typing in one shows in both, a reload restores the screen, and Ctrl-C stops a flood", async ({ browser }) => {
+test("two tabs share a terminal: typing in one shows in both, a reload restores the screen, and Ctrl-C stops a flood", async ({
+  browser,
+}) => {
   const context = await browser.newContext();
   const tabA = await context.newPage();
   const tabB = await context.newPage();
   await login(tabA);
-  const { id: sessionId } = await bridgeApi<{ id: string }>("/api/v1/sessions", { workspace: await freshWorkspace("terminal"), title: "Terminal e2e" });
+  const { id: sessionId } = await bridgeApi<{ id: string }>("/api/v1/sessions", {
+    workspace: await freshWorkspace("terminal"),
+    title: "Terminal e2e",
+  });
 
   const ideA = new IdePage(tabA);
   await ideA.goto(e2e.baseUrl, sessionId);
@@ -22,7 +27,8 @@ test("two tabs share a terminal: typing in one shows in both, a reload restores 
   // Tab B opens the same session: the terminal is listed and shows its current screen.
   const ideB = new IdePage(tabB);
   await ideB.goto(e2e.baseUrl, sessionId);
-  if ((await tabB.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true") await tabB.getByTestId("toggle-terminal").click();
+  if ((await tabB.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true")
+    await tabB.getByTestId("toggle-terminal").click();
   await expect(tabB.getByTestId("terminal-view")).toHaveAttribute("data-terminal-id", terminalId);
   await expect(tabB.getByTestId("terminal-view")).toHaveAttribute("data-status", "live");
 
@@ -41,7 +47,8 @@ test("two tabs share a terminal: typing in one shows in both, a reload restores 
   // A reload restores the screen from the bridge's snapshot.
   await tabB.reload();
   await expect(tabB.getByTestId("connection-state")).toContainText("live");
-  if ((await tabB.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true") await tabB.getByTestId("toggle-terminal").click();
+  if ((await tabB.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true")
+    await tabB.getByTestId("toggle-terminal").click();
   await expect(tabB.getByTestId("terminal-view")).toHaveAttribute("data-status", "live");
   await expect.poll(() => terminalText(tabB, terminalId)).toContain("typed-in-b-42");
   await expect.poll(() => terminalText(tabB, terminalId)).toContain("typed-in-a-42");

@@ -62,10 +62,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   };
 
   function nextResponse(recorded: RecordedRequest): ScriptedResponse {
-    return (
-      fake.onRequest?.(recorded) ??
-      queue.shift() ?? { text: `Echo: ${lastUserText(recorded.body?.messages)}` }
-    );
+    return fake.onRequest?.(recorded) ?? queue.shift() ?? { text: `Echo: ${lastUserText(recorded.body?.messages)}` };
   }
 
   function contextFor(body: RecordedRequest["body"]): ResponseContext {
@@ -82,7 +79,11 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   async function handleCompletion(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const raw = await readBody(req);
     const parsed = parseJson(raw);
-    const recorded: RecordedRequest = { body: parsed.ok ? parsed.value : raw, headers: { ...req.headers }, at: Date.now() };
+    const recorded: RecordedRequest = {
+      body: parsed.ok ? parsed.value : raw,
+      headers: { ...req.headers },
+      at: Date.now(),
+    };
     requests.push(recorded);
     if (!parsed.ok) return sendJson(res, 400, errorBody(400, "Request body is not valid JSON"));
 
@@ -111,7 +112,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     }
     if (req.method === "POST" && path === "/__admin/script") {
       const parsed = parseJson(await readBody(req));
-      const responses: unknown = parsed.ok && !Array.isArray(parsed.value) ? [parsed.value] : parsed.ok ? parsed.value : null;
+      const responses: unknown =
+        parsed.ok && !Array.isArray(parsed.value) ? [parsed.value] : parsed.ok ? parsed.value : null;
       if (!Array.isArray(responses) || !responses.every((r) => typeof r === "object" && r !== null)) {
         return sendJson(res, 400, errorBody(400, "Expected a JSON array of scripted responses"));
       }

@@ -12,20 +12,27 @@ export interface TestBridge extends Bridge {
   home: string;
   workspace: string;
   /** fetch against the bridge with the token and JSON body handling. */
-  api(pathname: string, init?: { method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  api(
+    pathname: string,
+    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
   socket(): Promise<Socket>;
   stop(): Promise<void>;
 }
 
 /** A real bridge on a free port with a temp data dir and a temp workspace folder. */
-export async function startTestBridge(options: { llmUrl?: string; env?: Record<string, string>; home?: string } = {}): Promise<TestBridge> {
+export async function startTestBridge(
+  options: { llmUrl?: string; env?: Record<string, string>; home?: string } = {},
+): Promise<TestBridge> {
   const home = options.home ?? (await fs.mkdtemp(path.join(os.tmpdir(), "wl-home-")));
   const workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-ws-")));
   const config = loadConfig({
     PORT: "0",
     WORLDLINE_HOME: home,
     WORLDLINE_TOKEN: TEST_TOKEN,
-    ...(options.llmUrl ? { OPENAI_BASE_URL: options.llmUrl, OPENAI_API_KEY: "test-key", WORLDLINE_MODEL: "fake-model" } : {}),
+    ...(options.llmUrl
+      ? { OPENAI_BASE_URL: options.llmUrl, OPENAI_API_KEY: "test-key", WORLDLINE_MODEL: "fake-model" }
+      : {}),
     ...options.env,
   });
   const bridge = await startBridge({ config, ui: false, retry: { maxRetries: 3, baseDelayMs: 10, maxDelayMs: 2_000 } });
@@ -40,7 +47,8 @@ export async function startTestBridge(options: { llmUrl?: string; env?: Record<s
       return fetch(`${bridge.url}${pathname}`, {
         method: init.method ?? (init.body === undefined ? "GET" : "POST"),
         headers,
-        body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
+        body:
+          init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
       });
     },
     async socket() {
@@ -80,7 +88,11 @@ export async function readSse(response: Response): Promise<{ event: string; data
 }
 
 /** Polls until `check` returns a truthy value or the timeout passes. */
-export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 10_000, what = "condition"): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => Promise<T> | T,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

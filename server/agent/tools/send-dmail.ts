@@ -19,7 +19,13 @@ export function createSendDmailTool(box: DMailBox): Tool {
       "Only one D-Mail can be pending at a time. Files changed after the checkpoint may or may not be restored; you will be told.",
     ].join(" "),
     parameters: SendDmailParameters,
-    needsApproval: () => ({ level: "none", subject: "send_dmail", scope: "send_dmail", description: "Revert the conversation to a checkpoint", risk: "none" }),
+    needsApproval: () => ({
+      level: "none",
+      subject: "send_dmail",
+      scope: "send_dmail",
+      description: "Revert the conversation to a checkpoint",
+      risk: "none",
+    }),
     async execute({ checkpoint_id, message }) {
       box.send({ checkpoint: checkpoint_id, message });
       return `D-Mail queued: after this step the conversation goes back to checkpoint ${checkpoint_id} and continues with your message.`;

@@ -28,7 +28,13 @@ export function createTodoTool(store: TodoStore): Tool {
       "Skip it for simple one-step requests.",
     ].join(" "),
     parameters: TodoParameters,
-    needsApproval: () => ({ level: "none", subject: "todo", scope: "todo", description: "Update the task list", risk: "none" }),
+    needsApproval: () => ({
+      level: "none",
+      subject: "todo",
+      scope: "todo",
+      description: "Update the task list",
+      risk: "none",
+    }),
     async execute({ todos }) {
       await store.save(todos);
       if (todos.length === 0) return "The task list is now empty.";

@@ -37,7 +37,8 @@ export async function loadMcpConfig(paths: readonly string[]): Promise<LoadedMcp
     try {
       text = await fs.readFile(file, "utf8");
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") result.errors.push(`${file}: ${(error as Error).message}`);
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+        result.errors.push(`${file}: ${(error as Error).message}`);
       continue;
     }
     let json: unknown;

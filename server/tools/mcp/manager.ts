@@ -62,13 +62,21 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
 
   const fail = (connection: Connection, state: "failed" | "closed", error: string) => {
     const stderr = connection.stderr.trim();
-    connection.status = { ...connection.status, state, error: stderr ? `${error}\n${stderr.slice(-STDERR_TAIL_CHARS)}` : error };
+    connection.status = {
+      ...connection.status,
+      state,
+      error: stderr ? `${error}\n${stderr.slice(-STDERR_TAIL_CHARS)}` : error,
+    };
     connection.tools = [];
     notify();
   };
 
   async function startOne(name: string, config: McpServerConfig): Promise<void> {
-    const connection: Connection = { status: { name, transport: "url" in config ? "http" : "stdio", state: "starting", toolCount: 0 }, tools: [], stderr: "" };
+    const connection: Connection = {
+      status: { name, transport: "url" in config ? "http" : "stdio", state: "starting", toolCount: 0 },
+      tools: [],
+      stderr: "",
+    };
     connections.set(name, connection);
     notify();
     let transport: Transport;
@@ -85,7 +93,11 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       if (connection.status.state === "ready") fail(connection, "closed", "The server stopped.");
     };
     try {
-      await withTimeout(client.connect(transport, { timeout: startTimeoutMs }), startTimeoutMs, `did not start within ${startTimeoutMs / 1000}s`);
+      await withTimeout(
+        client.connect(transport, { timeout: startTimeoutMs }),
+        startTimeoutMs,
+        `did not start within ${startTimeoutMs / 1000}s`,
+      );
       const listed = await client.listTools(undefined, { timeout: startTimeoutMs });
       connection.tools = listed.tools.map((tool) => wrapTool(name, tool, connection, callTimeoutMs));
       connection.status = { ...connection.status, state: "ready", toolCount: connection.tools.length };
@@ -98,25 +110,37 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
 
   return {
     async start() {
-      await Promise.all(Object.entries(options.servers).map(([name, config]) => startOne(name, config).catch((error) => {
-        // startOne handles its own failures; this is a last guard so one server never breaks the session.
-        const connection = connections.get(name);
-        if (connection) fail(connection, "failed", errorMessage(error));
-      })));
+      await Promise.all(
+        Object.entries(options.servers).map(([name, config]) =>
+          startOne(name, config).catch((error) => {
+            // startOne handles its own failures; this is a last guard so one server never breaks the session.
+            const connection = connections.get(name);
+            if (connection) fail(connection, "failed", errorMessage(error));
+          }),
+        ),
+      );
     },
     tools: () => [...connections.values()].filter((c) => c.status.state === "ready").flatMap((c) => c.tools),
     status: statusList,
     async close() {
-      await Promise.all([...connections.values()].map(async (connection) => {
-        if (connection.status.state === "ready" || connection.status.state === "starting") connection.status = { ...connection.status, state: "closed" };
-        await connection.client?.close().catch(() => undefined);
-      }));
+      await Promise.all(
+        [...connections.values()].map(async (connection) => {
+          if (connection.status.state === "ready" || connection.status.state === "starting")
+            connection.status = { ...connection.status, state: "closed" };
+          await connection.client?.close().catch(() => undefined);
+        }),
+      );
     },
   };
 }
 
-function createTransport(config: McpServerConfig, cwd: string | undefined, onStderr: (chunk: string) => void): Transport {
-  if ("url" in config) return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+function createTransport(
+  config: McpServerConfig,
+  cwd: string | undefined,
+  onStderr: (chunk: string) => void,
+): Transport {
+  if ("url" in config)
+    return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
   const transport = new StdioClientTransport({
     command: config.command,
     args: config.args ?? [],
@@ -142,13 +166,26 @@ function wrapTool(server: string, tool: ListedTool, connection: Connection, call
     jsonSchema: { type: "object", ...tool.inputSchema },
     parse: decodeObjectArguments,
     // MCP servers can do anything; every call goes through the approval gate.
-    needsApproval: () => ({ level: "ask", subject: name, scope: name, description: `Call ${tool.name} on MCP server "${server}"`, risk: "medium", actionType: "mcp" }),
+    needsApproval: () => ({
+      level: "ask",
+      subject: name,
+      scope: name,
+      description: `Call ${tool.name} on MCP server "${server}"`,
+      risk: "medium",
+      actionType: "mcp",
+    }),
     timeoutMs: callTimeoutMs + 5_000,
     async execute(args, ctx): Promise<ToolResult> {
       if (connection.status.state !== "ready" || !connection.client) {
-        return { isError: true, output: `MCP server "${server}" is not running (${connection.status.error ?? connection.status.state}).` };
+        return {
+          isError: true,
+          output: `MCP server "${server}" is not running (${connection.status.error ?? connection.status.state}).`,
+        };
       }
-      const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, { signal: ctx.signal, timeout: callTimeoutMs });
+      const result = await connection.client.callTool({ name: tool.name, arguments: args }, undefined, {
+        signal: ctx.signal,
+        timeout: callTimeoutMs,
+      });
       return { isError: result.isError === true, output: renderContent(result) };
     },
   });
@@ -172,7 +209,8 @@ function renderContent(result: Record<string, unknown>): string {
     if (part.type === "resource_link") return `[resource ${String(part.uri ?? "")}]`;
     return JSON.stringify(part);
   });
-  if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent, null, 2);
+  if (parts.length === 0 && result.structuredContent !== undefined)
+    return JSON.stringify(result.structuredContent, null, 2);
   if (parts.length === 0 && "toolResult" in result) return JSON.stringify(result.toolResult);
   return parts.join("\n") || "(no output)";
 }

@@ -44,7 +44,10 @@ interface Group {
 /** The part of the runtime's TurnEmitter this module uses. */
 export interface TurnNoticeEmitter {
   turnId: string;
-  event(event: { type: "notice"; payload: { level: "info" | "warning" | "error"; text: string; turnId?: string } }): void;
+  event(event: {
+    type: "notice";
+    payload: { level: "info" | "warning" | "error"; text: string; turnId?: string };
+  }): void;
 }
 
 /** What a turn needs: its MCP tools, and notices for what went wrong meanwhile. */
@@ -105,7 +108,17 @@ export class SessionMcp {
     for (const group of groups) {
       if (!group.running) {
         // A slow server (npx fetching a package) should not look like a hung turn.
-        const slow = setTimeout(() => turn.notice("info", `Starting MCP servers: ${group.manager.status().map((s) => s.name).join(", ")}…`), SLOW_START_NOTICE_MS);
+        const slow = setTimeout(
+          () =>
+            turn.notice(
+              "info",
+              `Starting MCP servers: ${group.manager
+                .status()
+                .map((s) => s.name)
+                .join(", ")}…`,
+            ),
+          SLOW_START_NOTICE_MS,
+        );
         try {
           await untilAborted(group.started, turn.signal);
         } finally {
@@ -126,10 +139,22 @@ export class SessionMcp {
   }
 
   /** The per-turn tool source the runtime takes (RuntimeDeps.sessionTools); notices go into the turn. */
-  toolSource(): { tools(input: { sessionId: string; workspace: string; emit: TurnNoticeEmitter; signal?: AbortSignal }): Promise<Tool[]> } {
+  toolSource(): {
+    tools(input: {
+      sessionId: string;
+      workspace: string;
+      emit: TurnNoticeEmitter;
+      signal?: AbortSignal;
+    }): Promise<Tool[]>;
+  } {
     return {
       tools: ({ sessionId, workspace, emit, signal }) =>
-        this.tools({ sessionId, workspace, signal, notice: (level, text) => emit.event({ type: "notice", payload: { level, text, turnId: emit.turnId } }) }),
+        this.tools({
+          sessionId,
+          workspace,
+          signal,
+          notice: (level, text) => emit.event({ type: "notice", payload: { level, text, turnId: emit.turnId } }),
+        }),
     };
   }
 
@@ -147,7 +172,8 @@ export class SessionMcp {
     }
     const client = this.clients.get(sessionId);
     const clientConfig = this.clientConfigs.get(sessionId);
-    if (client && client.key === configKey(clientConfig ?? {})) result.servers.push(...client.manager.status().map((status) => ({ ...status, source: client.source })));
+    if (client && client.key === configKey(clientConfig ?? {}))
+      result.servers.push(...client.manager.status().map((status) => ({ ...status, source: client.source })));
     else if (clientConfig) result.servers.push(...idle(clientConfig, "client"));
     return result;
   }
@@ -212,8 +238,22 @@ export class SessionMcp {
     return group;
   }
 
-  private startGroup(source: McpServerSource, servers: Record<string, McpServerConfig>, key: string, errors: string[], cwd: string | undefined): Group {
-    const group: Group = { source, key, errors: errors.map((error) => `MCP config: ${error}`), running: false, sessions: new Map(), started: Promise.resolve(), manager: undefined! };
+  private startGroup(
+    source: McpServerSource,
+    servers: Record<string, McpServerConfig>,
+    key: string,
+    errors: string[],
+    cwd: string | undefined,
+  ): Group {
+    const group: Group = {
+      source,
+      key,
+      errors: errors.map((error) => `MCP config: ${error}`),
+      running: false,
+      sessions: new Map(),
+      started: Promise.resolve(),
+      manager: undefined!,
+    };
     const seen = new Map<string, string>();
     group.manager = createMcpManager({
       servers,
@@ -225,7 +265,8 @@ export class SessionMcp {
           const before = seen.get(status.name);
           seen.set(status.name, status.state);
           // Failures while starting are told by the turn that waits for them; later ones (a crash) right away.
-          if (!group.running || before !== "ready" || (status.state !== "failed" && status.state !== "closed")) continue;
+          if (!group.running || before !== "ready" || (status.state !== "failed" && status.state !== "closed"))
+            continue;
           const line = describeFailure(status);
           for (const [sessionId, told] of group.sessions) {
             if (told.has(line)) continue;
@@ -287,7 +328,13 @@ function configKey(servers: Record<string, McpServerConfig>): string {
 }
 
 function idle(servers: Record<string, McpServerConfig>, source: McpServerSource): SessionMcpServer[] {
-  return Object.entries(servers).map(([name, config]) => ({ name, transport: "url" in config ? "http" : "stdio", state: "idle", toolCount: 0, source }));
+  return Object.entries(servers).map(([name, config]) => ({
+    name,
+    transport: "url" in config ? "http" : "stdio",
+    state: "idle",
+    toolCount: 0,
+    source,
+  }));
 }
 
 function failures(group: Group): string[] {

@@ -68,7 +68,12 @@ async function readTextLines(file: string): Promise<string[] | undefined> {
   return lines;
 }
 
-function searchLines(lines: string[], regex: RegExp, context: number, budget: number): { lines: SearchLine[]; matches: number; more: boolean } {
+function searchLines(
+  lines: string[],
+  regex: RegExp,
+  context: number,
+  budget: number,
+): { lines: SearchLine[]; matches: number; more: boolean } {
   const keep = new Map<number, boolean>();
   let matches = 0;
   let more = false;
@@ -90,4 +95,3 @@ function searchLines(lines: string[], regex: RegExp, context: number, budget: nu
     .map(([index, isMatch]) => ({ number: index + 1, text: lines[index], isMatch }));
   return { lines: result, matches, more };
 }
-

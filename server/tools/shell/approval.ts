@@ -22,7 +22,11 @@ const READ_ACTIONS: ActionType[] = ["read_only", "git_read", "package_check"];
  */
 export async function shellApproval(command: string, workspace: string): Promise<ApprovalNeed> {
   const classification = classifyCommand(command);
-  const resolved = await Promise.all(classification.pathArgs.map((arg) => resolveInWorkspace(workspace, arg).catch((): ResolvedPath | undefined => undefined)));
+  const resolved = await Promise.all(
+    classification.pathArgs.map((arg) =>
+      resolveInWorkspace(workspace, arg).catch((): ResolvedPath | undefined => undefined),
+    ),
+  );
   const outside = resolved.filter((p) => !p || !p.inside);
   const sensitive = resolved.filter((p): p is ResolvedPath => Boolean(p?.sensitive));
   const readsOnly = READ_ACTIONS.includes(classification.actionType);

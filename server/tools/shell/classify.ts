@@ -35,29 +35,89 @@ export interface CommandClassification {
 
 const RISK_ORDER: RiskLevel[] = ["none", "low", "medium", "high"];
 // Later is more consequential; the line's action is the most consequential one seen.
-const ACTION_ORDER: ActionType[] = ["read_only", "git_read", "package_check", "unknown", "process", "execute", "git_write", "file_write", "network", "package_install", "file_delete", "privileged"];
+const ACTION_ORDER: ActionType[] = [
+  "read_only",
+  "git_read",
+  "package_check",
+  "unknown",
+  "process",
+  "execute",
+  "git_write",
+  "file_write",
+  "network",
+  "package_install",
+  "file_delete",
+  "privileged",
+];
 
 /** Read-only commands that run without approval when simple and confined to the workspace (see shellApproval). */
 const ALLOWLIST = new Set(["ls", "pwd", "cat", "head", "tail", "echo", "wc", "git status", "git diff", "git log"]);
 
-const READ_ONLY = new Set("ls pwd cat head tail echo printf wc which whoami date uname hostname id true false stat file du df tree realpath readlink basename dirname grep egrep fgrep rg ag sort uniq cut tr column diff cmp less more jq nl ps pgrep top htop lsof printenv type test [ seq sleep cd pushd popd history free uptime locale tput md5sum sha1sum sha256sum shasum cksum od hexdump xxd strings man help".split(" "));
-const PRIVILEGED = new Set("su doas pkexec mount umount systemctl service shutdown reboot halt poweroff fdisk parted iptables nft ufw useradd userdel usermod groupadd passwd chroot launchctl visudo insmod modprobe rmmod sysctl".split(" "));
+const READ_ONLY = new Set(
+  "ls pwd cat head tail echo printf wc which whoami date uname hostname id true false stat file du df tree realpath readlink basename dirname grep egrep fgrep rg ag sort uniq cut tr column diff cmp less more jq nl ps pgrep top htop lsof printenv type test [ seq sleep cd pushd popd history free uptime locale tput md5sum sha1sum sha256sum shasum cksum od hexdump xxd strings man help".split(
+    " ",
+  ),
+);
+const PRIVILEGED = new Set(
+  "su doas pkexec mount umount systemctl service shutdown reboot halt poweroff fdisk parted iptables nft ufw useradd userdel usermod groupadd passwd chroot launchctl visudo insmod modprobe rmmod sysctl".split(
+    " ",
+  ),
+);
 const NETWORK = new Set("curl wget ssh scp sftp rsync nc ncat netcat telnet ftp socat http https".split(" "));
 const NETWORK_READ = new Set("ping dig nslookup host traceroute".split(" "));
-const FILE_WRITE = new Set("touch mkdir cp mv ln tee install patch chmod truncate split tar unzip zip gzip gunzip bzip2 xz 7z".split(" "));
+const FILE_WRITE = new Set(
+  "touch mkdir cp mv ln tee install patch chmod truncate split tar unzip zip gzip gunzip bzip2 xz 7z".split(" "),
+);
 const FILE_DELETE = new Set("rm rmdir unlink shred".split(" "));
 const PROCESS = new Set("kill pkill killall renice open xdg-open disown".split(" "));
-const EXECUTE = new Set("node python python3 ruby perl php java deno bun tsx ts-node make cmake ninja gcc g++ cc clang rustc javac go cargo tsc vitest jest pytest mocha docker podman kubectl terraform".split(" "));
+const EXECUTE = new Set(
+  "node python python3 ruby perl php java deno bun tsx ts-node make cmake ninja gcc g++ cc clang rustc javac go cargo tsc vitest jest pytest mocha docker podman kubectl terraform".split(
+    " ",
+  ),
+);
 /** Programs whose non-option arguments are all files. */
-const FILE_ARGUMENT_PROGRAMS = new Set("ls cat head tail wc less more stat file du tree nl od hexdump xxd strings md5sum sha1sum sha256sum rm rmdir unlink shred cp mv touch mkdir ln tee chmod chown chgrp truncate".split(" "));
+const FILE_ARGUMENT_PROGRAMS = new Set(
+  "ls cat head tail wc less more stat file du tree nl od hexdump xxd strings md5sum sha1sum sha256sum rm rmdir unlink shred cp mv touch mkdir ln tee chmod chown chgrp truncate".split(
+    " ",
+  ),
+);
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "fish"]);
-const PACKAGE_MANAGERS = new Set("npm yarn pnpm bun pip pip3 uv poetry pipenv conda gem cargo go brew apt apt-get dnf yum pacman apk composer bundle".split(" "));
-const PACKAGE_INSTALL_SUBCOMMANDS = new Set("install i ci add update upgrade up remove uninstall rm un unlink link get dlx x sync dist-upgrade".split(" "));
-const PACKAGE_CHECK_SUBCOMMANDS = new Set("ls list outdated view info show why explain doctor search freeze check audit config --version -v version help env tree".split(" "));
-const GIT_READ = new Set("status diff log show blame rev-parse ls-files ls-tree describe shortlog grep reflog cat-file show-ref whatchanged".split(" "));
+const PACKAGE_MANAGERS = new Set(
+  "npm yarn pnpm bun pip pip3 uv poetry pipenv conda gem cargo go brew apt apt-get dnf yum pacman apk composer bundle".split(
+    " ",
+  ),
+);
+const PACKAGE_INSTALL_SUBCOMMANDS = new Set(
+  "install i ci add update upgrade up remove uninstall rm un unlink link get dlx x sync dist-upgrade".split(" "),
+);
+const PACKAGE_CHECK_SUBCOMMANDS = new Set(
+  "ls list outdated view info show why explain doctor search freeze check audit config --version -v version help env tree".split(
+    " ",
+  ),
+);
+const GIT_READ = new Set(
+  "status diff log show blame rev-parse ls-files ls-tree describe shortlog grep reflog cat-file show-ref whatchanged".split(
+    " ",
+  ),
+);
 const GIT_NETWORK = new Set(["push", "pull", "fetch", "clone", "ls-remote", "submodule"]);
 /** Wrappers that run the command after them; their own options are skipped. */
-const WRAPPERS = new Set(["env", "nice", "nohup", "time", "timeout", "command", "builtin", "exec", "stdbuf", "ionice", "watch", "xargs", "sudo", "doas"]);
+const WRAPPERS = new Set([
+  "env",
+  "nice",
+  "nohup",
+  "time",
+  "timeout",
+  "command",
+  "builtin",
+  "exec",
+  "stdbuf",
+  "ionice",
+  "watch",
+  "xargs",
+  "sudo",
+  "doas",
+]);
 /** Redirect targets that write nothing. */
 const HARMLESS_TARGETS = /^(\/dev\/(null|stdout|stderr|tty)|&\d*-?)$/;
 
@@ -84,7 +144,8 @@ function classifyLine(command: string, depth: number): CommandClassification {
   if (parsed.malformed) raise(verdict, "high", "unknown", "unbalanced quotes or parentheses");
   if (depth > MAX_NESTING) raise(verdict, "high", "unknown", "deeply nested shell");
   const chained = parsed.operators.filter((op) => op !== "(" && op !== ")");
-  if (chained.length > 0) raise(verdict, "low", "read_only", `chains commands (${[...new Set(chained)].join(" ").replace("\n", "newline")})`);
+  if (chained.length > 0)
+    raise(verdict, "low", "read_only", `chains commands (${[...new Set(chained)].join(" ").replace("\n", "newline")})`);
   if (parsed.operators.includes("(")) raise(verdict, "low", "read_only", "subshell");
   if (parsed.substitutions.length > 0) raise(verdict, "medium", "unknown", "command substitution");
   if (parsed.hasHeredoc) raise(verdict, "low", "read_only", "here-document");
@@ -101,11 +162,35 @@ function classifyLine(command: string, depth: number): CommandClassification {
   const unwrapped = first ? unwrap(first.words) : { words: [] as Word[], wrappers: [] as string[] };
   const prefix = commandPrefix(unwrapped.words, unwrapped.wrappers);
   const expands = parsed.commands.some((c) => c.words.some((w) => w.expands));
-  const writesFiles = parsed.commands.some((c) => c.redirects.some((r) => !r.op.includes("<") && !HARMLESS_TARGETS.test(r.target)));
-  const simple = parsed.commands.length === 1 && parsed.operators.length === 0 && parsed.substitutions.length === 0 && !parsed.malformed && !parsed.hasHeredoc && !writesFiles && !expands;
+  const writesFiles = parsed.commands.some((c) =>
+    c.redirects.some((r) => !r.op.includes("<") && !HARMLESS_TARGETS.test(r.target)),
+  );
+  const simple =
+    parsed.commands.length === 1 &&
+    parsed.operators.length === 0 &&
+    parsed.substitutions.length === 0 &&
+    !parsed.malformed &&
+    !parsed.hasHeredoc &&
+    !writesFiles &&
+    !expands;
   const readOnly = verdict.action === "read_only" || verdict.action === "git_read";
-  const allowlisted = simple && readOnly && unwrapped.wrappers.length === 0 && ALLOWLIST.has(prefix) && verdict.risk !== "high" && (first?.redirects.length ?? 0) === 0;
-  return { risk: verdict.risk, actionType: verdict.action, reasons: verdict.reasons, simple, allowlisted, usesSudo, prefix, pathArgs };
+  const allowlisted =
+    simple &&
+    readOnly &&
+    unwrapped.wrappers.length === 0 &&
+    ALLOWLIST.has(prefix) &&
+    verdict.risk !== "high" &&
+    (first?.redirects.length ?? 0) === 0;
+  return {
+    risk: verdict.risk,
+    actionType: verdict.action,
+    reasons: verdict.reasons,
+    simple,
+    allowlisted,
+    usesSudo,
+    prefix,
+    pathArgs,
+  };
 }
 
 function classifySimple(command: SimpleCommand, depth: number): Verdict & { pathArgs: string[]; usesSudo: boolean } {
@@ -122,7 +207,10 @@ function classifySimple(command: SimpleCommand, depth: number): Verdict & { path
   }
   if (command.joinedBy === "|" || command.joinedBy === "|&") {
     const program = words[0] ? programName(words[0].value) : "";
-    if (SHELLS.has(program) || ["python", "python3", "node", "perl", "ruby", "php", "eval", "source"].includes(program)) {
+    if (
+      SHELLS.has(program) ||
+      ["python", "python3", "node", "perl", "ruby", "php", "eval", "source"].includes(program)
+    ) {
       raise(verdict, "high", "execute", `pipes data into ${program}`);
     }
   }
@@ -145,7 +233,8 @@ function classifySimple(command: SimpleCommand, depth: number): Verdict & { path
   }
 
   if (words.length === 0) {
-    if (wrappers.length > 0 && !wrappers.every((w) => w === "env")) raise(verdict, "medium", "unknown", "wrapper without a command");
+    if (wrappers.length > 0 && !wrappers.every((w) => w === "env"))
+      raise(verdict, "medium", "unknown", "wrapper without a command");
     return { ...verdict, pathArgs, usesSudo };
   }
 
@@ -166,7 +255,11 @@ function classifySimple(command: SimpleCommand, depth: number): Verdict & { path
 function applyProgramRules(verdict: Verdict, program: string, args: string[], depth: number): void {
   const sub = args.find((a) => !a.startsWith("-")) ?? "";
   // `-rf` contains `-r` and `-f`.
-  const has = (...flags: string[]) => args.some((a) => flags.includes(a) || (/^-[a-zA-Z]+$/.test(a) && flags.some((f) => /^-[a-zA-Z]$/.test(f) && a.includes(f[1]))));
+  const has = (...flags: string[]) =>
+    args.some(
+      (a) =>
+        flags.includes(a) || (/^-[a-zA-Z]+$/.test(a) && flags.some((f) => /^-[a-zA-Z]$/.test(f) && a.includes(f[1]))),
+    );
 
   if (SHELLS.has(program) || program === "eval" || program === "source" || program === ".") {
     const scriptIndex = args.findIndex((a) => a === "-c" || /^-[a-z]*c$/.test(a));
@@ -181,33 +274,66 @@ function applyProgramRules(verdict: Verdict, program: string, args: string[], de
     }
     return;
   }
-  if (program === "sudo" || PRIVILEGED.has(program) || program.startsWith("mkfs")) return raise(verdict, "high", "privileged", `${program} needs administrator rights`);
-  if (program === "chown" || program === "chgrp" || program === "dd") return raise(verdict, "high", "file_write", `${program} can overwrite ownership or devices`);
+  if (program === "sudo" || PRIVILEGED.has(program) || program.startsWith("mkfs"))
+    return raise(verdict, "high", "privileged", `${program} needs administrator rights`);
+  if (program === "chown" || program === "chgrp" || program === "dd")
+    return raise(verdict, "high", "file_write", `${program} can overwrite ownership or devices`);
   if (program === "git") return applyGitRules(verdict, args);
   if (PACKAGE_MANAGERS.has(program)) return applyPackageRules(verdict, program, sub, args);
-  if (program === "npx" || program === "bunx" || program === "pnpx") return raise(verdict, "medium", "package_install", `${program} downloads and runs a package`);
+  if (program === "npx" || program === "bunx" || program === "pnpx")
+    return raise(verdict, "medium", "package_install", `${program} downloads and runs a package`);
   if (program === "find") return applyFindRules(verdict, args, depth);
   if (program === "sed" || program === "perl") {
-    if (args.some((a) => a === "-i" || a.startsWith("-i") || a.startsWith("--in-place"))) return raise(verdict, "medium", "file_write", `${program} edits files in place`);
+    if (args.some((a) => a === "-i" || a.startsWith("-i") || a.startsWith("--in-place")))
+      return raise(verdict, "medium", "file_write", `${program} edits files in place`);
     return raise(verdict, program === "perl" ? "medium" : "low", program === "perl" ? "execute" : "read_only", program);
   }
   if (program === "awk" || program === "gawk") {
-    return args.some((a) => a.includes("system(") || a.includes(">") || a.includes("|")) ? raise(verdict, "medium", "execute", "awk runs commands or writes files") : raise(verdict, "low", "read_only", "awk");
+    return args.some((a) => a.includes("system(") || a.includes(">") || a.includes("|"))
+      ? raise(verdict, "medium", "execute", "awk runs commands or writes files")
+      : raise(verdict, "low", "read_only", "awk");
   }
   if (FILE_DELETE.has(program)) {
     const recursiveOrForce = has("-r", "-R", "-f", "--recursive", "--force");
     const broad = args.some((a) => ["/", "~", "*", ".", "..", "/*", "~/"].includes(a) || a.startsWith("/"));
-    return raise(verdict, recursiveOrForce || broad || program === "shred" ? "high" : "medium", "file_delete", `${program} deletes files`);
+    return raise(
+      verdict,
+      recursiveOrForce || broad || program === "shred" ? "high" : "medium",
+      "file_delete",
+      `${program} deletes files`,
+    );
   }
   if (NETWORK.has(program)) {
-    const writes = args.some((a) => ["-o", "-O", "--output", "--remote-name", "-d", "--data", "--data-binary", "-F", "--form", "-T", "--upload-file", "-X"].includes(a));
-    return raise(verdict, "medium", "network", writes ? `${program} sends or saves data` : `${program} uses the network`);
+    const writes = args.some((a) =>
+      [
+        "-o",
+        "-O",
+        "--output",
+        "--remote-name",
+        "-d",
+        "--data",
+        "--data-binary",
+        "-F",
+        "--form",
+        "-T",
+        "--upload-file",
+        "-X",
+      ].includes(a),
+    );
+    return raise(
+      verdict,
+      "medium",
+      "network",
+      writes ? `${program} sends or saves data` : `${program} uses the network`,
+    );
   }
   if (NETWORK_READ.has(program)) return raise(verdict, "low", "network", `${program} uses the network`);
   if (FILE_WRITE.has(program)) return raise(verdict, "medium", "file_write", `${program} writes files`);
   if (PROCESS.has(program)) return raise(verdict, "medium", "process", `${program} affects other processes`);
-  if (EXECUTE.has(program) || program.startsWith("./") || program.includes("/")) return raise(verdict, "medium", "execute", `runs ${program}`);
-  if (["export", "unset", "alias", "set", "shopt", "ulimit", "umask", "wait", "jobs", "read"].includes(program)) return raise(verdict, "low", "read_only", program);
+  if (EXECUTE.has(program) || program.startsWith("./") || program.includes("/"))
+    return raise(verdict, "medium", "execute", `runs ${program}`);
+  if (["export", "unset", "alias", "set", "shopt", "ulimit", "umask", "wait", "jobs", "read"].includes(program))
+    return raise(verdict, "low", "read_only", program);
   if (program === "crontab") return raise(verdict, "high", "privileged", "crontab schedules commands");
   if (READ_ONLY.has(program)) return raise(verdict, ALLOWLIST.has(program) ? "none" : "low", "read_only", program);
   raise(verdict, "medium", "unknown", `unknown program ${program}`);
@@ -216,32 +342,59 @@ function applyProgramRules(verdict: Verdict, program: string, args: string[], de
 function applyGitRules(verdict: Verdict, args: string[]): void {
   // `git -C dir status`, `git -c k=v log`: skip global options to find the subcommand.
   let index = 0;
-  while (index < args.length && args[index].startsWith("-")) index += ["-C", "-c", "--git-dir", "--work-tree"].includes(args[index]) ? 2 : 1;
+  while (index < args.length && args[index].startsWith("-"))
+    index += ["-C", "-c", "--git-dir", "--work-tree"].includes(args[index]) ? 2 : 1;
   const sub = args[index] ?? "";
   const rest = args.slice(index + 1);
-  if (args.slice(0, index).some((a) => a === "-c")) raise(verdict, "medium", "git_write", "git -c can set hooks or commands");
-  if (rest.some((a) => a === "--output" || a.startsWith("--output="))) raise(verdict, "medium", "file_write", `git ${sub} --output writes a file`);
-  if (GIT_READ.has(sub)) return raise(verdict, sub === "status" || sub === "diff" || sub === "log" ? "none" : "low", "git_read", `git ${sub}`);
-  if ((sub === "branch" || sub === "tag" || sub === "remote" || sub === "stash") && rest.every((a) => ["-a", "-v", "-vv", "-r", "--list", "-l", "list", "--all"].includes(a))) {
+  if (args.slice(0, index).some((a) => a === "-c"))
+    raise(verdict, "medium", "git_write", "git -c can set hooks or commands");
+  if (rest.some((a) => a === "--output" || a.startsWith("--output=")))
+    raise(verdict, "medium", "file_write", `git ${sub} --output writes a file`);
+  if (GIT_READ.has(sub))
+    return raise(
+      verdict,
+      sub === "status" || sub === "diff" || sub === "log" ? "none" : "low",
+      "git_read",
+      `git ${sub}`,
+    );
+  if (
+    (sub === "branch" || sub === "tag" || sub === "remote" || sub === "stash") &&
+    rest.every((a) => ["-a", "-v", "-vv", "-r", "--list", "-l", "list", "--all"].includes(a))
+  ) {
     return raise(verdict, "low", "git_read", `git ${sub}`);
   }
-  if (sub === "config" && rest.some((a) => ["--get", "--list", "-l", "--get-all"].includes(a))) return raise(verdict, "low", "git_read", "git config read");
+  if (sub === "config" && rest.some((a) => ["--get", "--list", "-l", "--get-all"].includes(a)))
+    return raise(verdict, "low", "git_read", "git config read");
   if (sub === "clean") return raise(verdict, "high", "file_delete", "git clean deletes untracked files");
-  if (sub === "reset" && rest.includes("--hard")) return raise(verdict, "high", "git_write", "git reset --hard discards changes");
-  if ((sub === "checkout" || sub === "restore") && rest.some((a) => a === "--" || a === "." || a === "-f" || a === "--force")) return raise(verdict, "high", "git_write", `git ${sub} can discard changes`);
-  if (sub === "push") return raise(verdict, rest.some((a) => a === "-f" || a.startsWith("--force") || a.startsWith("+")) ? "high" : "medium", "network", "git push changes the remote");
+  if (sub === "reset" && rest.includes("--hard"))
+    return raise(verdict, "high", "git_write", "git reset --hard discards changes");
+  if (
+    (sub === "checkout" || sub === "restore") &&
+    rest.some((a) => a === "--" || a === "." || a === "-f" || a === "--force")
+  )
+    return raise(verdict, "high", "git_write", `git ${sub} can discard changes`);
+  if (sub === "push")
+    return raise(
+      verdict,
+      rest.some((a) => a === "-f" || a.startsWith("--force") || a.startsWith("+")) ? "high" : "medium",
+      "network",
+      "git push changes the remote",
+    );
   if (GIT_NETWORK.has(sub)) return raise(verdict, "medium", "network", `git ${sub} uses the network`);
   raise(verdict, "medium", "git_write", `git ${sub || "(no subcommand)"}`);
 }
 
 function applyPackageRules(verdict: Verdict, program: string, sub: string, args: string[]): void {
-  if (program === "npm" && sub === "audit" && args.includes("fix")) return raise(verdict, "medium", "package_install", "npm audit fix changes dependencies");
+  if (program === "npm" && sub === "audit" && args.includes("fix"))
+    return raise(verdict, "medium", "package_install", "npm audit fix changes dependencies");
   if (program === "npm" && sub === "publish") return raise(verdict, "high", "network", "publishes a package");
   if (["apt", "apt-get", "dnf", "yum", "pacman", "apk"].includes(program) && !PACKAGE_CHECK_SUBCOMMANDS.has(sub)) {
     return raise(verdict, "high", "package_install", `${program} changes system packages`);
   }
-  if (PACKAGE_INSTALL_SUBCOMMANDS.has(sub) || (program === "pacman" && args.some((a) => a.startsWith("-S")))) return raise(verdict, "medium", "package_install", `${program} ${sub} changes dependencies`);
-  if (PACKAGE_CHECK_SUBCOMMANDS.has(sub) || sub === "") return raise(verdict, "low", "package_check", `${program} ${sub}`.trim());
+  if (PACKAGE_INSTALL_SUBCOMMANDS.has(sub) || (program === "pacman" && args.some((a) => a.startsWith("-S"))))
+    return raise(verdict, "medium", "package_install", `${program} ${sub} changes dependencies`);
+  if (PACKAGE_CHECK_SUBCOMMANDS.has(sub) || sub === "")
+    return raise(verdict, "low", "package_check", `${program} ${sub}`.trim());
   raise(verdict, "medium", "execute", `${program} ${sub} runs project scripts or tools`);
 }
 
@@ -253,7 +406,16 @@ function applyFindRules(verdict: Verdict, args: string[], depth: number): void {
     if (["-exec", "-execdir", "-ok", "-okdir"].includes(arg)) {
       raise(verdict, "medium", "execute", `find ${arg} runs a command per file`);
       const end = args.findIndex((a, i) => i > index && (a === ";" || a === "+"));
-      merge(verdict, classifyLine(args.slice(index + 1, end === -1 ? undefined : end).map(quoteForShell).join(" "), depth + 1));
+      merge(
+        verdict,
+        classifyLine(
+          args
+            .slice(index + 1, end === -1 ? undefined : end)
+            .map(quoteForShell)
+            .join(" "),
+          depth + 1,
+        ),
+      );
     }
   });
 }
@@ -289,12 +451,40 @@ function unwrap(all: Word[]): { words: Word[]; wrappers: string[]; assignments: 
       index += takesValue[name]?.has(flag) ? 2 : 1;
     }
     if (name === "timeout" && index < all.length) index++;
-    while (name === "env" && index < all.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[index].value)) assignments.push(all[index++].value);
+    while (name === "env" && index < all.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[index].value))
+      assignments.push(all[index++].value);
   }
   return { words: all.slice(index), wrappers, assignments };
 }
 
-const SUBCOMMAND_PROGRAMS = new Set(["git", "npm", "yarn", "pnpm", "bun", "cargo", "go", "pip", "pip3", "uv", "poetry", "docker", "podman", "kubectl", "brew", "apt", "apt-get", "gh", "make", "npx", "deno", "dotnet", "gradle", "mvn", "terraform", "systemctl"]);
+const SUBCOMMAND_PROGRAMS = new Set([
+  "git",
+  "npm",
+  "yarn",
+  "pnpm",
+  "bun",
+  "cargo",
+  "go",
+  "pip",
+  "pip3",
+  "uv",
+  "poetry",
+  "docker",
+  "podman",
+  "kubectl",
+  "brew",
+  "apt",
+  "apt-get",
+  "gh",
+  "make",
+  "npx",
+  "deno",
+  "dotnet",
+  "gradle",
+  "mvn",
+  "terraform",
+  "systemctl",
+]);
 
 /** `git status`, `npm run`+script, `ls`: what an "allow for this session" remembers. */
 function commandPrefix(words: Word[], wrappers: string[]): string {
@@ -304,18 +494,22 @@ function commandPrefix(words: Word[], wrappers: string[]): string {
   if (SUBCOMMAND_PROGRAMS.has(program)) {
     const rest = words.slice(1).map((w) => w.value);
     let index = 0;
-    if (program === "git") while (index < rest.length && rest[index].startsWith("-")) index += ["-C", "-c"].includes(rest[index]) ? 2 : 1;
+    if (program === "git")
+      while (index < rest.length && rest[index].startsWith("-")) index += ["-C", "-c"].includes(rest[index]) ? 2 : 1;
     const sub = rest[index];
     if (sub && !sub.startsWith("-")) {
       parts.push(sub);
-      if ((sub === "run" || sub === "exec") && rest[index + 1] && !rest[index + 1].startsWith("-")) parts.push(rest[index + 1]);
+      if ((sub === "run" || sub === "exec") && rest[index + 1] && !rest[index + 1].startsWith("-"))
+        parts.push(rest[index + 1]);
     }
   }
   return parts.join(" ");
 }
 
 function programName(value: string): string {
-  return value.includes("/") && !value.startsWith("./") && !value.startsWith("../") ? value.slice(value.lastIndexOf("/") + 1) : value;
+  return value.includes("/") && !value.startsWith("./") && !value.startsWith("../")
+    ? value.slice(value.lastIndexOf("/") + 1)
+    : value;
 }
 
 /** Outside FILE_ARGUMENT_PROGRAMS, an argument counts as a path when it is shaped like one. */
@@ -335,7 +529,10 @@ function raise(verdict: Verdict, risk: RiskLevel, action: ActionType, reason: st
   if (risk !== "none" && !verdict.reasons.includes(reason)) verdict.reasons.push(reason);
 }
 
-function merge(into: Verdict, from: { risk: RiskLevel; actionType?: ActionType; action?: ActionType; reasons: string[] }): void {
+function merge(
+  into: Verdict,
+  from: { risk: RiskLevel; actionType?: ActionType; action?: ActionType; reasons: string[] },
+): void {
   const action = from.action ?? from.actionType ?? "unknown";
   if (RISK_ORDER.indexOf(from.risk) > RISK_ORDER.indexOf(into.risk)) into.risk = from.risk;
   if (ACTION_ORDER.indexOf(action) > ACTION_ORDER.indexOf(into.action)) into.action = action;

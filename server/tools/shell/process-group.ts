@@ -65,7 +65,10 @@ export class ProcessGroup {
   /** Waits for the shell to exit and its output to drain; leftovers holding the pipe are stopped. */
   async finish(): Promise<{ exit: ExitInfo; leftoversStopped: boolean }> {
     const exit = await this.exited;
-    const drained = await Promise.race([this.streamsClosed.then(() => true), delay(POST_EXIT_DRAIN_MS).then(() => false)]);
+    const drained = await Promise.race([
+      this.streamsClosed.then(() => true),
+      delay(POST_EXIT_DRAIN_MS).then(() => false),
+    ]);
     const leftovers = groupAlive(this.pid);
     if (leftovers) await this.stop();
     else if (!drained) this.destroyStreams();

@@ -26,7 +26,12 @@ export interface ShellToolOptions {
 }
 
 // Commands run without a terminal: pagers and credential prompts would hang them.
-const NON_INTERACTIVE_ENV = { PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0", DEBIAN_FRONTEND: "noninteractive" };
+const NON_INTERACTIVE_ENV = {
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  GIT_TERMINAL_PROMPT: "0",
+  DEBIAN_FRONTEND: "noninteractive",
+};
 
 export function createShellTool(options: ShellToolOptions = {}): Tool {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS;
@@ -35,9 +40,26 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
   const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
 
   const ShellParameters = z.object({
-    command: z.string().min(1).describe("The bash command line to run in the workspace folder. Prefer the dedicated tools for reading, searching and editing files."),
-    timeout_seconds: z.number().positive().max(maxTimeoutMs / 1000).optional().describe(`Kill the command (and everything it started) after this many seconds. Default ${defaultTimeoutMs / 1000}, maximum ${maxTimeoutMs / 1000}.`),
-    background: z.boolean().optional().describe("Start the command in the background (servers, watchers, long builds) and return a task id at once; read its output with task_output and end it with task_stop."),
+    command: z
+      .string()
+      .min(1)
+      .describe(
+        "The bash command line to run in the workspace folder. Prefer the dedicated tools for reading, searching and editing files.",
+      ),
+    timeout_seconds: z
+      .number()
+      .positive()
+      .max(maxTimeoutMs / 1000)
+      .optional()
+      .describe(
+        `Kill the command (and everything it started) after this many seconds. Default ${defaultTimeoutMs / 1000}, maximum ${maxTimeoutMs / 1000}.`,
+      ),
+    background: z
+      .boolean()
+      .optional()
+      .describe(
+        "Start the command in the background (servers, watchers, long builds) and return a task id at once; read its output with task_output and end it with task_stop.",
+      ),
   });
 
   return defineTool({
@@ -51,9 +73,15 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
       const classification = classifyCommand(args.command);
       let password: string | undefined;
       if (classification.usesSudo) {
-        if (!ctx.askPassword) return { isError: true, output: "This command needs sudo, but there is no one to ask for the password here. Run it without sudo or ask the user to run it." };
+        if (!ctx.askPassword)
+          return {
+            isError: true,
+            output:
+              "This command needs sudo, but there is no one to ask for the password here. Run it without sudo or ask the user to run it.",
+          };
         const answer = await ctx.askPassword(`Password for sudo, to run: ${redactSecrets(args.command)}`);
-        if (!answer) return { isError: true, output: "The user did not give the sudo password, so the command was not run." };
+        if (!answer)
+          return { isError: true, output: "The user did not give the sudo password, so the command was not run." };
         password = answer;
       }
       const secrets = [...secretEnvValues(process.env), ...secretEnvValues(options.env ?? {})];
@@ -110,12 +138,19 @@ async function runForeground(run: RunSpec, ctx: ToolContext, timeoutMs: number, 
     const durationMs = Date.now() - started;
     await run.audit(exit.code, durationMs);
     const notes: string[] = [];
-    if (ending === "timeout") notes.push(`[timed out after ${formatSeconds(timeoutMs)}; the command and every process it started were killed]`);
+    if (ending === "timeout")
+      notes.push(`[timed out after ${formatSeconds(timeoutMs)}; the command and every process it started were killed]`);
     else if (ending === "cancel") notes.push("[cancelled; the command and every process it started were killed]");
-    else if (leftoversStopped) notes.push("[processes the command left running in the background were stopped; use background: true for long-running processes]");
+    else if (leftoversStopped)
+      notes.push(
+        "[processes the command left running in the background were stopped; use background: true for long-running processes]",
+      );
     notes.push(exit.code !== null ? `[exit code: ${exit.code}]` : `[killed by ${exit.signal ?? "a signal"}]`);
     const text = run.scrub(output.toString());
-    return { isError: ending !== undefined || exit.code !== 0, output: `${text === "" ? "(no output)" : text.replace(/\n$/, "")}\n${notes.join("\n")}` };
+    return {
+      isError: ending !== undefined || exit.code !== 0,
+      output: `${text === "" ? "(no output)" : text.replace(/\n$/, "")}\n${notes.join("\n")}`,
+    };
   } finally {
     clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onAbort);
@@ -126,8 +161,23 @@ function startBackground(run: RunSpec, ctx: ToolContext, tasks: TaskRegistry) {
   tasks.checkLimits(ctx.sessionId);
   const started = Date.now();
   const log = new RollingLog(TASK_LOG_MAX_CHARS);
-  const group = new ProcessGroup({ command: run.command, cwd: ctx.cwd, env: run.env, stdin: run.stdin, onOutput: (chunk) => log.append(run.scrub(chunk)) });
-  const task: BackgroundTask = tasks.add({ sessionId: ctx.sessionId, command: redactSecrets(run.command), startedAt: started, status: "running", log, cursor: 0, group, done: Promise.resolve() });
+  const group = new ProcessGroup({
+    command: run.command,
+    cwd: ctx.cwd,
+    env: run.env,
+    stdin: run.stdin,
+    onOutput: (chunk) => log.append(run.scrub(chunk)),
+  });
+  const task: BackgroundTask = tasks.add({
+    sessionId: ctx.sessionId,
+    command: redactSecrets(run.command),
+    startedAt: started,
+    status: "running",
+    log,
+    cursor: 0,
+    group,
+    done: Promise.resolve(),
+  });
   task.done = group.finish().then(async ({ exit }) => {
     if (task.status === "running") task.status = "exited";
     task.exit = exit;
@@ -136,10 +186,24 @@ function startBackground(run: RunSpec, ctx: ToolContext, tasks: TaskRegistry) {
   return `Started background task ${task.id} (process group ${group.pid}). Read its output with task_output and stop it with task_stop.`;
 }
 
-async function audit(ctx: ToolContext, command: string, classification: CommandClassification, exitCode: number | null, durationMs: number): Promise<void> {
+async function audit(
+  ctx: ToolContext,
+  command: string,
+  classification: CommandClassification,
+  exitCode: number | null,
+  durationMs: number,
+): Promise<void> {
   if (!ctx.audit) return;
   try {
-    await ctx.audit({ command: redactSecrets(command), cwd: ctx.cwd, riskLevel: classification.risk, actionType: classification.actionType, approved: true, exitCode, durationMs });
+    await ctx.audit({
+      command: redactSecrets(command),
+      cwd: ctx.cwd,
+      riskLevel: classification.risk,
+      actionType: classification.actionType,
+      approved: true,
+      exitCode,
+      durationMs,
+    });
   } catch (error) {
     // A failing audit store must not turn a finished command into a failure; the bridge logs it.
     console.error(`audit record failed: ${errorMessage(error)}`);
@@ -155,7 +219,14 @@ export async function auditRejectedShellCall(rawArgs: unknown, ctx: ToolContext)
   const command = decoded.ok && typeof decoded.args.command === "string" ? decoded.args.command : undefined;
   if (!command || !ctx.audit) return;
   const classification = classifyCommand(command);
-  await ctx.audit({ command: redactSecrets(command), cwd: ctx.cwd, riskLevel: classification.risk, actionType: classification.actionType, approved: false, exitCode: null });
+  await ctx.audit({
+    command: redactSecrets(command),
+    cwd: ctx.cwd,
+    riskLevel: classification.risk,
+    actionType: classification.actionType,
+    approved: false,
+    exitCode: null,
+  });
 }
 
 function formatSeconds(ms: number): string {

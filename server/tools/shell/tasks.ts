@@ -44,10 +44,16 @@ export class TaskRegistry {
   checkLimits(sessionId: string): void {
     const running = [...this.tasks.values()].filter((task) => task.status === "running");
     if (running.filter((task) => task.sessionId === sessionId).length >= MAX_RUNNING_TASKS_PER_SESSION) {
-      throw new WorldlineError("tools:busy", `This session already runs ${MAX_RUNNING_TASKS_PER_SESSION} background tasks; stop one with task_stop first.`);
+      throw new WorldlineError(
+        "tools:busy",
+        `This session already runs ${MAX_RUNNING_TASKS_PER_SESSION} background tasks; stop one with task_stop first.`,
+      );
     }
     if (running.length >= MAX_RUNNING_TASKS) {
-      throw new WorldlineError("tools:busy", `The bridge already runs ${MAX_RUNNING_TASKS} background tasks; stop one with task_stop first.`);
+      throw new WorldlineError(
+        "tools:busy",
+        `The bridge already runs ${MAX_RUNNING_TASKS} background tasks; stop one with task_stop first.`,
+      );
     }
   }
 
@@ -82,7 +88,8 @@ export class TaskRegistry {
 
   private forgetOldFinished(sessionId: string): void {
     const finished = this.list(sessionId).filter((task) => task.status !== "running");
-    for (const task of finished.slice(0, Math.max(0, finished.length - MAX_FINISHED_TASKS_PER_SESSION + 1))) this.tasks.delete(task.id);
+    for (const task of finished.slice(0, Math.max(0, finished.length - MAX_FINISHED_TASKS_PER_SESSION + 1)))
+      this.tasks.delete(task.id);
   }
 
   async stopAll(): Promise<void> {

@@ -21,7 +21,19 @@ import { openApiRoutes } from "./routes/openapi";
 import { skillRoutes } from "./routes/skills";
 
 export function createApiRouter(): Router {
-  const router = new Router().add(...healthRoutes, ...sessionRoutes, ...chatRoutes, ...fileRoutes, ...settingsRoutes, ...sessionListRoutes, ...approvalRoutes, ...taskRoutes, ...checkpointRoutes, ...mcpRoutes, ...shareRoutes);
+  const router = new Router().add(
+    ...healthRoutes,
+    ...sessionRoutes,
+    ...chatRoutes,
+    ...fileRoutes,
+    ...settingsRoutes,
+    ...sessionListRoutes,
+    ...approvalRoutes,
+    ...taskRoutes,
+    ...checkpointRoutes,
+    ...mcpRoutes,
+    ...shareRoutes,
+  );
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes);
   return router.add(...openApiRoutes(router));
 }
@@ -42,7 +54,10 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
     try {
       const url = new URL(req.url ?? "/", "http://bridge.invalid");
       if (!auth.hostAllowed(req)) {
-        throw new WorldlineError("auth:forbidden", "This Host is not allowed; open Worldline through the URL it printed.");
+        throw new WorldlineError(
+          "auth:forbidden",
+          "This Host is not allowed; open Worldline through the URL it printed.",
+        );
       }
       const stateChanging = !SAFE_METHODS.has(req.method ?? "GET");
       if (stateChanging && !auth.originAllowed(req)) {
@@ -50,9 +65,13 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       }
       // Forms and beacons can only send form/multipart/text bodies: a state change carries JSON or nothing.
       if (stateChanging && hasBody(req) && !isJson(req)) {
-        throw new WorldlineError("request:unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+        throw new WorldlineError(
+          "request:unsupported_media_type",
+          "Send the body as JSON with Content-Type: application/json.",
+        );
       }
-      if (req.method === "GET" && url.pathname === "/api/v1/health") return await router.handle(req, res, url, services);
+      if (req.method === "GET" && url.pathname === "/api/v1/health")
+        return await router.handle(req, res, url, services);
 
       const loginToken = url.searchParams.get("token");
       if (req.method === "GET" && loginToken !== null && !url.pathname.startsWith("/api/")) {
@@ -70,7 +89,10 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       // A cookie rides along with any request the browser makes, so state changes
       // authenticated by it must also prove they come from our own page's script.
       if (method === "cookie" && stateChanging && req.headers["x-worldline-csrf"] !== auth.csrfToken) {
-        throw new WorldlineError("auth:forbidden", "Missing CSRF header; send the token as Authorization: Bearer instead.");
+        throw new WorldlineError(
+          "auth:forbidden",
+          "Missing CSRF header; send the token as Authorization: Bearer instead.",
+        );
       }
       if (url.pathname.startsWith("/api/")) return await router.handle(req, res, url, services);
       if (!pages) throw new WorldlineError("route:not_found", "The web UI is not served by this bridge.");
@@ -82,7 +104,11 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
 }
 
 /** On every response: no token-bearing URL leaks through Referer, no MIME sniffing, no framing (clickjacked approvals). */
-const SECURITY_HEADERS = { "referrer-policy": "no-referrer", "x-content-type-options": "nosniff", "x-frame-options": "DENY" };
+const SECURITY_HEADERS = {
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+};
 
 function hasBody(req: IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
@@ -100,7 +126,12 @@ function login(res: ServerResponse, url: URL, valid: boolean, cookie: string): v
   }
   url.searchParams.delete("token");
   // Strip the token from the address bar and history right away.
-  res.writeHead(302, { location: url.pathname + url.search, "set-cookie": cookie, "cache-control": "no-store", "referrer-policy": "no-referrer" });
+  res.writeHead(302, {
+    location: url.pathname + url.search,
+    "set-cookie": cookie,
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+  });
   res.end();
 }
 

@@ -29,13 +29,17 @@ export function sendError(res: ServerResponse, error: unknown): void {
 export async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json") {
-    throw new WorldlineError("request:unsupported_media_type", "Send the body as JSON with Content-Type: application/json.");
+    throw new WorldlineError(
+      "request:unsupported_media_type",
+      "Send the body as JSON with Content-Type: application/json.",
+    );
   }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new WorldlineError("request:too_large", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
+    if (size > MAX_BODY_BYTES)
+      throw new WorldlineError("request:too_large", `The body is larger than ${MAX_BODY_BYTES} bytes.`);
     chunks.push(chunk as Buffer);
   }
   const text = Buffer.concat(chunks).toString("utf8");

@@ -99,52 +99,231 @@ const checkpoints = ["checkpoints"];
  */
 const DOCS: Record<string, RouteDoc> = {
   "GET /api/v1/health": { summary: "Liveness and version (no token needed)", tags: ["bridge"], response: Health },
-  "GET /api/v1/csrf": { summary: "The CSRF token cookie-authenticated pages send with state changes", tags: ["bridge"], response: z.object({ csrf: z.string() }) },
-  "GET /api/v1/sessions": { summary: "List sessions (`?archived=1` includes archived ones)", tags: sessions, response: z.array(SessionSummary) },
-  "POST /api/v1/sessions": { summary: "Create a session on a workspace folder", tags: sessions, body: CreateSessionBody, response: SessionSummary },
-  "GET /api/v1/sessions/:id": { summary: "A session, with its running task id", tags: sessions, response: SessionSummary.extend({ running_task_id: z.string().nullable() }) },
-  "PATCH /api/v1/sessions/:id": { summary: "Change yolo, title, model or archived", tags: sessions, body: UpdateSessionBody, response: SessionSummary },
+  "GET /api/v1/csrf": {
+    summary: "The CSRF token cookie-authenticated pages send with state changes",
+    tags: ["bridge"],
+    response: z.object({ csrf: z.string() }),
+  },
+  "GET /api/v1/sessions": {
+    summary: "List sessions (`?archived=1` includes archived ones)",
+    tags: sessions,
+    response: z.array(SessionSummary),
+  },
+  "POST /api/v1/sessions": {
+    summary: "Create a session on a workspace folder",
+    tags: sessions,
+    body: CreateSessionBody,
+    response: SessionSummary,
+  },
+  "GET /api/v1/sessions/:id": {
+    summary: "A session, with its running task id",
+    tags: sessions,
+    response: SessionSummary.extend({ running_task_id: z.string().nullable() }),
+  },
+  "PATCH /api/v1/sessions/:id": {
+    summary: "Change yolo, title, model or archived",
+    tags: sessions,
+    body: UpdateSessionBody,
+    response: SessionSummary,
+  },
   "DELETE /api/v1/sessions/:id": { summary: "Delete a session", tags: sessions, response: Ok },
-  "POST /api/v1/sessions/:id/cancel": { summary: "Cancel the running turn", tags: sessions, response: z.object({ cancelled: z.boolean() }) },
-  "GET /api/v1/sessions/:id/events": { summary: "The session's ordered event log after `after`", tags: sessions, query: EventsQuery, response: z.array(StoredEvent) },
-  "GET /api/v1/sessions-search": { summary: "Sessions whose title or content mention `q`", tags: sessions, query: z.object({ q: z.string().max(200).optional() }) },
+  "POST /api/v1/sessions/:id/cancel": {
+    summary: "Cancel the running turn",
+    tags: sessions,
+    response: z.object({ cancelled: z.boolean() }),
+  },
+  "GET /api/v1/sessions/:id/events": {
+    summary: "The session's ordered event log after `after`",
+    tags: sessions,
+    query: EventsQuery,
+    response: z.array(StoredEvent),
+  },
+  "GET /api/v1/sessions-search": {
+    summary: "Sessions whose title or content mention `q`",
+    tags: sessions,
+    query: z.object({ q: z.string().max(200).optional() }),
+  },
   "GET /api/v1/workspaces/recent": { summary: "Recently opened workspace folders", tags: sessions },
-  "GET /api/v1/fs/directories": { summary: "Folders under a path, to pick a workspace", tags: files, query: DirectoryQuery, response: DirectoryListing },
-  "POST /api/v1/chat/stream": { summary: "Run a task and stream its events (ends at done or at a request for a human)", tags: ["chat"], body: ChatStreamBody, sse: true },
-  "POST /api/v1/tasks/:task_id/continue/stream": { summary: "Decide a waiting approval and stream the rest of the task", tags: ["chat"], body: ContinueTaskBody, sse: true },
-  "POST /api/v1/tasks/:task_id/password/stream": { summary: "Give the password a sudo command waits for and stream the rest of the task", tags: ["chat"], body: PasswordTaskBody, sse: true },
-  "GET /api/v1/tasks/:task_id/events": { summary: "The task's ordered events", tags: ["chat"], response: z.array(StoredEvent) },
-  "GET /api/v1/approvals": { summary: "Approval requests (e.g. `?status=pending`)", tags: approvals, query: ApprovalsQuery, response: z.array(ApprovalView) },
+  "GET /api/v1/fs/directories": {
+    summary: "Folders under a path, to pick a workspace",
+    tags: files,
+    query: DirectoryQuery,
+    response: DirectoryListing,
+  },
+  "POST /api/v1/chat/stream": {
+    summary: "Run a task and stream its events (ends at done or at a request for a human)",
+    tags: ["chat"],
+    body: ChatStreamBody,
+    sse: true,
+  },
+  "POST /api/v1/tasks/:task_id/continue/stream": {
+    summary: "Decide a waiting approval and stream the rest of the task",
+    tags: ["chat"],
+    body: ContinueTaskBody,
+    sse: true,
+  },
+  "POST /api/v1/tasks/:task_id/password/stream": {
+    summary: "Give the password a sudo command waits for and stream the rest of the task",
+    tags: ["chat"],
+    body: PasswordTaskBody,
+    sse: true,
+  },
+  "GET /api/v1/tasks/:task_id/events": {
+    summary: "The task's ordered events",
+    tags: ["chat"],
+    response: z.array(StoredEvent),
+  },
+  "GET /api/v1/approvals": {
+    summary: "Approval requests (e.g. `?status=pending`)",
+    tags: approvals,
+    query: ApprovalsQuery,
+    response: z.array(ApprovalView),
+  },
   "GET /api/v1/approvals/:id": { summary: "One approval request", tags: approvals, response: ApprovalView },
-  "POST /api/v1/approvals/:id": { summary: "Decide an approval request (409 when already decided)", tags: approvals, body: DecideApprovalBody, response: ApprovalView },
+  "POST /api/v1/approvals/:id": {
+    summary: "Decide an approval request (409 when already decided)",
+    tags: approvals,
+    body: DecideApprovalBody,
+    response: ApprovalView,
+  },
   "GET /api/v1/rules": { summary: "Approval rules", tags: approvals, query: RulesQuery, response: z.array(RuleView) },
-  "POST /api/v1/rules": { summary: "Create an approval rule", tags: approvals, body: CreateRuleBody, response: RuleView },
+  "POST /api/v1/rules": {
+    summary: "Create an approval rule",
+    tags: approvals,
+    body: CreateRuleBody,
+    response: RuleView,
+  },
   "DELETE /api/v1/rules/:id": { summary: "Delete an approval rule", tags: approvals, response: Ok },
-  "GET /api/v1/sessions/:id/checkpoints": { summary: "Checkpoints, oldest first, with changed files", tags: checkpoints, response: z.array(CheckpointView) },
-  "GET /api/v1/sessions/:id/checkpoints/:cid/diff": { summary: "The diff a rewind to this checkpoint would apply", tags: checkpoints, response: CheckpointDiff },
-  "POST /api/v1/sessions/:id/rewind": { summary: "Rewind conversation and/or files (409 on outside edits unless force)", tags: checkpoints, body: RewindBody, response: RewindResult },
-  "POST /api/v1/sessions/:id/rewind/undo": { summary: "Undo the last rewind", tags: checkpoints, body: UndoBody, response: RewindResult },
-  "POST /api/v1/sessions/:id/undo": { summary: "Undo the last turn", tags: checkpoints, body: UndoBody, response: RewindResult },
-  "POST /api/v1/sessions/:id/fork": { summary: "Fork the session at a checkpoint", tags: checkpoints, body: ForkBody, response: ForkResult },
-  "GET /api/v1/sessions/:id/checkpoint-settings": { summary: "Checkpoint settings of the session", tags: checkpoints, response: CheckpointSettings },
-  "PATCH /api/v1/sessions/:id/checkpoint-settings": { summary: "Change checkpoint settings", tags: checkpoints, body: CheckpointSettings.partial(), response: CheckpointSettings },
-  "GET /api/v1/sessions/:id/files/tree": { summary: "A folder of the workspace", tags: files, query: FileTreeQuery, response: FileTreeListing },
-  "GET /api/v1/sessions/:id/files/content": { summary: "A file's content", tags: files, query: FileQuery, response: FileContent },
-  "PUT /api/v1/sessions/:id/files/content": { summary: "Write a file (409 on a conflicting edit)", tags: files, body: WriteFileBody, response: FileContent },
+  "GET /api/v1/sessions/:id/checkpoints": {
+    summary: "Checkpoints, oldest first, with changed files",
+    tags: checkpoints,
+    response: z.array(CheckpointView),
+  },
+  "GET /api/v1/sessions/:id/checkpoints/:cid/diff": {
+    summary: "The diff a rewind to this checkpoint would apply",
+    tags: checkpoints,
+    response: CheckpointDiff,
+  },
+  "POST /api/v1/sessions/:id/rewind": {
+    summary: "Rewind conversation and/or files (409 on outside edits unless force)",
+    tags: checkpoints,
+    body: RewindBody,
+    response: RewindResult,
+  },
+  "POST /api/v1/sessions/:id/rewind/undo": {
+    summary: "Undo the last rewind",
+    tags: checkpoints,
+    body: UndoBody,
+    response: RewindResult,
+  },
+  "POST /api/v1/sessions/:id/undo": {
+    summary: "Undo the last turn",
+    tags: checkpoints,
+    body: UndoBody,
+    response: RewindResult,
+  },
+  "POST /api/v1/sessions/:id/fork": {
+    summary: "Fork the session at a checkpoint",
+    tags: checkpoints,
+    body: ForkBody,
+    response: ForkResult,
+  },
+  "GET /api/v1/sessions/:id/checkpoint-settings": {
+    summary: "Checkpoint settings of the session",
+    tags: checkpoints,
+    response: CheckpointSettings,
+  },
+  "PATCH /api/v1/sessions/:id/checkpoint-settings": {
+    summary: "Change checkpoint settings",
+    tags: checkpoints,
+    body: CheckpointSettings.partial(),
+    response: CheckpointSettings,
+  },
+  "GET /api/v1/sessions/:id/files/tree": {
+    summary: "A folder of the workspace",
+    tags: files,
+    query: FileTreeQuery,
+    response: FileTreeListing,
+  },
+  "GET /api/v1/sessions/:id/files/content": {
+    summary: "A file's content",
+    tags: files,
+    query: FileQuery,
+    response: FileContent,
+  },
+  "PUT /api/v1/sessions/:id/files/content": {
+    summary: "Write a file (409 on a conflicting edit)",
+    tags: files,
+    body: WriteFileBody,
+    response: FileContent,
+  },
   "GET /api/v1/sessions/:id/files/search": { summary: "Fuzzy file search", tags: files, query: FileSearchQuery },
-  "GET /api/v1/sessions/:id/files/git": { summary: "Git status markers of the workspace", tags: files, response: GitStatus },
+  "GET /api/v1/sessions/:id/files/git": {
+    summary: "Git status markers of the workspace",
+    tags: files,
+    response: GitStatus,
+  },
   "GET /api/v1/sessions/:id/mcp": { summary: "MCP servers of the session and their state", tags: ["tools"] },
-  "GET /api/v1/settings": { summary: "Providers, models and the default model (keys never included)", tags: settings, response: SettingsView },
-  "POST /api/v1/settings/providers": { summary: "Add or change a provider", tags: settings, body: SaveProviderBody, response: SettingsView },
-  "DELETE /api/v1/settings/providers/:providerId": { summary: "Remove a provider", tags: settings, response: SettingsView },
-  "PUT /api/v1/settings/default-model": { summary: "Set the default model", tags: settings, body: DefaultModelBody, response: SettingsView },
-  "POST /api/v1/settings/test-connection": { summary: "Test a provider connection", tags: settings, body: TestConnectionBody, response: TestConnectionResult },
-  "GET /api/v1/settings/layout": { summary: "The IDE layout", tags: settings, response: z.object({ layout: IdeLayout.nullable() }) },
-  "PUT /api/v1/settings/layout": { summary: "Save the IDE layout", tags: settings, body: IdeLayout, response: z.object({ layout: IdeLayout }) },
-  "GET /api/v1/access": { summary: "What the caller may do (owner, or a share link's scope)", tags: ["sharing"], response: AccessView },
-  "GET /api/v1/sessions/:id/share-links": { summary: "Share links of a session", tags: ["sharing"], response: z.array(ShareLinkView) },
-  "POST /api/v1/sessions/:id/share-links": { summary: "Create a share link", tags: ["sharing"], body: CreateShareLinkBody, response: CreatedShareLink },
-  "DELETE /api/v1/sessions/:id/share-links/:linkId": { summary: "Revoke a share link", tags: ["sharing"], response: Ok },
+  "GET /api/v1/settings": {
+    summary: "Providers, models and the default model (keys never included)",
+    tags: settings,
+    response: SettingsView,
+  },
+  "POST /api/v1/settings/providers": {
+    summary: "Add or change a provider",
+    tags: settings,
+    body: SaveProviderBody,
+    response: SettingsView,
+  },
+  "DELETE /api/v1/settings/providers/:providerId": {
+    summary: "Remove a provider",
+    tags: settings,
+    response: SettingsView,
+  },
+  "PUT /api/v1/settings/default-model": {
+    summary: "Set the default model",
+    tags: settings,
+    body: DefaultModelBody,
+    response: SettingsView,
+  },
+  "POST /api/v1/settings/test-connection": {
+    summary: "Test a provider connection",
+    tags: settings,
+    body: TestConnectionBody,
+    response: TestConnectionResult,
+  },
+  "GET /api/v1/settings/layout": {
+    summary: "The IDE layout",
+    tags: settings,
+    response: z.object({ layout: IdeLayout.nullable() }),
+  },
+  "PUT /api/v1/settings/layout": {
+    summary: "Save the IDE layout",
+    tags: settings,
+    body: IdeLayout,
+    response: z.object({ layout: IdeLayout }),
+  },
+  "GET /api/v1/access": {
+    summary: "What the caller may do (owner, or a share link's scope)",
+    tags: ["sharing"],
+    response: AccessView,
+  },
+  "GET /api/v1/sessions/:id/share-links": {
+    summary: "Share links of a session",
+    tags: ["sharing"],
+    response: z.array(ShareLinkView),
+  },
+  "POST /api/v1/sessions/:id/share-links": {
+    summary: "Create a share link",
+    tags: ["sharing"],
+    body: CreateShareLinkBody,
+    response: CreatedShareLink,
+  },
+  "DELETE /api/v1/sessions/:id/share-links/:linkId": {
+    summary: "Revoke a share link",
+    tags: ["sharing"],
+    response: Ok,
+  },
 };
 
 type JsonSchema = Record<string, unknown>;
@@ -163,7 +342,8 @@ export function buildOpenApi(routes: readonly Route[], version: string): JsonSch
     info: {
       title: "Worldline API",
       version,
-      description: "HTTP + SSE API of the Worldline bridge. Every route except GET /api/v1/health needs `Authorization: Bearer <token>`.",
+      description:
+        "HTTP + SSE API of the Worldline bridge. Every route except GET /api/v1/health needs `Authorization: Bearer <token>`.",
     },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
@@ -175,7 +355,12 @@ export function buildOpenApi(routes: readonly Route[], version: string): JsonSch
 }
 
 function operation(route: Route, doc: RouteDoc | undefined): JsonSchema {
-  const pathParams = [...route.path.matchAll(/:([a-zA-Z_]+)/g)].map((match) => ({ name: match[1], in: "path", required: true, schema: { type: "string" } }));
+  const pathParams = [...route.path.matchAll(/:([a-zA-Z_]+)/g)].map((match) => ({
+    name: match[1],
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
   const queryParams = doc?.query ? queryParameters(doc.query) : [];
   const status = String(route.status ?? 200);
   const success = doc?.sse
@@ -183,17 +368,25 @@ function operation(route: Route, doc: RouteDoc | undefined): JsonSchema {
         description: `An SSE stream; each \`data:\` line is one JSON object with task_id. Events: ${SSE_EVENT_NAMES.join(", ")}.`,
         content: { "text/event-stream": { schema: { $ref: "#/components/schemas/SseEvent" } } },
       }
-    : { description: "OK", content: { "application/json": { schema: doc?.response ? toSchema(doc.response, "output") : {} } } };
+    : {
+        description: "OK",
+        content: { "application/json": { schema: doc?.response ? toSchema(doc.response, "output") : {} } },
+      };
   return {
     operationId: `${route.method.toLowerCase()}${route.path.replace(/^\/api\/v1/, "").replace(/[/:_-]+(\w)/g, (_m, c: string) => c.toUpperCase())}`,
     summary: doc?.summary ?? `${route.method} ${route.path}`,
     tags: doc?.tags ?? [],
     ...(route.path === "/api/v1/health" ? { security: [] } : {}),
     parameters: [...pathParams, ...queryParams],
-    ...(doc?.body ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(doc.body, "input") } } } } : {}),
+    ...(doc?.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: toSchema(doc.body, "input") } } } }
+      : {}),
     responses: {
       [status]: success,
-      default: { description: "An error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+      default: {
+        description: "An error",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      },
     },
   };
 }

@@ -73,7 +73,8 @@ export class Router {
         if (body !== undefined && !res.headersSent) sendJson(res, route.status ?? 200, body);
         return;
       }
-      if (pathMatched) throw new WorldlineError("request:method_not_allowed", `${req.method} is not supported on ${url.pathname}.`);
+      if (pathMatched)
+        throw new WorldlineError("request:method_not_allowed", `${req.method} is not supported on ${url.pathname}.`);
       throw new WorldlineError("route:not_found", `No API route ${req.method} ${url.pathname}.`);
     } catch (error) {
       if (error instanceof WorldlineError && error.kind === "method_not_allowed") {

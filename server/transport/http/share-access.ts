@@ -20,12 +20,21 @@ export function shareOfRequest(req: IncomingMessage): ShareCapability | undefine
  * token's) and lands on the session page; anything else gets a plain refusal.
  * Returns false when the path is not a share path.
  */
-export async function openShareLink(req: IncomingMessage, res: ServerResponse, url: URL, services: BridgeServices): Promise<boolean> {
+export async function openShareLink(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  services: BridgeServices,
+): Promise<boolean> {
   const match = req.method === "GET" ? SHARE_PATH.exec(url.pathname) : null;
   if (!match) return false;
   const share = await services.shares.resolve(match[1]);
   if (!share) {
-    res.writeHead(403, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", "referrer-policy": "no-referrer" });
+    res.writeHead(403, {
+      "content-type": "text/plain; charset=utf-8",
+      "cache-control": "no-store",
+      "referrer-policy": "no-referrer",
+    });
     res.end("This share link is not valid: it was revoked, it expired, or it was mistyped.\n");
     return true;
   }
@@ -42,7 +51,10 @@ export async function openShareLink(req: IncomingMessage, res: ServerResponse, u
 }
 
 /** The share link a request presents (Bearer wls_… for scripts, or the share cookie), if valid now. */
-export async function shareOfCredentials(req: IncomingMessage, services: BridgeServices): Promise<{ share: ShareCapability; via: "bearer" | "cookie" } | null> {
+export async function shareOfCredentials(
+  req: IncomingMessage,
+  services: BridgeServices,
+): Promise<{ share: ShareCapability; via: "bearer" | "cookie" } | null> {
   const header = req.headers.authorization;
   if (header?.startsWith("Bearer ")) {
     const share = await services.shares.resolve(header.slice(7).trim());
@@ -70,9 +82,14 @@ export async function serveShared(
   sharedRequests.set(req, share);
   if (url.pathname.startsWith("/api/")) {
     const verdict = httpVerdict(share, method, url.pathname);
-    const allowed = verdict === "allow" || (verdict === "approval" && (await approvalOfSession(services, url.pathname, share.sessionId)));
+    const allowed =
+      verdict === "allow" ||
+      (verdict === "approval" && (await approvalOfSession(services, url.pathname, share.sessionId)));
     if (!allowed) {
-      throw new WorldlineError("auth:forbidden", share.scope === "view" ? "This share link can only view its session." : "This share link cannot do that.");
+      throw new WorldlineError(
+        "auth:forbidden",
+        share.scope === "view" ? "This share link can only view its session." : "This share link cannot do that.",
+      );
     }
     return router.handle(req, res, url, services);
   }

@@ -19,12 +19,22 @@ export function toPublicEvents(envelope: EventEnvelope, ids: { taskId: string; s
     case "turn.stage":
       return [status(envelope.payload.stage)];
     case "message.part.delta":
-      return [{ event: envelope.payload.part === "text" ? "content_delta" : "reasoning_delta", data: { ...base, delta: envelope.payload.delta } }];
+      return [
+        {
+          event: envelope.payload.part === "text" ? "content_delta" : "reasoning_delta",
+          data: { ...base, delta: envelope.payload.delta },
+        },
+      ];
     case "tool.call":
       return [
         {
           event: "tool_call_started",
-          data: { ...base, tool_call_id: envelope.payload.toolCallId, tool: envelope.payload.name, args: envelope.payload.args },
+          data: {
+            ...base,
+            tool_call_id: envelope.payload.toolCallId,
+            tool: envelope.payload.name,
+            args: envelope.payload.args,
+          },
         },
       ];
     case "tool.state":
@@ -65,14 +75,37 @@ export function toPublicEvents(envelope: EventEnvelope, ids: { taskId: string; s
     }
     case "memory.stored": {
       const { memoryId, text, type, scope, importance, source } = envelope.payload;
-      return [{ event: "memory_stored", data: { ...base, memory_id: memoryId, text, type, scope, importance, source } }];
+      return [
+        { event: "memory_stored", data: { ...base, memory_id: memoryId, text, type, scope, importance, source } },
+      ];
     }
     case "reflection.completed": {
       const { outcome, lesson, memoryId, message } = envelope.payload;
-      return [{ event: "reflection_completed", data: { ...base, outcome, lesson: lesson ?? null, memory_id: memoryId ?? null, ...(message ? { message } : {}) } }];
+      return [
+        {
+          event: "reflection_completed",
+          data: {
+            ...base,
+            outcome,
+            lesson: lesson ?? null,
+            memory_id: memoryId ?? null,
+            ...(message ? { message } : {}),
+          },
+        },
+      ];
     }
     case "turn.retry":
-      return [{ event: "retry", data: { ...base, attempt: envelope.payload.attempt, delay_ms: envelope.payload.delayMs, message: envelope.payload.message } }];
+      return [
+        {
+          event: "retry",
+          data: {
+            ...base,
+            attempt: envelope.payload.attempt,
+            delay_ms: envelope.payload.delayMs,
+            message: envelope.payload.message,
+          },
+        },
+      ];
     case "turn.error":
       return [{ event: "error", data: { ...base, code: envelope.payload.code, message: envelope.payload.message } }];
     case "turn.completed":

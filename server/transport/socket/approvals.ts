@@ -13,11 +13,16 @@ const WEB_DECIDER = "web";
 export function registerApprovalHandlers(socket: Socket, services: BridgeServices, commands: CommandCache): void {
   let unsubscribe: (() => void) | null = null;
 
-  onCommand(socket, "approvals.subscribe", approvalCommands["approvals.subscribe"], async (): Promise<{ pending: ApprovalView[] }> => {
-    // Listen first, then read: a request made in between arrives twice at worst, and the tab keys by id.
-    unsubscribe ??= services.approvals.onChange((change) => socket.emit("approvals.changed", change));
-    return { pending: await services.approvals.list({ status: "pending" }) };
-  });
+  onCommand(
+    socket,
+    "approvals.subscribe",
+    approvalCommands["approvals.subscribe"],
+    async (): Promise<{ pending: ApprovalView[] }> => {
+      // Listen first, then read: a request made in between arrives twice at worst, and the tab keys by id.
+      unsubscribe ??= services.approvals.onChange((change) => socket.emit("approvals.changed", change));
+      return { pending: await services.approvals.list({ status: "pending" }) };
+    },
+  );
 
   onCommand(socket, "approvals.unsubscribe", approvalCommands["approvals.unsubscribe"], async () => {
     unsubscribe?.();
@@ -29,7 +34,8 @@ export function registerApprovalHandlers(socket: Socket, services: BridgeService
     socket,
     "approval.decide",
     approvalCommands["approval.decide"],
-    async ({ approvalId, decision, feedback }) => services.approvals.decide(approvalId, { decision, feedback, decidedBy: WEB_DECIDER }),
+    async ({ approvalId, decision, feedback }) =>
+      services.approvals.decide(approvalId, { decision, feedback, decidedBy: WEB_DECIDER }),
     commands,
   );
 

@@ -38,7 +38,12 @@ export function onCommand<S extends z.ZodType>(
   commands?: CommandCache,
 ): void {
   socket.on(name, (raw: unknown, maybeAck?: unknown) => {
-    const ack = typeof maybeAck === "function" ? (maybeAck as (response: Ack) => void) : typeof raw === "function" ? (raw as (response: Ack) => void) : undefined;
+    const ack =
+      typeof maybeAck === "function"
+        ? (maybeAck as (response: Ack) => void)
+        : typeof raw === "function"
+          ? (raw as (response: Ack) => void)
+          : undefined;
     const execute = async (): Promise<Ack> => {
       try {
         const input = typeof raw === "function" ? undefined : raw;

@@ -56,7 +56,13 @@ export class Presence {
       room = created;
     }
     if (room.viewers.has(socket.id)) return this.broadcast(sessionId);
-    room.viewers.set(socket.id, { socket, id: viewerIdOf(socket), device: deviceOf(socket), access: shareOf(socket)?.scope ?? "owner", typingTimer: null });
+    room.viewers.set(socket.id, {
+      socket,
+      id: viewerIdOf(socket),
+      device: deviceOf(socket),
+      access: shareOf(socket)?.scope ?? "owner",
+      typingTimer: null,
+    });
     this.broadcast(sessionId);
   }
 
@@ -88,7 +94,8 @@ export class Presence {
     const id = viewerIdOf(socket);
     this.promptedBy.set(turnId, id);
     // Turns that never start (cancelled while queued) must not pile up.
-    if (this.promptedBy.size > MAX_TRACKED_PROMPTS) this.promptedBy.delete(this.promptedBy.keys().next().value as string);
+    if (this.promptedBy.size > MAX_TRACKED_PROMPTS)
+      this.promptedBy.delete(this.promptedBy.keys().next().value as string);
     // The turn usually starts before the prompt's answer comes back.
     if (this.rooms.get(sessionId)?.runningTurn === turnId) this.setRunning(sessionId, id);
   }
@@ -103,7 +110,12 @@ export class Presence {
   private broadcast(sessionId: string): void {
     const room = this.rooms.get(sessionId);
     if (!room) return;
-    const viewers = [...room.viewers.values()].map(({ id, device, access, typingTimer }) => ({ id, device, access, typing: typingTimer !== null }));
+    const viewers = [...room.viewers.values()].map(({ id, device, access, typingTimer }) => ({
+      id,
+      device,
+      access,
+      typing: typingTimer !== null,
+    }));
     const runningBy = room.runningBy && viewers.some((viewer) => viewer.id === room.runningBy) ? room.runningBy : null;
     for (const viewer of room.viewers.values()) {
       viewer.socket.emit("presence.state", { sessionId, viewers, runningBy, you: viewer.id } satisfies PresenceState);

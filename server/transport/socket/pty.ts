@@ -9,7 +9,10 @@ const roomOf = (sessionId: string) => `pty:${sessionId}`;
 /** Every tab that listed a session's terminals hears when one opens, is renamed or closes. */
 export function attachPtyBroadcast(io: Server, services: BridgeServices): void {
   const { ptys } = services;
-  const announce = (info: TerminalInfo) => io.to(roomOf(info.sessionId)).emit("pty.terminals", { sessionId: info.sessionId, terminals: ptys.list(info.sessionId) });
+  const announce = (info: TerminalInfo) =>
+    io
+      .to(roomOf(info.sessionId))
+      .emit("pty.terminals", { sessionId: info.sessionId, terminals: ptys.list(info.sessionId) });
   ptys.on({ opened: announce, renamed: announce, closed: announce });
 }
 
@@ -35,20 +38,44 @@ export function registerPtyHandlers(socket: Socket, services: BridgeServices, co
     return { terminals: ptys.list(sessionId) };
   });
 
-  onCommand(socket, "pty.create", ptyCommands["pty.create"], async ({ sessionId, title, cols, rows }) => {
-    await services.sessions.get(sessionId);
-    return ptys.create(sessionId, { title, cols, rows });
-  }, commands);
+  onCommand(
+    socket,
+    "pty.create",
+    ptyCommands["pty.create"],
+    async ({ sessionId, title, cols, rows }) => {
+      await services.sessions.get(sessionId);
+      return ptys.create(sessionId, { title, cols, rows });
+    },
+    commands,
+  );
 
-  onCommand(socket, "pty.rename", ptyCommands["pty.rename"], async ({ sessionId, terminalId, title }) => ptys.rename(sessionId, terminalId, title), commands);
+  onCommand(
+    socket,
+    "pty.rename",
+    ptyCommands["pty.rename"],
+    async ({ sessionId, terminalId, title }) => ptys.rename(sessionId, terminalId, title),
+    commands,
+  );
 
-  onCommand(socket, "pty.close", ptyCommands["pty.close"], async ({ sessionId, terminalId }) => ({ exitCode: await ptys.close(sessionId, terminalId) }), commands);
+  onCommand(
+    socket,
+    "pty.close",
+    ptyCommands["pty.close"],
+    async ({ sessionId, terminalId }) => ({ exitCode: await ptys.close(sessionId, terminalId) }),
+    commands,
+  );
 
-  onCommand(socket, "pty.run", ptyCommands["pty.run"], async ({ sessionId, line }) => {
-    await services.sessions.get(sessionId);
-    const info = await ptys.run(sessionId, line);
-    return { terminalId: info.terminalId };
-  }, commands);
+  onCommand(
+    socket,
+    "pty.run",
+    ptyCommands["pty.run"],
+    async ({ sessionId, line }) => {
+      await services.sessions.get(sessionId);
+      const info = await ptys.run(sessionId, line);
+      return { terminalId: info.terminalId };
+    },
+    commands,
+  );
 
   onCommand(socket, "pty.attach", ptyCommands["pty.attach"], async ({ sessionId, terminalId, cols, rows }) => {
     const terminal = ptys.get(sessionId, terminalId);

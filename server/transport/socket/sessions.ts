@@ -1,5 +1,12 @@
 import type { Socket } from "socket.io";
-import { clientCommands, encodeSnapshot, imageDataUrl, type EventEnvelope, type SubscribeResult, type TranscriptSnapshot } from "../../protocol";
+import {
+  clientCommands,
+  encodeSnapshot,
+  imageDataUrl,
+  type EventEnvelope,
+  type SubscribeResult,
+  type TranscriptSnapshot,
+} from "../../protocol";
 import { SNAPSHOT_MIN_EVENTS, SnapshotCache } from "../../sessions";
 import type { BridgeServices } from "../services";
 import { onCommand, type CommandCache } from "./handler";
@@ -42,58 +49,73 @@ async function startingPoint(
 }
 
 /** A tab's view of sessions: subscribe with the last seq it has, then live events. */
-export function registerSessionHandlers(socket: Socket, services: BridgeServices, commands: CommandCache, presence: Presence): void {
+export function registerSessionHandlers(
+  socket: Socket,
+  services: BridgeServices,
+  commands: CommandCache,
+  presence: Presence,
+): void {
   const snapshots = snapshotsOf(services);
   const subscriptions = new Map<string, () => void>();
 
-  onCommand(socket, "session.subscribe", clientCommands["session.subscribe"], async ({ sessionId, afterSeq = 0, afterCreatedAt }): Promise<SubscribeResult> => {
-    await services.sessions.get(sessionId);
-    subscriptions.get(sessionId)?.();
-    // Live events that arrive while the past is read are held, then de-duplicated by seq.
-    let replaying = true;
-    const held: EventEnvelope[] = [];
-    let sentUpTo = afterSeq;
-    // Events appended in one synchronous run go out as one message: engine.io sends one
-    // write at a time, so a burst sent event by event would wait on each write's callback.
-    let batch: EventEnvelope[] = [];
-    const sendBatch = () => {
-      const events = batch;
-      batch = [];
-      if (socket.connected) socket.emit("session.events", { sessionId, events });
-    };
-    const stopLive = services.log.subscribe(
-      sessionId,
-      (event) => {
-        if (replaying) return void held.push(event);
-        if (event.seq <= sentUpTo) return;
-        sentUpTo = event.seq;
-        batch.push(event);
-        if (batch.length === 1) queueMicrotask(sendBatch);
-      },
-      // The log renumbered events after a clash with another process: the tab resubscribes,
-      // and the createdAt check in startingPoint resets it to the log as it now is.
-      () => {
-        if (socket.connected) socket.emit("session.reset", { sessionId });
-      },
-    );
-    subscriptions.set(sessionId, () => {
-      stopLive();
-      presence.leave(socket, sessionId);
-    });
-    try {
-      const start = await startingPoint(services, snapshots, sessionId, afterSeq, afterCreatedAt);
-      const past = await services.log.read(sessionId, start.from);
-      const events = past.concat(held.filter((event) => event.seq > (past.at(-1)?.seq ?? start.from)));
-      sentUpTo = events.at(-1)?.seq ?? start.from;
-      replaying = false;
-      presence.join(socket, sessionId);
-      return { events, lastSeq: sentUpTo, ...(start.snapshot ? { snapshot: start.snapshot } : {}), ...(start.reset ? { reset: true } : {}) };
-    } catch (error) {
+  onCommand(
+    socket,
+    "session.subscribe",
+    clientCommands["session.subscribe"],
+    async ({ sessionId, afterSeq = 0, afterCreatedAt }): Promise<SubscribeResult> => {
+      await services.sessions.get(sessionId);
       subscriptions.get(sessionId)?.();
-      subscriptions.delete(sessionId);
-      throw error;
-    }
-  });
+      // Live events that arrive while the past is read are held, then de-duplicated by seq.
+      let replaying = true;
+      const held: EventEnvelope[] = [];
+      let sentUpTo = afterSeq;
+      // Events appended in one synchronous run go out as one message: engine.io sends one
+      // write at a time, so a burst sent event by event would wait on each write's callback.
+      let batch: EventEnvelope[] = [];
+      const sendBatch = () => {
+        const events = batch;
+        batch = [];
+        if (socket.connected) socket.emit("session.events", { sessionId, events });
+      };
+      const stopLive = services.log.subscribe(
+        sessionId,
+        (event) => {
+          if (replaying) return void held.push(event);
+          if (event.seq <= sentUpTo) return;
+          sentUpTo = event.seq;
+          batch.push(event);
+          if (batch.length === 1) queueMicrotask(sendBatch);
+        },
+        // The log renumbered events after a clash with another process: the tab resubscribes,
+        // and the createdAt check in startingPoint resets it to the log as it now is.
+        () => {
+          if (socket.connected) socket.emit("session.reset", { sessionId });
+        },
+      );
+      subscriptions.set(sessionId, () => {
+        stopLive();
+        presence.leave(socket, sessionId);
+      });
+      try {
+        const start = await startingPoint(services, snapshots, sessionId, afterSeq, afterCreatedAt);
+        const past = await services.log.read(sessionId, start.from);
+        const events = past.concat(held.filter((event) => event.seq > (past.at(-1)?.seq ?? start.from)));
+        sentUpTo = events.at(-1)?.seq ?? start.from;
+        replaying = false;
+        presence.join(socket, sessionId);
+        return {
+          events,
+          lastSeq: sentUpTo,
+          ...(start.snapshot ? { snapshot: start.snapshot } : {}),
+          ...(start.reset ? { reset: true } : {}),
+        };
+      } catch (error) {
+        subscriptions.get(sessionId)?.();
+        subscriptions.delete(sessionId);
+        throw error;
+      }
+    },
+  );
 
   onCommand(socket, "session.unsubscribe", clientCommands["session.unsubscribe"], async ({ sessionId }) => {
     subscriptions.get(sessionId)?.();
@@ -112,7 +134,9 @@ export function registerSessionHandlers(socket: Socket, services: BridgeServices
     clientCommands["turn.prompt"],
     async ({ sessionId, text, reasoning, images }) => {
       // The model gets the full images; the transcript event only their previews (server/protocol/images.ts).
-      const attached = images?.length ? { images: images.map(imageDataUrl), imagePreviews: images.map((image) => image.preview) } : {};
+      const attached = images?.length
+        ? { images: images.map(imageDataUrl), imagePreviews: images.map((image) => image.preview) }
+        : {};
       const started = await services.runtime.prompt(sessionId, text, { reasoning, ...attached });
       presence.prompted(socket, sessionId, started.turnId);
       return { turnId: started.turnId, queued: started.queued };

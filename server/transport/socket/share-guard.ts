@@ -32,8 +32,10 @@ export function guardShareSocket(socket: Socket, services: BridgeServices): void
   }
   socket.use((packet, next) => {
     const [event, payload] = packet as [string, unknown, ...unknown[]];
-    const ack = packet.findLast((part: unknown) => typeof part === "function") as ((response: unknown) => void) | undefined;
-    const refuse = (message: string) => ack?.({ ok: false, error: toWireError(new WorldlineError("auth:forbidden", message)).error });
+    const ack = packet.findLast((part: unknown) => typeof part === "function") as
+      ((response: unknown) => void) | undefined;
+    const refuse = (message: string) =>
+      ack?.({ ok: false, error: toWireError(new WorldlineError("auth:forbidden", message)).error });
     void (async () => {
       // Revocation closes the socket (closeRevokedShares); expiry is checked here and by the timer.
       if (share.expiresAt && share.expiresAt.getTime() <= Date.now()) {
@@ -57,7 +59,8 @@ export function closeRevokedShares(io: Server, services: BridgeServices): () => 
 }
 
 async function approvalIsOfSession(services: BridgeServices, payload: unknown, sessionId: string): Promise<boolean> {
-  const approvalId = typeof payload === "object" && payload !== null ? (payload as { approvalId?: unknown }).approvalId : undefined;
+  const approvalId =
+    typeof payload === "object" && payload !== null ? (payload as { approvalId?: unknown }).approvalId : undefined;
   if (typeof approvalId !== "string") return false;
   try {
     return (await services.approvals.get(approvalId)).session_id === sessionId;

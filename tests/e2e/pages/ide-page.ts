@@ -60,7 +60,8 @@ export class IdePage {
 
   /** Opens the bottom panel if needed and a new terminal; resolves when it is live. */
   async openTerminal(): Promise<Locator> {
-    if ((await this.page.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true") await this.page.getByTestId("toggle-terminal").click();
+    if ((await this.page.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true")
+      await this.page.getByTestId("toggle-terminal").click();
     const before = await this.page.getByTestId("terminal-tab").count();
     await this.page.getByTestId("terminal-new").click();
     await expect(this.page.getByTestId("terminal-tab")).toHaveCount(before + 1);

@@ -46,19 +46,30 @@ describe("worldline acp", () => {
     expect(created.configOptions?.[0]).toMatchObject({ id: "model", type: "select", currentValue: "fake-model" });
     expect((created as { models?: { currentModelId: string } }).models?.currentModelId).toBe("fake-model");
     expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["default", "plan", "yolo"]);
-    await until(() => updatesOf(proc.updates, sessionId, "available_commands_update").length > 0, 5_000, "available commands");
+    await until(
+      () => updatesOf(proc.updates, sessionId, "available_commands_update").length > 0,
+      5_000,
+      "available commands",
+    );
     const listed = await proc.agent.request(acp.methods.agent.session.list, { cwd: workspace });
     expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId);
     expect(listed.sessions.find((s) => s.sessionId === sessionId)?.cwd).toBe(workspace);
   });
 
   it("streams thoughts and text, inlines resources, and reports usage", async () => {
-    fake.script({ reasoning: "Let me think.", text: "The notes say hello.", usage: { prompt_tokens: 40, completion_tokens: 7 } });
+    fake.script({
+      reasoning: "Let me think.",
+      text: "The notes say hello.",
+      usage: { prompt_tokens: 40, completion_tokens: 7 },
+    });
     const response = await proc.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
       prompt: [
         { type: "text", text: "Summarise these." },
-        { type: "resource", resource: { uri: `file://${workspace}/notes.txt`, text: "hello from notes", mimeType: "text/plain" } },
+        {
+          type: "resource",
+          resource: { uri: `file://${workspace}/notes.txt`, text: "hello from notes", mimeType: "text/plain" },
+        },
         { type: "resource_link", uri: `file://${workspace}/other.md`, name: "other.md" },
       ],
     });
@@ -79,12 +90,22 @@ describe("worldline acp", () => {
   it("reports tool calls with a human title, kind, input and locations", async () => {
     fake.script({ toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }, { text: "Done reading." });
     const before = proc.updates.length;
-    const response = await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "read notes" }] });
+    const response = await proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "read notes" }],
+    });
     expect(response.stopReason).toBe("end_turn");
     const fresh = proc.updates.slice(before);
     const call = updatesOf(fresh, sessionId, "tool_call")[0];
-    expect(call).toMatchObject({ title: "Read file: notes.txt", kind: "read", rawInput: { path: "notes.txt" }, locations: [{ path: path.join(workspace, "notes.txt") }] });
-    const finished = updatesOf(fresh, sessionId, "tool_call_update").filter((u) => u.toolCallId === call.toolCallId && (u.status === "completed" || u.status === "failed"));
+    expect(call).toMatchObject({
+      title: "Read file: notes.txt",
+      kind: "read",
+      rawInput: { path: "notes.txt" },
+      locations: [{ path: path.join(workspace, "notes.txt") }],
+    });
+    const finished = updatesOf(fresh, sessionId, "tool_call_update").filter(
+      (u) => u.toolCallId === call.toolCallId && (u.status === "completed" || u.status === "failed"),
+    );
     expect(finished).toHaveLength(1);
     expect(finished[0].content?.[0]).toMatchObject({ type: "content" });
     expect(textOf(updatesOf(fresh, sessionId, "agent_message_chunk"))).toBe("Done reading.");
@@ -93,34 +114,61 @@ describe("worldline acp", () => {
   it("asks the client before an edit and applies it once allowed, showing the diff", async () => {
     proc.permission.asked.length = 0;
     proc.permission.answer = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
-    fake.script({ toolCalls: [{ name: "write_file", arguments: { path: "out.txt", content: "written by acp\n" } }] }, { text: "Wrote it." });
+    fake.script(
+      { toolCalls: [{ name: "write_file", arguments: { path: "out.txt", content: "written by acp\n" } }] },
+      { text: "Wrote it." },
+    );
     const before = proc.updates.length;
-    const response = await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "write out.txt" }] });
+    const response = await proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "write out.txt" }],
+    });
     expect(response.stopReason).toBe("end_turn");
     expect(proc.permission.asked).toHaveLength(1);
     expect(proc.permission.asked[0].toolCall).toMatchObject({ title: "Write file: out.txt", kind: "edit" });
     expect(proc.permission.asked[0].options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
     expect(await fs.readFile(path.join(workspace, "out.txt"), "utf8")).toBe("written by acp\n");
-    const done = updatesOf(proc.updates.slice(before), sessionId, "tool_call_update").find((u) => u.status === "completed");
-    expect(done?.content).toContainEqual({ type: "diff", path: path.join(workspace, "out.txt"), oldText: null, newText: "written by acp\n" });
+    const done = updatesOf(proc.updates.slice(before), sessionId, "tool_call_update").find(
+      (u) => u.status === "completed",
+    );
+    expect(done?.content).toContainEqual({
+      type: "diff",
+      path: path.join(workspace, "out.txt"),
+      oldText: null,
+      newText: "written by acp\n",
+    });
   });
 
   it("treats a rejected or cancelled permission as a rejection", async () => {
     proc.permission.asked.length = 0;
     proc.permission.answer = () => ({ outcome: { outcome: "cancelled" } });
-    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "touch rejected.txt" } }] }, { text: "Understood." });
+    fake.script(
+      { toolCalls: [{ name: "shell", arguments: { command: "touch rejected.txt" } }] },
+      { text: "Understood." },
+    );
     const before = proc.updates.length;
-    await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "touch a file" }] });
-    expect(proc.permission.asked[0]?.toolCall).toMatchObject({ title: "Run command: touch rejected.txt", kind: "execute" });
+    await proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "touch a file" }],
+    });
+    expect(proc.permission.asked[0]?.toolCall).toMatchObject({
+      title: "Run command: touch rejected.txt",
+      kind: "execute",
+    });
     await expect(fs.stat(path.join(workspace, "rejected.txt"))).rejects.toThrow();
-    const failed = updatesOf(proc.updates.slice(before), sessionId, "tool_call_update").find((u) => u.status === "failed");
+    const failed = updatesOf(proc.updates.slice(before), sessionId, "tool_call_update").find(
+      (u) => u.status === "failed",
+    );
     expect(failed).toBeDefined();
     proc.permission.answer = () => ({ outcome: { outcome: "selected", optionId: "allow_once" } });
   });
 
   it("answers a cancelled prompt with stopReason cancelled", async () => {
     fake.script({ hang: true });
-    const prompt = proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "take your time" }] });
+    const prompt = proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "take your time" }],
+    });
     await until(() => fake.requests.length > 0, 10_000, "the model request");
     await proc.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     expect((await prompt).stopReason).toBe("cancelled");
@@ -128,21 +176,44 @@ describe("worldline acp", () => {
 
   it("switches the model with session/set_model and session/set_config_option", async () => {
     await proc.agent.request("session/set_model", { sessionId, modelId: "other-model" });
-    await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "which model?" }] });
+    await proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "which model?" }],
+    });
     expect(fake.requests.at(-1)?.body.model).toBe("other-model");
 
-    const changed = await proc.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "fake-model" });
+    const changed = await proc.agent.request(acp.methods.agent.session.setConfigOption, {
+      sessionId,
+      configId: "model",
+      value: "fake-model",
+    });
     expect(changed.configOptions[0]).toMatchObject({ currentValue: "fake-model" });
-    await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now?" }] });
+    await proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "and now?" }],
+    });
     expect(fake.requests.at(-1)?.body.model).toBe("fake-model");
   });
 
   it("sets modes and refuses unknown ones", async () => {
     await proc.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" });
-    await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "plan it" }] });
-    expect(JSON.stringify(fake.requests.at(-1)?.body.messages.filter((m: { role: string }) => m.role === "user").map((m: { content: unknown }) => m.content).filter((c: unknown) => JSON.stringify(c).includes("plan it")))).toContain("Plan mode");
+    await proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "plan it" }],
+    });
+    expect(
+      JSON.stringify(
+        fake.requests
+          .at(-1)
+          ?.body.messages.filter((m: { role: string }) => m.role === "user")
+          .map((m: { content: unknown }) => m.content)
+          .filter((c: unknown) => JSON.stringify(c).includes("plan it")),
+      ),
+    ).toContain("Plan mode");
     await proc.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "default" });
-    await expect(proc.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "reckless" })).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      proc.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "reckless" }),
+    ).rejects.toMatchObject({ code: -32602 });
   });
 
   it("replays the history on session/load", async () => {
@@ -159,14 +230,20 @@ describe("worldline acp", () => {
   });
 
   it("resumes a known session and answers not-found for an unknown one", async () => {
-    await expect(proc.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: workspace })).resolves.toBeDefined();
-    await expect(proc.agent.request(acp.methods.agent.session.resume, { sessionId: "no-such-session", cwd: workspace })).rejects.toMatchObject({ code: -32002 });
+    await expect(
+      proc.agent.request(acp.methods.agent.session.resume, { sessionId, cwd: workspace }),
+    ).resolves.toBeDefined();
+    await expect(
+      proc.agent.request(acp.methods.agent.session.resume, { sessionId: "no-such-session", cwd: workspace }),
+    ).rejects.toMatchObject({ code: -32002 });
   });
 
   it("fails the prompt and writes [ERROR] RateLimitError to stderr after retries run out", async () => {
     fake.onRequest = () => ({ status: 429, headers: { "retry-after": "0" } });
     try {
-      await expect(proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] })).rejects.toMatchObject({ code: -32603 });
+      await expect(
+        proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] }),
+      ).rejects.toMatchObject({ code: -32603 });
     } finally {
       fake.onRequest = undefined;
     }

@@ -64,8 +64,16 @@ beforeAll(async () => {
         })
         .onRequest(acp.methods.client.terminal.create, ({ params }) => {
           created.push(params);
-          const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? workspace, env: { ...process.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) } });
-          const terminal: Terminal = { output: "", released: false, kill: () => child.kill("SIGKILL"), exited: Promise.resolve() };
+          const child = spawn(params.command, params.args ?? [], {
+            cwd: params.cwd ?? workspace,
+            env: { ...process.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) },
+          });
+          const terminal: Terminal = {
+            output: "",
+            released: false,
+            kill: () => child.kill("SIGKILL"),
+            exited: Promise.resolve(),
+          };
           child.stdout.on("data", (chunk: Buffer) => (terminal.output += chunk.toString()));
           child.stderr.on("data", (chunk: Buffer) => (terminal.output += chunk.toString()));
           terminal.exited = new Promise((resolve) =>
@@ -117,25 +125,41 @@ afterAll(async () => {
 beforeEach(() => fake.reset());
 
 type Message = { role: string; content: unknown; tool_call_id?: string };
-const toolResults = (index: number) => (fake.requests[index].body.messages as Message[]).filter((m) => m.role === "tool").map((m) => String(m.content));
+const toolResults = (index: number) =>
+  (fake.requests[index].body.messages as Message[]).filter((m) => m.role === "tool").map((m) => String(m.content));
 
 async function prompt(text: string | acp.ContentBlock[]) {
-  return proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: typeof text === "string" ? [{ type: "text", text }] : text });
+  return proc.agent.request(acp.methods.agent.session.prompt, {
+    sessionId,
+    prompt: typeof text === "string" ? [{ type: "text", text }] : text,
+  });
 }
 
 describe("worldline acp with a client that offers fs and terminal", () => {
   it("reads files through the client (unsaved buffers), numbered like the local tool", async () => {
-    fake.script({ toolCalls: [{ name: "read_file", arguments: { path: "buffer.ts", offset: 2, limit: 1 } }] }, { text: "read" });
+    fake.script(
+      { toolCalls: [{ name: "read_file", arguments: { path: "buffer.ts", offset: 2, limit: 1 } }] },
+      { text: "read" },
+    );
     expect((await prompt("Read it.")).stopReason).toBe("end_turn");
     expect(reads.at(-1)).toMatchObject({ sessionId, path: path.join(workspace, "buffer.ts"), line: 2, limit: 2 });
-    expect(toolResults(1).at(-1)).toBe("     2\tunsaved line 2\n[showing lines 2-2; call read_file with offset=3 to continue]");
+    expect(toolResults(1).at(-1)).toBe(
+      "     2\tunsaved line 2\n[showing lines 2-2; call read_file with offset=3 to continue]",
+    );
   });
 
   it("writes and edits through the client after the permission, leaving the disk to the editor", async () => {
     proc.permission.asked.length = 0;
     fake.script(
       { toolCalls: [{ name: "write_file", arguments: { path: "new.txt", content: "fresh\n" } }] },
-      { toolCalls: [{ name: "str_replace", arguments: { path: "buffer.ts", edits: [{ old_text: "unsaved line 3", new_text: "edited line 3" }] } }] },
+      {
+        toolCalls: [
+          {
+            name: "str_replace",
+            arguments: { path: "buffer.ts", edits: [{ old_text: "unsaved line 3", new_text: "edited line 3" }] },
+          },
+        ],
+      },
       { text: "edited" },
     );
     expect((await prompt("Write and edit.")).stopReason).toBe("end_turn");
@@ -153,14 +177,24 @@ describe("worldline acp with a client that offers fs and terminal", () => {
     await expect(fs.access(path.join(workspace, "new.txt"))).rejects.toThrow();
     expect(await fs.readFile(path.join(workspace, "buffer.ts"), "utf8")).toBe("on disk\n");
     // The edit's diff went to the client.
-    const diffs = updatesOf(proc.updates, sessionId, "tool_call_update").flatMap((u) => u.content ?? []).filter((c) => c.type === "diff");
+    const diffs = updatesOf(proc.updates, sessionId, "tool_call_update")
+      .flatMap((u) => u.content ?? [])
+      .filter((c) => c.type === "diff");
     expect(diffs.some((d) => d.type === "diff" && d.newText.includes("edited line 3"))).toBe(true);
   });
 
   it("runs commands in the client's terminal, embeds it in the tool call, then releases it", async () => {
-    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "echo from-terminal; exit 3" } }] }, { text: "ran" });
+    fake.script(
+      { toolCalls: [{ name: "shell", arguments: { command: "echo from-terminal; exit 3" } }] },
+      { text: "ran" },
+    );
     expect((await prompt("Run it.")).stopReason).toBe("end_turn");
-    expect(created.at(-1)).toMatchObject({ sessionId, command: "bash", args: ["-c", "echo from-terminal; exit 3"], cwd: workspace });
+    expect(created.at(-1)).toMatchObject({
+      sessionId,
+      command: "bash",
+      args: ["-c", "echo from-terminal; exit 3"],
+      cwd: workspace,
+    });
     expect(toolResults(1).at(-1)).toBe("from-terminal\n[exit code: 3]");
     const terminalId = [...terminals.keys()].at(-1)!;
     const embedded = updatesOf(proc.updates, sessionId, "tool_call_update").flatMap((u) => u.content ?? []);
@@ -169,7 +203,10 @@ describe("worldline acp with a client that offers fs and terminal", () => {
   });
 
   it("kills the client's command on timeout", async () => {
-    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "sleep 30", timeout_seconds: 0.5 } }] }, { text: "gave up" });
+    fake.script(
+      { toolCalls: [{ name: "shell", arguments: { command: "sleep 30", timeout_seconds: 0.5 } }] },
+      { text: "gave up" },
+    );
     expect((await prompt("Wait forever.")).stopReason).toBe("end_turn");
     expect(toolResults(1).at(-1)).toMatch(/timed out after 1s|timed out after 0s/);
   });
@@ -210,7 +247,9 @@ describe("worldline acp with a client that offers fs and terminal", () => {
       });
       fake.script({ toolCalls: [{ name: "web__echo", arguments: { text: "over http" } }] }, { text: "ok" });
       expect((await prompt("Use the web server.")).stopReason).toBe("end_turn");
-      const offered = (fake.requests[0].body.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+      const offered = (fake.requests[0].body.tools as { function: { name: string } }[]).map(
+        (tool) => tool.function.name,
+      );
       expect(offered).toContain("web__echo");
       expect(offered.some((name) => name.startsWith("tester__"))).toBe(false);
       expect(toolResults(1).at(-1)).toBe("echo: over http");
@@ -228,7 +267,9 @@ describe("worldline acp with a client that offers fs and terminal", () => {
     ]);
     expect(response.stopReason).toBe("end_turn");
     // The prompt's message (checkpoint markers are user messages too).
-    const user = (fake.requests[0].body.messages as Message[]).find((m) => m.role === "user" && JSON.stringify(m.content).includes("What is in this image?"))!;
+    const user = (fake.requests[0].body.messages as Message[]).find(
+      (m) => m.role === "user" && JSON.stringify(m.content).includes("What is in this image?"),
+    )!;
     expect(Array.isArray(user.content)).toBe(true);
     const parts = user.content as { type: string; text?: string; image_url?: { url: string } }[];
     expect(parts[0].type).toBe("text");

@@ -15,7 +15,9 @@ beforeAll(async () => {
 afterAll(() => bridge?.stop());
 
 async function createExternalSession(): Promise<string> {
-  const response = await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace, agentCommand: AGENT_COMMAND } });
+  const response = await bridge.api("/api/v1/sessions", {
+    body: { workspace: bridge.workspace, agentCommand: AGENT_COMMAND },
+  });
   expect(response.ok).toBe(true);
   return ((await response.json()) as { id: string }).id;
 }
@@ -25,7 +27,11 @@ async function eventsOf(sessionId: string): Promise<EventEnvelope[]> {
 }
 
 async function approvalRequest(sessionId: string): Promise<Extract<EventEnvelope, { type: "approval.requested" }>> {
-  const found = await waitFor(async () => (await eventsOf(sessionId)).find((e) => e.type === "approval.requested"), 20_000, "the approval request");
+  const found = await waitFor(
+    async () => (await eventsOf(sessionId)).find((e) => e.type === "approval.requested"),
+    20_000,
+    "the approval request",
+  );
   if (found?.type !== "approval.requested") throw new Error("no approval request");
   return found;
 }
@@ -51,10 +57,16 @@ describe("a session backed by an external ACP agent", () => {
         .join("");
     expect(text("reasoning")).toBe("Planning the file.");
     expect(text("text")).toBe("Done: make the file");
-    expect(events.find((e) => e.type === "tool.call")?.payload).toMatchObject({ toolCallId: "t1", name: "Write tiny.txt", args: { path: "tiny.txt" } });
+    expect(events.find((e) => e.type === "tool.call")?.payload).toMatchObject({
+      toolCallId: "t1",
+      name: "Write tiny.txt",
+      args: { path: "tiny.txt" },
+    });
     const finished = events.find((e) => e.type === "tool.state" && e.payload.state === "completed");
     expect(finished?.payload).toMatchObject({ toolCallId: "t1" });
-    expect(JSON.stringify(finished?.payload)).toContain("read back: made by tiny-agent; terminal: made by tiny-agent | from-terminal");
+    expect(JSON.stringify(finished?.payload)).toContain(
+      "read back: made by tiny-agent; terminal: made by tiny-agent | from-terminal",
+    );
     const plans = events.filter((e) => e.type === "todo.updated");
     expect(plans.at(-1)?.payload).toEqual({ items: [{ title: "write tiny.txt", status: "done" }] });
   });
@@ -63,16 +75,27 @@ describe("a session backed by an external ACP agent", () => {
     const sessionId = await createExternalSession();
     const { done } = await bridge.services.runtime.prompt(sessionId, "try again");
     const requested = await approvalRequest(sessionId);
-    await bridge.services.approvals.decide(requested.payload.approvalId, { decision: "reject", feedback: "not now", decidedBy: "test" });
+    await bridge.services.approvals.decide(requested.payload.approvalId, {
+      decision: "reject",
+      feedback: "not now",
+      decidedBy: "test",
+    });
     expect((await done).outcome).toBe("completed");
     const events = await eventsOf(sessionId);
-    expect(events.find((e) => e.type === "tool.state" && e.payload.state === "error")?.payload).toMatchObject({ toolCallId: "t1", output: "rejected" });
+    expect(events.find((e) => e.type === "tool.state" && e.payload.state === "error")?.payload).toMatchObject({
+      toolCallId: "t1",
+      output: "rejected",
+    });
   });
 
   it("cancels the external agent's turn", async () => {
     const sessionId = await createExternalSession();
     const { done } = await bridge.services.runtime.prompt(sessionId, "wait for me");
-    await waitFor(async () => (await eventsOf(sessionId)).some((e) => e.type === "message.part.delta"), 20_000, "the agent to start");
+    await waitFor(
+      async () => (await eventsOf(sessionId)).some((e) => e.type === "message.part.delta"),
+      20_000,
+      "the agent to start",
+    );
     await bridge.services.runtime.cancel(sessionId);
     expect((await done).outcome).toBe("cancelled");
   });

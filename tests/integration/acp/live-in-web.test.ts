@@ -62,15 +62,35 @@ describe("an ACP session in the web UI", () => {
 
     // The ACP client never answers: the decision comes from the web bridge, and the question is withdrawn.
     proc.permission.answer = () => new Promise<never>(() => undefined) as never;
-    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "touch made-by-acp.txt" } }] }, { text: "Made it." });
-    const prompted = proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Make the file." }] });
+    fake.script(
+      { toolCalls: [{ name: "shell", arguments: { command: "touch made-by-acp.txt" } }] },
+      { text: "Made it." },
+    );
+    const prompted = proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "Make the file." }],
+    });
 
     // The request is on the web bridge: in the tab's live transcript, the HTTP queue and the /approvals socket.
-    const requested = await until(() => tab.applied.find((event) => event.type === "approval.requested"), 15_000, "approval.requested in the web tab");
+    const requested = await until(
+      () => tab.applied.find((event) => event.type === "approval.requested"),
+      15_000,
+      "approval.requested in the web tab",
+    );
     const approvalId = (requested.payload as { approvalId: string }).approvalId;
-    const listed = (await (await web.api("/api/v1/approvals")).json()) as { approval_id: string; session_id: string; tool: string }[];
-    expect(listed).toEqual([expect.objectContaining({ approval_id: approvalId, session_id: sessionId, tool: "shell" })]);
-    await until(() => changes.some((change) => change.change === "requested" && change.approval.approval_id === approvalId), 5_000, "approvals.changed requested");
+    const listed = (await (await web.api("/api/v1/approvals")).json()) as {
+      approval_id: string;
+      session_id: string;
+      tool: string;
+    }[];
+    expect(listed).toEqual([
+      expect.objectContaining({ approval_id: approvalId, session_id: sessionId, tool: "shell" }),
+    ]);
+    await until(
+      () => changes.some((change) => change.change === "requested" && change.approval.approval_id === approvalId),
+      5_000,
+      "approvals.changed requested",
+    );
     await until(() => proc.permission.asked.length === 1, 5_000, "the ACP client was asked too");
 
     // Another turn runs there: a prompt from the web tab is refused, clearly.
@@ -80,14 +100,22 @@ describe("an ACP session in the web UI", () => {
 
     const decided = await command<{ status: string }>(queue, "approval.decide", { approvalId, decision: "allow_once" });
     expect(decided).toMatchObject({ ok: true, data: { status: "approved" } });
-    await until(() => changes.some((change) => change.change === "decided" && change.approval.approval_id === approvalId), 5_000, "approvals.changed decided");
+    await until(
+      () => changes.some((change) => change.change === "decided" && change.approval.approval_id === approvalId),
+      5_000,
+      "approvals.changed decided",
+    );
 
     const response = await prompted;
     expect(response.stopReason).toBe("end_turn");
     await fs.access(path.join(workspace, "made-by-acp.txt"));
 
     // The tab saw the whole turn live, in order, with the decision the ACP process recorded.
-    await until(() => tab.applied.some((event) => event.type === "turn.completed"), 10_000, "turn.completed in the web tab");
+    await until(
+      () => tab.applied.some((event) => event.type === "turn.completed"),
+      10_000,
+      "turn.completed in the web tab",
+    );
     const decidedEvent = tab.applied.find((event) => event.type === "approval.decided");
     expect(decidedEvent?.payload).toMatchObject({ approvalId, status: "approved", decidedBy: "web" });
     const stored = await web.events(sessionId);
@@ -100,13 +128,23 @@ describe("an ACP session in the web UI", () => {
 
   it("a turn prompted from the web tab reaches the ACP process's next turn, with no seq clash", async () => {
     fake.script({ text: "Web answer." });
-    const started = await command<{ turnId: string }>(tab.socket, "turn.prompt", { sessionId, text: "asked from the web" });
+    const started = await command<{ turnId: string }>(tab.socket, "turn.prompt", {
+      sessionId,
+      text: "asked from the web",
+    });
     expect(started.ok).toBe(true);
-    await until(() => tab.applied.filter((event) => event.type === "turn.completed").length === 2, 10_000, "the web turn's end");
+    await until(
+      () => tab.applied.filter((event) => event.type === "turn.completed").length === 2,
+      10_000,
+      "the web turn's end",
+    );
 
     // The ACP process catches up with the log and the model context before its next turn.
     const response = await proc.agent
-      .request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "and now from the editor" }] })
+      .request(acp.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "and now from the editor" }],
+      })
       .catch((error: unknown) => {
         throw new Error(`${String(error)} ${JSON.stringify((error as { data?: unknown }).data)}\n${proc.stderr()}`);
       });
@@ -115,7 +153,11 @@ describe("an ACP session in the web UI", () => {
     expect(lastRequest).toContain("asked from the web");
     expect(lastRequest).toContain("Web answer.");
 
-    await until(() => tab.applied.filter((event) => event.type === "turn.completed").length === 3, 10_000, "the ACP turn's end in the tab");
+    await until(
+      () => tab.applied.filter((event) => event.type === "turn.completed").length === 3,
+      10_000,
+      "the ACP turn's end in the tab",
+    );
     const stored = await web.events(sessionId);
     await until(() => tab.lastSeq === stored.at(-1)?.seq, 5_000, "the tab at the log's end");
     expect(comparable(tab.applied)).toEqual(comparable(stored));
@@ -136,7 +178,11 @@ describe("two processes' event logs on one database", () => {
       const seenByA: EventEnvelope[] = [];
       let resetsB = 0;
       logA.subscribe(session.id, (event) => seenByA.push(event));
-      logB.subscribe(session.id, () => undefined, () => resetsB++);
+      logB.subscribe(
+        session.id,
+        () => undefined,
+        () => resetsB++,
+      );
 
       // Both append before either has written: the same seq, twice.
       logA.append(session.id, { type: "notice", payload: { level: "info", text: "from A" } });
@@ -150,7 +196,8 @@ describe("two processes' event logs on one database", () => {
       expect(logB.lastSeq(session.id)).toBe(2);
 
       // B's turn streams; A (listening, idle) tails it in order and starts its own append after it.
-      for (let i = 0; i < 5; i++) logB.append(session.id, { type: "notice", payload: { level: "info", text: `B ${i}` } });
+      for (let i = 0; i < 5; i++)
+        logB.append(session.id, { type: "notice", payload: { level: "info", text: `B ${i}` } });
       await logB.flush();
       await until(() => seenByA.length === 7, 5_000, "A tailing B");
       expect(seenByA.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);

@@ -16,7 +16,10 @@ beforeAll(async () => {
 afterAll(() => fake?.close());
 beforeEach(() => fake.reset());
 
-function run(args: string[], options: { stdin?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  args: string[],
+  options: { stdin?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, "run", ...args], { cwd: workspace, env: cliEnv(home, fake.url) });
     let stdout = "";
@@ -46,11 +49,21 @@ describe("worldline run (print mode)", () => {
 
   it("writes JSON lines of messages and tool results with --output-format stream-json", async () => {
     await fs.writeFile(path.join(workspace, "a.txt"), "alpha\n");
-    fake.script({ text: "Reading.", toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }] }, { text: "It says alpha." });
+    fake.script(
+      { text: "Reading.", toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }] },
+      { text: "It says alpha." },
+    );
     const result = await run(["-p", "read a.txt", "--output-format", "stream-json", "--cwd", workspace]);
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split("\n").map((line) => JSON.parse(line));
-    expect(lines[0]).toMatchObject({ role: "assistant", content: "Reading.", tool_calls: [{ type: "function", function: { name: "read_file" } }] });
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({
+      role: "assistant",
+      content: "Reading.",
+      tool_calls: [{ type: "function", function: { name: "read_file" } }],
+    });
     expect(lines[1]).toMatchObject({ role: "tool", tool_call_id: lines[0].tool_calls[0].id });
     expect(lines[2]).toEqual({ role: "assistant", content: "It says alpha." });
     expect(lines[3]).toMatchObject({ type: "result", outcome: "completed" });
@@ -82,7 +95,10 @@ describe("worldline run (print mode)", () => {
   });
 
   it("refuses what needs approval without --yolo, says so, and exits 1", async () => {
-    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "touch made.txt" } }] }, { text: "I could not do it." });
+    fake.script(
+      { toolCalls: [{ name: "shell", arguments: { command: "touch made.txt" } }] },
+      { text: "I could not do it." },
+    );
     const result = await run(["-p", "make a file"]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("--yolo");

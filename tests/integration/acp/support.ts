@@ -16,7 +16,14 @@ export async function tempDirs(): Promise<{ home: string; workspace: string }> {
 
 export function cliEnv(home: string, llmUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const { PORT: _port, WORLDLINE_TOKEN: _token, ...rest } = process.env;
-  return { ...rest, WORLDLINE_HOME: home, OPENAI_BASE_URL: llmUrl, OPENAI_API_KEY: "test-key", WORLDLINE_MODEL: "fake-model", ...extra };
+  return {
+    ...rest,
+    WORLDLINE_HOME: home,
+    OPENAI_BASE_URL: llmUrl,
+    OPENAI_API_KEY: "test-key",
+    WORLDLINE_MODEL: "fake-model",
+    ...extra,
+  };
 }
 
 export interface AcpProcess {
@@ -26,14 +33,25 @@ export interface AcpProcess {
   updates: acp.SessionNotification[];
   stderr: () => string;
   /** How the next session/request_permission is answered (and every one after, until changed). */
-  permission: { answer: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse; asked: acp.RequestPermissionRequest[] };
+  permission: {
+    answer: (request: acp.RequestPermissionRequest) => acp.RequestPermissionResponse;
+    asked: acp.RequestPermissionRequest[];
+  };
   exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
 /** `worldline acp` as a child process, driven by the SDK's client side. */
-export function startAcp(options: { cwd: string; env: NodeJS.ProcessEnv; client?: (app: acp.ClientApp) => acp.ClientApp }): AcpProcess {
-  const child = spawn(process.execPath, [CLI, "acp"], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+export function startAcp(options: {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  client?: (app: acp.ClientApp) => acp.ClientApp;
+}): AcpProcess {
+  const child = spawn(process.execPath, [CLI, "acp"], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
@@ -52,7 +70,10 @@ export function startAcp(options: { cwd: string; env: NodeJS.ProcessEnv; client?
       return permission.answer(params);
     });
   if (options.client) app = options.client(app);
-  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
   const connection = app.connect(stream);
   return {
     child,

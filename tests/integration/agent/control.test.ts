@@ -31,10 +31,14 @@ function prompt(s: Awaited<ReturnType<typeof socket>>, sessionId: string, text: 
 }
 
 async function waitForOutcomes(sessionId: string, count: number) {
-  return waitFor(async () => {
-    const outcomes = completedOutcomes(await bridge.events(sessionId));
-    return outcomes.length >= count ? outcomes : undefined;
-  }, 15_000, `${count} completed turns`);
+  return waitFor(
+    async () => {
+      const outcomes = completedOutcomes(await bridge.events(sessionId));
+      return outcomes.length >= count ? outcomes : undefined;
+    },
+    15_000,
+    `${count} completed turns`,
+  );
 }
 
 describe("cancel, steer, queue and guards", () => {
@@ -59,7 +63,11 @@ describe("cancel, steer, queue and guards", () => {
     const s = await socket();
     fake.script({ toolCalls: [{ name: "shell", arguments: { command: "sleep 30" } }] });
     await prompt(s, sessionId, "sleep");
-    await bridge.waitForEvent(sessionId, (e) => e.type === "tool.state" && e.payload.state === "running", "tool running");
+    await bridge.waitForEvent(
+      sessionId,
+      (e) => e.type === "tool.state" && e.payload.state === "running",
+      "tool running",
+    );
     await emitCommand(s, "turn.cancel", { commandId: uniqueId(), sessionId });
     expect(completedOutcomes(await bridge.events(sessionId))).toEqual(["cancelled"]);
     fake.script({ text: "ok" });
@@ -77,8 +85,16 @@ describe("cancel, steer, queue and guards", () => {
     const s = await socket();
     fake.script({ toolCalls: [{ name: "shell", arguments: { command: "sleep 1" } }] }, { text: "steered" });
     await prompt(s, sessionId, "work");
-    await bridge.waitForEvent(sessionId, (e) => e.type === "tool.state" && e.payload.state === "running", "tool running");
-    const steer = await emitCommand<{ steered: boolean }>(s, "turn.steer", { commandId: uniqueId(), sessionId, text: "also check the README" });
+    await bridge.waitForEvent(
+      sessionId,
+      (e) => e.type === "tool.state" && e.payload.state === "running",
+      "tool running",
+    );
+    const steer = await emitCommand<{ steered: boolean }>(s, "turn.steer", {
+      commandId: uniqueId(),
+      sessionId,
+      text: "also check the README",
+    });
     expect(steer.steered).toBe(true);
     await waitForOutcomes(sessionId, 1);
     const messages = messagesOf(fake.requests[1]);

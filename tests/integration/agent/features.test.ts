@@ -21,7 +21,10 @@ describe("context across a restart", () => {
     const first = await startAgentBridge(fake.url);
     await fs.writeFile(path.join(first.workspace, "notes.md"), "remember me\n");
     const sessionId = await first.createSession();
-    fake.script({ toolCalls: [{ name: "read_file", arguments: { path: "notes.md" } }] }, { text: "It says remember me." });
+    fake.script(
+      { toolCalls: [{ name: "read_file", arguments: { path: "notes.md" } }] },
+      { text: "It says remember me." },
+    );
     await first.chat(sessionId, "read notes");
     const before = messagesOf(fake.requests[1]);
     await first.close();
@@ -97,7 +100,14 @@ describe("features", () => {
     await bridge.chat(sessionId, "first turn"); // checkpoints 0 (turn) and 1 (step)
     fake.script(
       { toolCalls: [{ name: "read_file", arguments: { path: "missing.txt" } }] },
-      { toolCalls: [{ name: "send_dmail", arguments: { checkpoint_id: 1, message: "missing.txt does not exist; answer without it" } }] },
+      {
+        toolCalls: [
+          {
+            name: "send_dmail",
+            arguments: { checkpoint_id: 1, message: "missing.txt does not exist; answer without it" },
+          },
+        ],
+      },
       { text: "answered without the file" },
     );
     await bridge.chat(sessionId, "second turn");
@@ -115,7 +125,10 @@ describe("features", () => {
 
   it("refuses a D-Mail to a checkpoint that does not exist", async () => {
     const sessionId = await bridge.createSession();
-    fake.script({ toolCalls: [{ name: "send_dmail", arguments: { checkpoint_id: 99, message: "x" } }] }, { text: "ok" });
+    fake.script(
+      { toolCalls: [{ name: "send_dmail", arguments: { checkpoint_id: 99, message: "x" } }] },
+      { text: "ok" },
+    );
     await bridge.chat(sessionId, "try");
     const tool = messagesOf(fake.requests[1]).find((m) => m.role === "tool");
     expect(tool?.content).toContain("no checkpoint 99");
@@ -125,7 +138,15 @@ describe("features", () => {
     const sessionId = await bridge.createSession();
     await fs.writeFile(path.join(bridge.workspace, "deep.txt"), "the answer is 42\n");
     fake.script(
-      { toolCalls: [{ id: "call_task", name: "task", arguments: { description: "find the answer", prompt: "Read deep.txt and report the number." } }] },
+      {
+        toolCalls: [
+          {
+            id: "call_task",
+            name: "task",
+            arguments: { description: "find the answer", prompt: "Read deep.txt and report the number." },
+          },
+        ],
+      },
       { toolCalls: [{ id: "call_sub", name: "read_file", arguments: { path: "deep.txt" } }] },
       { text: "The number is 42." },
       { text: "The subagent says 42." },

@@ -21,7 +21,12 @@ export interface AgentBridge extends Bridge {
 /** A real bridge on a free port, its model pointed at the fake LLM, fast retries. */
 export async function startAgentBridge(
   llmUrl: string,
-  options: { home?: string; workspace?: string; env?: Record<string, string>; agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold" | "agentTools"> } = {},
+  options: {
+    home?: string;
+    workspace?: string;
+    env?: Record<string, string>;
+    agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold" | "agentTools">;
+  } = {},
 ): Promise<AgentBridge> {
   const home = options.home ?? (await fs.mkdtemp(path.join(os.tmpdir(), "wl-agent-home-")));
   const workspace = options.workspace ?? (await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-agent-ws-"))));
@@ -34,14 +39,23 @@ export async function startAgentBridge(
     WORLDLINE_MODEL: "fake-model",
     ...options.env,
   } as unknown as NodeJS.ProcessEnv);
-  const bridge = await startBridge({ config, ui: false, retry: { maxRetries: 3, baseDelayMs: 10, maxDelayMs: 2_000 }, agent: options.agent });
+  const bridge = await startBridge({
+    config,
+    ui: false,
+    retry: { maxRetries: 3, baseDelayMs: 10, maxDelayMs: 2_000 },
+    agent: options.agent,
+  });
   const api = (pathname: string, body?: unknown) =>
     fetch(`${bridge.url}${pathname}`, {
       method: body === undefined ? "GET" : "POST",
-      headers: { authorization: `Bearer ${bridge.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${bridge.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-  const events = async (sessionId: string) => (await (await api(`/api/v1/sessions/${sessionId}/events`)).json()) as EventEnvelope[];
+  const events = async (sessionId: string) =>
+    (await (await api(`/api/v1/sessions/${sessionId}/events`)).json()) as EventEnvelope[];
   return {
     ...bridge,
     home,
@@ -65,7 +79,9 @@ export async function startAgentBridge(
 }
 
 /** The messages the fake LLM received in request `index`, as plain role/content pairs. */
-export function messagesOf(request: { body: { messages: unknown } }): { role: string; content: string | null; tool_call_id?: string; tool_calls?: unknown[] }[] {
+export function messagesOf(request: {
+  body: { messages: unknown };
+}): { role: string; content: string | null; tool_call_id?: string; tool_calls?: unknown[] }[] {
   return request.body.messages as ReturnType<typeof messagesOf>;
 }
 

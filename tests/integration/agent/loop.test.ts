@@ -27,7 +27,12 @@ describe("agent loop over real HTTP", () => {
     const names = sse.map((e) => e.event);
     expect(names).toContain("tool_call_started");
     expect(names).toContain("tool_call_finished");
-    expect(sse.filter((e) => e.event === "content_delta").map((e) => e.data.delta).join("")).toBe("The file says alpha.");
+    expect(
+      sse
+        .filter((e) => e.event === "content_delta")
+        .map((e) => e.data.delta)
+        .join(""),
+    ).toBe("The file says alpha.");
     expect(names.at(-1)).toBe("done");
     const second = messagesOf(fake.requests[1]);
     expect(second.find((m) => m.role === "tool")?.content).toContain("alpha");
@@ -72,19 +77,29 @@ describe("agent loop over real HTTP", () => {
     const tools = messagesOf(fake.requests[1]).filter((m) => m.role === "tool");
     expect(tools).toHaveLength(2);
     expect(tools[1].content).toContain("it ran once");
-    const running = (await bridge.events(sessionId)).filter((e) => e.type === "tool.state" && e.payload.state === "running");
+    const running = (await bridge.events(sessionId)).filter(
+      (e) => e.type === "tool.state" && e.payload.state === "running",
+    );
     expect(running).toHaveLength(1);
   });
 
   it("retries a 429 with Retry-After: 1 into a reply, waiting about a second", async () => {
     const sessionId = await bridge.createSession();
-    fake.script({ status: 429, headers: { "retry-after": "1" }, body: { error: { message: "slow down" } } }, { text: "finally" });
+    fake.script(
+      { status: 429, headers: { "retry-after": "1" }, body: { error: { message: "slow down" } } },
+      { text: "finally" },
+    );
     const started = Date.now();
     const sse = await bridge.chat(sessionId, "hi");
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     const retry = (await bridge.events(sessionId)).find((e) => e.type === "turn.retry");
     expect(retry?.type === "turn.retry" && retry.payload.delayMs).toBe(1000);
-    expect(sse.filter((e) => e.event === "content_delta").map((e) => e.data.delta).join("")).toBe("finally");
+    expect(
+      sse
+        .filter((e) => e.event === "content_delta")
+        .map((e) => e.data.delta)
+        .join(""),
+    ).toBe("finally");
   });
 
   it("retries a 500, a cut stream and an empty response, each visible as a retry event", async () => {
@@ -118,7 +133,9 @@ describe("agent loop over real HTTP", () => {
     const sessionId = await bridge.createSession();
     fake.script({ toolCalls: [{ name: "list_dir", arguments: {} }] }, { text: "listed" });
     await bridge.chat(sessionId, "list");
-    const checkpoints = (await bridge.events(sessionId)).flatMap((e) => (e.type === "checkpoint.created" ? [e.payload] : []));
+    const checkpoints = (await bridge.events(sessionId)).flatMap((e) =>
+      e.type === "checkpoint.created" ? [e.payload] : [],
+    );
     expect(checkpoints.map((c) => [c.number, c.step, c.reason])).toEqual([
       [0, 0, "turn"],
       [1, 1, "step"],
@@ -135,6 +152,10 @@ describe("agent loop over real HTTP", () => {
     fake.script({ text: "hello", usage: { prompt_tokens: 120, completion_tokens: 5 } });
     await bridge.chat(sessionId, "hi");
     const usage = (await bridge.events(sessionId)).find((e) => e.type === "context.usage");
-    expect(usage?.type === "context.usage" && usage.payload).toMatchObject({ tokens: 125, inputTokens: 120, outputTokens: 5 });
+    expect(usage?.type === "context.usage" && usage.payload).toMatchObject({
+      tokens: 125,
+      inputTokens: 120,
+      outputTokens: 5,
+    });
   });
 });

@@ -30,7 +30,11 @@ describe("POST /api/v1/chat/stream", () => {
   it("streams runtime_status before the first tool, reasoning, tool start/finish, content and done with generation stats, in order", async () => {
     const sessionId = await bridge.createSession();
     fake.script(
-      { reasoning: "Let me look.", toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }], usage: { prompt_tokens: 50, completion_tokens: 20 } },
+      {
+        reasoning: "Let me look.",
+        toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }],
+        usage: { prompt_tokens: 50, completion_tokens: 20 },
+      },
       { text: "The file says alpha.", usage: { prompt_tokens: 80, completion_tokens: 10 }, delayMs: 5 },
     );
     const events = await bridge.chat({ message: "Look at a.txt", session_id: sessionId, reasoning: "on" });
@@ -38,10 +42,17 @@ describe("POST /api/v1/chat/stream", () => {
     const taskId = events[0].data.task_id as string;
 
     expect(names[0]).toBe("runtime_status");
-    expect(events[0].data).toMatchObject({ task_id: taskId, session_id: sessionId, conversation_id: sessionId, stage: "planning" });
+    expect(events[0].data).toMatchObject({
+      task_id: taskId,
+      session_id: sessionId,
+      conversation_id: sessionId,
+      stage: "planning",
+    });
     expect(events.every((event) => event.data.task_id === taskId)).toBe(true);
     const firstTool = names.indexOf("tool_call_started");
-    const runningTool = events.findIndex((event) => event.event === "runtime_status" && event.data.stage === "running_tool");
+    const runningTool = events.findIndex(
+      (event) => event.event === "runtime_status" && event.data.stage === "running_tool",
+    );
     expect(firstTool).toBeGreaterThan(0);
     expect(names.indexOf("reasoning_delta")).toBeLessThan(firstTool);
     expect(runningTool).toBeGreaterThan(firstTool);
@@ -54,7 +65,12 @@ describe("POST /api/v1/chat/stream", () => {
     const answering = events.findIndex((event) => event.event === "runtime_status" && event.data.stage === "answering");
     expect(answering).toBeGreaterThan(names.indexOf("tool_call_finished"));
     expect(answering).toBeLessThan(names.indexOf("content_delta"));
-    expect(events.filter((event) => event.event === "content_delta").map((event) => event.data.delta).join("")).toBe("The file says alpha.");
+    expect(
+      events
+        .filter((event) => event.event === "content_delta")
+        .map((event) => event.data.delta)
+        .join(""),
+    ).toBe("The file says alpha.");
     expect(names.slice(-2)).toEqual(["runtime_status", "done"]);
     expect(events.at(-2)!.data.stage).toBe("done");
     const done = events.at(-1)!.data;
@@ -81,15 +97,22 @@ describe("POST /api/v1/chat/stream", () => {
     const taskId = events[0].data.task_id as string;
     const sessionId = events[0].data.session_id as string;
 
-    const taskEvents = await bridge.json<{ seq: number; type: string; payload: { turnId?: string } }[]>(`/api/v1/tasks/${taskId}/events`);
-    expect(taskEvents.map((event) => event.seq)).toEqual([...taskEvents.map((event) => event.seq)].sort((a, b) => a - b));
+    const taskEvents = await bridge.json<{ seq: number; type: string; payload: { turnId?: string } }[]>(
+      `/api/v1/tasks/${taskId}/events`,
+    );
+    expect(taskEvents.map((event) => event.seq)).toEqual(
+      [...taskEvents.map((event) => event.seq)].sort((a, b) => a - b),
+    );
     expect(taskEvents[0].type).toBe("turn.started");
     expect(taskEvents.at(-1)!.type).toBe("turn.completed");
-    expect(taskEvents.map((event) => event.type)).toEqual(expect.arrayContaining(["message.user", "tool.call", "tool.state", "message.part.delta"]));
-
-    const conversation = await bridge.json<{ id: string; messages: { role: string; content: string; status: string; task_id: string; tool?: string }[] }>(
-      `/api/v1/conversations/${sessionId}`,
+    expect(taskEvents.map((event) => event.type)).toEqual(
+      expect.arrayContaining(["message.user", "tool.call", "tool.state", "message.part.delta"]),
     );
+
+    const conversation = await bridge.json<{
+      id: string;
+      messages: { role: string; content: string; status: string; task_id: string; tool?: string }[];
+    }>(`/api/v1/conversations/${sessionId}`);
     expect(conversation.id).toBe(sessionId);
     expect(conversation.messages.map((message) => [message.role, message.status])).toEqual([
       ["user", "completed"],
@@ -107,11 +130,20 @@ describe("POST /api/v1/chat/stream", () => {
     const sessionId = await bridge.createSession();
     fake.script({ text: "a very long answer that never ends", chunkSize: 2, delayMs: 200 });
     const streaming = bridge.chat({ message: "talk", session_id: sessionId });
-    await waitFor(async () => (await bridge.json<{ type: string }[]>(`/api/v1/sessions/${sessionId}/events`)).some((event) => event.type === "message.part.delta"), 10_000, "a text delta");
+    await waitFor(
+      async () =>
+        (await bridge.json<{ type: string }[]>(`/api/v1/sessions/${sessionId}/events`)).some(
+          (event) => event.type === "message.part.delta",
+        ),
+      10_000,
+      "a text delta",
+    );
     await bridge.api(`/api/v1/sessions/${sessionId}/cancel`, { method: "POST" });
     const events = await streaming;
     expect(events.at(-1)!.data.outcome).toBe("cancelled");
-    const conversation = await bridge.json<{ messages: { role: string; status: string }[] }>(`/api/v1/conversations/${sessionId}`);
+    const conversation = await bridge.json<{ messages: { role: string; status: string }[] }>(
+      `/api/v1/conversations/${sessionId}`,
+    );
     expect(conversation.messages.find((message) => message.role === "assistant")?.status).toBe("cancelled");
   });
 });
@@ -125,9 +157,17 @@ describe("GET /api/v1/audit/commands", () => {
       { text: "ran them" },
     );
     await bridge.chat({ message: "run things", session_id: sessionId });
-    const audit = await bridge.json<{ command: string; risk_level: string; action_type: string; approved: boolean; exit_code: number | null; session_id: string; task_id: string }[]>(
-      `/api/v1/audit/commands?session_id=${sessionId}`,
-    );
+    const audit = await bridge.json<
+      {
+        command: string;
+        risk_level: string;
+        action_type: string;
+        approved: boolean;
+        exit_code: number | null;
+        session_id: string;
+        task_id: string;
+      }[]
+    >(`/api/v1/audit/commands?session_id=${sessionId}`);
     expect(audit.map((row) => row.command)).toEqual(["ls", expect.stringContaining("password=[REDACTED]")]);
     expect(JSON.stringify(audit)).not.toContain("hunter2hunter2");
     expect(audit[0]).toMatchObject({ approved: true, exit_code: 0, session_id: sessionId, action_type: "read_only" });

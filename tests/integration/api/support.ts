@@ -17,13 +17,18 @@ export async function startApiBridge(fake: FakeLlm): Promise<ApiBridge> {
   const bridge = await startTestBridge({ llmUrl: fake.url });
   const json = async <T>(pathname: string, init?: { method?: string; body?: unknown }) => {
     const response = await bridge.api(pathname, init);
-    if (!response.ok) throw new Error(`${init?.method ?? "GET"} ${pathname}: ${response.status} ${await response.text()}`);
+    if (!response.ok)
+      throw new Error(`${init?.method ?? "GET"} ${pathname}: ${response.status} ${await response.text()}`);
     return (await response.json()) as T;
   };
   return Object.assign(bridge, {
     json,
     async createSession(options: { yolo?: boolean; workspace?: string } = {}) {
-      return (await json<{ id: string }>("/api/v1/sessions", { body: { workspace: options.workspace ?? bridge.workspace, yolo: options.yolo } })).id;
+      return (
+        await json<{ id: string }>("/api/v1/sessions", {
+          body: { workspace: options.workspace ?? bridge.workspace, yolo: options.yolo },
+        })
+      ).id;
     },
     async chat(body: Record<string, unknown>) {
       const response = await bridge.api("/api/v1/chat/stream", { body });

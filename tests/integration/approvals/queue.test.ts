@@ -55,7 +55,11 @@ describe("the approval queue", () => {
 
     // Two deciders race: one over the socket, one over HTTP.
     const [socketAck, httpResponse] = await Promise.all([
-      tabB.timeout(10_000).emitWithAck("approval.decide", { commandId: uniqueId(), approvalId: request.approval_id, decision: "allow_once" }),
+      tabB.timeout(10_000).emitWithAck("approval.decide", {
+        commandId: uniqueId(),
+        approvalId: request.approval_id,
+        decision: "allow_once",
+      }),
       bridge.api(`/api/v1/approvals/${request.approval_id}`, { body: { decision: "reject" } }),
     ]);
     const socketWon = (socketAck as { ok: boolean }).ok;
@@ -71,7 +75,11 @@ describe("the approval queue", () => {
     const late = await bridge.api(`/api/v1/approvals/${request.approval_id}`, { body: { decision: "allow_once" } });
     expect(late.status).toBe(409);
 
-    await waitFor(() => changesA.some((c) => c.change === "decided") && changesB.some((c) => c.change === "decided"), 5_000, "decided broadcast");
+    await waitFor(
+      () => changesA.some((c) => c.change === "decided") && changesB.some((c) => c.change === "decided"),
+      5_000,
+      "decided broadcast",
+    );
     const done = await bridge.turnCompleted(sessionId);
     expect(done.outcome).toBe(socketWon ? "completed" : "rejected");
     expect(fs.existsSync(path.join(bridge.workspace, "made.txt"))).toBe(socketWon);
@@ -88,12 +96,23 @@ describe("the approval queue", () => {
 
     const first = await waitFor(async () => (await bridge.pending())[0]);
     expect(first.scope).toBe("git stash*");
-    await emitCommand(socket, "approval.decide", { commandId: uniqueId(), approvalId: first.approval_id, decision: "allow_session" });
+    await emitCommand(socket, "approval.decide", {
+      commandId: uniqueId(),
+      approvalId: first.approval_id,
+      decision: "allow_session",
+    });
 
     const second = await waitFor(async () => (await bridge.pending())[0], 10_000, "the git push request");
     expect(second.args).toEqual({ command: "git push origin main" });
-    const rules = (await (await bridge.api(`/api/v1/rules?session_id=${sessionId}`)).json()) as { scope: string; pattern: string; action: string; tool: string }[];
-    expect(rules).toEqual([expect.objectContaining({ scope: "session", tool: "shell", pattern: "git stash*", action: "allow" })]);
+    const rules = (await (await bridge.api(`/api/v1/rules?session_id=${sessionId}`)).json()) as {
+      scope: string;
+      pattern: string;
+      action: string;
+      tool: string;
+    }[];
+    expect(rules).toEqual([
+      expect.objectContaining({ scope: "session", tool: "shell", pattern: "git stash*", action: "allow" }),
+    ]);
 
     // Rejected without feedback: the turn ends.
     const response = await bridge.api(`/api/v1/approvals/${second.approval_id}`, { body: { decision: "reject" } });
@@ -120,15 +139,27 @@ describe("the approval queue", () => {
     expect(fake.requests).toHaveLength(2);
     expect(toolMessages(fake.requests[1].body).join("\n")).toContain("Use a file called yes.txt instead");
     expect(fs.existsSync(path.join(bridge.workspace, "nope.txt"))).toBe(false);
-    const history = (await (await bridge.api("/api/v1/approvals?status=decided")).json()) as { status: string; feedback: string; decided_by: string }[];
-    expect(history[0]).toMatchObject({ status: "rejected", feedback: "Use a file called yes.txt instead", decided_by: "web" });
+    const history = (await (await bridge.api("/api/v1/approvals?status=decided")).json()) as {
+      status: string;
+      feedback: string;
+      decided_by: string;
+    }[];
+    expect(history[0]).toMatchObject({
+      status: "rejected",
+      feedback: "Use a file called yes.txt instead",
+      decided_by: "web",
+    });
   });
 
   it("a deny rule beats yolo and a session allow rule", async () => {
     const sessionId = await bridge.createSession({ yolo: true });
-    const deny = await bridge.api("/api/v1/rules", { body: { tool: "shell", pattern: "touch*", action: "deny", scope: "global" } });
+    const deny = await bridge.api("/api/v1/rules", {
+      body: { tool: "shell", pattern: "touch*", action: "deny", scope: "global" },
+    });
     expect(deny.status).toBe(201);
-    const allow = await bridge.api("/api/v1/rules", { body: { tool: "shell", pattern: "touch*", action: "allow", scope: "session", session_id: sessionId } });
+    const allow = await bridge.api("/api/v1/rules", {
+      body: { tool: "shell", pattern: "touch*", action: "allow", scope: "session", session_id: sessionId },
+    });
     expect(allow.status).toBe(201);
     const socket = await bridge.socket();
     fake.script(shell("touch denied.txt"), shell("mkdir yolo-dir"), { text: "done" });
@@ -164,27 +195,45 @@ describe("the approval queue", () => {
 describe("the HTTP/SSE flow", () => {
   it("chat/stream ends at tool_approval_requested; continue/stream applies the decision and streams the rest of the turn", async () => {
     fake.script(shell("touch via-sse.txt"), { text: "All done." });
-    const first = await bridge.api("/api/v1/chat/stream", { body: { message: "make it", workspace: bridge.workspace } });
+    const first = await bridge.api("/api/v1/chat/stream", {
+      body: { message: "make it", workspace: bridge.workspace },
+    });
     const events = await readSse(first);
     const last = events.at(-1)!;
     expect(last.event).toBe("tool_approval_requested");
-    expect(last.data).toMatchObject({ tool: "shell", args: { command: "touch via-sse.txt" }, risk_level: "medium", status: "waiting_for_approval" });
+    expect(last.data).toMatchObject({
+      tool: "shell",
+      args: { command: "touch via-sse.txt" },
+      risk_level: "medium",
+      status: "waiting_for_approval",
+    });
     expect(events.some((e) => e.event === "runtime_status" && e.data.stage === "waiting_for_approval")).toBe(true);
     const taskId = last.data.task_id as string;
     const approvalId = last.data.approval_id as string;
 
-    const resumed = await readSse(await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, { body: { approval_id: approvalId } }));
+    const resumed = await readSse(
+      await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, { body: { approval_id: approvalId } }),
+    );
     const names = resumed.map((e) => e.event);
     expect(names).toContain("tool_call_finished");
     expect(names.at(-1)).toBe("done");
-    expect(resumed.filter((e) => e.event === "content_delta").map((e) => e.data.delta).join("")).toBe("All done.");
+    expect(
+      resumed
+        .filter((e) => e.event === "content_delta")
+        .map((e) => e.data.delta)
+        .join(""),
+    ).toBe("All done.");
     expect(resumed.every((e) => e.data.task_id === taskId)).toBe(true);
     expect(fs.existsSync(path.join(bridge.workspace, "via-sse.txt"))).toBe(true);
 
     // Resuming again replays the same tail; deciding again is a conflict.
-    const again = await readSse(await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, { body: { approval_id: approvalId } }));
+    const again = await readSse(
+      await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, { body: { approval_id: approvalId } }),
+    );
     expect(again.map((e) => e.event)).toEqual(names);
-    const conflict = await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, { body: { approval_id: approvalId, decision: "reject" } });
+    const conflict = await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, {
+      body: { approval_id: approvalId, decision: "reject" },
+    });
     expect(conflict.status).toBe(409);
 
     const taskEvents = (await (await bridge.api(`/api/v1/tasks/${taskId}/events`)).json()) as { type: string }[];
@@ -195,21 +244,29 @@ describe("the HTTP/SSE flow", () => {
   it("sudo asks for the password through the queue; the password reaches no event, row or model request", async () => {
     const secret = "hunter2-not-logged";
     fake.script(shell("sudo true"), { text: "finished" });
-    const first = await readSse(await bridge.api("/api/v1/chat/stream", { body: { message: "sudo it", workspace: bridge.workspace } }));
+    const first = await readSse(
+      await bridge.api("/api/v1/chat/stream", { body: { message: "sudo it", workspace: bridge.workspace } }),
+    );
     const approval = first.at(-1)!;
     expect(approval.event).toBe("tool_approval_requested");
     expect(approval.data.risk_level).toBe("high");
     const taskId = approval.data.task_id as string;
 
-    const second = await readSse(await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, { body: { approval_id: approval.data.approval_id } }));
+    const second = await readSse(
+      await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, { body: { approval_id: approval.data.approval_id } }),
+    );
     const password = second.at(-1)!;
     expect(password.event).toBe("tool_password_requested");
     expect(password.data.status).toBe("waiting_for_password");
-    const wrongEndpoint = await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, { body: { approval_id: password.data.approval_id } });
+    const wrongEndpoint = await bridge.api(`/api/v1/tasks/${taskId}/continue/stream`, {
+      body: { approval_id: password.data.approval_id },
+    });
     expect(wrongEndpoint.status).toBe(400);
 
     const third = await readSse(
-      await bridge.api(`/api/v1/tasks/${taskId}/password/stream`, { body: { approval_id: password.data.approval_id, password: secret } }),
+      await bridge.api(`/api/v1/tasks/${taskId}/password/stream`, {
+        body: { approval_id: password.data.approval_id, password: secret },
+      }),
     );
     expect(third.at(-1)!.event).toBe("done");
     const sessionId = third.at(-1)!.data.session_id as string;

@@ -38,7 +38,16 @@ it("a bridge restart marks requests whose turn died interrupted, on the row and 
     session.id,
     {
       type: "approval.requested",
-      payload: { turnId: turn.id, approvalId: approval.id, toolCallId: "call_1", tool: "shell", args: { command: "touch x" }, description: "Run: touch x", riskLevel: "medium", kind: "tool" },
+      payload: {
+        turnId: turn.id,
+        approvalId: approval.id,
+        toolCallId: "call_1",
+        tool: "shell",
+        args: { command: "touch x" },
+        description: "Run: touch x",
+        riskLevel: "medium",
+        kind: "tool",
+      },
     },
     turn.id,
   );
@@ -48,7 +57,10 @@ it("a bridge restart marks requests whose turn died interrupted, on the row and 
   const bridge = await startApprovalBridge(fake.url, { home });
   try {
     expect(await bridge.pending()).toEqual([]);
-    const interrupted = (await (await bridge.api("/api/v1/approvals?status=interrupted")).json()) as { approval_id: string; decided_by: string }[];
+    const interrupted = (await (await bridge.api("/api/v1/approvals?status=interrupted")).json()) as {
+      approval_id: string;
+      decided_by: string;
+    }[];
     expect(interrupted).toEqual([expect.objectContaining({ approval_id: approval.id, decided_by: "bridge restart" })]);
     const events = await bridge.events(session.id);
     const decided = events.find((event) => event.type === "approval.decided");

@@ -23,7 +23,10 @@ export interface ApprovalBridge extends Bridge {
   stop(): Promise<void>;
 }
 
-export async function startApprovalBridge(llmUrl: string, options: { home?: string; tools?: () => AgentTool[] } = {}): Promise<ApprovalBridge> {
+export async function startApprovalBridge(
+  llmUrl: string,
+  options: { home?: string; tools?: () => AgentTool[] } = {},
+): Promise<ApprovalBridge> {
   const home = options.home ?? (await fs.mkdtemp(path.join(os.tmpdir(), "wl-appr-home-")));
   const workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-appr-ws-")));
   const config = loadConfig({
@@ -45,10 +48,18 @@ export async function startApprovalBridge(llmUrl: string, options: { home?: stri
   const api = (pathname: string, init: { method?: string; body?: unknown } = {}) =>
     fetch(`${bridge.url}${pathname}`, {
       method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-      headers: { authorization: `Bearer ${bridge.token}`, ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${bridge.token}`,
+        ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
-  const events = async (sessionId: string) => (await (await api(`/api/v1/sessions/${sessionId}/events`)).json()) as { seq: number; type: string; payload: Record<string, unknown> }[];
+  const events = async (sessionId: string) =>
+    (await (await api(`/api/v1/sessions/${sessionId}/events`)).json()) as {
+      seq: number;
+      type: string;
+      payload: Record<string, unknown>;
+    }[];
   return {
     ...bridge,
     home,
@@ -72,7 +83,11 @@ export async function startApprovalBridge(llmUrl: string, options: { home?: stri
       return (await (await api("/api/v1/approvals?status=pending")).json()) as ApprovalView[];
     },
     async turnCompleted(sessionId, nth = 1) {
-      const done = await waitFor(async () => (await events(sessionId)).filter((event) => event.type === "turn.completed")[nth - 1], 20_000, "turn.completed");
+      const done = await waitFor(
+        async () => (await events(sessionId)).filter((event) => event.type === "turn.completed")[nth - 1],
+        20_000,
+        "turn.completed",
+      );
       return done.payload as { outcome: string };
     },
     async stop() {

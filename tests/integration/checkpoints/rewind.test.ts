@@ -16,7 +16,10 @@ async function hashTree(dir: string): Promise<Record<string, string>> {
       const full = path.join(dir, child);
       if (entry.isDirectory()) await walk(child);
       else if (entry.isSymbolicLink()) out[child] = `link:${await fs.readlink(full)}`;
-      else out[child] = createHash("sha256").update(await fs.readFile(full)).digest("hex");
+      else
+        out[child] = createHash("sha256")
+          .update(await fs.readFile(full))
+          .digest("hex");
     }
   }
   await walk("");
@@ -39,15 +42,27 @@ async function chat(message: string, session = sessionId) {
   return events;
 }
 
-const checkpoints = (session = sessionId) => bridge.api(`/api/v1/sessions/${session}/checkpoints`).then((r) => json<CheckpointView[]>(r));
-const events = (session = sessionId) => bridge.api(`/api/v1/sessions/${session}/events`).then((r) => json<EventEnvelope[]>(r));
-const rewind = (body: Record<string, unknown>, session = sessionId) => bridge.api(`/api/v1/sessions/${session}/rewind`, { body });
+const checkpoints = (session = sessionId) =>
+  bridge.api(`/api/v1/sessions/${session}/checkpoints`).then((r) => json<CheckpointView[]>(r));
+const events = (session = sessionId) =>
+  bridge.api(`/api/v1/sessions/${session}/events`).then((r) => json<EventEnvelope[]>(r));
+const rewind = (body: Record<string, unknown>, session = sessionId) =>
+  bridge.api(`/api/v1/sessions/${session}/rewind`, { body });
 
 /** One agent turn: edit a file, then a shell command that creates and deletes files, then an answer. */
 function scriptEditingTurn(): void {
   fake.script(
     { toolCalls: [{ name: "write_file", arguments: { path: "src/a.txt", content: "agent wrote this\n" } }] },
-    { toolCalls: [{ name: "shell", arguments: { command: "mkdir -p gen && echo made > gen/made.txt && rm old.txt && mv src/b.txt src/b-renamed.txt" } }] },
+    {
+      toolCalls: [
+        {
+          name: "shell",
+          arguments: {
+            command: "mkdir -p gen && echo made > gen/made.txt && rm old.txt && mv src/b.txt src/b-renamed.txt",
+          },
+        },
+      ],
+    },
     { text: "All done." },
   );
 }
@@ -70,7 +85,9 @@ beforeEach(async () => {
   await fs.writeFile(path.join(ws, "old.txt"), "old\n");
   await fs.writeFile(path.join(ws, "image.bin"), Buffer.from([0, 1, 2, 255, 0, 7]));
   await fs.symlink("src/a.txt", path.join(ws, "link-to-a"));
-  sessionId = (await json<{ id: string }>(await bridge.api("/api/v1/sessions", { body: { workspace: ws, yolo: true } }))).id;
+  sessionId = (
+    await json<{ id: string }>(await bridge.api("/api/v1/sessions", { body: { workspace: ws, yolo: true } }))
+  ).id;
 });
 
 afterEach(async () => {
@@ -86,12 +103,16 @@ describe("checkpoints through HTTP with a real agent turn", () => {
     expect(list.map((c) => c.number)).toEqual([0, 1, 2, 3, 4]);
     expect(list.every((c) => c.has_snapshot && c.turn === 1)).toBe(true);
     // Step 2's checkpoint shows what step 1 did (write_file); step 3's what the shell did.
-    expect(list[2].files).toEqual([expect.objectContaining({ path: "src/a.txt", status: "modified", additions: 1, deletions: 1 })]);
+    expect(list[2].files).toEqual([
+      expect.objectContaining({ path: "src/a.txt", status: "modified", additions: 1, deletions: 1 }),
+    ]);
     const shellChanges = list[3].files.map((f) => `${f.status}:${f.path}`).sort();
     expect(shellChanges).toEqual(expect.arrayContaining(["added:gen/made.txt", "deleted:old.txt"]));
     expect(list[3].files.some((f) => f.path.includes("b-renamed"))).toBe(true);
 
-    const diff = await json<{ files: { path: string }[]; patch: string }>(await bridge.api(`/api/v1/sessions/${sessionId}/checkpoints/${list[0].id}/diff`));
+    const diff = await json<{ files: { path: string }[]; patch: string }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/checkpoints/${list[0].id}/diff`),
+    );
     expect(diff.files.map((f) => f.path)).toEqual(expect.arrayContaining(["src/a.txt", "old.txt", "gen/made.txt"]));
     expect(diff.patch).toContain("+agent wrote this");
   });
@@ -116,7 +137,9 @@ describe("checkpoints through HTTP with a real agent turn", () => {
     expect(body.error.details.paths).toEqual(["notes.md", "src/a.txt"]);
     expect(await hashTree(bridge.workspace)).toEqual(userState); // nothing written
 
-    const forced = await json<{ undo_checkpoint: string; written: string[]; deleted: string[] }>(await rewind({ checkpoint: start.id, force: true }));
+    const forced = await json<{ undo_checkpoint: string; written: string[]; deleted: string[] }>(
+      await rewind({ checkpoint: start.id, force: true }),
+    );
     expect(await hashTree(bridge.workspace)).toEqual(before);
     expect(forced.deleted).toEqual(expect.arrayContaining(["gen/made.txt", "notes.md"]));
 
@@ -134,7 +157,9 @@ describe("checkpoints through HTTP with a real agent turn", () => {
     expect(sent).toContain("again");
 
     // The user's edit is not lost: undo brings back the state the rewind replaced (history included).
-    const undone = await json<{ checkpoint: string }>(await bridge.api(`/api/v1/sessions/${sessionId}/rewind/undo`, { method: "POST" }));
+    const undone = await json<{ checkpoint: string }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/rewind/undo`, { method: "POST" }),
+    );
     expect(undone.checkpoint).toBe(forced.undo_checkpoint);
     expect(await hashTree(bridge.workspace)).toEqual(userState);
     const afterUndo = applyEvents(emptyTranscript(), await events());
@@ -179,13 +204,18 @@ describe("checkpoints through HTTP with a real agent turn", () => {
     const afterTurn = await hashTree(bridge.workspace);
     const start = (await checkpoints())[0];
 
-    const fork = await json<{ id: string; workspace: string }>(await bridge.api(`/api/v1/sessions/${sessionId}/fork`, { body: { checkpoint: start.id } }));
+    const fork = await json<{ id: string; workspace: string }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/fork`, { body: { checkpoint: start.id } }),
+    );
     expect(fork.workspace.startsWith(path.join(bridge.home, "forks"))).toBe(true);
     expect(await hashTree(fork.workspace)).toEqual(before);
     const session = await json<{ id: string; workspace: string }>(await bridge.api(`/api/v1/sessions/${fork.id}`));
     expect(session.workspace).toBe(fork.workspace);
 
-    fake.script({ toolCalls: [{ name: "write_file", arguments: { path: "fork-only.txt", content: "in the fork\n" } }] }, { text: "forked work" });
+    fake.script(
+      { toolCalls: [{ name: "write_file", arguments: { path: "fork-only.txt", content: "in the fork\n" } }] },
+      { text: "forked work" },
+    );
     await chat("work in the fork", fork.id);
     expect(await fs.readFile(path.join(fork.workspace, "fork-only.txt"), "utf8")).toBe("in the fork\n");
     expect(await hashTree(bridge.workspace)).toEqual(afterTurn); // the source is untouched
@@ -200,7 +230,9 @@ describe("checkpoints through HTTP with a real agent turn", () => {
     await chat("edit things");
     const list = await checkpoints();
     const secondTurn = list.find((c) => c.reason === "turn" && c.turn === 2)!;
-    const fork = await json<{ id: string; workspace: string }>(await bridge.api(`/api/v1/sessions/${sessionId}/fork`, { body: { checkpoint: secondTurn.id } }));
+    const fork = await json<{ id: string; workspace: string }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/fork`, { body: { checkpoint: secondTurn.id } }),
+    );
     const items = applyEvents(emptyTranscript(), await events(fork.id)).items;
     expect(items.filter((i) => i.kind === "user").map((i) => (i as { text: string }).text)).toEqual(["first question"]);
     fake.script({ text: "ok" });
@@ -223,7 +255,9 @@ describe("checkpoints through HTTP with a real agent turn", () => {
 
     const refused = await rewind({ checkpoint: start.id });
     expect(refused.status).toBe(409);
-    expect(((await refused.json()) as { error: { details: { paths: string[] } } }).error.details.paths).toEqual(["src/a.txt"]);
+    expect(((await refused.json()) as { error: { details: { paths: string[] } } }).error.details.paths).toEqual([
+      "src/a.txt",
+    ]);
     expect(await fs.readFile(path.join(bridge.workspace, "src/a.txt"), "utf8")).toBe("user fixed it\n");
     // Rewinding to after the edit is fine: the user's version stays.
     await json(await rewind({ checkpoint: second.id }));
@@ -231,7 +265,10 @@ describe("checkpoints through HTTP with a real agent turn", () => {
   });
 
   it("forks onto a new git worktree when the workspace is a git repository", async () => {
-    const git = (...args: string[]) => execFileSync("git", ["-C", bridge.workspace, "-c", "user.email=t@t", "-c", "user.name=t", ...args], { env: { ...process.env, GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined } });
+    const git = (...args: string[]) =>
+      execFileSync("git", ["-C", bridge.workspace, "-c", "user.email=t@t", "-c", "user.name=t", ...args], {
+        env: { ...process.env, GIT_DIR: undefined, GIT_WORK_TREE: undefined, GIT_INDEX_FILE: undefined },
+      });
     git("init", "-q");
     git("add", "-A");
     git("commit", "-qm", "init");

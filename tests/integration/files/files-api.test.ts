@@ -34,14 +34,20 @@ const json = async <T>(response: Response): Promise<T> => (await response.json()
 
 describe("workspace files over HTTP", () => {
   it("lists the tree without .gitignored and heavy folders", async () => {
-    const root = await json<{ entries: { name: string; type: string }[] }>(await bridge.api(`/api/v1/sessions/${sessionId}/files/tree`));
+    const root = await json<{ entries: { name: string; type: string }[] }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/files/tree`),
+    );
     expect(root.entries.map((e) => e.name)).toEqual(["src", ".gitignore"]);
-    const src = await json<{ entries: { path: string }[] }>(await bridge.api(`/api/v1/sessions/${sessionId}/files/tree?dir=src`));
+    const src = await json<{ entries: { path: string }[] }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/files/tree?dir=src`),
+    );
     expect(src.entries.map((e) => e.path)).toEqual(["src/app.ts", "src/util-helpers.ts"]);
   });
 
   it("refuses paths outside the workspace", async () => {
-    const response = await bridge.api(`/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent("../../etc/passwd")}`);
+    const response = await bridge.api(
+      `/api/v1/sessions/${sessionId}/files/content?path=${encodeURIComponent("../../etc/passwd")}`,
+    );
     expect(response.status).toBe(403);
   });
 
@@ -49,27 +55,42 @@ describe("workspace files over HTTP", () => {
     const base = `/api/v1/sessions/${sessionId}/files/content`;
     const file = await json<{ content: string; hash: string }>(await bridge.api(`${base}?path=src/app.ts`));
     expect(file.content).toBe("export const a = 1;\n");
-    const saved = await bridge.api(base, { method: "PUT", body: { path: "src/app.ts", content: "export const a = 2;\n", baseHash: file.hash } });
+    const saved = await bridge.api(base, {
+      method: "PUT",
+      body: { path: "src/app.ts", content: "export const a = 2;\n", baseHash: file.hash },
+    });
     expect(saved.status).toBe(200);
     const { hash } = await json<{ hash: string }>(saved);
     await fs.writeFile(path.join(bridge.workspace, "src/app.ts"), "changed by the agent\n");
-    const stale = await bridge.api(base, { method: "PUT", body: { path: "src/app.ts", content: "mine\n", baseHash: hash } });
+    const stale = await bridge.api(base, {
+      method: "PUT",
+      body: { path: "src/app.ts", content: "mine\n", baseHash: hash },
+    });
     expect(stale.status).toBe(409);
     expect(((await stale.json()) as { error: { code: string } }).error.code).toBe("files:conflict");
-    const forced = await bridge.api(base, { method: "PUT", body: { path: "src/app.ts", content: "mine\n", baseHash: hash, force: true } });
+    const forced = await bridge.api(base, {
+      method: "PUT",
+      body: { path: "src/app.ts", content: "mine\n", baseHash: hash, force: true },
+    });
     expect(forced.status).toBe(200);
     expect(await fs.readFile(path.join(bridge.workspace, "src/app.ts"), "utf8")).toBe("mine\n");
   });
 
   it("finds files by fuzzy query, ignoring what the tree ignores", async () => {
-    const found = await json<{ files: string[] }>(await bridge.api(`/api/v1/sessions/${sessionId}/files/search?q=uhelp`));
+    const found = await json<{ files: string[] }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/files/search?q=uhelp`),
+    );
     expect(found.files[0]).toBe("src/util-helpers.ts");
     const all = await json<{ files: string[] }>(await bridge.api(`/api/v1/sessions/${sessionId}/files/search?q=`));
-    expect(all.files.some((f) => f.includes("node_modules") || f.startsWith("logs/") || f.endsWith(".tmp"))).toBe(false);
+    expect(all.files.some((f) => f.includes("node_modules") || f.startsWith("logs/") || f.endsWith(".tmp"))).toBe(
+      false,
+    );
   });
 
   it("reports git markers for modified and untracked files", async () => {
-    const status = await json<{ repo: boolean; markers: Record<string, string> }>(await bridge.api(`/api/v1/sessions/${sessionId}/files/git`));
+    const status = await json<{ repo: boolean; markers: Record<string, string> }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/files/git`),
+    );
     expect(status.repo).toBe(true);
     expect(status.markers["src/app.ts"]).toBe("M");
     expect(status.markers["src/util-helpers.ts"]).toBe("U");
@@ -79,7 +100,9 @@ describe("workspace files over HTTP", () => {
     const socket = await bridge.socket();
     await emitCommand(socket, "files.watch", { sessionId });
     await bridge.api(`/api/v1/sessions/${sessionId}/files/tree?dir=src`);
-    const changed = new Promise<{ sessionId: string; paths: string[] }>((resolve) => socket.once("files.changed", resolve));
+    const changed = new Promise<{ sessionId: string; paths: string[] }>((resolve) =>
+      socket.once("files.changed", resolve),
+    );
     await fs.writeFile(path.join(bridge.workspace, "src/new-file.ts"), "x");
     const message = await changed;
     expect(message.sessionId).toBe(sessionId);
@@ -95,7 +118,9 @@ describe("settings over HTTP", () => {
         name: "DeepSeek",
         baseURL: "https://api.deepseek.com/v1",
         apiKey: "sk-secret-abcdef123456",
-        models: [{ id: "deepseek-chat", contextWindow: 131072, capabilities: { tools: true, images: false, thinking: false } }],
+        models: [
+          { id: "deepseek-chat", contextWindow: 131072, capabilities: { tools: true, images: false, thinking: false } },
+        ],
       },
     });
     const text = await saved.text();
@@ -105,13 +130,23 @@ describe("settings over HTTP", () => {
     expect(view.providers[0]).toMatchObject({ id: "deepseek", hasKey: true, keyHint: "sk-…3456" });
     const stat = await fs.stat(path.join(bridge.home, "provider-keys.json"));
     expect(stat.mode & 0o777).toBe(0o600);
-    await bridge.api("/api/v1/settings/default-model", { method: "PUT", body: { providerId: "deepseek", model: "deepseek-chat" } });
+    await bridge.api("/api/v1/settings/default-model", {
+      method: "PUT",
+      body: { providerId: "deepseek", model: "deepseek-chat" },
+    });
     const resolved = await bridge.services.settings.resolveDefaultModel();
     expect(resolved).toMatchObject({ apiKey: "sk-secret-abcdef123456", model: "deepseek-chat", contextWindow: 131072 });
   });
 
   it("persists the IDE layout on the server", async () => {
-    const layout = { treeWidth: 250, agentWidth: 480, bottomHeight: 200, treeOpen: true, bottomOpen: false, theme: "light" };
+    const layout = {
+      treeWidth: 250,
+      agentWidth: 480,
+      bottomHeight: 200,
+      treeOpen: true,
+      bottomOpen: false,
+      theme: "light",
+    };
     expect((await bridge.api("/api/v1/settings/layout", { method: "PUT", body: layout })).status).toBe(200);
     expect(await json(await bridge.api("/api/v1/settings/layout"))).toEqual({ layout });
   });
@@ -127,7 +162,10 @@ describe("settings over HTTP", () => {
 
 describe("session list extras", () => {
   it("searches titles and content, and deletes a session", async () => {
-    await bridge.api(`/api/v1/sessions/${sessionId}`, { method: "PATCH", body: { title: "Refactor the zebra parser" } });
+    await bridge.api(`/api/v1/sessions/${sessionId}`, {
+      method: "PATCH",
+      body: { title: "Refactor the zebra parser" },
+    });
     const found = await json<{ ids: string[] }>(await bridge.api("/api/v1/sessions-search?q=zebra"));
     expect(found.ids).toEqual([sessionId]);
     const deleted = await bridge.api(`/api/v1/sessions/${sessionId}`, { method: "DELETE" });
@@ -143,20 +181,48 @@ describe("default model from the settings", () => {
     const plain = await startTestBridge();
     try {
       await plain.api("/api/v1/settings/providers", {
-        body: { id: "local", kind: "vllm", name: "Local", baseURL: fake.url, models: [{ id: "fake-model", contextWindow: 32000, capabilities: { tools: true, images: false, thinking: false } }] },
+        body: {
+          id: "local",
+          kind: "vllm",
+          name: "Local",
+          baseURL: fake.url,
+          models: [
+            { id: "fake-model", contextWindow: 32000, capabilities: { tools: true, images: false, thinking: false } },
+          ],
+        },
       });
-      await plain.api("/api/v1/settings/default-model", { method: "PUT", body: { providerId: "local", model: "fake-model" } });
-      const session = (await (await plain.api("/api/v1/sessions", { body: { workspace: plain.workspace } })).json()) as { id: string };
+      await plain.api("/api/v1/settings/default-model", {
+        method: "PUT",
+        body: { providerId: "local", model: "fake-model" },
+      });
+      const session = (await (
+        await plain.api("/api/v1/sessions", { body: { workspace: plain.workspace } })
+      ).json()) as { id: string };
       fake.script({ text: "Hello from the settings model" });
       const socket = await plain.socket();
       await emitCommand(socket, "session.subscribe", { sessionId: session.id });
       const done = new Promise<void>((resolve) =>
-        socket.on("session.events", (m: { events: { type: string }[] }) => m.events.some((e) => e.type === "turn.completed") && resolve()),
+        socket.on(
+          "session.events",
+          (m: { events: { type: string }[] }) => m.events.some((e) => e.type === "turn.completed") && resolve(),
+        ),
       );
-      await emitCommand(socket, "turn.prompt", { commandId: "cmd-settings-model-1", sessionId: session.id, text: "hi" });
+      await emitCommand(socket, "turn.prompt", {
+        commandId: "cmd-settings-model-1",
+        sessionId: session.id,
+        text: "hi",
+      });
       await done;
-      const events = (await (await plain.api(`/api/v1/sessions/${session.id}/events`)).json()) as { type: string; payload: { delta?: string } }[];
-      expect(events.filter((e) => e.type === "message.part.delta").map((e) => e.payload.delta).join("")).toBe("Hello from the settings model");
+      const events = (await (await plain.api(`/api/v1/sessions/${session.id}/events`)).json()) as {
+        type: string;
+        payload: { delta?: string };
+      }[];
+      expect(
+        events
+          .filter((e) => e.type === "message.part.delta")
+          .map((e) => e.payload.delta)
+          .join(""),
+      ).toBe("Hello from the settings model");
       expect(fake.requests.at(-1)?.body).toMatchObject({ model: "fake-model" });
     } finally {
       await plain.stop();

@@ -28,10 +28,14 @@ async function events(bridge: TestBridge, sessionId: string): Promise<EventEnvel
 }
 
 async function completedTurns(bridge: TestBridge, sessionId: string, count: number): Promise<EventEnvelope[]> {
-  return waitFor(async () => {
-    const all = await events(bridge, sessionId);
-    return all.filter((event) => event.type === "turn.completed").length >= count ? all : null;
-  }, 20_000, `${count} turn.completed`);
+  return waitFor(
+    async () => {
+      const all = await events(bridge, sessionId);
+      return all.filter((event) => event.type === "turn.completed").length >= count ? all : null;
+    },
+    20_000,
+    `${count} turn.completed`,
+  );
 }
 
 describe("prompt images", () => {
@@ -45,7 +49,9 @@ describe("prompt images", () => {
 
   it("reach the model as content parts, stay in the history, and the log keeps only a reference with the preview", async () => {
     fake.reset();
-    const { id: sessionId } = (await (await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace } })).json()) as { id: string };
+    const { id: sessionId } = (await (
+      await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace } })
+    ).json()) as { id: string };
     const socket = await bridge.socket();
     fake.script({ text: "A red pixel." }, { text: "Still a red pixel." });
     await emitCommand(socket, "turn.prompt", {
@@ -59,7 +65,9 @@ describe("prompt images", () => {
     });
     await completedTurns(bridge, sessionId, 1);
     // Checkpoint markers are user messages too; the prompt is the one with parts.
-    const user = fake.requests[0].body.messages.find((message: { role: string; content: unknown }) => message.role === "user" && Array.isArray(message.content));
+    const user = fake.requests[0].body.messages.find(
+      (message: { role: string; content: unknown }) => message.role === "user" && Array.isArray(message.content),
+    );
     expect(user.content).toEqual([
       { type: "text", text: "What is in these?" },
       { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
@@ -78,7 +86,9 @@ describe("prompt images", () => {
     // The GIF had no preview: its data is nowhere in the event log.
     expect(JSON.stringify(log)).not.toContain(GIF);
     const state = applyEvents(emptyTranscript(), log);
-    expect(state.items.find((item) => item.kind === "user")).toMatchObject({ images: [{ preview: PREVIEW }, { mediaType: "image/gif" }] });
+    expect(state.items.find((item) => item.kind === "user")).toMatchObject({
+      images: [{ preview: PREVIEW }, { mediaType: "image/gif" }],
+    });
 
     // The next turn's request still carries the images (they are in the history).
     await emitCommand(socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "And now?" });
@@ -88,17 +98,30 @@ describe("prompt images", () => {
   });
 
   it("are refused when mislabelled, too many, too large, or of another type", async () => {
-    const { id: sessionId } = (await (await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace } })).json()) as { id: string };
+    const { id: sessionId } = (await (
+      await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace } })
+    ).json()) as { id: string };
     const socket = await bridge.socket();
-    const send = (images: unknown) => emitCommand(socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "look", images });
-    await expect(send([{ mediaType: "image/jpeg", dataBase64: PNG }])).rejects.toMatchObject({ code: expect.stringContaining("invalid") });
-    await expect(send([{ mediaType: "image/bmp", dataBase64: PNG }])).rejects.toMatchObject({ code: expect.stringContaining("invalid") });
-    await expect(send(Array.from({ length: MAX_PROMPT_IMAGES + 1 }, () => ({ mediaType: "image/png", dataBase64: PNG })))).rejects.toMatchObject({
+    const send = (images: unknown) =>
+      emitCommand(socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "look", images });
+    await expect(send([{ mediaType: "image/jpeg", dataBase64: PNG }])).rejects.toMatchObject({
+      code: expect.stringContaining("invalid"),
+    });
+    await expect(send([{ mediaType: "image/bmp", dataBase64: PNG }])).rejects.toMatchObject({
+      code: expect.stringContaining("invalid"),
+    });
+    await expect(
+      send(Array.from({ length: MAX_PROMPT_IMAGES + 1 }, () => ({ mediaType: "image/png", dataBase64: PNG }))),
+    ).rejects.toMatchObject({
       code: expect.stringContaining("invalid"),
     });
     const big = PNG.slice(0, 24) + "A".repeat(3 * 1024 * 1024);
-    await expect(send([{ mediaType: "image/png", dataBase64: big }])).rejects.toMatchObject({ code: expect.stringContaining("invalid") });
-    await expect(send([{ mediaType: "image/png", dataBase64: PNG, preview: "javascript:alert(1)" }])).rejects.toMatchObject({ code: expect.stringContaining("invalid") });
+    await expect(send([{ mediaType: "image/png", dataBase64: big }])).rejects.toMatchObject({
+      code: expect.stringContaining("invalid"),
+    });
+    await expect(
+      send([{ mediaType: "image/png", dataBase64: PNG, preview: "javascript:alert(1)" }]),
+    ).rejects.toMatchObject({ code: expect.stringContaining("invalid") });
     expect((await events(bridge, sessionId)).filter((event) => event.type === "turn.started")).toEqual([]);
   });
 });
@@ -110,7 +133,13 @@ it("a turn interrupted by a restart while it waited on an approval is offered fo
   const { db } = await store.openDb(home);
   const session = await store.createSession(db, { workspace });
   const turn = await store.createTurn(db, session.id, "create notes.txt");
-  await store.appendHistory(db, session.id, [{ position: 0, kind: "message", data: JSON.stringify({ kind: "message", message: { role: "user", content: "create notes.txt" } }) }]);
+  await store.appendHistory(db, session.id, [
+    {
+      position: 0,
+      kind: "message",
+      data: JSON.stringify({ kind: "message", message: { role: "user", content: "create notes.txt" } }),
+    },
+  ]);
   const approval = await store.createApproval(db, {
     sessionId: session.id,
     turnId: turn.id,
@@ -122,13 +151,30 @@ it("a turn interrupted by a restart while it waited on an approval is offered fo
   });
   const log = new EventLog(db);
   await log.open(session.id);
-  log.append(session.id, { type: "turn.started", payload: { turnId: turn.id, number: turn.number, prompt: "create notes.txt" } }, turn.id);
-  log.append(session.id, { type: "message.user", payload: { turnId: turn.id, messageId: "msg_1", text: "create notes.txt" } }, turn.id);
+  log.append(
+    session.id,
+    { type: "turn.started", payload: { turnId: turn.id, number: turn.number, prompt: "create notes.txt" } },
+    turn.id,
+  );
+  log.append(
+    session.id,
+    { type: "message.user", payload: { turnId: turn.id, messageId: "msg_1", text: "create notes.txt" } },
+    turn.id,
+  );
   log.append(
     session.id,
     {
       type: "approval.requested",
-      payload: { turnId: turn.id, approvalId: approval.id, toolCallId: "call_1", tool: "shell", args: { command: "touch notes.txt" }, description: "Run: touch notes.txt", riskLevel: "medium", kind: "tool" },
+      payload: {
+        turnId: turn.id,
+        approvalId: approval.id,
+        toolCallId: "call_1",
+        tool: "shell",
+        args: { command: "touch notes.txt" },
+        description: "Run: touch notes.txt",
+        riskLevel: "medium",
+        kind: "tool",
+      },
     },
     turn.id,
   );
@@ -149,7 +195,9 @@ it("a turn interrupted by a restart while it waited on an approval is offered fo
     const resumed = applyEvents(emptyTranscript(), all);
     expect(resumed.items.find((item) => item.kind === "interrupted")).toMatchObject({ resumable: false });
     // The model sees the original prompt once, then the continue message.
-    const users = fake.requests[0].body.messages.filter((message: { role: string }) => message.role === "user").map((message: { content: string }) => message.content);
+    const users = fake.requests[0].body.messages
+      .filter((message: { role: string }) => message.role === "user")
+      .map((message: { content: string }) => message.content);
     expect(users.filter((text: string) => text === "create notes.txt")).toHaveLength(1);
     expect(users).toContain(RESUME_PROMPT);
   } finally {

@@ -47,24 +47,36 @@ async function turn(sessionId: string, prompt: string) {
   return { result, events };
 }
 
-const notices = (events: EventEnvelope[]) => events.flatMap((event) => (event.type === "notice" ? [event.payload.text] : []));
-const toolNames = (request: FakeLlm["requests"][number]) => ((request.body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);
+const notices = (events: EventEnvelope[]) =>
+  events.flatMap((event) => (event.type === "notice" ? [event.payload.text] : []));
+const toolNames = (request: FakeLlm["requests"][number]) =>
+  ((request.body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);
 const toolMessages = (request: FakeLlm["requests"][number]) =>
-  (request.body.messages as { role: string; content: string }[]).filter((message) => message.role === "tool").map((message) => message.content);
+  (request.body.messages as { role: string; content: string }[])
+    .filter((message) => message.role === "tool")
+    .map((message) => message.content);
 
 async function mcpStatus(sessionId: string) {
   const response = await bridge.api(`/api/v1/sessions/${sessionId}/mcp`);
   expect(response.status).toBe(200);
-  return (await response.json()) as { servers: { name: string; state: string; toolCount: number; source: string; error?: string }[]; errors: string[] };
+  return (await response.json()) as {
+    servers: { name: string; state: string; toolCount: number; source: string; error?: string }[];
+    errors: string[];
+  };
 }
 
 describe("MCP servers in sessions", () => {
   it("starts the workspace's servers on the first turn, offers their tools and calls them through the approval gate", async () => {
     await writeMcpConfig(path.join(bridge.workspace, ".worldline"), { tester: { command: TSX, args: [SERVER] } });
     const sessionId = await createSession();
-    expect((await mcpStatus(sessionId)).servers).toEqual([{ name: "tester", transport: "stdio", state: "idle", toolCount: 0, source: "workspace" }]);
+    expect((await mcpStatus(sessionId)).servers).toEqual([
+      { name: "tester", transport: "stdio", state: "idle", toolCount: 0, source: "workspace" },
+    ]);
 
-    fake.script({ toolCalls: [{ name: "tester__echo", arguments: { text: "ping" } }] }, { text: "The server said ping." });
+    fake.script(
+      { toolCalls: [{ name: "tester__echo", arguments: { text: "ping" } }] },
+      { text: "The server said ping." },
+    );
     const approvals: string[] = [];
     const unsubscribe = bridge.services.log.subscribe(sessionId, (event) => {
       if (event.type !== "approval.requested") return;
@@ -76,9 +88,13 @@ describe("MCP servers in sessions", () => {
 
     expect(result.outcome).toBe("completed");
     expect(approvals).toEqual(["tester__echo"]);
-    expect(toolNames(fake.requests[0])).toEqual(expect.arrayContaining(["read_file", "shell", "tester__echo", "tester__fail"]));
+    expect(toolNames(fake.requests[0])).toEqual(
+      expect.arrayContaining(["read_file", "shell", "tester__echo", "tester__fail"]),
+    );
     expect(toolMessages(fake.requests[1])).toEqual(["echo: ping"]);
-    expect((await mcpStatus(sessionId)).servers).toEqual([{ name: "tester", transport: "stdio", state: "ready", toolCount: 4, source: "workspace" }]);
+    expect((await mcpStatus(sessionId)).servers).toEqual([
+      { name: "tester", transport: "stdio", state: "ready", toolCount: 4, source: "workspace" },
+    ]);
   });
 
   it("reports a server that fails to start as a notice, and the turn still completes with the other tools", async () => {
@@ -95,7 +111,10 @@ describe("MCP servers in sessions", () => {
     expect(toolNames(fake.requests[0]).some((name) => name.startsWith("broken__"))).toBe(false);
     expect(toolMessages(fake.requests[1])).toEqual(["echo: still here"]);
     const status = await mcpStatus(sessionId);
-    expect(status.servers.find((server) => server.name === "broken")).toMatchObject({ state: "failed", source: "workspace" });
+    expect(status.servers.find((server) => server.name === "broken")).toMatchObject({
+      state: "failed",
+      source: "workspace",
+    });
 
     // Told once per session, not at every turn.
     const second = await turn(sessionId, "Again.");
@@ -120,7 +139,15 @@ describe("MCP servers in sessions", () => {
     const first = await turn(sessionId, "Crash it.");
     expect(first.result.outcome).toBe("completed");
     // The crash notice arrives when the process exits (outside the tool call itself).
-    await expect.poll(async () => notices(await bridge.services.log.read(sessionId, 0)).some((text) => text.startsWith('MCP server "tester" stopped')), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          notices(await bridge.services.log.read(sessionId, 0)).some((text) =>
+            text.startsWith('MCP server "tester" stopped'),
+          ),
+        { timeout: 10_000 },
+      )
+      .toBe(true);
 
     fake.script({ toolCalls: [{ name: "tester__echo", arguments: { text: "back" } }] }, { text: "ok" });
     const second = await turn(sessionId, "Try again.");
@@ -133,7 +160,15 @@ describe("MCP servers in sessions", () => {
     await writeMcpConfig(path.join(bridge.workspace, ".worldline"), { sleepy: { command: "sleep", args: ["60"] } });
     const sessionId = await createSession();
     const started = await bridge.services.runtime.prompt(sessionId, "Hello.");
-    await expect.poll(async () => notices(await bridge.services.log.read(sessionId, 0)).some((text) => text.startsWith("Starting MCP servers: sleepy")), { timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(
+        async () =>
+          notices(await bridge.services.log.read(sessionId, 0)).some((text) =>
+            text.startsWith("Starting MCP servers: sleepy"),
+          ),
+        { timeout: 5_000 },
+      )
+      .toBe(true);
     const before = Date.now();
     await bridge.services.runtime.cancel(sessionId);
     expect((await started.done).outcome).toBe("cancelled");

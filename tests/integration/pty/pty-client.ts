@@ -29,7 +29,15 @@ export class PtyViewer {
     readonly terminalId: string,
     readonly options: { cols?: number; rows?: number; xterm?: boolean; keepBytes?: boolean; ackDelayMs?: number } = {},
   ) {
-    this.term = options.xterm === false ? null : new HeadlessTerminal({ cols: options.cols ?? 80, rows: options.rows ?? 24, scrollback: 1000, allowProposedApi: true });
+    this.term =
+      options.xterm === false
+        ? null
+        : new HeadlessTerminal({
+            cols: options.cols ?? 80,
+            rows: options.rows ?? 24,
+            scrollback: 1000,
+            allowProposedApi: true,
+          });
     this.listen("pty.snapshot", (message: { terminalId: string; data: string; cols: number; rows: number }) => {
       if (message.terminalId !== this.terminalId) return;
       this.snapshots++;
@@ -55,7 +63,12 @@ export class PtyViewer {
   }
 
   async attach(): Promise<void> {
-    await this.command("pty.attach", { sessionId: this.sessionId, terminalId: this.terminalId, cols: this.options.cols ?? 80, rows: this.options.rows ?? 24 });
+    await this.command("pty.attach", {
+      sessionId: this.sessionId,
+      terminalId: this.terminalId,
+      cols: this.options.cols ?? 80,
+      rows: this.options.rows ?? 24,
+    });
   }
 
   input(data: string): void {

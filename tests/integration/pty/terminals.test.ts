@@ -27,10 +27,19 @@ function allLines(viewer: PtyViewer): string[] {
 }
 
 async function openTerminal(socket: Awaited<ReturnType<TestBridge["socket"]>>, title?: string): Promise<TerminalInfo> {
-  return emitCommand<TerminalInfo>(socket, "pty.create", { commandId: uniqueId(), sessionId, title, cols: 100, rows: 30 });
+  return emitCommand<TerminalInfo>(socket, "pty.create", {
+    commandId: uniqueId(),
+    sessionId,
+    title,
+    cols: 100,
+    rows: 30,
+  });
 }
 
-async function closeTerminal(socket: Awaited<ReturnType<TestBridge["socket"]>>, terminalId: string): Promise<{ exitCode: number | null }> {
+async function closeTerminal(
+  socket: Awaited<ReturnType<TestBridge["socket"]>>,
+  terminalId: string,
+): Promise<{ exitCode: number | null }> {
   return emitCommand(socket, "pty.close", { commandId: uniqueId(), sessionId, terminalId });
 }
 
@@ -46,18 +55,26 @@ describe("terminals through socket.io", () => {
     const terminal = await openTerminal(socket, "build");
     const viewer = new PtyViewer(socket, sessionId, terminal.terminalId, { cols: 100, rows: 30 });
     await viewer.attach();
-    const marker = runAndMark(viewer, "echo \"cwd=$(pwd) term=$TERM login=$(shopt -q login_shell && echo yes)\"", "env");
+    const marker = runAndMark(viewer, 'echo "cwd=$(pwd) term=$TERM login=$(shopt -q login_shell && echo yes)"', "env");
     await waitFor(() => viewer.text().includes(marker), 10_000, "env output");
     expect(viewer.text()).toContain(`cwd=${bridge.workspace} term=xterm-256color login=yes`);
 
-    const renamed = await emitCommand<TerminalInfo>(socket, "pty.rename", { commandId: uniqueId(), sessionId, terminalId: terminal.terminalId, title: "server" });
+    const renamed = await emitCommand<TerminalInfo>(socket, "pty.rename", {
+      commandId: uniqueId(),
+      sessionId,
+      terminalId: terminal.terminalId,
+      title: "server",
+    });
     expect(renamed.title).toBe("server");
     const listed = await emitCommand<{ terminals: TerminalInfo[] }>(socket, "pty.list", { sessionId });
     expect(listed.terminals.map((t) => t.title)).toContain("server");
 
     await closeTerminal(socket, terminal.terminalId);
     await waitFor(() => viewer.exitCode !== undefined, 5_000, "exit message");
-    const events = (await (await bridge.api(`/api/v1/sessions/${sessionId}/events`)).json()) as { type: string; payload: { terminalId?: string } }[];
+    const events = (await (await bridge.api(`/api/v1/sessions/${sessionId}/events`)).json()) as {
+      type: string;
+      payload: { terminalId?: string };
+    }[];
     const mine = events.filter((event) => event.payload.terminalId === terminal.terminalId).map((event) => event.type);
     expect(mine).toEqual(["terminal.opened", "terminal.renamed", "terminal.closed"]);
     viewer.dispose();
@@ -69,7 +86,9 @@ describe("terminals through socket.io", () => {
     const count = Math.ceil((50 * 1024 * 1024) / Buffer.byteLength(line));
     fs.writeFileSync(file, line.repeat(count));
     // The tty turns each \n into \r\n (onlcr).
-    const expected = createHash("sha256").update(Buffer.from(line.replace("\n", "\r\n").repeat(count))).digest("hex");
+    const expected = createHash("sha256")
+      .update(Buffer.from(line.replace("\n", "\r\n").repeat(count)))
+      .digest("hex");
 
     const socket = await bridge.socket();
     const terminal = await openTerminal(socket);
@@ -82,7 +101,9 @@ describe("terminals through socket.io", () => {
     const started = Date.now();
     viewer.input(`echo BEGIN-$((1+1)); cat big.txt; echo END-$((1+1))\r`);
     await waitFor(() => ended, 120_000, "the whole file");
-    console.log(`50 MB cat through the bridge: ${((viewer.received / 1e6) / ((Date.now() - started) / 1000)).toFixed(1)} MB/s`);
+    console.log(
+      `50 MB cat through the bridge: ${(viewer.received / 1e6 / ((Date.now() - started) / 1000)).toFixed(1)} MB/s`,
+    );
     const all = Buffer.concat(viewer.chunks);
     const start = all.indexOf("BEGIN-2\r\n") + "BEGIN-2\r\n".length;
     const end = all.indexOf("END-2", start);
@@ -173,7 +194,14 @@ describe("terminals through socket.io", () => {
     await waitFor(() => processTree(terminal.pid).length >= 3, 5_000, "jobs visible in /proc");
     const before = processTree(terminal.pid);
     await closeTerminal(socket, terminal.terminalId);
-    await waitFor(() => before.every((pid) => !fs.existsSync(`/proc/${pid}`) || fs.readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z ")), 5_000, "all gone");
+    await waitFor(
+      () =>
+        before.every(
+          (pid) => !fs.existsSync(`/proc/${pid}`) || fs.readFileSync(`/proc/${pid}/stat`, "utf8").includes(") Z "),
+        ),
+      5_000,
+      "all gone",
+    );
     viewer.dispose();
   });
 
@@ -187,7 +215,8 @@ describe("terminals through socket.io", () => {
       pids.push(terminal.pid);
       ids.push(terminal.terminalId);
       // Some shells get a child too, so a tree (not only the shell) has to die.
-      if (i % 5 === 0) await emitCommand(socket, "pty.input", { sessionId, terminalId: terminal.terminalId, data: "sleep 1000 &\r" });
+      if (i % 5 === 0)
+        await emitCommand(socket, "pty.input", { sessionId, terminalId: terminal.terminalId, data: "sleep 1000 &\r" });
       if (i % 10 === 0) {
         const viewer = new PtyViewer(socket, sessionId, terminal.terminalId, { xterm: false });
         await viewer.attach();
@@ -222,19 +251,31 @@ describe("terminals through socket.io", () => {
     expect(terminals).toEqual([]);
     const updates: TerminalInfo[][] = [];
     socket.on("pty.terminals", (message: { terminals: TerminalInfo[] }) => updates.push(message.terminals));
-    const { terminalId } = await emitCommand<{ terminalId: string }>(socket, "pty.run", { commandId: uniqueId(), sessionId, line: "echo ran-$((2+3)) > ran.txt" });
+    const { terminalId } = await emitCommand<{ terminalId: string }>(socket, "pty.run", {
+      commandId: uniqueId(),
+      sessionId,
+      line: "echo ran-$((2+3)) > ran.txt",
+    });
     await waitFor(() => fs.existsSync(path.join(bridge.workspace, "ran.txt")), 10_000, "the line ran");
     expect(fs.readFileSync(path.join(bridge.workspace, "ran.txt"), "utf8")).toBe("ran-5\n");
     await waitFor(() => updates.length > 0, 5_000, "terminal list broadcast");
-    const again = await emitCommand<{ terminalId: string }>(socket, "pty.run", { commandId: uniqueId(), sessionId, line: "true" });
+    const again = await emitCommand<{ terminalId: string }>(socket, "pty.run", {
+      commandId: uniqueId(),
+      sessionId,
+      line: "true",
+    });
     expect(again.terminalId).toBe(terminalId);
     await closeTerminal(socket, terminalId);
   });
 
   it("rejects bad payloads and unknown terminals", async () => {
     const socket = await bridge.socket();
-    const ack = await socket.timeout(5_000).emitWithAck("pty.resize", { sessionId, terminalId: "nope", cols: 0, rows: 10 });
+    const ack = await socket
+      .timeout(5_000)
+      .emitWithAck("pty.resize", { sessionId, terminalId: "nope", cols: 0, rows: 10 });
     expect(ack.ok).toBe(false);
-    await expect(emitCommand(socket, "pty.input", { sessionId, terminalId: "nope", data: "x" })).rejects.toMatchObject({ code: "pty:not_found" });
+    await expect(emitCommand(socket, "pty.input", { sessionId, terminalId: "nope", data: "x" })).rejects.toMatchObject({
+      code: "pty:not_found",
+    });
   });
 });

@@ -6,7 +6,11 @@
 import { loadConfig } from "../../../server/config";
 import { startBridge } from "../../../server/main";
 
-const bridge = await startBridge({ config: loadConfig(), ui: false, retry: { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 100 } });
+const bridge = await startBridge({
+  config: loadConfig(),
+  ui: false,
+  retry: { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 100 },
+});
 process.stdout.write(`READY ${bridge.url}\n`);
 
 let stopping = false;

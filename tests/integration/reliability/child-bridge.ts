@@ -17,7 +17,11 @@ export interface ChildBridge {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startChildBridge(options: { home: string; llmUrl: string; env?: Record<string, string> }): Promise<ChildBridge> {
+export async function startChildBridge(options: {
+  home: string;
+  llmUrl: string;
+  env?: Record<string, string>;
+}): Promise<ChildBridge> {
   // `node --import tsx`, not the tsx CLI: the CLI runs the script in a second process that a SIGKILL would miss.
   const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
     cwd: ROOT,
@@ -36,7 +40,9 @@ export async function startChildBridge(options: { home: string; llmUrl: string; 
   });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     const timer = setTimeout(() => reject(new Error(`bridge did not start: ${stderr}`)), 60_000);
@@ -58,7 +64,10 @@ export async function startChildBridge(options: { home: string; llmUrl: string; 
     api(pathname, init = {}) {
       return fetch(`${url}${pathname}`, {
         method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-        headers: { authorization: `Bearer ${CHILD_TOKEN}`, ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          authorization: `Bearer ${CHILD_TOKEN}`,
+          ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+        },
         body: init.body === undefined ? undefined : JSON.stringify(init.body),
       });
     },

@@ -42,7 +42,9 @@ afterAll(async () => {
     await bridge.exited;
   }
   await fake.close();
-  console.info(`[reliability/crash] kills survived: ${stats.kills}, events checked: ${stats.eventsChecked}, events lost: ${stats.eventsLost}, orphan processes killed: ${stats.orphansKilled}`);
+  console.info(
+    `[reliability/crash] kills survived: ${stats.kills}, events checked: ${stats.eventsChecked}, events lost: ${stats.eventsLost}, orphan processes killed: ${stats.orphansKilled}`,
+  );
 });
 
 async function json<T>(response: Promise<Response>): Promise<T> {
@@ -64,7 +66,12 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined | fal
 const events = (b: ChildBridge, sessionId: string) => json<WireEvent[]>(b.api(`/api/v1/sessions/${sessionId}/events`));
 
 function connect(b: ChildBridge): Promise<Socket> {
-  const socket = io(b.url, { auth: { token: CHILD_TOKEN }, transports: ["websocket"], forceNew: true, reconnection: false });
+  const socket = io(b.url, {
+    auth: { token: CHILD_TOKEN },
+    transports: ["websocket"],
+    forceNew: true,
+    reconnection: false,
+  });
   return new Promise((resolve, reject) => {
     socket.once("connect", () => resolve(socket));
     socket.once("connect_error", reject);
@@ -87,12 +94,20 @@ function processesWith(marker: string): number[] {
   return pids;
 }
 
-function dbCheck(): { integrity: string; turns: { id: string; sessionId: string; status: string }[]; approvals: { status: string; turnId: string | null }[] } {
+function dbCheck(): {
+  integrity: string;
+  turns: { id: string; sessionId: string; status: string }[];
+  approvals: { status: string; turnId: string | null }[];
+} {
   const db = new Database(path.join(home, "worldline.db"), { readonly: true, fileMustExist: true });
   try {
     return {
       integrity: (db.prepare("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check,
-      turns: db.prepare("SELECT id, sessionId, status FROM Turn").all() as { id: string; sessionId: string; status: string }[],
+      turns: db.prepare("SELECT id, sessionId, status FROM Turn").all() as {
+        id: string;
+        sessionId: string;
+        status: string;
+      }[],
       approvals: db.prepare("SELECT status, turnId FROM Approval").all() as { status: string; turnId: string | null }[],
     };
   } finally {
@@ -110,12 +125,19 @@ describe("kill -9 mid-turn", () => {
     for (let round = 0; round < KILLS; round++) {
       const marker = `wl-crash-${process.pid}-${round}`;
       const socket = await connect(bridge);
-      const ack = (name: string, payload: unknown) => socket.timeout(10_000).emitWithAck(name, payload) as Promise<{ ok: boolean; error?: unknown }>;
+      const ack = (name: string, payload: unknown) =>
+        socket.timeout(10_000).emitWithAck(name, payload) as Promise<{ ok: boolean; error?: unknown }>;
 
       // 1. A turn waiting for approval (a write in a session without yolo).
       fake.script({ toolCalls: [{ name: "write_file", arguments: { path: `round-${round}.txt`, content: "x" } }] });
-      expect((await ack("turn.prompt", { commandId: `cmd-${marker}-a`, sessionId: careful, text: `write round ${round}` })).ok).toBe(true);
-      await waitFor("a pending approval", async () => (await json<unknown[]>(bridge!.api("/api/v1/approvals?status=pending"))).length > 0);
+      expect(
+        (await ack("turn.prompt", { commandId: `cmd-${marker}-a`, sessionId: careful, text: `write round ${round}` }))
+          .ok,
+      ).toBe(true);
+      await waitFor(
+        "a pending approval",
+        async () => (await json<unknown[]>(bridge!.api("/api/v1/approvals?status=pending"))).length > 0,
+      );
 
       // 2. A turn in a tool call, with a background task and a terminal running.
       const mode = round % 3;
@@ -123,13 +145,33 @@ describe("kill -9 mid-turn", () => {
         { toolCalls: [{ name: "shell", arguments: { command: `exec -a ${marker}-bg sleep 300`, background: true } }] },
         mode === 1
           ? { hang: true }
-          : { toolCalls: [{ name: "shell", arguments: { command: `echo started-${round}; exec -a ${marker}-fg sleep 300` } }] },
+          : {
+              toolCalls: [
+                { name: "shell", arguments: { command: `echo started-${round}; exec -a ${marker}-fg sleep 300` } },
+              ],
+            },
       );
-      expect((await ack("pty.run", { commandId: `cmd-${marker}-pty`, sessionId: yolo, line: `exec -a ${marker}-pty sleep 300` })).ok).toBe(true);
-      expect((await ack("turn.prompt", { commandId: `cmd-${marker}-b`, sessionId: yolo, text: `work round ${round}` })).ok).toBe(true);
+      expect(
+        (
+          await ack("pty.run", {
+            commandId: `cmd-${marker}-pty`,
+            sessionId: yolo,
+            line: `exec -a ${marker}-pty sleep 300`,
+          })
+        ).ok,
+      ).toBe(true);
+      expect(
+        (await ack("turn.prompt", { commandId: `cmd-${marker}-b`, sessionId: yolo, text: `work round ${round}` })).ok,
+      ).toBe(true);
       await waitFor("the background task", async () => processesWith(`${marker}-bg`).length > 0);
       if (mode === 0) await waitFor("the foreground command", async () => processesWith(`${marker}-fg`).length > 0);
-      if (mode === 1) await waitFor("the hanging model request", async () => fake.requests.length > 0 && (await events(bridge!, yolo)).some((e) => e.type === "tool.state" && e.payload.state === "completed"));
+      if (mode === 1)
+        await waitFor(
+          "the hanging model request",
+          async () =>
+            fake.requests.length > 0 &&
+            (await events(bridge!, yolo)).some((e) => e.type === "tool.state" && e.payload.state === "completed"),
+        );
       await waitFor("the terminal", async () => processesWith(`${marker}-pty`).length > 0);
       if (mode === 2) await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 60)));
 
@@ -140,13 +182,21 @@ describe("kill -9 mid-turn", () => {
       bridge.child.kill("SIGKILL");
       expect((await bridge.exited).signal).toBe("SIGKILL");
       stats.kills += 1;
-      const orphans = [...processesWith(`${marker}-bg`), ...processesWith(`${marker}-fg`), ...processesWith(`${marker}-pty`)];
+      const orphans = [
+        ...processesWith(`${marker}-bg`),
+        ...processesWith(`${marker}-fg`),
+        ...processesWith(`${marker}-pty`),
+      ];
       expect(orphans.length).toBeGreaterThan(0);
       fake.reset();
 
       // 4. Restart on the same home.
       bridge = await startChildBridge({ home, llmUrl: fake.url });
-      const left = [...processesWith(`${marker}-bg`), ...processesWith(`${marker}-fg`), ...processesWith(`${marker}-pty`)];
+      const left = [
+        ...processesWith(`${marker}-bg`),
+        ...processesWith(`${marker}-fg`),
+        ...processesWith(`${marker}-pty`),
+      ];
       expect(left).toEqual([]);
       // Killed by the new bridge from its process records (not by chance: detached groups outlive their parent).
       expect(bridge.stderr()).toMatch(/stopped \d+ process\(es\) left running by a bridge that died/);
@@ -165,12 +215,17 @@ describe("kill -9 mid-turn", () => {
         for (const before of acknowledged.get(sessionId)!) {
           stats.eventsChecked += 1;
           const now = bySeq.get(before.seq);
-          if (!now || now.type !== before.type || JSON.stringify(now.payload) !== JSON.stringify(before.payload)) stats.eventsLost += 1;
+          if (!now || now.type !== before.type || JSON.stringify(now.payload) !== JSON.stringify(before.payload))
+            stats.eventsLost += 1;
         }
         // The interrupted turn says so, visibly.
         const tail = after.slice(acknowledged.get(sessionId)!.length);
-        expect(tail.some((event) => event.type === "notice" && /interrupted/.test(String(event.payload.text)))).toBe(true);
-        expect(tail.some((event) => event.type === "turn.completed" && event.payload.outcome === "interrupted")).toBe(true);
+        expect(tail.some((event) => event.type === "notice" && /interrupted/.test(String(event.payload.text)))).toBe(
+          true,
+        );
+        expect(tail.some((event) => event.type === "turn.completed" && event.payload.outcome === "interrupted")).toBe(
+          true,
+        );
       }
       expect(stats.eventsLost).toBe(0);
 
@@ -178,9 +233,15 @@ describe("kill -9 mid-turn", () => {
       const next = await connect(bridge);
       const before = (await events(bridge, yolo)).length;
       fake.script({ text: `alive after kill ${round}` });
-      const prompted = (await next.timeout(10_000).emitWithAck("turn.prompt", { commandId: `cmd-${marker}-c`, sessionId: yolo, text: "still there?" })) as { ok: boolean };
+      const prompted = (await next
+        .timeout(10_000)
+        .emitWithAck("turn.prompt", { commandId: `cmd-${marker}-c`, sessionId: yolo, text: "still there?" })) as {
+        ok: boolean;
+      };
       expect(prompted.ok).toBe(true);
-      const completed = await waitFor("the new turn", async () => (await events(bridge!, yolo)).slice(before).find((event) => event.type === "turn.completed"));
+      const completed = await waitFor("the new turn", async () =>
+        (await events(bridge!, yolo)).slice(before).find((event) => event.type === "turn.completed"),
+      );
       expect(completed.payload.outcome).toBe("completed");
       next.disconnect();
       fake.reset();
@@ -198,16 +259,29 @@ describe("kill -9 mid-turn", () => {
       { toolCalls: [{ name: "shell", arguments: { command: `exec -a ${marker}-bg sleep 300`, background: true } }] },
       { toolCalls: [{ name: "shell", arguments: { command: `exec -a ${marker}-fg sleep 300` } }] },
     );
-    await socket.timeout(10_000).emitWithAck("pty.run", { commandId: `cmd-${marker}-pty`, sessionId: yolo, line: `exec -a ${marker}-pty sleep 300` });
-    await socket.timeout(10_000).emitWithAck("turn.prompt", { commandId: `cmd-${marker}-a`, sessionId: yolo, text: "work" });
-    await waitFor("the foreground command", async () => processesWith(`${marker}-fg`).length > 0 && processesWith(`${marker}-bg`).length > 0);
+    await socket.timeout(10_000).emitWithAck("pty.run", {
+      commandId: `cmd-${marker}-pty`,
+      sessionId: yolo,
+      line: `exec -a ${marker}-pty sleep 300`,
+    });
+    await socket
+      .timeout(10_000)
+      .emitWithAck("turn.prompt", { commandId: `cmd-${marker}-a`, sessionId: yolo, text: "work" });
+    await waitFor(
+      "the foreground command",
+      async () => processesWith(`${marker}-fg`).length > 0 && processesWith(`${marker}-bg`).length > 0,
+    );
     await waitFor("the terminal", async () => processesWith(`${marker}-pty`).length > 0);
     socket.disconnect();
     b.child.kill("SIGTERM");
     const exit = await b.exited;
     expect(exit.code).toBe(0);
     expect(b.stderr()).toMatch(/\[entry\] closed/);
-    expect([...processesWith(`${marker}-bg`), ...processesWith(`${marker}-fg`), ...processesWith(`${marker}-pty`)]).toEqual([]);
+    expect([
+      ...processesWith(`${marker}-bg`),
+      ...processesWith(`${marker}-fg`),
+      ...processesWith(`${marker}-pty`),
+    ]).toEqual([]);
     const db = dbCheck();
     expect(db.integrity).toBe("ok");
     expect(db.turns.filter((turn) => turn.sessionId === yolo).map((turn) => turn.status)).toEqual(["cancelled"]);

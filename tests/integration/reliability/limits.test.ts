@@ -2,7 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MAX_CONCURRENT_TURNS, MAX_QUEUED_TURNS_PER_SESSION } from "../../../server/agent/runtime";
 import { MAX_TERMINALS_PER_SESSION } from "../../../server/pty/limits";
 import { createShellTool, TaskRegistry } from "../../../server/tools";
-import { MAX_FINISHED_TASKS_PER_SESSION, MAX_RUNNING_TASKS, MAX_RUNNING_TASKS_PER_SESSION } from "../../../server/tools/shell/tasks";
+import {
+  MAX_FINISHED_TASKS_PER_SESSION,
+  MAX_RUNNING_TASKS,
+  MAX_RUNNING_TASKS_PER_SESSION,
+} from "../../../server/tools/shell/tasks";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { fakeCtx, makeWorkspace } from "../../unit/tools/support";
 import { emitCommand, startTestBridge, type TestBridge } from "../helpers";
@@ -67,13 +71,18 @@ describe("terminal and turn limits", () => {
     await fake.close();
   });
 
-  const newSession = async () => ((await (await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace } })).json()) as { id: string }).id;
+  const newSession = async () =>
+    ((await (await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace } })).json()) as { id: string })
+      .id;
 
   it(`refuses a terminal beyond ${MAX_TERMINALS_PER_SESSION} in a session`, async () => {
     const socket = await bridge.socket();
     const sessionId = await newSession();
-    for (let i = 0; i < MAX_TERMINALS_PER_SESSION; i++) await emitCommand(socket, "pty.create", { commandId: `cmd-pty-${i}-000`, sessionId });
-    await expect(emitCommand(socket, "pty.create", { commandId: "cmd-pty-over-0", sessionId })).rejects.toMatchObject({ code: "pty:busy" });
+    for (let i = 0; i < MAX_TERMINALS_PER_SESSION; i++)
+      await emitCommand(socket, "pty.create", { commandId: `cmd-pty-${i}-000`, sessionId });
+    await expect(emitCommand(socket, "pty.create", { commandId: "cmd-pty-over-0", sessionId })).rejects.toMatchObject({
+      code: "pty:busy",
+    });
     await bridge.services.ptys.closeAll();
   }, 60_000);
 
@@ -89,11 +98,14 @@ describe("terminal and turn limits", () => {
     const extra = await newSession();
     await expect(runtime.prompt(extra, "one too many")).rejects.toMatchObject({ code: "runtime:busy" });
     // Prompts behind a running turn queue (they don't add to what runs), up to the limit.
-    for (let i = 0; i < MAX_QUEUED_TURNS_PER_SESSION; i++) expect((await runtime.prompt(sessions[0], `queued ${i}`)).queued).toBe(true);
+    for (let i = 0; i < MAX_QUEUED_TURNS_PER_SESSION; i++)
+      expect((await runtime.prompt(sessions[0], `queued ${i}`)).queued).toBe(true);
     await expect(runtime.prompt(sessions[0], "queue overflow")).rejects.toMatchObject({ code: "session:busy" });
     // Over the socket the refusal is a clear error ack.
     const socket = await bridge.socket();
-    await expect(emitCommand(socket, "turn.prompt", { commandId: "cmd-over-limit-1", sessionId: extra, text: "again" })).rejects.toMatchObject({ code: "runtime:busy" });
+    await expect(
+      emitCommand(socket, "turn.prompt", { commandId: "cmd-over-limit-1", sessionId: extra, text: "again" }),
+    ).rejects.toMatchObject({ code: "runtime:busy" });
     await runtime.cancelAll();
     fake.reset();
   }, 60_000);

@@ -54,10 +54,17 @@ describe("soak", () => {
 
     const runTurns = async (count: number) => {
       for (let i = 0; i < count; i++) {
-        fake.script({ toolCalls: [{ name: "shell", arguments: { command: `echo turn-${i}; seq 1 200` } }] }, { text: answer });
+        fake.script(
+          { toolCalls: [{ name: "shell", arguments: { command: `echo turn-${i}; seq 1 200` } }] },
+          { text: answer },
+        );
         const started = await bridge.services.runtime.prompt(sessionId, `turn ${i}`);
         const result = await started.done;
-        expect({ turn: i, outcome: result.outcome, message: "message" in result ? result.message : undefined }).toMatchObject({ turn: i, outcome: "completed" });
+        expect({
+          turn: i,
+          outcome: result.outcome,
+          message: "message" in result ? result.message : undefined,
+        }).toMatchObject({ turn: i, outcome: "completed" });
         // The fake LLM lives in this process and records every request (each holds the whole history): not the bridge's memory.
         fake.requests.length = 0;
       }
@@ -71,7 +78,9 @@ describe("soak", () => {
 
     // Terminal output with a viewer that acknowledges what it receives.
     await emitCommand(socket, "pty.list", { sessionId });
-    const terminal = (await emitCommand(socket, "pty.create", { commandId: uniqueId(), sessionId })) as { terminalId: string };
+    const terminal = (await emitCommand(socket, "pty.create", { commandId: uniqueId(), sessionId })) as {
+      terminalId: string;
+    };
     const viewer = new PtyViewer(socket, sessionId, terminal.terminalId, { xterm: false, keepBytes: false });
     await viewer.attach();
     // The marker may share a chunk with the prompt after it: scan whole chunks, not a short tail.

@@ -23,7 +23,9 @@ const internalErrors: string[] = [];
 
 beforeAll(async () => {
   // Unknown errors are logged by toWireError; a fuzz run must produce none.
-  vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => void internalErrors.push(args.map(String).join(" ")));
+  vi.spyOn(console, "error").mockImplementation(
+    (...args: unknown[]) => void internalErrors.push(args.map(String).join(" ")),
+  );
   bridge = await startTestBridge();
   const created = await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace } });
   sessionId = ((await created.json()) as { id: string }).id;
@@ -87,7 +89,11 @@ function randomValue(random: () => number, depth = 0): unknown {
     case 7:
       return depth > 3 ? [] : Array.from({ length: Math.floor(random() * 4) }, () => randomValue(random, depth + 1));
     case 8:
-      return depth > 3 ? {} : Object.fromEntries(Array.from({ length: Math.floor(random() * 4) }, (_, i) => [`k${i}`, randomValue(random, depth + 1)]));
+      return depth > 3
+        ? {}
+        : Object.fromEntries(
+            Array.from({ length: Math.floor(random() * 4) }, (_, i) => [`k${i}`, randomValue(random, depth + 1)]),
+          );
     case 9:
       return JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}}');
     case 10:
@@ -154,9 +160,17 @@ describe("socket events", () => {
       for (let round = 0; round < ROUNDS_PER_EVENT; round++) {
         const payload = payloadFor(keys, random);
         payloads += 1;
-        const ack = (await socket.timeout(10_000).emitWithAck(event, payload)) as { ok: boolean; error?: { code?: unknown; message?: unknown } };
-        const clear = ack.ok === true || (typeof ack.error?.code === "string" && typeof ack.error.message === "string" && ack.error.code !== "bridge:internal");
-        if (!clear) failures.push(`${event} ${JSON.stringify(payload)?.slice(0, 200)} → ${JSON.stringify(ack).slice(0, 300)}`);
+        const ack = (await socket.timeout(10_000).emitWithAck(event, payload)) as {
+          ok: boolean;
+          error?: { code?: unknown; message?: unknown };
+        };
+        const clear =
+          ack.ok === true ||
+          (typeof ack.error?.code === "string" &&
+            typeof ack.error.message === "string" &&
+            ack.error.code !== "bridge:internal");
+        if (!clear)
+          failures.push(`${event} ${JSON.stringify(payload)?.slice(0, 200)} → ${JSON.stringify(ack).slice(0, 300)}`);
       }
     }
     expect(failures).toEqual([]);
@@ -191,7 +205,12 @@ describe("socket events", () => {
 
   it("refuses a prompt above the message size limit with a clear error", async () => {
     payloads += 1;
-    const ack = (await socket.timeout(10_000).emitWithAck("turn.prompt", { commandId: "cmd-big-00001", sessionId, text: "y".repeat(200_001) })) as { ok: boolean; error?: { code: string } };
+    const ack = (await socket
+      .timeout(10_000)
+      .emitWithAck("turn.prompt", { commandId: "cmd-big-00001", sessionId, text: "y".repeat(200_001) })) as {
+      ok: boolean;
+      error?: { code: string };
+    };
     expect(ack).toMatchObject({ ok: false, error: { code: "request:invalid" } });
   });
 });
@@ -203,10 +222,18 @@ describe("HTTP routes", () => {
     const host = `127.0.0.1:${bridge.port}`;
     for (const route of apiRoutes()) {
       for (let round = 0; round < ROUNDS_PER_ROUTE; round++) {
-        const paramValue = () => (random() < 0.5 ? sessionId : encode(String(randomValue(random))).slice(0, 300) || "x");
+        const paramValue = () =>
+          random() < 0.5 ? sessionId : encode(String(randomValue(random))).slice(0, 300) || "x";
         let pathname = route.template.replace(/:([a-zA-Z_]+)/g, () => paramValue());
-        if (random() < 0.1) pathname = pathname.replace(/[^/]+$/, ["%E0%A4%A", "%00", "..", "%2e%2e", "%", "a%2Fb"][Math.floor(random() * 6)]);
-        const query = random() < 0.5 ? `?${["path", "q", "after", "status", "workspace", "limit", "token", "cid"].map((k) => `${k}=${encode(String(randomValue(random))).slice(0, 200)}`).join("&")}` : "";
+        if (random() < 0.1)
+          pathname = pathname.replace(
+            /[^/]+$/,
+            ["%E0%A4%A", "%00", "..", "%2e%2e", "%", "a%2Fb"][Math.floor(random() * 6)],
+          );
+        const query =
+          random() < 0.5
+            ? `?${["path", "q", "after", "status", "workspace", "limit", "token", "cid"].map((k) => `${k}=${encode(String(randomValue(random))).slice(0, 200)}`).join("&")}`
+            : "";
         const bodyKind = random();
         const body =
           route.method === "GET"
@@ -217,12 +244,38 @@ describe("HTTP routes", () => {
                 ? ""
                 : bodyKind < 0.25
                   ? "[]".repeat(10)
-                  : JSON.stringify(payloadFor(["workspace", "message", "session_id", "title", "yolo", "decision", "path", "content", "checkpoint", "approval_id", "password", "tool", "pattern", "action", "scope"], random)) ?? "null";
+                  : (JSON.stringify(
+                      payloadFor(
+                        [
+                          "workspace",
+                          "message",
+                          "session_id",
+                          "title",
+                          "yolo",
+                          "decision",
+                          "path",
+                          "content",
+                          "checkpoint",
+                          "approval_id",
+                          "password",
+                          "tool",
+                          "pattern",
+                          "action",
+                          "scope",
+                        ],
+                        random,
+                      ),
+                    ) ?? "null");
         payloads += 1;
         const result = await probe(bridge.port, {
           method: route.method,
           path: pathname + query,
-          headers: { host, authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json", accept: "application/json" },
+          headers: {
+            host,
+            authorization: `Bearer ${TEST_TOKEN}`,
+            "content-type": "application/json",
+            accept: "application/json",
+          },
           body,
         });
         const isSse = String(result.headers["content-type"] ?? "").startsWith("text/event-stream");
@@ -236,7 +289,10 @@ describe("HTTP routes", () => {
           }
         }
         if (isSse && result.status === 200) clear = true;
-        if (!clear) failures.push(`${route.method} ${pathname}${query.slice(0, 80)} ${body?.slice(0, 120)} → ${result.status} ${result.body.slice(0, 200)}`);
+        if (!clear)
+          failures.push(
+            `${route.method} ${pathname}${query.slice(0, 80)} ${body?.slice(0, 120)} → ${result.status} ${result.body.slice(0, 200)}`,
+          );
       }
     }
     expect(failures).toEqual([]);
@@ -248,7 +304,11 @@ describe("HTTP routes", () => {
     const result = await probe(bridge.port, {
       method: "POST",
       path: "/api/v1/sessions",
-      headers: { host: `127.0.0.1:${bridge.port}`, authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" },
+      headers: {
+        host: `127.0.0.1:${bridge.port}`,
+        authorization: `Bearer ${TEST_TOKEN}`,
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ workspace: "x".repeat(2 * 1024 * 1024) }),
     });
     expect(result.status).toBe(413);

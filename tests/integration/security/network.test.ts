@@ -61,10 +61,20 @@ describe("Host allowlist (DNS rebinding)", () => {
   ];
 
   it("refuses every route, page and the socket.io handshake under a foreign Host, even with the token", async () => {
-    const targets = [...routes().map((r) => ({ method: r.method, path: r.path })), { method: "GET", path: "/" }, { method: "GET", path: `/?token=${TEST_TOKEN}` }, { method: "GET", path: "/socket.io/?EIO=4&transport=polling" }];
+    const targets = [
+      ...routes().map((r) => ({ method: r.method, path: r.path })),
+      { method: "GET", path: "/" },
+      { method: "GET", path: `/?token=${TEST_TOKEN}` },
+      { method: "GET", path: "/socket.io/?EIO=4&transport=polling" },
+    ];
     for (const target of targets) {
       for (const badHost of badHosts()) {
-        const result = await probe(bridge.port, { method: target.method, path: target.path, headers: { host: badHost, ...bearer(), ...jsonBody }, body: target.method === "GET" ? undefined : "{}" });
+        const result = await probe(bridge.port, {
+          method: target.method,
+          path: target.path,
+          headers: { host: badHost, ...bearer(), ...jsonBody },
+          body: target.method === "GET" ? undefined : "{}",
+        });
         expect({ ...target, badHost, status: result.status }).toEqual({ ...target, badHost, status: 403 });
         expect(result.headers["set-cookie"]).toBeUndefined();
       }
@@ -73,7 +83,10 @@ describe("Host allowlist (DNS rebinding)", () => {
 
   it("refuses a websocket upgrade under a foreign Host", async () => {
     for (const badHost of badHosts()) {
-      const result = await probe(bridge.port, { path: "/socket.io/?EIO=4&transport=websocket", headers: { host: badHost, ...upgradeHeaders() } });
+      const result = await probe(bridge.port, {
+        path: "/socket.io/?EIO=4&transport=websocket",
+        headers: { host: badHost, ...upgradeHeaders() },
+      });
       expect({ badHost, upgraded: result.upgraded }).toEqual({ badHost, upgraded: false });
     }
   });
@@ -103,33 +116,58 @@ describe("Origin allowlist, compared exactly", () => {
   it("refuses every state-changing route from a foreign Origin, even with the token", async () => {
     for (const route of stateChanging()) {
       for (const origin of badOrigins()) {
-        const result = await probe(bridge.port, { method: route.method, path: route.path, headers: { host, origin, ...bearer(), ...jsonBody }, body: "{}" });
-        expect({ route: `${route.method} ${route.template}`, origin, status: result.status }).toEqual({ route: `${route.method} ${route.template}`, origin, status: 403 });
+        const result = await probe(bridge.port, {
+          method: route.method,
+          path: route.path,
+          headers: { host, origin, ...bearer(), ...jsonBody },
+          body: "{}",
+        });
+        expect({ route: `${route.method} ${route.template}`, origin, status: result.status }).toEqual({
+          route: `${route.method} ${route.template}`,
+          origin,
+          status: 403,
+        });
       }
     }
   });
 
   it("refuses the socket.io handshake and the websocket upgrade from a foreign Origin", async () => {
     for (const origin of badOrigins()) {
-      const polling = await probe(bridge.port, { path: "/socket.io/?EIO=4&transport=polling", headers: { host, origin, ...bearer() } });
+      const polling = await probe(bridge.port, {
+        path: "/socket.io/?EIO=4&transport=polling",
+        headers: { host, origin, ...bearer() },
+      });
       expect({ origin, status: polling.status }).toEqual({ origin, status: 403 });
-      const upgrade = await probe(bridge.port, { path: "/socket.io/?EIO=4&transport=websocket", headers: { host, origin, ...upgradeHeaders() } });
+      const upgrade = await probe(bridge.port, {
+        path: "/socket.io/?EIO=4&transport=websocket",
+        headers: { host, origin, ...upgradeHeaders() },
+      });
       expect({ origin, upgraded: upgrade.upgraded }).toEqual({ origin, upgraded: false });
     }
   });
 
   it("lets its own origin upgrade, and serves no other upgrade path", async () => {
-    const ok = await probe(bridge.port, { path: "/socket.io/?EIO=4&transport=websocket", headers: { host, origin: `http://${host}`, ...upgradeHeaders() } });
+    const ok = await probe(bridge.port, {
+      path: "/socket.io/?EIO=4&transport=websocket",
+      headers: { host, origin: `http://${host}`, ...upgradeHeaders() },
+    });
     expect(ok.upgraded).toBe(true);
     for (const other of ["/", "/api/v1/sessions", "/ws", "/socket.io.evil/"]) {
-      const result = await probe(bridge.port, { path: other, headers: { host, origin: `http://${host}`, ...bearer(), ...upgradeHeaders() } });
+      const result = await probe(bridge.port, {
+        path: other,
+        headers: { host, origin: `http://${host}`, ...bearer(), ...upgradeHeaders() },
+      });
       expect({ other, upgraded: result.upgraded }).toEqual({ other, upgraded: false });
     }
   });
 
   it("never sends CORS grants", async () => {
     for (const route of routes()) {
-      const result = await probe(bridge.port, { method: "OPTIONS", path: route.path, headers: { host, origin: "http://evil.example", "access-control-request-method": "POST" } });
+      const result = await probe(bridge.port, {
+        method: "OPTIONS",
+        path: route.path,
+        headers: { host, origin: "http://evil.example", "access-control-request-method": "POST" },
+      });
       expect(result.headers["access-control-allow-origin"]).toBeUndefined();
     }
   });
@@ -151,9 +189,18 @@ describe("token", () => {
     for (const route of routes()) {
       for (const headers of variants) {
         for (const query of ["", `?token=${TEST_TOKEN}`]) {
-          const result = await probe(bridge.port, { method: route.method, path: route.path + query, headers: { host, ...headers, ...jsonBody }, body: route.method === "GET" ? undefined : "{}" });
+          const result = await probe(bridge.port, {
+            method: route.method,
+            path: route.path + query,
+            headers: { host, ...headers, ...jsonBody },
+            body: route.method === "GET" ? undefined : "{}",
+          });
           const expected = route.template === "/api/v1/health" ? 200 : 401;
-          expect({ route: `${route.method} ${route.template}${query ? "?token" : ""}`, headers, status: result.status }).toEqual({
+          expect({
+            route: `${route.method} ${route.template}${query ? "?token" : ""}`,
+            headers,
+            status: result.status,
+          }).toEqual({
             route: `${route.method} ${route.template}${query ? "?token" : ""}`,
             headers,
             status: expected,
@@ -178,7 +225,9 @@ describe("token", () => {
     expect(await attempt({ query: { token: TEST_TOKEN } })).toMatch(/refused/);
     expect(await attempt({ auth: { token: TEST_TOKEN } })).toBe("connected");
     expect(await attempt({ extraHeaders: cookie() })).toBe("connected");
-    expect(await attempt({ auth: { token: TEST_TOKEN }, extraHeaders: { origin: "http://evil.example" } })).toMatch(/refused/);
+    expect(await attempt({ auth: { token: TEST_TOKEN }, extraHeaders: { origin: "http://evil.example" } })).toMatch(
+      /refused/,
+    );
   });
 
   it("leaves the URL after the first visit: 302 to the same page without it, an HttpOnly SameSite=Strict cookie, no Referer", async () => {
@@ -200,11 +249,20 @@ describe("token", () => {
 
   it("compares in constant time (a digest comparison, whatever the candidate's length)", async () => {
     const policy = bridge.services.auth;
-    for (const candidate of ["", "x", TEST_TOKEN.slice(0, 5), `${TEST_TOKEN}${"y".repeat(1000)}`, randomBytes(64).toString("hex")]) {
+    for (const candidate of [
+      "",
+      "x",
+      TEST_TOKEN.slice(0, 5),
+      `${TEST_TOKEN}${"y".repeat(1000)}`,
+      randomBytes(64).toString("hex"),
+    ]) {
       expect(policy.tokenMatches(candidate)).toBe(false);
     }
     expect(policy.tokenMatches(TEST_TOKEN)).toBe(true);
-    const source = (await import("node:fs")).readFileSync(path.join(import.meta.dirname, "../../../server/transport/auth.ts"), "utf8");
+    const source = (await import("node:fs")).readFileSync(
+      path.join(import.meta.dirname, "../../../server/transport/auth.ts"),
+      "utf8",
+    );
     expect(source).toMatch(/timingSafeEqual\(digest\(candidate\), tokenDigest\)/);
   });
 });
@@ -214,16 +272,28 @@ describe("CSRF: forms, beacons and images can't change state", () => {
     const before = tableCounts(path.join(bridge.home, "worldline.db"));
     const bodies: [string, string][] = [
       ["application/x-www-form-urlencoded", "workspace=%2Ftmp"],
-      ["multipart/form-data; boundary=x", '--x\r\nContent-Disposition: form-data; name="workspace"\r\n\r\n/tmp\r\n--x--'],
+      [
+        "multipart/form-data; boundary=x",
+        '--x\r\nContent-Disposition: form-data; name="workspace"\r\n\r\n/tmp\r\n--x--',
+      ],
       ["text/plain", '{"workspace":"/tmp"}'],
       ["application/json", '{"workspace":"/tmp"}'],
     ];
     for (const route of stateChanging()) {
       for (const [type, body] of bodies) {
         // No Origin: old browsers and some form posts omit it.
-        const result = await probe(bridge.port, { method: route.method, path: route.path, headers: { host, ...cookie(), "content-type": type }, body });
+        const result = await probe(bridge.port, {
+          method: route.method,
+          path: route.path,
+          headers: { host, ...cookie(), "content-type": type },
+          body,
+        });
         // 403 (no CSRF header) or 415 (not JSON): refused before any handler runs.
-        expect({ route: `${route.method} ${route.template}`, type, refused: [403, 415].includes(result.status) }).toEqual({ route: `${route.method} ${route.template}`, type, refused: true });
+        expect({
+          route: `${route.method} ${route.template}`,
+          type,
+          refused: [403, 415].includes(result.status),
+        }).toEqual({ route: `${route.method} ${route.template}`, type, refused: true });
       }
     }
     await bridge.services.log.flush();
@@ -233,9 +303,24 @@ describe("CSRF: forms, beacons and images can't change state", () => {
   it("only accepts JSON bodies on state changes, even with the token or the CSRF header", async () => {
     for (const route of stateChanging()) {
       for (const headers of [bearer(), { ...cookie(), "x-worldline-csrf": csrf }]) {
-        for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/json-evil", "text/json"]) {
-          const result = await probe(bridge.port, { method: route.method, path: route.path, headers: { host, origin: `http://${host}`, ...headers, "content-type": type }, body: "{}" });
-          expect({ route: `${route.method} ${route.template}`, type, status: result.status }).toEqual({ route: `${route.method} ${route.template}`, type, status: 415 });
+        for (const type of [
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data; boundary=x",
+          "application/json-evil",
+          "text/json",
+        ]) {
+          const result = await probe(bridge.port, {
+            method: route.method,
+            path: route.path,
+            headers: { host, origin: `http://${host}`, ...headers, "content-type": type },
+            body: "{}",
+          });
+          expect({ route: `${route.method} ${route.template}`, type, status: result.status }).toEqual({
+            route: `${route.method} ${route.template}`,
+            type,
+            status: 415,
+          });
         }
       }
     }
@@ -277,14 +362,29 @@ describe("binding", () => {
 
   it("with WORLDLINE_ALLOW_LAN=1 warns and still requires the token", async () => {
     const before = stderr.length;
-    const lan = await startBridge({ config: loadConfig({ PORT: "0", HOST: "0.0.0.0", WORLDLINE_ALLOW_LAN: "1", WORLDLINE_HOME: bridge.home, WORLDLINE_TOKEN: "lan-token-0123456789" }), ui: false });
+    const lan = await startBridge({
+      config: loadConfig({
+        PORT: "0",
+        HOST: "0.0.0.0",
+        WORLDLINE_ALLOW_LAN: "1",
+        WORLDLINE_HOME: bridge.home,
+        WORLDLINE_TOKEN: "lan-token-0123456789",
+      }),
+      ui: false,
+    });
     try {
       expect(stderr.slice(before).join("")).toMatch(/WARNING: listening on 0\.0\.0\.0/);
       const anonymous = await probe(lan.port, { path: "/api/v1/sessions", headers: { host: `127.0.0.1:${lan.port}` } });
       expect(anonymous.status).toBe(401);
-      const authed = await probe(lan.port, { path: "/api/v1/sessions", headers: { host: `127.0.0.1:${lan.port}`, authorization: "Bearer lan-token-0123456789" } });
+      const authed = await probe(lan.port, {
+        path: "/api/v1/sessions",
+        headers: { host: `127.0.0.1:${lan.port}`, authorization: "Bearer lan-token-0123456789" },
+      });
       expect(authed.status).toBe(200);
-      const foreign = await probe(lan.port, { path: "/api/v1/sessions", headers: { host: `attacker.example:${lan.port}`, authorization: "Bearer lan-token-0123456789" } });
+      const foreign = await probe(lan.port, {
+        path: "/api/v1/sessions",
+        headers: { host: `attacker.example:${lan.port}`, authorization: "Bearer lan-token-0123456789" },
+      });
       expect(foreign.status).toBe(403);
     } finally {
       await lan.close();
@@ -299,14 +399,25 @@ describe("binding", () => {
 });
 
 function upgradeHeaders(): Record<string, string> {
-  return { connection: "Upgrade", upgrade: "websocket", "sec-websocket-key": randomBytes(16).toString("base64"), "sec-websocket-version": "13" };
+  return {
+    connection: "Upgrade",
+    upgrade: "websocket",
+    "sec-websocket-key": randomBytes(16).toString("base64"),
+    "sec-websocket-version": "13",
+  };
 }
 
 function tableCounts(file: string): Record<string, number> {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'").all() as { name: string }[];
-    return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'",
+      )
+      .all() as { name: string }[];
+    return Object.fromEntries(
+      tables.map(({ name }) => [name, (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]),
+    );
   } finally {
     db.close();
   }

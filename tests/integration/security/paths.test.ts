@@ -122,7 +122,10 @@ describe("agent path guard: ways out of the workspace need a human", () => {
     await fs.rm(path.join(env.ws, "src"), { recursive: true });
     await fs.symlink(env.outside, path.join(env.ws, "src"));
     for (const name of ["write_file", "str_replace"]) {
-      const callArgs = name === "write_file" ? args : { path: "src/secret.txt", edits: [{ old_text: "outside secret", new_text: "pwned" }] };
+      const callArgs =
+        name === "write_file"
+          ? args
+          : { path: "src/secret.txt", edits: [{ old_text: "outside secret", new_text: "pwned" }] };
       const callCtx = fakeCtx(env.ws, { toolCallId: `swap-${name}` });
       if (name === "str_replace") {
         // Approved while src was a real folder holding its own secret.txt.
@@ -195,7 +198,10 @@ describe("HTTP file routes: the same ways out are refused", () => {
 
   it("never writes outside the workspace", async () => {
     for (const p of escapes.filter((e) => !e.includes("%"))) {
-      const response = await bridge.api(`/api/v1/sessions/${sessionId}/files/content`, { method: "PUT", body: { path: p, content: "pwned" } });
+      const response = await bridge.api(`/api/v1/sessions/${sessionId}/files/content`, {
+        method: "PUT",
+        body: { path: p, content: "pwned" },
+      });
       expect(response.status, p).toBeGreaterThanOrEqual(400);
       expect(response.status, p).toBeLessThan(500);
     }
@@ -205,7 +211,10 @@ describe("HTTP file routes: the same ways out are refused", () => {
   });
 
   it("takes encoded dots in a JSON body literally: the file lands inside, under that name", async () => {
-    const response = await bridge.api(`/api/v1/sessions/${sessionId}/files/content`, { method: "PUT", body: { path: "%2e%2e/enc.txt", content: "lit" } });
+    const response = await bridge.api(`/api/v1/sessions/${sessionId}/files/content`, {
+      method: "PUT",
+      body: { path: "%2e%2e/enc.txt", content: "lit" },
+    });
     expect(response.status).toBe(200);
     expect(await fs.readFile(path.join(bridge.workspace, "%2e%2e", "enc.txt"), "utf8")).toBe("lit");
   });

@@ -21,7 +21,15 @@ export function probe(
     const headers = { ...options.headers };
     // DELETE/GET bodies are neither chunked nor sized by Node's client: say the length.
     if (options.body !== undefined) headers["content-length"] = String(Buffer.byteLength(options.body));
-    const req = http.request({ host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path, headers, setHost: false, agent: false });
+    const req = http.request({
+      host: "127.0.0.1",
+      port,
+      method: options.method ?? "GET",
+      path: options.path,
+      headers,
+      setHost: false,
+      agent: false,
+    });
     req.on("upgrade", (res, socket) => {
       socket.destroy();
       resolve({ status: res.statusCode ?? 0, headers: res.headers, body: "", upgraded: true });
@@ -29,14 +37,29 @@ export function probe(
     req.on("response", (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), upgraded: false }));
+      res.on("end", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          upgraded: false,
+        }),
+      );
       // SSE routes may stream; what matters is the status.
       setTimeout(() => res.destroy(), 2_000).unref();
-      res.on("close", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), upgraded: false }));
+      res.on("close", () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          upgraded: false,
+        }),
+      );
     });
     req.on("error", (error: NodeJS.ErrnoException) => {
       // A destroyed socket (refused upgrade) is an answer too.
-      if (error.code === "ECONNRESET" || error.message === "socket hang up") resolve({ status: 0, headers: {}, body: "", upgraded: false });
+      if (error.code === "ECONNRESET" || error.message === "socket hang up")
+        resolve({ status: 0, headers: {}, body: "", upgraded: false });
       else reject(error);
     });
     req.end(options.body);

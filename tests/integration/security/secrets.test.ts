@@ -64,10 +64,17 @@ const frames: string[] = [];
 
 beforeAll(async () => {
   for (const [name, value] of Object.entries(ENV_SECRETS)) process.env[name] = value;
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (logs.push(String(chunk)), true));
-  vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => (logs.push(String(chunk)), true));
+  vi.spyOn(process.stderr, "write").mockImplementation(
+    (chunk: string | Uint8Array) => (logs.push(String(chunk)), true),
+  );
+  vi.spyOn(process.stdout, "write").mockImplementation(
+    (chunk: string | Uint8Array) => (logs.push(String(chunk)), true),
+  );
   for (const method of ["log", "error", "warn", "info", "debug"] as const) {
-    vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logs.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : String(a))).join(" ")));
+    vi.spyOn(console, method).mockImplementation(
+      (...args: unknown[]) =>
+        void logs.push(args.map((a) => (a instanceof Error ? `${a.message}\n${a.stack}` : String(a))).join(" ")),
+    );
   }
   fake = await startFakeLlm();
   bridge = await startTestBridge({ llmUrl: fake.url });
@@ -85,7 +92,11 @@ afterAll(async () => {
 
 async function runTurn(sessionId: string, text: string): Promise<void> {
   const before = await completedTurns(sessionId);
-  await emitCommand(socket, "turn.prompt", { commandId: `cmd-${Date.now()}-${Math.random().toString(36).slice(2)}`, sessionId, text });
+  await emitCommand(socket, "turn.prompt", {
+    commandId: `cmd-${Date.now()}-${Math.random().toString(36).slice(2)}`,
+    sessionId,
+    text,
+  });
   const deadline = Date.now() + 30_000;
   while ((await completedTurns(sessionId)) === before) {
     if (Date.now() > deadline) throw new Error("turn did not complete");
@@ -107,17 +118,30 @@ describe("secrets", () => {
     fake.script(
       { toolCalls: [{ name: "shell", arguments: { command: "cat notes.txt; env | sort" } }] },
       { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] },
-      { toolCalls: [{ name: "shell", arguments: { command: "for i in 1 2 3; do cat notes.txt; sleep 0.05; done", background: true } }] },
+      {
+        toolCalls: [
+          {
+            name: "shell",
+            arguments: { command: "for i in 1 2 3; do cat notes.txt; sleep 0.05; done", background: true },
+          },
+        ],
+      },
       { toolCalls: [{ name: "grep", arguments: { pattern: "sk-|ghp_|AKIA", path: "." } }] },
       { text: "I looked at the notes." },
     );
     await runTurn(sessionId, "Look at notes.txt and the environment.");
-    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "cat does-not-exist-${WL_FAKE_SERVICE_TOKEN}" } }] }, { text: "ok" });
+    fake.script(
+      { toolCalls: [{ name: "shell", arguments: { command: "cat does-not-exist-${WL_FAKE_SERVICE_TOKEN}" } }] },
+      { text: "ok" },
+    );
     await runTurn(sessionId, "Try a failing command.");
     await bridge.services.log.flush();
 
     // The tools really ran and printed the file (redacted), so the check below is not vacuous.
-    const events = (await (await bridge.api(`/api/v1/sessions/${sessionId}/events`)).json()) as { type: string; payload: unknown }[];
+    const events = (await (await bridge.api(`/api/v1/sessions/${sessionId}/events`)).json()) as {
+      type: string;
+      payload: unknown;
+    }[];
     const eventText = JSON.stringify(events);
     expect(eventText).toContain("[REDACTED");
     expect(eventText).toContain("db.internal");

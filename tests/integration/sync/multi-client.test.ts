@@ -20,7 +20,13 @@ const longText = (words: number) => Array.from({ length: words }, (_, i) => `wor
 /** A streamed turn with several tool calls across steps, then a long answer. */
 function scriptMultiToolTurn(tag: string): void {
   fake.script(
-    { reasoning: `Looking around (${tag}).`, toolCalls: [{ name: "glob", arguments: { pattern: "*" } }, { name: "list_dir", arguments: { path: "." } }] },
+    {
+      reasoning: `Looking around (${tag}).`,
+      toolCalls: [
+        { name: "glob", arguments: { pattern: "*" } },
+        { name: "list_dir", arguments: { path: "." } },
+      ],
+    },
     { toolCalls: [{ name: "write_file", arguments: { path: `${tag}.txt`, content: longText(50) } }] },
     { toolCalls: [{ name: "read_file", arguments: { path: `${tag}.txt` } }] },
     { text: longText(400) },
@@ -28,14 +34,22 @@ function scriptMultiToolTurn(tag: string): void {
 }
 
 async function turnDone(bridge: SyncBridge, sessionId: string, count: number): Promise<void> {
-  await waitFor(async () => (await bridge.events(sessionId)).filter((e) => e.type === "turn.completed").length >= count, 20_000, `turn ${count} completed`);
+  await waitFor(
+    async () => (await bridge.events(sessionId)).filter((e) => e.type === "turn.completed").length >= count,
+    20_000,
+    `turn ${count} completed`,
+  );
 }
 
 /** Waits until the log stops growing (post-turn events such as memory decisions come after turn.completed) and every client has all of it. */
 async function allCaughtUp(bridge: SyncBridge, sessionId: string, clients: SyncClient[]): Promise<void> {
   for (;;) {
     const last = (await bridge.events(sessionId)).at(-1)!.seq;
-    await waitFor(() => clients.every((client) => client.lastSeq >= last && client.socket.connected), 15_000, "every client at the last seq");
+    await waitFor(
+      () => clients.every((client) => client.lastSeq >= last && client.socket.connected),
+      15_000,
+      "every client at the last seq",
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     if ((await bridge.events(sessionId)).at(-1)!.seq === last) return;
   }
@@ -49,10 +63,18 @@ describe("live sync across many tabs", () => {
       await fs.writeFile(path.join(bridge.workspace, "readme.md"), "hello\n");
       const sessionId = await bridge.createSession();
       const clients = Array.from({ length: 5 }, () => new SyncClient(bridge.url, sessionId, { token: TEST_TOKEN }));
-      await waitFor(() => clients.every((client) => client.socket.connected && client.subscribes > 0), 10_000, "clients connected");
+      await waitFor(
+        () => clients.every((client) => client.socket.connected && client.subscribes > 0),
+        10_000,
+        "clients connected",
+      );
 
       scriptMultiToolTurn("first");
-      await emitCommand(clients[0].socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "look around and write a file" });
+      await emitCommand(clients[0].socket, "turn.prompt", {
+        commandId: uniqueId(),
+        sessionId,
+        text: "look around and write a file",
+      });
       // Drop random clients' connections (as a network loss would) while the turn streams.
       let drops = 0;
       const chaos = setInterval(() => {
@@ -88,7 +110,11 @@ describe("live sync across many tabs", () => {
     const { home, workspace, port } = first;
     const sessionId = await first.createSession();
     const clients = Array.from({ length: 3 }, () => new SyncClient(first.url, sessionId, { token: TEST_TOKEN }));
-    await waitFor(() => clients.every((client) => client.subscribes > 0 && client.socket.connected), 10_000, "connected");
+    await waitFor(
+      () => clients.every((client) => client.subscribes > 0 && client.socket.connected),
+      10_000,
+      "connected",
+    );
     scriptMultiToolTurn("before");
     await emitCommand(clients[0].socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "first" });
     await turnDone(first, sessionId, 1);
@@ -98,7 +124,11 @@ describe("live sync across many tabs", () => {
 
     const second = await startSyncBridge(fake.url, { home, workspace, port });
     try {
-      await waitFor(() => clients.every((client) => client.socket.connected), 15_000, "reconnected to the restarted bridge");
+      await waitFor(
+        () => clients.every((client) => client.socket.connected),
+        15_000,
+        "reconnected to the restarted bridge",
+      );
       scriptMultiToolTurn("after");
       await emitCommand(clients[2].socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "second" });
       await turnDone(second, sessionId, 2);
@@ -125,17 +155,32 @@ describe("live sync across many tabs", () => {
     const bridge = await startSyncBridge(fake.url);
     try {
       const sessionId = await bridge.createSession();
-      const socket = (await import("socket.io-client")).io(bridge.url, { auth: { token: TEST_TOKEN }, transports: ["websocket"], forceNew: true });
+      const socket = (await import("socket.io-client")).io(bridge.url, {
+        auth: { token: TEST_TOKEN },
+        transports: ["websocket"],
+        forceNew: true,
+      });
       await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
       const truth = await bridge.events(sessionId);
-      const beyond = await emitCommand<{ events: { seq: number }[]; reset?: boolean }>(socket, "session.subscribe", { sessionId, afterSeq: truth.length + 5 });
+      const beyond = await emitCommand<{ events: { seq: number }[]; reset?: boolean }>(socket, "session.subscribe", {
+        sessionId,
+        afterSeq: truth.length + 5,
+      });
       expect(beyond.reset).toBe(true);
       expect(beyond.events.map((e) => e.seq)).toEqual(truth.map((e) => e.seq));
       // Same seq, different event (the bridge reused the seq after losing the original).
-      const reused = await emitCommand<{ reset?: boolean; events: unknown[] }>(socket, "session.subscribe", { sessionId, afterSeq: 1, afterCreatedAt: "2000-01-01T00:00:00.000Z" });
+      const reused = await emitCommand<{ reset?: boolean; events: unknown[] }>(socket, "session.subscribe", {
+        sessionId,
+        afterSeq: 1,
+        afterCreatedAt: "2000-01-01T00:00:00.000Z",
+      });
       expect(reused.reset).toBe(true);
       expect(reused.events).toHaveLength(truth.length);
-      const fine = await emitCommand<{ reset?: boolean; events: unknown[] }>(socket, "session.subscribe", { sessionId, afterSeq: 1, afterCreatedAt: truth[0].created_at });
+      const fine = await emitCommand<{ reset?: boolean; events: unknown[] }>(socket, "session.subscribe", {
+        sessionId,
+        afterSeq: 1,
+        afterCreatedAt: truth[0].created_at,
+      });
       expect(fine.reset).toBeUndefined();
       expect(fine.events).toHaveLength(truth.length - 1);
       socket.disconnect();
@@ -149,18 +194,23 @@ describe("live sync across many tabs", () => {
     const bridge = await startSyncBridge(fake.url);
     try {
       const sessionId = await bridge.createSession();
-      for (let i = 0; i < 1_500; i++) bridge.services.log.append(sessionId, { type: "notice", payload: { level: "info", text: `note ${i}` } });
+      for (let i = 0; i < 1_500; i++)
+        bridge.services.log.append(sessionId, { type: "notice", payload: { level: "info", text: `note ${i}` } });
       await bridge.services.log.flush();
       const full = new SyncClient(bridge.url, sessionId, { token: TEST_TOKEN });
       await waitFor(() => full.lastSeq === 1_501, 10_000, "first tab loaded");
       // Appends after the snapshot was cached advance it incrementally.
-      for (let i = 0; i < 10; i++) bridge.services.log.append(sessionId, { type: "notice", payload: { level: "info", text: `more ${i}` } });
+      for (let i = 0; i < 10; i++)
+        bridge.services.log.append(sessionId, { type: "notice", payload: { level: "info", text: `more ${i}` } });
       const late = new SyncClient(bridge.url, sessionId, { token: TEST_TOKEN });
       await waitFor(() => late.lastSeq === 1_511 && full.lastSeq === 1_511, 10_000, "late tab loaded");
       expect(late.applied.length).toBeLessThan(50);
       expect(full.applied.length).toBeLessThan(50);
       const { applyEvents, emptyTranscript } = await import("../../../server/protocol");
-      const folded = applyEvents(emptyTranscript(), (await bridge.events(sessionId)).map((e) => ({ ...e, createdAt: e.created_at })) as never);
+      const folded = applyEvents(
+        emptyTranscript(),
+        (await bridge.events(sessionId)).map((e) => ({ ...e, createdAt: e.created_at })) as never,
+      );
       expect(late.live.state).toEqual(folded);
       full.close();
       late.close();

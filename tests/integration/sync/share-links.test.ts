@@ -33,7 +33,12 @@ async function createLink(sessionId: string, scope: "view" | "drive") {
 }
 
 async function shareSocket(token: string): Promise<Socket> {
-  const socket = io(bridge.url, { auth: { share: token }, transports: ["websocket"], forceNew: true, reconnection: false });
+  const socket = io(bridge.url, {
+    auth: { share: token },
+    transports: ["websocket"],
+    forceNew: true,
+    reconnection: false,
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());
     socket.once("connect_error", reject);
@@ -51,10 +56,17 @@ async function sessionWaitingForApproval(): Promise<{ sessionId: string; approva
   fake.script({ toolCalls: [{ name: "shell", arguments: { command: "touch x.txt" } }] }, { text: "done" });
   const owner = io(bridge.url, { auth: { token: TEST_TOKEN }, transports: ["websocket"], forceNew: true });
   await emitCommand(owner, "turn.prompt", { commandId: uniqueId(), sessionId, text: "make x" });
-  const approvalId = await waitFor(async () => {
-    const pending = (await (await bridge.api("/api/v1/approvals?status=pending")).json()) as { approval_id: string; session_id: string }[];
-    return pending.find((p) => p.session_id === sessionId)?.approval_id;
-  }, 10_000, "approval request");
+  const approvalId = await waitFor(
+    async () => {
+      const pending = (await (await bridge.api("/api/v1/approvals?status=pending")).json()) as {
+        approval_id: string;
+        session_id: string;
+      }[];
+      return pending.find((p) => p.session_id === sessionId)?.approval_id;
+    },
+    10_000,
+    "approval request",
+  );
   owner.disconnect();
   return { sessionId, approvalId };
 }
@@ -99,11 +111,25 @@ describe("share links", () => {
     expect((await bridge.api(`/api/v1/sessions/${sessionId}/events`, { token: link.token })).status).toBe(200);
     expect((await bridge.api(`/api/v1/sessions/${other}`, { token: link.token })).status).toBe(403);
     expect((await bridge.api(`/api/v1/sessions`, { token: link.token })).status).toBe(403);
-    expect((await bridge.api(`/api/v1/sessions/${sessionId}/cancel`, { token: link.token, body: {} })).status).toBe(403);
-    expect((await bridge.api(`/api/v1/approvals/${approvalId}`, { token: link.token, body: { decision: "allow_once" } })).status).toBe(403);
-    expect((await bridge.api(`/api/v1/sessions/${sessionId}`, { token: link.token, method: "PATCH", body: { yolo: true } })).status).toBe(403);
-    expect((await bridge.api(`/api/v1/sessions/${sessionId}/share-links`, { token: link.token, body: { scope: "drive" } })).status).toBe(403);
-    expect((await bridge.api(`/api/v1/chat/stream`, { token: link.token, body: { message: "hi", session_id: sessionId } })).status).toBe(403);
+    expect((await bridge.api(`/api/v1/sessions/${sessionId}/cancel`, { token: link.token, body: {} })).status).toBe(
+      403,
+    );
+    expect(
+      (await bridge.api(`/api/v1/approvals/${approvalId}`, { token: link.token, body: { decision: "allow_once" } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await bridge.api(`/api/v1/sessions/${sessionId}`, { token: link.token, method: "PATCH", body: { yolo: true } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await bridge.api(`/api/v1/sessions/${sessionId}/share-links`, { token: link.token, body: { scope: "drive" } }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await bridge.api(`/api/v1/chat/stream`, { token: link.token, body: { message: "hi", session_id: sessionId } }))
+        .status,
+    ).toBe(403);
 
     // Socket: subscribe yes, act no.
     const socket = await shareSocket(link.token);
@@ -133,14 +159,30 @@ describe("share links", () => {
     const socket = await shareSocket(link.token);
     await emitCommand(socket, "session.subscribe", { sessionId });
     await emitCommand(socket, "approval.decide", { commandId: uniqueId(), approvalId, decision: "allow_once" });
-    await waitFor(async () => (await bridge.events(sessionId)).some((e) => e.type === "turn.completed"), 10_000, "turn completed");
-    const started = await emitCommand<{ turnId: string }>(socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "again" });
+    await waitFor(
+      async () => (await bridge.events(sessionId)).some((e) => e.type === "turn.completed"),
+      10_000,
+      "turn completed",
+    );
+    const started = await emitCommand<{ turnId: string }>(socket, "turn.prompt", {
+      commandId: uniqueId(),
+      sessionId,
+      text: "again",
+    });
     expect(started.turnId).toBeTruthy();
-    expect(await ack(socket, "turn.prompt", { commandId: uniqueId(), sessionId: other, text: "hi" })).toMatchObject({ ok: false, error: { code: "auth:forbidden" } });
+    expect(await ack(socket, "turn.prompt", { commandId: uniqueId(), sessionId: other, text: "hi" })).toMatchObject({
+      ok: false,
+      error: { code: "auth:forbidden" },
+    });
     expect((await bridge.api(`/api/v1/sessions/${other}/cancel`, { token: link.token, body: {} })).status).toBe(403);
-    expect((await bridge.api(`/api/v1/sessions/${sessionId}/cancel`, { token: link.token, body: {} })).status).toBe(200);
+    expect((await bridge.api(`/api/v1/sessions/${sessionId}/cancel`, { token: link.token, body: {} })).status).toBe(
+      200,
+    );
     // Settings of the session (yolo) stay with the owner.
-    expect((await bridge.api(`/api/v1/sessions/${sessionId}`, { token: link.token, method: "PATCH", body: { yolo: true } })).status).toBe(403);
+    expect(
+      (await bridge.api(`/api/v1/sessions/${sessionId}`, { token: link.token, method: "PATCH", body: { yolo: true } }))
+        .status,
+    ).toBe(403);
     socket.disconnect();
   });
 
@@ -157,7 +199,10 @@ describe("share links", () => {
     await expect(shareSocket(link.token)).rejects.toThrow(/unauthorized/);
     expect((await bridge.api(`/api/v1/sessions/${sessionId}`, { token: link.token })).status).toBe(401);
     expect((await fetch(`${bridge.url}${link.path}`, { redirect: "manual" })).status).toBe(403);
-    const listed = (await (await bridge.api(`/api/v1/sessions/${sessionId}/share-links`)).json()) as { id: string; revoked_at: string | null }[];
+    const listed = (await (await bridge.api(`/api/v1/sessions/${sessionId}/share-links`)).json()) as {
+      id: string;
+      revoked_at: string | null;
+    }[];
     expect(listed[0].revoked_at).not.toBeNull();
   });
 
@@ -165,7 +210,12 @@ describe("share links", () => {
     const sessionId = await bridge.createSession();
     const token = "wls_expired-token-for-the-test-000000000000";
     const { db } = await store.openDb(bridge.home);
-    await store.createShareLink(db, { sessionId, tokenHash: hashToken(token), scope: "drive", expiresAt: new Date(Date.now() - 1_000) });
+    await store.createShareLink(db, {
+      sessionId,
+      tokenHash: hashToken(token),
+      scope: "drive",
+      expiresAt: new Date(Date.now() - 1_000),
+    });
     await db.$disconnect();
     await expect(shareSocket(token)).rejects.toThrow(/unauthorized/);
     expect((await bridge.api(`/api/v1/sessions/${sessionId}`, { token })).status).toBe(401);
@@ -178,15 +228,24 @@ describe("share links", () => {
     const url = new URL(bridge.url);
     // fetch may not set Host; node:http can (a DNS-rebinding page would send its own name).
     const badHost = await new Promise<number>((resolve, reject) => {
-      http.get({ host: url.hostname, port: url.port, path: link.path, headers: { host: `evil.example:${url.port}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      }).on("error", reject);
+      http
+        .get(
+          { host: url.hostname, port: url.port, path: link.path, headers: { host: `evil.example:${url.port}` } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        )
+        .on("error", reject);
     });
     expect(badHost).toBe(403);
     const crossSite = await fetch(`${bridge.url}/api/v1/sessions/${sessionId}/cancel`, {
       method: "POST",
-      headers: { authorization: `Bearer ${link.token}`, origin: "http://evil.example", "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${link.token}`,
+        origin: "http://evil.example",
+        "content-type": "application/json",
+      },
       body: "{}",
     });
     expect(crossSite.status).toBe(403);

@@ -16,7 +16,10 @@ export interface SyncBridge extends Bridge {
 }
 
 /** A real bridge over temp dirs (or the given home/workspace/port, to restart one). */
-export async function startSyncBridge(llmUrl: string, options: { home?: string; workspace?: string; port?: number } = {}): Promise<SyncBridge> {
+export async function startSyncBridge(
+  llmUrl: string,
+  options: { home?: string; workspace?: string; port?: number } = {},
+): Promise<SyncBridge> {
   const home = options.home ?? (await fs.mkdtemp(path.join(os.tmpdir(), "wl-sync-home-")));
   const workspace = options.workspace ?? (await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-sync-ws-"))));
   const config = loadConfig({
@@ -31,7 +34,10 @@ export async function startSyncBridge(llmUrl: string, options: { home?: string; 
   const api: SyncBridge["api"] = (pathname, init = {}) =>
     fetch(`${bridge.url}${pathname}`, {
       method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-      headers: { authorization: `Bearer ${init.token ?? bridge.token}`, ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${init.token ?? bridge.token}`,
+        ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   return {
@@ -45,7 +51,12 @@ export async function startSyncBridge(llmUrl: string, options: { home?: string; 
       return ((await response.json()) as { id: string }).id;
     },
     async events(sessionId) {
-      return (await (await api(`/api/v1/sessions/${sessionId}/events`)).json()) as { seq: number; type: string; payload: unknown; created_at: string }[];
+      return (await (await api(`/api/v1/sessions/${sessionId}/events`)).json()) as {
+        seq: number;
+        type: string;
+        payload: unknown;
+        created_at: string;
+      }[];
     },
   };
 }
@@ -61,7 +72,11 @@ export class SyncClient {
   resets = 0;
   subscribes = 0;
 
-  constructor(url: string, readonly sessionId: string, auth: Record<string, string>) {
+  constructor(
+    url: string,
+    readonly sessionId: string,
+    auth: Record<string, string>,
+  ) {
     this.live = new LiveTranscript((events, reset) => {
       if (reset) {
         this.applied = [];
@@ -69,7 +84,13 @@ export class SyncClient {
       }
       this.applied.push(...events);
     });
-    this.socket = io(url, { auth, transports: ["websocket"], forceNew: true, reconnectionDelay: 50, reconnectionDelayMax: 200 });
+    this.socket = io(url, {
+      auth,
+      transports: ["websocket"],
+      forceNew: true,
+      reconnectionDelay: 50,
+      reconnectionDelayMax: 200,
+    });
     this.socket.on("session.events", (message: { sessionId: string; events: EventEnvelope[] }) => {
       if (message.sessionId !== this.sessionId) return;
       this.live.live(message.events);
@@ -90,7 +111,11 @@ export class SyncClient {
   async subscribe(): Promise<void> {
     this.subscribes++;
     try {
-      const ack = (await this.socket.timeout(10_000).emitWithAck("session.subscribe", { commandId: uniqueId(), sessionId: this.sessionId, ...this.live.resumeFrom() })) as Ack<SubscribeResult>;
+      const ack = (await this.socket.timeout(10_000).emitWithAck("session.subscribe", {
+        commandId: uniqueId(),
+        sessionId: this.sessionId,
+        ...this.live.resumeFrom(),
+      })) as Ack<SubscribeResult>;
       if (ack.ok) this.live.subscribed(ack.data);
     } catch {
       // Disconnected meanwhile: the next connect subscribes again.

@@ -94,6 +94,9 @@ describe("fetch_url", () => {
 
   it("refuses non-http URLs and asks for approval scoped to the origin", async () => {
     expect((await run({ url: "file:///etc/passwd" })).output).toMatch(/Only http and https/);
-    expect(await fetchUrl.needsApproval({ url: `${base}/page?q=1` }, fakeCtx("/tmp"))).toMatchObject({ level: "ask", scope: `${base}/*` });
+    expect(await fetchUrl.needsApproval({ url: `${base}/page?q=1` }, fakeCtx("/tmp"))).toMatchObject({
+      level: "ask",
+      scope: `${base}/*`,
+    });
   });
 });

@@ -32,7 +32,12 @@ describe("MCP manager over stdio", () => {
     manager = createMcpManager({ servers: { tester: stdioServer }, cwd: env.ws });
     await manager.start();
     expect(manager.status()).toEqual([{ name: "tester", transport: "stdio", state: "ready", toolCount: 4 }]);
-    expect(manager.tools().map((t) => t.name).sort()).toEqual(["tester__crash", "tester__echo", "tester__fail", "tester__slow"]);
+    expect(
+      manager
+        .tools()
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(["tester__crash", "tester__echo", "tester__fail", "tester__slow"]);
     const echo = byName(manager, "tester__echo");
     expect(echo.jsonSchema).toMatchObject({ type: "object", properties: { text: { type: "string" } } });
     expect(echo.description).toContain('MCP server "tester"');
@@ -42,15 +47,23 @@ describe("MCP manager over stdio", () => {
   it("asks for approval on every MCP call", async () => {
     manager = createMcpManager({ servers: { tester: stdioServer } });
     await manager.start();
-    expect(await byName(manager, "tester__echo").needsApproval({ text: "x" }, fakeCtx(env.ws))).toMatchObject({ level: "ask", scope: "tester__echo" });
+    expect(await byName(manager, "tester__echo").needsApproval({ text: "x" }, fakeCtx(env.ws))).toMatchObject({
+      level: "ask",
+      scope: "tester__echo",
+    });
   });
 
   it("passes tool errors and invalid arguments back as error results", async () => {
     manager = createMcpManager({ servers: { tester: stdioServer } });
     await manager.start();
-    expect(await byName(manager, "tester__fail").run({}, fakeCtx(env.ws))).toEqual({ isError: true, output: "it failed on purpose" });
+    expect(await byName(manager, "tester__fail").run({}, fakeCtx(env.ws))).toEqual({
+      isError: true,
+      output: "it failed on purpose",
+    });
     expect((await byName(manager, "tester__echo").run({ text: 42 }, fakeCtx(env.ws))).isError).toBe(true);
-    expect((await byName(manager, "tester__echo").run("[1,2]", fakeCtx(env.ws))).output).toMatch(/must be a JSON object/);
+    expect((await byName(manager, "tester__echo").run("[1,2]", fakeCtx(env.ws))).output).toMatch(
+      /must be a JSON object/,
+    );
   });
 
   it("times out a slow call", async () => {
@@ -81,14 +94,20 @@ describe("MCP manager over stdio", () => {
 
   it("marks a server that crashes later as closed and answers calls with an error result", async () => {
     const updates: string[] = [];
-    manager = createMcpManager({ servers: { tester: stdioServer }, onStatus: (list) => updates.push(list.map((s) => s.state).join()) });
+    manager = createMcpManager({
+      servers: { tester: stdioServer },
+      onStatus: (list) => updates.push(list.map((s) => s.state).join()),
+    });
     await manager.start();
     const echo = byName(manager, "tester__echo");
     await byName(manager, "tester__crash").run({}, fakeCtx(env.ws));
     await waitFor(() => manager!.status()[0].state === "closed");
     expect(updates).toEqual(["starting", "ready", "closed"]);
     expect(manager.tools()).toEqual([]);
-    expect(await echo.run({ text: "x" }, fakeCtx(env.ws))).toMatchObject({ isError: true, output: expect.stringMatching(/is not running/) });
+    expect(await echo.run({ text: "x" }, fakeCtx(env.ws))).toMatchObject({
+      isError: true,
+      output: expect.stringMatching(/is not running/),
+    });
   });
 });
 
@@ -124,7 +143,10 @@ describe("MCP manager over streamable HTTP", () => {
     manager = createMcpManager({ servers: { web: { url, headers: { "x-test-key": "k1" } } } });
     await manager.start();
     expect(manager.status()[0]).toMatchObject({ transport: "http", state: "ready" });
-    expect(await byName(manager, "web__echo").run({ text: "over http" }, fakeCtx(env.ws))).toEqual({ isError: false, output: "echo: over http" });
+    expect(await byName(manager, "web__echo").run({ text: "over http" }, fakeCtx(env.ws))).toEqual({
+      isError: false,
+      output: "echo: over http",
+    });
   });
 
   it("reports a server that refuses the connection", async () => {
@@ -140,10 +162,15 @@ describe("loadMcpConfig", () => {
     const globalFile = path.join(env.root, "home/mcp.json");
     const workspaceFile = path.join(env.ws, ".worldline/mcp.json");
     await write(globalFile, JSON.stringify({ mcpServers: { a: { command: "x" }, shared: { command: "global" } } }));
-    await write(workspaceFile, JSON.stringify({ mcpServers: { shared: { url: "http://127.0.0.1:1/mcp" }, bad: { nope: true } } }));
+    await write(
+      workspaceFile,
+      JSON.stringify({ mcpServers: { shared: { url: "http://127.0.0.1:1/mcp" }, bad: { nope: true } } }),
+    );
     const loaded = await loadMcpConfig([globalFile, workspaceFile, path.join(env.root, "missing.json")]);
     expect(loaded.servers).toEqual({ a: { command: "x" }, shared: { url: "http://127.0.0.1:1/mcp" } });
-    expect(loaded.errors).toEqual([`${workspaceFile}: server "bad" needs either "command" (stdio) or "url" (streamable HTTP)`]);
+    expect(loaded.errors).toEqual([
+      `${workspaceFile}: server "bad" needs either "command" (stdio) or "url" (streamable HTTP)`,
+    ]);
   });
 
   it("reports a file that is not JSON", async () => {

@@ -39,7 +39,10 @@ describe("shell", () => {
   });
 
   it("keeps the beginning and end of huge output with a truncation note", async () => {
-    const result = await shell.run({ command: "echo FIRST; head -c 200000 /dev/zero | tr '\\0' x; echo; echo LAST" }, fakeCtx(env.ws));
+    const result = await shell.run(
+      { command: "echo FIRST; head -c 200000 /dev/zero | tr '\\0' x; echo; echo LAST" },
+      fakeCtx(env.ws),
+    );
     expect(result.output.length).toBeLessThan(SHELL_OUTPUT_MAX_CHARS + 200);
     expect(result.output).toMatch(/^FIRST\n/);
     expect(result.output).toMatch(/\[output truncated: \d+ more characters\]/);
@@ -54,7 +57,10 @@ describe("shell", () => {
 
   it("kills `sleep 1000 & sleep 1000` completely on timeout", async () => {
     const started = Date.now();
-    const result = await shell.run({ command: "echo $$; sleep 1000 & sleep 1000", timeout_seconds: 1 }, fakeCtx(env.ws));
+    const result = await shell.run(
+      { command: "echo $$; sleep 1000 & sleep 1000", timeout_seconds: 1 },
+      fakeCtx(env.ws),
+    );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.isError).toBe(true);
     expect(result.output).toMatch(/\[timed out after 1s; the command and every process it started were killed\]/);
@@ -64,7 +70,10 @@ describe("shell", () => {
   });
 
   it("escalates to SIGKILL for processes that ignore SIGTERM", async () => {
-    const result = await shell.run({ command: "trap '' TERM; echo $$; sleep 1000 & sleep 1000; echo survived", timeout_seconds: 0.5 }, fakeCtx(env.ws));
+    const result = await shell.run(
+      { command: "trap '' TERM; echo $$; sleep 1000 & sleep 1000; echo survived", timeout_seconds: 0.5 },
+      fakeCtx(env.ws),
+    );
     const pgid = groupOf(result.output);
     expect(result.output).not.toContain("survived");
     expect(result.output).toMatch(/\[killed by SIGKILL\]$/);
@@ -82,7 +91,10 @@ describe("shell", () => {
 
   it("kills the whole group when the call is cancelled", async () => {
     const controller = new AbortController();
-    const pending = shell.run({ command: "echo $$; sleep 1000 & sleep 1000" }, fakeCtx(env.ws, { signal: controller.signal }));
+    const pending = shell.run(
+      { command: "echo $$; sleep 1000 & sleep 1000" },
+      fakeCtx(env.ws, { signal: controller.signal }),
+    );
     setTimeout(() => controller.abort(), 400);
     const result = await pending;
     expect(result.isError).toBe(true);
@@ -92,7 +104,9 @@ describe("shell", () => {
 
   it("caps the timeout at the configured maximum and rejects larger values", async () => {
     const limited = createShellTool({ tasks, maxTimeoutMs: 2_000, defaultTimeoutMs: 1_000 });
-    expect((await limited.run({ command: "true", timeout_seconds: 5 }, fakeCtx(env.ws))).output).toMatch(/Invalid arguments for shell/);
+    expect((await limited.run({ command: "true", timeout_seconds: 5 }, fakeCtx(env.ws))).output).toMatch(
+      /Invalid arguments for shell/,
+    );
     const result = await limited.run({ command: "sleep 30" }, fakeCtx(env.ws));
     expect(result.output).toMatch(/timed out after 1s/);
   });
@@ -102,7 +116,12 @@ describe("shell", () => {
     await shell.run({ command: "echo token=abcdef123456 > /dev/null; exit 4" }, ctx);
     expect(ctx.audits).toHaveLength(1);
     const [record] = ctx.audits;
-    expect(record).toMatchObject({ cwd: env.ws, approved: true, exitCode: 4, riskLevel: classifyCommand("echo token=abcdef123456 > /dev/null; exit 4").risk });
+    expect(record).toMatchObject({
+      cwd: env.ws,
+      approved: true,
+      exitCode: 4,
+      riskLevel: classifyCommand("echo token=abcdef123456 > /dev/null; exit 4").risk,
+    });
     expect(record.command).not.toContain("abcdef123456");
     expect(record.command).toContain("[REDACTED]");
     expect(record.durationMs).toBeGreaterThanOrEqual(0);
@@ -110,7 +129,9 @@ describe("shell", () => {
 
   it("hides secret environment values from the output the model reads", async () => {
     const withSecret = createShellTool({ tasks, env: { MY_SERVICE_API_KEY: "very-secret-value-123" } });
-    expect((await withSecret.run({ command: "echo key is $MY_SERVICE_API_KEY" }, fakeCtx(env.ws))).output).toBe("key is [REDACTED]\n[exit code: 0]");
+    expect((await withSecret.run({ command: "echo key is $MY_SERVICE_API_KEY" }, fakeCtx(env.ws))).output).toBe(
+      "key is [REDACTED]\n[exit code: 0]",
+    );
   });
 });
 
@@ -180,7 +201,9 @@ describe("background tasks", () => {
 
   it("stops a task and everything it started", async () => {
     const ctx = fakeCtx(env.ws);
-    const id = taskIdOf((await shell.run({ command: "echo $$; sleep 1000 & sleep 1000", background: true }, ctx)).output);
+    const id = taskIdOf(
+      (await shell.run({ command: "echo $$; sleep 1000 & sleep 1000", background: true }, ctx)).output,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
     const stopped = await taskStop.run({ task_id: id }, ctx);
     expect(stopped.output).toMatch(new RegExp(`^${id}: stopped`));
@@ -200,7 +223,12 @@ describe("background tasks", () => {
   it("hides tasks from other sessions and lists the known ones", async () => {
     const id = taskIdOf((await shell.run({ command: "sleep 1000", background: true }, fakeCtx(env.ws))).output);
     const other = await taskOutput.run({ task_id: id }, fakeCtx(env.ws, { sessionId: "other" }));
-    expect(other).toMatchObject({ isError: true, output: `No background task ${id}. There are no background tasks in this session.` });
-    expect((await taskOutput.run({ task_id: "task_nope" }, fakeCtx(env.ws))).output).toContain(`Known tasks: ${id} (running)`);
+    expect(other).toMatchObject({
+      isError: true,
+      output: `No background task ${id}. There are no background tasks in this session.`,
+    });
+    expect((await taskOutput.run({ task_id: "task_nope" }, fakeCtx(env.ws))).output).toContain(
+      `Known tasks: ${id} (running)`,
+    );
   });
 });

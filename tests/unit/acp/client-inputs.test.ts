@@ -12,8 +12,15 @@ const tool = (name: string, description = name): AgentTool => ({
 
 describe("per-session tool layers", () => {
   it("replaces tools of the same name in place and appends the others, layer by layer", () => {
-    const result = layerTools([tool("read_file"), tool("shell")], [[tool("shell", "client shell"), tool("mcp__echo")], [tool("read_file", "client read")]]);
-    expect(result.map((t) => `${t.name}:${t.description}`)).toEqual(["read_file:client read", "shell:client shell", "mcp__echo:mcp__echo"]);
+    const result = layerTools(
+      [tool("read_file"), tool("shell")],
+      [[tool("shell", "client shell"), tool("mcp__echo")], [tool("read_file", "client read")]],
+    );
+    expect(result.map((t) => `${t.name}:${t.description}`)).toEqual([
+      "read_file:client read",
+      "shell:client shell",
+      "mcp__echo:mcp__echo",
+    ]);
   });
 });
 
@@ -22,7 +29,12 @@ describe("ACP inputs", () => {
     expect(
       mcpConfigs([
         { name: "local", command: "node", args: ["s.js"], env: [{ name: "K", value: "v" }] },
-        { type: "http", name: "web", url: "http://127.0.0.1:1/mcp", headers: [{ name: "authorization", value: "Bearer x" }] },
+        {
+          type: "http",
+          name: "web",
+          url: "http://127.0.0.1:1/mcp",
+          headers: [{ name: "authorization", value: "Bearer x" }],
+        },
         { type: "sse", name: "old", url: "http://127.0.0.1:1/sse", headers: [] },
       ]),
     ).toEqual({
@@ -36,7 +48,10 @@ describe("ACP inputs", () => {
       { type: "text" as const, text: "Look:" },
       { type: "image" as const, mimeType: "image/png", data: "AAAA" },
       { type: "resource" as const, resource: { uri: "file:///tmp/a.jpg", mimeType: "image/jpeg", blob: "BBBB" } },
-      { type: "resource" as const, resource: { uri: "file:///tmp/a.bin", mimeType: "application/octet-stream", blob: "CCCC" } },
+      {
+        type: "resource" as const,
+        resource: { uri: "file:///tmp/a.bin", mimeType: "application/octet-stream", blob: "CCCC" },
+      },
     ];
     expect(promptImages(blocks)).toEqual(["data:image/png;base64,AAAA", "data:image/jpeg;base64,BBBB"]);
     const text = promptText(blocks);

@@ -8,13 +8,22 @@ import { DMailBox } from "../../../server/agent/dmail";
 import { LoopGuard } from "../../../server/agent/loop-guard";
 import { buildSystemPrompt, collectAgentsMd } from "../../../server/agent/system-prompt";
 
-const call = (name: string, args: object, id = "c") => ({ id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } });
+const call = (name: string, args: object, id = "c") => ({
+  id,
+  type: "function" as const,
+  function: { name, arguments: JSON.stringify(args) },
+});
 
 describe("LoopGuard", () => {
   it("warns on the third identical step in a row and stops on the fourth", () => {
     const guard = new LoopGuard();
     const same = [call("shell", { command: "ls", cwd: "." })];
-    expect([guard.observe(same), guard.observe(same), guard.observe(same), guard.observe(same)]).toEqual(["ok", "ok", "warn", "stop"]);
+    expect([guard.observe(same), guard.observe(same), guard.observe(same), guard.observe(same)]).toEqual([
+      "ok",
+      "ok",
+      "warn",
+      "stop",
+    ]);
   });
 
   it("treats reordered keys as the same call and resets on a different step", () => {
@@ -43,9 +52,24 @@ describe("Context view and compaction", () => {
 
   it("never cuts between a tool call and its result", () => {
     const view = [
-      { position: 0, record: { kind: "message" as const, message: { role: "user" as const, content: "x".repeat(400) } } },
-      { position: 1, record: { kind: "message" as const, message: { role: "assistant" as const, content: null, tool_calls: [call("t", {})] } } },
-      { position: 2, record: { kind: "message" as const, message: { role: "tool" as const, tool_call_id: "c", content: "y".repeat(40) } } },
+      {
+        position: 0,
+        record: { kind: "message" as const, message: { role: "user" as const, content: "x".repeat(400) } },
+      },
+      {
+        position: 1,
+        record: {
+          kind: "message" as const,
+          message: { role: "assistant" as const, content: null, tool_calls: [call("t", {})] },
+        },
+      },
+      {
+        position: 2,
+        record: {
+          kind: "message" as const,
+          message: { role: "tool" as const, tool_call_id: "c", content: "y".repeat(40) },
+        },
+      },
     ];
     expect(chooseCut(view, 30)).toBe(1);
     expect(chooseCut(view, 10_000)).toBe(0);
@@ -53,7 +77,10 @@ describe("Context view and compaction", () => {
 
   it("estimates tokens from the last provider count plus what came after", async () => {
     const context = Context.ephemeral("s");
-    await context.append({ kind: "message", message: { role: "user", content: "hi" } }, { kind: "usage", tokens: 1000 });
+    await context.append(
+      { kind: "message", message: { role: "user", content: "hi" } },
+      { kind: "usage", tokens: 1000 },
+    );
     await context.append({ kind: "message", message: { role: "tool", tool_call_id: "c", content: "z".repeat(400) } });
     expect(context.estimatedTokens()).toBe(1000 + 100 + 4);
   });

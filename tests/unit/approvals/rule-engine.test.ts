@@ -22,27 +22,38 @@ describe("rule patterns", () => {
     const deep = { tool: "write_file", subject: "src/a/b.ts" };
     expect(matchRules([rule("write_file", "src/**", "allow")], deep)?.action).toBe("allow");
     expect(matchRules([rule("write_file", "src/*", "allow")], deep)).toBeNull();
-    expect(matchRules([rule("write_file", "src/*", "allow")], { tool: "write_file", subject: "src/a.ts" })?.action).toBe("allow");
+    expect(
+      matchRules([rule("write_file", "src/*", "allow")], { tool: "write_file", subject: "src/a.ts" })?.action,
+    ).toBe("allow");
     expect(matchRules([rule("write_file", "*", "deny")], { tool: "write_file", subject: ".env" })?.action).toBe("deny");
   });
 
   it("the tool name is a glob too, and rules of other tools never match", () => {
-    expect(matchRules([rule("mcp__*", "*", "allow")], { tool: "mcp__github__search", subject: "x" })?.action).toBe("allow");
+    expect(matchRules([rule("mcp__*", "*", "allow")], { tool: "mcp__github__search", subject: "x" })?.action).toBe(
+      "allow",
+    );
     expect(matchRules([rule("write_file", "*", "deny")], shell("ls"))).toBeNull();
   });
 });
 
 describe("precedence", () => {
   it("deny beats allow whatever the scopes and the order", () => {
-    const rules = [rule("shell", "git *", "allow", { scope: "session" }), rule("shell", "git push*", "deny", { scope: "global" })];
+    const rules = [
+      rule("shell", "git *", "allow", { scope: "session" }),
+      rule("shell", "git push*", "deny", { scope: "global" }),
+    ];
     expect(matchRules(rules, shell("git push origin"))?.action).toBe("deny");
     expect(matchRules(rules.slice().reverse(), shell("git push origin"))?.action).toBe("deny");
     expect(matchRules(rules, shell("git log"))?.action).toBe("allow");
   });
 
   it("ask beats allow, deny beats ask", () => {
-    expect(matchRules([rule("shell", "npm *", "allow"), rule("shell", "npm publish*", "ask")], shell("npm publish"))?.action).toBe("ask");
-    expect(matchRules([rule("shell", "npm *", "ask"), rule("*", "*", "deny")], shell("npm publish"))?.action).toBe("deny");
+    expect(
+      matchRules([rule("shell", "npm *", "allow"), rule("shell", "npm publish*", "ask")], shell("npm publish"))?.action,
+    ).toBe("ask");
+    expect(matchRules([rule("shell", "npm *", "ask"), rule("*", "*", "deny")], shell("npm publish"))?.action).toBe(
+      "deny",
+    );
   });
 
   it("unknown actions are ignored", () => {

@@ -59,7 +59,15 @@ describe("restore", () => {
     const back = await repo.restore(first.commit, { baseline: second.commit });
     expect(state()).toEqual(original);
     expect(back.deleted).toEqual(["out/empty", "out/gen/numbers.txt", "src/util/text.ts"]);
-    expect(back.written).toEqual(["assets/logo.png", "bin/run.sh", "docs/readme.md", "main-link", "outside-link", "src/main.ts", "src/util/strings.ts"]);
+    expect(back.written).toEqual([
+      "assets/logo.png",
+      "bin/run.sh",
+      "docs/readme.md",
+      "main-link",
+      "outside-link",
+      "src/main.ts",
+      "src/util/strings.ts",
+    ]);
     expect(existsSync(join(box.ws, "out"))).toBe(false); // folders the restore emptied go too
     expect(read(box.ws, "node_modules/dep/index.js")).toBe("module.exports = 2;\n"); // ignored: untouched
     expect(existsSync(join(box.ws, "cache.tmp"))).toBe(false); // ignored files are not resurrected either
@@ -186,7 +194,9 @@ describe("restore", () => {
   it("rejects unknown snapshot ids", async () => {
     write(box.ws, "a.txt", "a");
     await repo.snapshot();
-    await expect(repo.restore("0123456789abcdef0123456789abcdef01234567")).rejects.toMatchObject({ code: "checkpoint:not_found" });
+    await expect(repo.restore("0123456789abcdef0123456789abcdef01234567")).rejects.toMatchObject({
+      code: "checkpoint:not_found",
+    });
     await expect(repo.restore("--help")).rejects.toMatchObject({ code: "checkpoint:not_found" });
     await expect(repo.diff("HEAD")).rejects.toMatchObject({ code: "checkpoint:not_found" });
   });
@@ -237,6 +247,11 @@ describe("materialize", () => {
     write(dest, "node_modules/x.js", "kept\n");
     const result = await repo.materialize(first.commit, dest);
     expect(result).toEqual({ written: ["a.txt"], deleted: ["extra.txt"] });
-    expect(fingerprint(dest)).toEqual(new Map([["a.txt", `file:${sha256("a\n")}:-`], ["node_modules/x.js", `file:${sha256("kept\n")}:-`]]));
+    expect(fingerprint(dest)).toEqual(
+      new Map([
+        ["a.txt", `file:${sha256("a\n")}:-`],
+        ["node_modules/x.js", `file:${sha256("kept\n")}:-`],
+      ]),
+    );
   });
 });

@@ -1,5 +1,14 @@
 import { execSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openShadowRepo, shadowGitDir } from "../../../server/checkpoints/index.ts";
@@ -19,8 +28,8 @@ describe("snapshot", () => {
     userGit(box.ws, "add", ".");
     userGit(box.ws, "commit", "-qm", "initial");
     // A hook that would leave a trace if anything ran it.
-    write(box.ws, ".git/hooks/post-index-change", "#!/bin/sh\ntouch \"$GIT_DIR/../HOOK-RAN\"\n", 0o755);
-    write(box.ws, ".git/hooks/pre-commit", "#!/bin/sh\ntouch \"$GIT_DIR/../HOOK-RAN\"\n", 0o755);
+    write(box.ws, ".git/hooks/post-index-change", '#!/bin/sh\ntouch "$GIT_DIR/../HOOK-RAN"\n', 0o755);
+    write(box.ws, ".git/hooks/pre-commit", '#!/bin/sh\ntouch "$GIT_DIR/../HOOK-RAN"\n', 0o755);
     write(box.ws, "src/app.ts", "export const a = 2;\n"); // uncommitted edit
     write(box.ws, "staged.txt", "staged\n");
     userGit(box.ws, "add", "staged.txt"); // staged, uncommitted
@@ -92,8 +101,20 @@ describe("snapshot", () => {
     const byPath = Object.fromEntries(changed.map((change) => [change.path, change]));
     expect(byPath["keep.txt"]).toEqual({ path: "keep.txt", status: "modified", additions: 2, deletions: 1 });
     expect(byPath["gone.txt"]).toEqual({ path: "gone.txt", status: "deleted", additions: 0, deletions: 1 });
-    expect(byPath["new-name.txt"]).toEqual({ path: "new-name.txt", status: "renamed", oldPath: "old-name.txt", additions: 0, deletions: 0 });
-    expect(byPath["image.bin"]).toEqual({ path: "image.bin", status: "modified", additions: 0, deletions: 0, binary: true });
+    expect(byPath["new-name.txt"]).toEqual({
+      path: "new-name.txt",
+      status: "renamed",
+      oldPath: "old-name.txt",
+      additions: 0,
+      deletions: 0,
+    });
+    expect(byPath["image.bin"]).toEqual({
+      path: "image.bin",
+      status: "modified",
+      additions: 0,
+      deletions: 0,
+      binary: true,
+    });
     expect(byPath["added.txt"]).toEqual({ path: "added.txt", status: "added", additions: 1, deletions: 0 });
     expect(changed).toHaveLength(5);
   });
@@ -102,7 +123,9 @@ describe("snapshot", () => {
     write(box.ws, "doomed.txt", "x\n");
     const repo = await openShadowRepo(box.ws, { home: box.home });
     await repo.snapshot();
-    execSync("mkdir -p gen && for i in 1 2 3; do echo $i > gen/f$i.txt; done && rm doomed.txt && chmod +x gen/f1.txt", { cwd: box.ws });
+    execSync("mkdir -p gen && for i in 1 2 3; do echo $i > gen/f$i.txt; done && rm doomed.txt && chmod +x gen/f1.txt", {
+      cwd: box.ws,
+    });
     const { commit, changed } = await repo.snapshot();
     expect(changed.map((change) => `${change.status} ${change.path}`).sort()).toEqual([
       "added gen/f1.txt",
@@ -139,7 +162,10 @@ describe("snapshot", () => {
     write(box.ws, ".gitignore", "*.log\ndata/\n");
     const second = await repo.snapshot();
     expect(snapshotEntries(repo.gitDir, second.commit).has("data/big.csv")).toBe(false);
-    expect(second.changed.map((change) => `${change.status} ${change.path}`).sort()).toEqual(["deleted data/big.csv", "modified .gitignore"]);
+    expect(second.changed.map((change) => `${change.status} ${change.path}`).sort()).toEqual([
+      "deleted data/big.csv",
+      "modified .gitignore",
+    ]);
   });
 
   it("snapshots nested repositories and submodule-like folders as plain files, never their .git", async () => {
@@ -171,7 +197,10 @@ describe("snapshot", () => {
     write(box.ws, "vendor/lib/new.c", "int n;");
     rmSync(join(box.ws, "vendor/lib/lib.c"));
     const second = await repo.snapshot();
-    expect(second.changed.map((change) => `${change.status} ${change.path}`).sort()).toEqual(["added vendor/lib/new.c", "deleted vendor/lib/lib.c"]);
+    expect(second.changed.map((change) => `${change.status} ${change.path}`).sort()).toEqual([
+      "added vendor/lib/new.c",
+      "deleted vendor/lib/lib.c",
+    ]);
 
     await repo.restore(first.commit);
     expect(readFileSync(join(box.ws, "vendor/lib/lib.c"), "utf8")).toBe("int x;");
@@ -189,7 +218,12 @@ describe("snapshot", () => {
     const repo = await openShadowRepo(box.ws, { home: box.home });
     const { commit } = await repo.snapshot();
     const entries = snapshotEntries(repo.gitDir, commit);
-    expect(Object.fromEntries(entries)).toEqual({ alias: "120000", "out-dir": "120000", "out-file": "120000", "real.txt": "100644" });
+    expect(Object.fromEntries(entries)).toEqual({
+      alias: "120000",
+      "out-dir": "120000",
+      "out-file": "120000",
+      "real.txt": "100644",
+    });
   });
 
   it("skips files over the per-file limit and reports them", async () => {
@@ -209,7 +243,14 @@ describe("snapshot", () => {
     const repo = await openShadowRepo(box.ws, { home: box.home, maxSnapshotBytes: 450 });
     const first = await repo.snapshot();
     expect(snapshotEntries(repo.gitDir, first.commit).size).toBe(4);
-    expect(first.skipped.map((entry) => entry.path)).toEqual(["f4.txt", "f5.txt", "f6.txt", "f7.txt", "f8.txt", "f9.txt"]);
+    expect(first.skipped.map((entry) => entry.path)).toEqual([
+      "f4.txt",
+      "f5.txt",
+      "f6.txt",
+      "f7.txt",
+      "f8.txt",
+      "f9.txt",
+    ]);
     expect(first.skipped.every((entry) => /snapshot size limit/.test(entry.reason))).toBe(true);
     const second = await repo.snapshot();
     const third = await repo.snapshot();
@@ -236,7 +277,10 @@ describe("snapshot", () => {
 
   it("serializes concurrent snapshots from two handles on one workspace", async () => {
     write(box.ws, "a.txt", "0");
-    const [one, two] = await Promise.all([openShadowRepo(box.ws, { home: box.home }), openShadowRepo(box.ws, { home: box.home })]);
+    const [one, two] = await Promise.all([
+      openShadowRepo(box.ws, { home: box.home }),
+      openShadowRepo(box.ws, { home: box.home }),
+    ]);
     const results = await Promise.all(
       Array.from({ length: 6 }, (_, i) => {
         write(box.ws, `file${i}.txt`, `${i}`);
@@ -275,7 +319,9 @@ describe("snapshot", () => {
   });
 
   it("refuses a workspace that does not exist, or no longer does", async () => {
-    await expect(openShadowRepo(join(box.root, "missing"), { home: box.home })).rejects.toMatchObject({ code: "checkpoint:workspace_missing" });
+    await expect(openShadowRepo(join(box.root, "missing"), { home: box.home })).rejects.toMatchObject({
+      code: "checkpoint:workspace_missing",
+    });
     const repo = await openShadowRepo(box.ws, { home: box.home });
     rmSync(box.ws, { recursive: true });
     await expect(repo.snapshot()).rejects.toMatchObject({ code: "checkpoint:workspace_missing" });

@@ -75,13 +75,18 @@ describe("fake LLM with the openai client", () => {
     const message = completion.choices[0].message;
 
     expect(message.content).toBe("final words");
-    expect(message.tool_calls).toMatchObject([{ id: "call_x", type: "function", function: { name: "bash", arguments: '{"command":"pwd"}' } }]);
+    expect(message.tool_calls).toMatchObject([
+      { id: "call_x", type: "function", function: { name: "bash", arguments: '{"command":"pwd"}' } },
+    ]);
   });
 
   it("parses non-streaming completions and surfaces 429 as an APIError", async () => {
     fake.script({ text: "whole" }, { status: 429, headers: { "retry-after": "2" } });
 
-    const completion = await client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "x" }] });
+    const completion = await client.chat.completions.create({
+      model: "fake-model",
+      messages: [{ role: "user", content: "x" }],
+    });
     expect(completion.choices[0].message.content).toBe("whole");
 
     const error = await client.chat.completions

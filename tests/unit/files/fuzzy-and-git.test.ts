@@ -9,7 +9,13 @@ describe("fuzzy file search", () => {
     expect(fuzzyScore("xyz", "src/app.ts")).toBe(-1);
   });
   it("caps the number of results", () => {
-    expect(fuzzyFilter("a", Array.from({ length: 100 }, (_, i) => `a${i}.ts`), 5)).toHaveLength(5);
+    expect(
+      fuzzyFilter(
+        "a",
+        Array.from({ length: 100 }, (_, i) => `a${i}.ts`),
+        5,
+      ),
+    ).toHaveLength(5);
   });
 });
 

@@ -11,7 +11,9 @@ describe("loadConfig", () => {
   });
 
   it("names every invalid variable", () => {
-    expect(() => loadConfig({ PORT: "eighty", OPENAI_BASE_URL: "not a url" })).toThrow(/PORT.*OPENAI_BASE_URL|OPENAI_BASE_URL.*PORT/);
+    expect(() => loadConfig({ PORT: "eighty", OPENAI_BASE_URL: "not a url" })).toThrow(
+      /PORT.*OPENAI_BASE_URL|OPENAI_BASE_URL.*PORT/,
+    );
     expect(() => loadConfig({ WORLDLINE_TOKEN: "short" })).toThrow(/WORLDLINE_TOKEN/);
   });
 

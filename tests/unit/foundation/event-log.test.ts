@@ -56,7 +56,9 @@ describe("EventLog", () => {
     log.append(sessionId, delta("world"));
     log.append(sessionId, notice("after"));
     expect(seen.map((e) => e.type)).toEqual(["message.part.delta", "message.part.delta", "notice"]);
-    const texts = seen.filter((e) => e.type === "message.part.delta").map((e) => (e.payload as { delta: string }).delta);
+    const texts = seen
+      .filter((e) => e.type === "message.part.delta")
+      .map((e) => (e.payload as { delta: string }).delta);
     expect(texts.join("")).toBe("Hello, world");
     expect((await log.read(sessionId, 0)).length).toBe(3);
   });

@@ -7,16 +7,25 @@ const env = (type: string, payload: unknown) => ({ seq: 1, createdAt: "", type, 
 
 describe("public SSE mapping", () => {
   it("maps deltas to content_delta and reasoning_delta with task_id", () => {
-    expect(toPublicEvents(env("message.part.delta", { turnId: "task1", messageId: "m", part: "text", delta: "hi" }), ids)).toEqual([
-      { event: "content_delta", data: { task_id: "task1", delta: "hi" } },
-    ]);
-    expect(toPublicEvents(env("message.part.delta", { turnId: "task1", messageId: "m", part: "reasoning", delta: "hm" }), ids)[0].event).toBe(
-      "reasoning_delta",
-    );
+    expect(
+      toPublicEvents(env("message.part.delta", { turnId: "task1", messageId: "m", part: "text", delta: "hi" }), ids),
+    ).toEqual([{ event: "content_delta", data: { task_id: "task1", delta: "hi" } }]);
+    expect(
+      toPublicEvents(
+        env("message.part.delta", { turnId: "task1", messageId: "m", part: "reasoning", delta: "hm" }),
+        ids,
+      )[0].event,
+    ).toBe("reasoning_delta");
   });
 
   it("ends with runtime_status done and done carrying generation_stats", () => {
-    const stats = { output_tokens: 3, seconds: 1, min_tokens_per_second: 3, avg_tokens_per_second: 3, max_tokens_per_second: 3 };
+    const stats = {
+      output_tokens: 3,
+      seconds: 1,
+      min_tokens_per_second: 3,
+      avg_tokens_per_second: 3,
+      max_tokens_per_second: 3,
+    };
     const events = toPublicEvents(env("turn.completed", { turnId: "task1", outcome: "completed", stats }), ids);
     expect(events.map((e) => e.event)).toEqual(["runtime_status", "done"]);
     expect(events[0].data).toMatchObject({ stage: "done", session_id: "s1", task_id: "task1" });
@@ -39,7 +48,12 @@ describe("public SSE mapping", () => {
     );
     expect(events[1]).toEqual({
       event: "tool_approval_requested",
-      data: expect.objectContaining({ approval_id: "a1", tool: "shell", risk_level: "high", status: "waiting_for_approval" }),
+      data: expect.objectContaining({
+        approval_id: "a1",
+        tool: "shell",
+        risk_level: "high",
+        status: "waiting_for_approval",
+      }),
     });
   });
 });

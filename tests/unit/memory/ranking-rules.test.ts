@@ -17,7 +17,10 @@ describe("rankMemories", () => {
   });
 
   it("matches plurals and breaks ties by importance", () => {
-    const ranked = rankMemories("deploy scripts", [...memories, { text: "A deploy checklist exists.", importance: 1, createdAt: at(0) }]);
+    const ranked = rankMemories("deploy scripts", [
+      ...memories,
+      { text: "A deploy checklist exists.", importance: 1, createdAt: at(0) },
+    ]);
     expect(ranked[0].item.text).toBe("Deploys go through the release script.");
   });
 
@@ -39,7 +42,10 @@ describe("isDirectQuestion", () => {
 
 describe("memory rules", () => {
   it("keeps what the user asks to remember, stated preferences and facts about them", () => {
-    expect(ruleCandidate("Please remember that the API lives in services/api.")).toMatchObject({ text: "The API lives in services/api.", type: "fact" });
+    expect(ruleCandidate("Please remember that the API lives in services/api.")).toMatchObject({
+      text: "The API lives in services/api.",
+      type: "fact",
+    });
     expect(ruleCandidate("From now on, answer in French.")).toMatchObject({ type: "preference", scope: "global" });
     expect(ruleCandidate("In this project we use pnpm.")).toMatchObject({ type: "preference", scope: "workspace" });
     expect(ruleCandidate("My name is Ada.")).toMatchObject({ type: "fact", text: "My name is Ada." });
@@ -61,21 +67,40 @@ describe("decideMemory", () => {
   });
 
   it("uses the rules alone without a model", async () => {
-    expect(await decideMemory({ prompt: "Remember that CI is Buildkite.", answer: "ok" })).toMatchObject({ via: "rules", candidate: { text: "CI is Buildkite." } });
+    expect(await decideMemory({ prompt: "Remember that CI is Buildkite.", answer: "ok" })).toMatchObject({
+      via: "rules",
+      candidate: { text: "CI is Buildkite." },
+    });
   });
 
   it("lets the model rewrite or refuse the candidate, and falls back to the rule when its reply is unusable or it fails", async () => {
     const rewrite = await decideMemory({
       prompt: "Remember that ci is buildkite",
       answer: "ok",
-      complete: async () => 'Sure: {"store": true, "text": "CI runs on Buildkite.", "type": "fact", "scope": "workspace", "importance": 5}',
+      complete: async () =>
+        'Sure: {"store": true, "text": "CI runs on Buildkite.", "type": "fact", "scope": "workspace", "importance": 5}',
     });
-    expect(rewrite).toMatchObject({ via: "model", candidate: { text: "CI runs on Buildkite.", scope: "workspace", importance: 5 } });
-    const refuse = await decideMemory({ prompt: "Remember that it's sunny", answer: "ok", complete: async () => '{"store": false, "reason": "transient"}' });
+    expect(rewrite).toMatchObject({
+      via: "model",
+      candidate: { text: "CI runs on Buildkite.", scope: "workspace", importance: 5 },
+    });
+    const refuse = await decideMemory({
+      prompt: "Remember that it's sunny",
+      answer: "ok",
+      complete: async () => '{"store": false, "reason": "transient"}',
+    });
     expect(refuse).toEqual({ via: "model", reason: "transient" });
-    const garbage = await decideMemory({ prompt: "Remember that CI is Buildkite.", answer: "ok", complete: async () => "no" });
+    const garbage = await decideMemory({
+      prompt: "Remember that CI is Buildkite.",
+      answer: "ok",
+      complete: async () => "no",
+    });
     expect(garbage?.via).toBe("rules");
-    const failing = await decideMemory({ prompt: "Remember that CI is Buildkite.", answer: "ok", complete: () => Promise.reject(new Error("429")) });
+    const failing = await decideMemory({
+      prompt: "Remember that CI is Buildkite.",
+      answer: "ok",
+      complete: () => Promise.reject(new Error("429")),
+    });
     expect(failing?.candidate?.text).toBe("CI is Buildkite.");
   });
 });

@@ -22,10 +22,19 @@ describe("MemoryService against a real database", () => {
     await memory.add({ text: "The user's editor is Helix.", type: "fact" });
     await memory.add({ text: "Project A deploys with Fly.", type: "fact", scope: "workspace", workspace: "/ws/a" });
     await memory.add({ text: "Project B deploys with Heroku.", type: "fact", scope: "workspace", workspace: "/ws/b" });
-    await memory.add({ text: "This session is about the login bug.", type: "note", scope: "session", session_id: "s1" });
+    await memory.add({
+      text: "This session is about the login bug.",
+      type: "note",
+      scope: "session",
+      session_id: "s1",
+    });
     await memory.add({ text: "Always answer in British English.", type: "preference", importance: 5 });
 
-    const recall = await memory.recall({ sessionId: "s1", workspace: "/ws/a", prompt: "How does this project deploy?" });
+    const recall = await memory.recall({
+      sessionId: "s1",
+      workspace: "/ws/a",
+      prompt: "How does this project deploy?",
+    });
     const texts = recall.memories.map((m) => m.text);
     expect(texts[0]).toBe("Project A deploys with Fly.");
     expect(texts).toContain("Always answer in British English.");
@@ -39,11 +48,25 @@ describe("MemoryService against a real database", () => {
 
   it("records the decision and the stored memory as events, and does not store the same thing twice", async () => {
     const events: SessionEvent[] = [];
-    const turn = { sessionId: "s1", workspace: "/ws/a", turnId: "t1", prompt: "Remember that the linter is Biome.", answer: "ok", transcript: "", outcome: "completed", emit: (e: SessionEvent) => events.push(e) };
+    const turn = {
+      sessionId: "s1",
+      workspace: "/ws/a",
+      turnId: "t1",
+      prompt: "Remember that the linter is Biome.",
+      answer: "ok",
+      transcript: "",
+      outcome: "completed",
+      emit: (e: SessionEvent) => events.push(e),
+    };
     await memory.afterTurn(turn);
     expect(events.map((e) => e.type)).toEqual(["memory.policy_decision", "memory.stored"]);
     await memory.afterTurn({ ...turn, turnId: "t2" });
-    expect(events.slice(2)).toEqual([{ type: "memory.policy_decision", payload: expect.objectContaining({ decision: "skip", reason: "Already remembered." }) }]);
+    expect(events.slice(2)).toEqual([
+      {
+        type: "memory.policy_decision",
+        payload: expect.objectContaining({ decision: "skip", reason: "Already remembered." }),
+      },
+    ]);
     await memory.afterTurn({ ...turn, turnId: "t3", outcome: "cancelled" });
     expect(events).toHaveLength(3);
   });
@@ -51,8 +74,19 @@ describe("MemoryService against a real database", () => {
   it("reflection without a model is skipped with a reason", async () => {
     await memory.updateSettings({ reflection: true, auto_memory: false });
     const events: SessionEvent[] = [];
-    await memory.afterTurn({ sessionId: "s1", workspace: "/ws/a", turnId: "t9", prompt: "do it", answer: "done", transcript: "", outcome: "completed", emit: (e) => events.push(e) });
-    expect(events).toEqual([{ type: "reflection.completed", payload: expect.objectContaining({ outcome: "skipped" }) }]);
+    await memory.afterTurn({
+      sessionId: "s1",
+      workspace: "/ws/a",
+      turnId: "t9",
+      prompt: "do it",
+      answer: "done",
+      transcript: "",
+      outcome: "completed",
+      emit: (e) => events.push(e),
+    });
+    expect(events).toEqual([
+      { type: "reflection.completed", payload: expect.objectContaining({ outcome: "skipped" }) },
+    ]);
     expect(await memory.settings()).toEqual({ reflection: true, auto_memory: false });
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { applyEvents, emptyTranscript, type EventEnvelope } from "../../../server/protocol";
 
 let seq = 0;
-const ev = (type: string, payload: unknown) => ({ seq: ++seq, type, payload, createdAt: new Date().toISOString() }) as EventEnvelope;
+const ev = (type: string, payload: unknown) =>
+  ({ seq: ++seq, type, payload, createdAt: new Date().toISOString() }) as EventEnvelope;
 
 describe("transcript reducer", () => {
   it("folds a streamed turn into user and assistant items", () => {

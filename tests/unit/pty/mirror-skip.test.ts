@@ -42,24 +42,48 @@ describe("the screen mirror's skipping of scrolled-out plain text", () => {
     expect(bytes.subarray(range.start, range.end).includes(0x1b)).toBe(false);
     expect(skippableRange(Buffer.from(lines(0, 1000)), 1100)).toBeNull();
     // A C1 control (CSI as U+009B) is not plain text.
-    const c1 = Buffer.concat([Buffer.from(lines(0, 100)), Buffer.from([0xc2, 0x9b]), Buffer.from("31m\r\n" + lines(100, 2000))]);
+    const c1 = Buffer.concat([
+      Buffer.from(lines(0, 100)),
+      Buffer.from([0xc2, 0x9b]),
+      Buffer.from("31m\r\n" + lines(100, 2000)),
+    ]);
     const c1Range = skippableRange(c1, 1100);
     if (c1Range) expect(c1Range.start).toBeGreaterThan(c1.indexOf(Buffer.from([0xc2, 0x9b])));
   });
 
   const cases: Array<[string, () => Buffer[]]> = [
-    ["a plain flood with colours before and after", () => [Buffer.from("\x1b[1;32mgreen\x1b[0m start\r\n" + lines(0, 20_000) + "\x1b[44mblue bg left on\r\n" + lines(20_000, 3_000) + "prompt$ ")]],
+    [
+      "a plain flood with colours before and after",
+      () => [
+        Buffer.from(
+          "\x1b[1;32mgreen\x1b[0m start\r\n" +
+            lines(0, 20_000) +
+            "\x1b[44mblue bg left on\r\n" +
+            lines(20_000, 3_000) +
+            "prompt$ ",
+        ),
+      ],
+    ],
     ["colours left on across the skipped part", () => [Buffer.from("\x1b[7m" + lines(0, 8_000) + "\x1b[0mend\r\n")]],
-    ["an OSC title string that spans the lines (must not be skipped)", () => [Buffer.from("\x1b]0;title " + lines(0, 6_000) + "\x07after\r\n" + lines(6_000, 10))]],
-    ["a scroll region (must not be skipped)", () => [Buffer.from("\x1b[5;15r\x1b[10;1H" + lines(0, 6_000) + "\x1b[r" + lines(6_000, 10))]],
+    [
+      "an OSC title string that spans the lines (must not be skipped)",
+      () => [Buffer.from("\x1b]0;title " + lines(0, 6_000) + "\x07after\r\n" + lines(6_000, 10))],
+    ],
+    [
+      "a scroll region (must not be skipped)",
+      () => [Buffer.from("\x1b[5;15r\x1b[10;1H" + lines(0, 6_000) + "\x1b[r" + lines(6_000, 10))],
+    ],
     ["the alternate screen", () => [Buffer.from("\x1b[?1049h" + lines(0, 6_000) + "alt$ ")]],
     ["line feeds without carriage returns", () => [Buffer.from("abc\n".repeat(8_000) + lines(0, 3_000) + "x\ny\nz")]],
-    ["many small chunks split mid-character", () => {
-      const all = Buffer.from("€ümlaut ✓ " + lines(0, 10_000, (i) => `ünïcödé ${i} ✓✓ €`) + "end €");
-      const parts: Buffer[] = [];
-      for (let at = 0; at < all.length; at += 4_093) parts.push(all.subarray(at, at + 4_093));
-      return parts;
-    }],
+    [
+      "many small chunks split mid-character",
+      () => {
+        const all = Buffer.from("€ümlaut ✓ " + lines(0, 10_000, (i) => `ünïcödé ${i} ✓✓ €`) + "end €");
+        const parts: Buffer[] = [];
+        for (let at = 0; at < all.length; at += 4_093) parts.push(all.subarray(at, at + 4_093));
+        return parts;
+      },
+    ],
     ["lines longer than the screen is wide", () => [Buffer.from(lines(0, 6_000, (i) => `${i} ${"wide ".repeat(40)}`))]],
     ["yes", () => [Buffer.from("$ yes\r\n" + "y\r\n".repeat(200_000) + "^C\r\n$ ")]],
   ];

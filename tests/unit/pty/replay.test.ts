@@ -19,7 +19,10 @@ describe("ScreenMirror snapshots", () => {
   it("rebuild the screen, scrollback, colours and cursor in a fresh xterm", async () => {
     const mirror = new ScreenMirror(40, 10);
     const direct = new HeadlessTerminal({ cols: 40, rows: 10, scrollback: 1000, allowProposedApi: true });
-    const output = Buffer.from(Array.from({ length: 30 }, (_, i) => `line ${i} \x1b[1;3${i % 8}mcolour\x1b[0m\r\n`).join("") + "prompt$ ab\x1b[2D");
+    const output = Buffer.from(
+      Array.from({ length: 30 }, (_, i) => `line ${i} \x1b[1;3${i % 8}mcolour\x1b[0m\r\n`).join("") +
+        "prompt$ ab\x1b[2D",
+    );
     // Split inside a multi-byte character: the mirror must reassemble it.
     const euro = Buffer.from("€ end");
     mirror.write(output);
@@ -29,7 +32,12 @@ describe("ScreenMirror snapshots", () => {
 
     const { snapshot, offset } = await mirror.snapshot();
     expect(offset).toBe(output.length + euro.length);
-    const replayed = new HeadlessTerminal({ cols: snapshot.cols, rows: snapshot.rows, scrollback: 1000, allowProposedApi: true });
+    const replayed = new HeadlessTerminal({
+      cols: snapshot.cols,
+      rows: snapshot.rows,
+      scrollback: 1000,
+      allowProposedApi: true,
+    });
     replayed.write(snapshot.data);
     expect(await screenOf(replayed)).toEqual(await screenOf(direct));
     expect(replayed.buffer.active.cursorX).toBe(direct.buffer.active.cursorX);
@@ -113,7 +121,11 @@ describe("terminal viewers", () => {
     const terminal = manager.get("s3", info.terminalId);
     /** A viewer that records its snapshot and every byte after it, and acknowledges everything at once. */
     const recorder = () => {
-      const record = Object.assign(sink(), { screen: null as ScreenSnapshot | null, chunks: [] as Buffer[], order: [] as string[] });
+      const record = Object.assign(sink(), {
+        screen: null as ScreenSnapshot | null,
+        chunks: [] as Buffer[],
+        order: [] as string[],
+      });
       record.snapshot = (snapshot) => {
         record.order.push("snapshot");
         record.screen = snapshot;

@@ -19,7 +19,12 @@ describe("StreamRedactor", () => {
   });
 
   it("drops a PEM private key whose lines arrive in separate chunks", () => {
-    const out = feed(["before\n-----BEGIN RSA PRIVATE KEY-----\n", "MIIEsecretbody1\n", "MIIEsecretbody2\n-----END RSA", " PRIVATE KEY-----\nafter\n"]);
+    const out = feed([
+      "before\n-----BEGIN RSA PRIVATE KEY-----\n",
+      "MIIEsecretbody1\n",
+      "MIIEsecretbody2\n-----END RSA",
+      " PRIVATE KEY-----\nafter\n",
+    ]);
     expect(out).toBe("before\n[REDACTED PRIVATE KEY]\nafter\n");
   });
 

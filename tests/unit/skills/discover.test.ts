@@ -11,7 +11,11 @@ async function writeSkill(root: string, dir: string, text: string) {
 
 describe("skills", () => {
   it("parses name and description from front matter, quoted or folded", () => {
-    expect(parseFrontMatter('---\nname: "pdf"\ndescription: Fill PDF forms.\nlicense: MIT\n---\nbody')).toEqual({ name: "pdf", description: "Fill PDF forms.", license: "MIT" });
+    expect(parseFrontMatter('---\nname: "pdf"\ndescription: Fill PDF forms.\nlicense: MIT\n---\nbody')).toEqual({
+      name: "pdf",
+      description: "Fill PDF forms.",
+      license: "MIT",
+    });
     expect(parseFrontMatter("---\nname: x\ndescription: |\n  two\n  lines\n---\n").description).toBe("two lines");
     expect(parseFrontMatter("no front matter")).toEqual({});
   });
@@ -19,7 +23,11 @@ describe("skills", () => {
   it("finds skills in the workspace folders before the home, the first of a name winning", async () => {
     const workspace = await fs.mkdtemp(path.join(os.tmpdir(), "wl-skills-ws-"));
     const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-skills-home-"));
-    await writeSkill(workspace, ".agents/skills/lint", "---\nname: lint\ndescription: Workspace lint.\n---\nRun biome.");
+    await writeSkill(
+      workspace,
+      ".agents/skills/lint",
+      "---\nname: lint\ndescription: Workspace lint.\n---\nRun biome.",
+    );
     await writeSkill(workspace, ".worldline/skills/test", "---\ndescription: Run the tests.\n---\n");
     await writeSkill(home, "skills/lint", "---\nname: lint\ndescription: Home lint.\n---\n");
     await writeSkill(home, "skills/empty-folder-name", "# Heading only\n");
@@ -31,7 +39,9 @@ describe("skills", () => {
       ["lint", "Workspace lint.", "workspace"],
       ["empty-folder-name", "Heading only", "home"],
     ]);
-    expect(skillSummaries(skills)).toBe("- test: Run the tests.\n- lint: Workspace lint.\n- empty-folder-name: Heading only");
+    expect(skillSummaries(skills)).toBe(
+      "- test: Run the tests.\n- lint: Workspace lint.\n- empty-folder-name: Heading only",
+    );
     expect((await loadSkill({ workspace, home }, "lint"))?.text).toContain("Run biome.");
     expect(await loadSkill({ workspace, home }, "nope")).toBeUndefined();
     expect(await listSkills({ home: path.join(home, "missing") })).toEqual([]);

@@ -22,11 +22,31 @@ describe("store: readEvents", () => {
     const session = await createSession(db, { workspace: "/tmp/wl-ev-a" });
     const other = await createSession(db, { workspace: "/tmp/wl-ev-b" });
     const at = new Date("2026-01-02T03:04:05.678Z");
-    const event = (sessionId: string, seq: number) => ({ sessionId, seq, type: "notice", payload: JSON.stringify({ text: `é ${seq}` }), turnId: seq % 2 ? "t1" : null, createdAt: at });
+    const event = (sessionId: string, seq: number) => ({
+      sessionId,
+      seq,
+      type: "notice",
+      payload: JSON.stringify({ text: `é ${seq}` }),
+      turnId: seq % 2 ? "t1" : null,
+      createdAt: at,
+    });
     // Out of order, interleaved with another session.
-    await insertEvents(db, [5, 1, 3, 2, 4].flatMap((seq) => [event(session.id, seq), event(other.id, seq)]));
-    for (const [afterSeq, limit] of [[0, undefined], [2, undefined], [0, 2], [5, undefined], [1, 1000]] as const) {
-      const expected = await db.event.findMany({ where: { sessionId: session.id, seq: { gt: afterSeq } }, orderBy: { seq: "asc" }, take: limit });
+    await insertEvents(
+      db,
+      [5, 1, 3, 2, 4].flatMap((seq) => [event(session.id, seq), event(other.id, seq)]),
+    );
+    for (const [afterSeq, limit] of [
+      [0, undefined],
+      [2, undefined],
+      [0, 2],
+      [5, undefined],
+      [1, 1000],
+    ] as const) {
+      const expected = await db.event.findMany({
+        where: { sessionId: session.id, seq: { gt: afterSeq } },
+        orderBy: { seq: "asc" },
+        take: limit,
+      });
       expect(await readEvents(db, session.id, afterSeq, limit)).toStrictEqual(expected);
     }
     expect((await readEvents(db, session.id, 0)).map((row) => row.seq)).toEqual([1, 2, 3, 4, 5]);
@@ -47,11 +67,17 @@ describe("store: readEvents", () => {
       }));
     await db.event.createMany({ data: batch(viaPrisma.id, 1_201) });
     await insertEvents(db, batch(viaStore.id, 1_201));
-    const strip = (rows: { id: number; sessionId: string }[]) => rows.map(({ id: _id, sessionId: _sessionId, ...row }) => row);
+    const strip = (rows: { id: number; sessionId: string }[]) =>
+      rows.map(({ id: _id, sessionId: _sessionId, ...row }) => row);
     const expected = strip(await db.event.findMany({ where: { sessionId: viaPrisma.id }, orderBy: { seq: "asc" } }));
-    expect(strip(await db.event.findMany({ where: { sessionId: viaStore.id }, orderBy: { seq: "asc" } }))).toStrictEqual(expected);
+    expect(
+      strip(await db.event.findMany({ where: { sessionId: viaStore.id }, orderBy: { seq: "asc" } })),
+    ).toStrictEqual(expected);
     // The stored text of the dates too (other queries compare and order by it).
-    const text = (sessionId: string) => db.$queryRaw<{ c: string }[]>`SELECT "createdAt" || '' AS c FROM "Event" WHERE "sessionId" = ${sessionId} ORDER BY "seq" LIMIT 3`;
+    const text = (sessionId: string) =>
+      db.$queryRaw<
+        { c: string }[]
+      >`SELECT "createdAt" || '' AS c FROM "Event" WHERE "sessionId" = ${sessionId} ORDER BY "seq" LIMIT 3`;
     expect(await text(viaStore.id)).toEqual(await text(viaPrisma.id));
 
     // A duplicate seq anywhere fails the whole batch, in one statement or several.

@@ -34,11 +34,15 @@ describe("store: listMemories for a turn's recall", () => {
     const rows = await listMemories(db, { visibleTo: { workspace: "/tmp/wl-mem-a", sessionId: session.id } });
     const workspaceId = (await db.workspace.findUnique({ where: { path: "/tmp/wl-mem-a" } }))!.id;
     const expected = await db.memory.findMany({
-      where: { OR: [{ scope: "global" }, { scope: "workspace", workspaceId }, { scope: "session", sessionId: session.id }] },
+      where: {
+        OR: [{ scope: "global" }, { scope: "workspace", workspaceId }, { scope: "session", sessionId: session.id }],
+      },
       orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     });
     const paths = new Map((await db.workspace.findMany()).map((w) => [w.id, w.path]));
-    expect(rows).toStrictEqual(expected.map(({ workspaceId: id, ...row }) => ({ ...row, workspace: id ? (paths.get(id) ?? null) : null })));
+    expect(rows).toStrictEqual(
+      expected.map(({ workspaceId: id, ...row }) => ({ ...row, workspace: id ? (paths.get(id) ?? null) : null })),
+    );
     expect(rows.map((row) => row.text)).not.toContain("other workspace");
     expect(rows.map((row) => row.text)).not.toContain("other session");
     expect(rows.find((row) => row.text === "global with a workspace")?.workspace).toBe("/tmp/wl-mem-b");

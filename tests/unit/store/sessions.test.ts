@@ -20,7 +20,14 @@ describe("store: getSession", () => {
 
   it("reads exactly what Prisma's include reads (every column, the same types)", async () => {
     const parent = await createSession(db, { workspace: "/tmp/wl-a" });
-    const child = await createSession(db, { workspace: "/tmp/wl-b", yolo: true, title: "Ünïcode ✓", model: "m-1", parentId: parent.id, agentCommand: "agent --acp" });
+    const child = await createSession(db, {
+      workspace: "/tmp/wl-b",
+      yolo: true,
+      title: "Ünïcode ✓",
+      model: "m-1",
+      parentId: parent.id,
+      agentCommand: "agent --acp",
+    });
     await updateSession(db, child.id, { archived: true, status: "running", todos: '[{"title":"x","status":"done"}]' });
     for (const id of [parent.id, child.id]) {
       const prisma = await db.session.findUnique({ where: { id }, include: { workspace: true } });

@@ -23,7 +23,11 @@ describe("store: createTurn", () => {
     const other = await createSession(db, { workspace: "/tmp/wl-turns" });
     expect((await createTurn(db, session.id, "one")).number).toBe(1);
     await db.turn.create({ data: { sessionId: session.id, prompt: "another process", number: 2 } });
-    const together = await Promise.all([createTurn(db, session.id, "a"), createTurn(db, session.id, "b"), createTurn(db, other.id, "c")]);
+    const together = await Promise.all([
+      createTurn(db, session.id, "a"),
+      createTurn(db, session.id, "b"),
+      createTurn(db, other.id, "c"),
+    ]);
     expect(together.map((turn) => turn.number)).toEqual([3, 4, 1]);
     await expect(createTurn(db, "no-such-session", "x")).rejects.toThrow();
   });
@@ -37,7 +41,9 @@ describe("store: createTurn", () => {
     expect(turn.id).toMatch(/^c[0-9a-z]{24}$/);
     expect(viaPrisma.id).toMatch(/^c[0-9a-z]{24}$/);
     // The date is stored as Prisma stores it (other queries compare and order by the text).
-    const text = await db.$queryRaw<{ a: string; b: string }[]>`SELECT t1."startedAt" || '' AS a, t2."startedAt" || '' AS b FROM "Turn" t1, "Turn" t2 WHERE t1."id" = ${turn.id} AND t2."id" = ${viaPrisma.id}`;
+    const text = await db.$queryRaw<
+      { a: string; b: string }[]
+    >`SELECT t1."startedAt" || '' AS a, t2."startedAt" || '' AS b FROM "Turn" t1, "Turn" t2 WHERE t1."id" = ${turn.id} AND t2."id" = ${viaPrisma.id}`;
     expect(text[0].a).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
     expect(text[0].b).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$/);
   });

@@ -4,7 +4,14 @@ import { Server } from "socket.io";
 import { io } from "socket.io-client";
 import { describe, expect, it } from "vitest";
 import { emitFresh, StaleCommandError } from "../../../components/transport/fresh-emit";
-import { LiveTranscript, applyEvents, decodeSnapshot, emptyTranscript, encodeSnapshot, type EventEnvelope } from "../../../server/protocol";
+import {
+  LiveTranscript,
+  applyEvents,
+  decodeSnapshot,
+  emptyTranscript,
+  encodeSnapshot,
+  type EventEnvelope,
+} from "../../../server/protocol";
 import { httpVerdict, pageAllowed, socketVerdict, type ShareCapability } from "../../../server/sharing";
 
 const view: ShareCapability = { linkId: "l1", sessionId: "s1", scope: "view", expiresAt: null };
@@ -80,15 +87,35 @@ describe("snapshots", () => {
     const decoded = decodeSnapshot(JSON.parse(JSON.stringify(snapshot)));
     expect(decoded).toEqual(JSON.parse(JSON.stringify(state)));
     // A rewind after decoding shows the same items as one after folding.
-    const rewind = { seq: 7, createdAt: at(7), type: "checkpoint.rewound", payload: { checkpointId: "c1", number: 1, undoCheckpointId: "c3", undoNumber: 3, conversation: true, files: false, written: 0, deleted: 0 } } as EventEnvelope;
-    expect(applyEvents(decoded, [rewind]).items).toEqual(JSON.parse(JSON.stringify(applyEvents(state, [rewind]).items)));
+    const rewind = {
+      seq: 7,
+      createdAt: at(7),
+      type: "checkpoint.rewound",
+      payload: {
+        checkpointId: "c1",
+        number: 1,
+        undoCheckpointId: "c3",
+        undoNumber: 3,
+        conversation: true,
+        files: false,
+        written: 0,
+        deleted: 0,
+      },
+    } as EventEnvelope;
+    expect(applyEvents(decoded, [rewind]).items).toEqual(
+      JSON.parse(JSON.stringify(applyEvents(state, [rewind]).items)),
+    );
   });
 });
 
 describe("LiveTranscript", () => {
   it("holds a live event that overtakes the subscribe answer and applies it after, in order", () => {
     seq = 0;
-    const [a, b, c] = [event("notice", { level: "info", text: "a" }), event("notice", { level: "info", text: "b" }), event("notice", { level: "info", text: "c" })];
+    const [a, b, c] = [
+      event("notice", { level: "info", text: "a" }),
+      event("notice", { level: "info", text: "b" }),
+      event("notice", { level: "info", text: "c" }),
+    ];
     const applied: number[] = [];
     const live = new LiveTranscript((events) => applied.push(...events.map((e) => e.seq)));
     live.live([c]);
@@ -118,16 +145,20 @@ describe("commands while offline", () => {
     const server = createServer();
     const ioServer = new Server(server);
     const received: string[] = [];
-    ioServer.on("connection", (socket) => socket.on("turn.prompt", (body: { text: string }, ack: (r: unknown) => void) => {
-      received.push(body.text);
-      ack({ ok: true });
-    }));
+    ioServer.on("connection", (socket) =>
+      socket.on("turn.prompt", (body: { text: string }, ack: (r: unknown) => void) => {
+        received.push(body.text);
+        ack({ ok: true });
+      }),
+    );
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const socket = io(url, { transports: ["websocket"], forceNew: true, autoConnect: false });
     try {
       // Offline beyond the limit: refused locally, and the reconnect flushes nothing.
-      await expect(emitFresh(socket, "turn.prompt", { text: "stale" }, { timeoutMs: 1_000, maxQueueMs: 100 })).rejects.toBeInstanceOf(StaleCommandError);
+      await expect(
+        emitFresh(socket, "turn.prompt", { text: "stale" }, { timeoutMs: 1_000, maxQueueMs: 100 }),
+      ).rejects.toBeInstanceOf(StaleCommandError);
       socket.connect();
       await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
       await new Promise((resolve) => setTimeout(resolve, 100));

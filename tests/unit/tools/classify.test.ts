@@ -59,7 +59,7 @@ describe("classifyCommand", () => {
       ['echo "$(curl evil.sh)"', "medium", "network", "substitution inside double quotes"],
       ["diff <(ls) <(rm x)", "medium", "file_delete", "process substitution"],
       ["bash -c 'rm -rf /'", "high", "file_delete", "bash -c script is classified"],
-      ["sh -c \"curl x | sh\"", "high", "network", "sh -c nested pipe"],
+      ['sh -c "curl x | sh"', "high", "network", "sh -c nested pipe"],
       ["eval rm -rf x", "high", "file_delete", "eval"],
       ["find . -name '*.tmp' -delete", "high", "file_delete", "find -delete"],
       ["find . -exec rm {} \\;", "medium", "file_delete", "find -exec runs a command"],
@@ -89,7 +89,17 @@ describe("classifyCommand", () => {
       expect({ risk: c.risk, actionType: c.actionType }).toEqual({ risk, actionType });
     });
 
-    it.each(["ls && pwd", "ls | wc -l", "echo $(id)", "echo `id`", "echo hi > f", "cat <<EOF\nx\nEOF", "(ls)", "ls &", "echo $HOME"])("%s is not simple, so wildcard scopes never match it", (command) => {
+    it.each([
+      "ls && pwd",
+      "ls | wc -l",
+      "echo $(id)",
+      "echo `id`",
+      "echo hi > f",
+      "cat <<EOF\nx\nEOF",
+      "(ls)",
+      "ls &",
+      "echo $HOME",
+    ])("%s is not simple, so wildcard scopes never match it", (command) => {
       expect(classifyCommand(command).simple).toBe(false);
     });
 
@@ -143,12 +153,20 @@ describe("shellApproval", () => {
   });
   afterEach(async () => env.cleanup());
 
-  it.each(["ls", "ls -la src", "pwd", "cat README.md", "head -n 5 a.txt", "tail a.log", "echo hello", "git status", "git diff", "git log -3"])(
-    "runs the read-only allowlisted command %s without asking",
-    async (command) => {
-      expect((await shellApproval(command, env.ws)).level).toBe("none");
-    },
-  );
+  it.each([
+    "ls",
+    "ls -la src",
+    "pwd",
+    "cat README.md",
+    "head -n 5 a.txt",
+    "tail a.log",
+    "echo hello",
+    "git status",
+    "git diff",
+    "git log -3",
+  ])("runs the read-only allowlisted command %s without asking", async (command) => {
+    expect((await shellApproval(command, env.ws)).level).toBe("none");
+  });
 
   it.each([
     ["ls && pwd", "chained"],
@@ -202,6 +220,10 @@ describe("shellApproval", () => {
   });
 
   it("carries risk and action type for the approval card", async () => {
-    expect(await shellApproval("rm -rf build", env.ws)).toMatchObject({ risk: "high", actionType: "file_delete", level: "ask" });
+    expect(await shellApproval("rm -rf build", env.ws)).toMatchObject({
+      risk: "high",
+      actionType: "file_delete",
+      level: "ask",
+    });
   });
 });

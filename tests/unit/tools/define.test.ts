@@ -69,7 +69,10 @@ describe("defineTool", () => {
       },
       execute: async () => "ok",
     });
-    expect(await tool.needsApproval({}, fakeCtx(ws.ws))).toMatchObject({ level: "ask", description: expect.stringContaining("disk on fire") });
+    expect(await tool.needsApproval({}, fakeCtx(ws.ws))).toMatchObject({
+      level: "ask",
+      description: expect.stringContaining("disk on fire"),
+    });
   });
 
   it("truncates long output with a visible note", async () => {
@@ -84,16 +87,25 @@ describe("defineTool", () => {
       description: "fails",
       parameters: z.object({ kind: z.enum(["plain", "domain"]).describe("which error") }),
       execute: async (args) => {
-        if (args.kind === "domain") throw new WorldlineError("fs:outside_workspace", "That path is outside the workspace.");
+        if (args.kind === "domain")
+          throw new WorldlineError("fs:outside_workspace", "That path is outside the workspace.");
         throw new Error("boom");
       },
     });
     expect(await failing.run({ kind: "plain" }, fakeCtx(ws.ws))).toEqual({ isError: true, output: "Error: boom" });
-    expect(await failing.run({ kind: "domain" }, fakeCtx(ws.ws))).toEqual({ isError: true, output: "Error (fs:outside_workspace): That path is outside the workspace." });
+    expect(await failing.run({ kind: "domain" }, fakeCtx(ws.ws))).toEqual({
+      isError: true,
+      output: "Error (fs:outside_workspace): That path is outside the workspace.",
+    });
   });
 
   it("returns a cancelled result when the signal aborts, even if the tool ignores it", async () => {
-    const slow = defineTool({ name: "slow", description: "never ends", parameters: z.object({}), execute: () => new Promise<string>(() => undefined) });
+    const slow = defineTool({
+      name: "slow",
+      description: "never ends",
+      parameters: z.object({}),
+      execute: () => new Promise<string>(() => undefined),
+    });
     const controller = new AbortController();
     const pending = slow.run({}, fakeCtx(ws.ws, { signal: controller.signal }));
     setTimeout(() => controller.abort(), 20);
@@ -102,7 +114,12 @@ describe("defineTool", () => {
 
   it("does not start a tool whose signal is already aborted", async () => {
     let ran = false;
-    const tool = defineTool({ name: "t", description: "d", parameters: z.object({}), execute: async () => ((ran = true), "ok") });
+    const tool = defineTool({
+      name: "t",
+      description: "d",
+      parameters: z.object({}),
+      execute: async () => ((ran = true), "ok"),
+    });
     const controller = new AbortController();
     controller.abort();
     expect((await tool.run({}, fakeCtx(ws.ws, { signal: controller.signal }))).isError).toBe(true);
@@ -110,7 +127,13 @@ describe("defineTool", () => {
   });
 
   it("times out a tool that runs past its time limit", async () => {
-    const slow = defineTool({ name: "slow", description: "d", parameters: z.object({}), timeoutMs: 50, execute: () => new Promise<string>(() => undefined) });
+    const slow = defineTool({
+      name: "slow",
+      description: "d",
+      parameters: z.object({}),
+      timeoutMs: 50,
+      execute: () => new Promise<string>(() => undefined),
+    });
     const result = await slow.run({}, fakeCtx(ws.ws));
     expect(result).toMatchObject({ isError: true });
     expect(result.output).toMatch(/timed out/);

@@ -17,13 +17,18 @@ const run = (name: string, args: unknown) => tool(name).run(args, fakeCtx(env.ws
 describe("read_file", () => {
   it("returns numbered lines", async () => {
     await write(path.join(env.ws, "a.txt"), "one\ntwo\nthree\n");
-    expect(await run("read_file", { path: "a.txt" })).toEqual({ isError: false, output: "     1\tone\n     2\ttwo\n     3\tthree" });
+    expect(await run("read_file", { path: "a.txt" })).toEqual({
+      isError: false,
+      output: "     1\tone\n     2\ttwo\n     3\tthree",
+    });
   });
 
   it("pages with offset and limit and says how to continue", async () => {
     await write(path.join(env.ws, "a.txt"), Array.from({ length: 10 }, (_, i) => `line ${i + 1}`).join("\n"));
     const result = await run("read_file", { path: "a.txt", offset: 3, limit: 2 });
-    expect(result.output).toBe("     3\tline 3\n     4\tline 4\n[showing lines 3-4 of 10; call read_file with offset=5 to continue]");
+    expect(result.output).toBe(
+      "     3\tline 3\n     4\tline 4\n[showing lines 3-4 of 10; call read_file with offset=5 to continue]",
+    );
   });
 
   it("cuts very long lines with a note", async () => {
@@ -125,11 +130,16 @@ describe("str_replace", () => {
   });
 
   it("refuses empty old text and points to write_file", async () => {
-    expect((await run("str_replace", { path: "code.ts", edits: [{ old_text: "", new_text: "x" }] })).output).toMatch(/use write_file/);
+    expect((await run("str_replace", { path: "code.ts", edits: [{ old_text: "", new_text: "x" }] })).output).toMatch(
+      /use write_file/,
+    );
   });
 
   it("needs an ask-level approval with the diff", async () => {
-    const need = await tool("str_replace").needsApproval({ path: "code.ts", edits: [{ old_text: "const b = 2;", new_text: "const b = 4;" }] }, fakeCtx(env.ws));
+    const need = await tool("str_replace").needsApproval(
+      { path: "code.ts", edits: [{ old_text: "const b = 2;", new_text: "const b = 4;" }] },
+      fakeCtx(env.ws),
+    );
     expect(need.level).toBe("ask");
     expect(need.diff).toContain("-const b = 2;\n+const b = 4;\n");
   });

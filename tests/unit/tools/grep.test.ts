@@ -7,7 +7,10 @@ import { fakeCtx, makeWorkspace, write } from "./support";
 let env: Awaited<ReturnType<typeof makeWorkspace>>;
 beforeAll(async () => {
   env = await makeWorkspace();
-  await write(path.join(env.ws, "src/a.ts"), "import x from 'y';\n\nfunction handleClick() {\n  return 1;\n}\n\nexport function handleKey() {}\n");
+  await write(
+    path.join(env.ws, "src/a.ts"),
+    "import x from 'y';\n\nfunction handleClick() {\n  return 1;\n}\n\nexport function handleKey() {}\n",
+  );
   await write(path.join(env.ws, "src/b.test.ts"), "handleClick();\n");
   await write(path.join(env.ws, "docs/notes.md"), "TODO: handle things\nnothing\nFIXME later\n");
   await write(path.join(env.ws, "dist/bundle.js"), "function handleClick(){}\n");
@@ -46,7 +49,9 @@ describe.each(backends)("grep with the %s", (_name, ripgrep) => {
   });
 
   it("matches regular expressions, case-insensitively when asked", async () => {
-    expect((await run({ pattern: "todo|fixme", ignore_case: true })).output).toBe("docs/notes.md:1:TODO: handle things\ndocs/notes.md:3:FIXME later");
+    expect((await run({ pattern: "todo|fixme", ignore_case: true })).output).toBe(
+      "docs/notes.md:1:TODO: handle things\ndocs/notes.md:3:FIXME later",
+    );
   });
 
   it("caps the number of results with a note", async () => {
@@ -77,7 +82,11 @@ describe.skipIf(!rg)("grep back ends agree", () => {
   it("ripgrep and the JavaScript fallback print exactly the same", async () => {
     const js = createGrepTool({ ripgrep: null });
     const native = createGrepTool({ ripgrep: rg ?? null });
-    for (const args of [{ pattern: "handle", context: 2 }, { pattern: "e", max_results: 5 }, { pattern: "x", include: ["src/**"] }]) {
+    for (const args of [
+      { pattern: "handle", context: 2 },
+      { pattern: "e", max_results: 5 },
+      { pattern: "x", include: ["src/**"] },
+    ]) {
       expect((await native.run(args, fakeCtx(env.ws))).output).toBe((await js.run(args, fakeCtx(env.ws))).output);
     }
   });

@@ -16,7 +16,11 @@ const tool = (name: string) => builtinTools().find((t) => t.name === name)!;
 describe("resolveInWorkspace", () => {
   it("keeps plain relative paths inside, including files that do not exist yet", async () => {
     const resolved = await resolveInWorkspace(env.ws, "src/new/file.ts");
-    expect(resolved).toMatchObject({ inside: true, display: "src/new/file.ts", real: path.join(env.ws, "src/new/file.ts") });
+    expect(resolved).toMatchObject({
+      inside: true,
+      display: "src/new/file.ts",
+      real: path.join(env.ws, "src/new/file.ts"),
+    });
   });
 
   it("accepts an absolute path that points inside the workspace", async () => {
@@ -155,7 +159,10 @@ describe("file tools at the workspace boundary", () => {
 
   it("an edit of .env needs an approval yolo cannot give", async () => {
     await write(path.join(env.ws, ".env"), "A=1\n");
-    const need = await tool("str_replace").needsApproval({ path: ".env", edits: [{ old_text: "A=1", new_text: "A=2" }] }, fakeCtx(env.ws));
+    const need = await tool("str_replace").needsApproval(
+      { path: ".env", edits: [{ old_text: "A=1", new_text: "A=2" }] },
+      fakeCtx(env.ws),
+    );
     expect(need.level).toBe("always");
   });
 
@@ -165,7 +172,9 @@ describe("file tools at the workspace boundary", () => {
     expect((await tool("read_file").needsApproval({ path: "/etc/hostname" }, fakeCtx(env.ws))).level).toBe("always");
     expect((await tool("list_dir").needsApproval({ path: ".." }, fakeCtx(env.ws))).level).toBe("always");
     expect((await tool("grep").needsApproval({ pattern: "x", path: "~" }, fakeCtx(env.ws))).level).toBe("always");
-    expect((await tool("glob").needsApproval({ pattern: "*", path: "../outside" }, fakeCtx(env.ws))).level).toBe("always");
+    expect((await tool("glob").needsApproval({ pattern: "*", path: "../outside" }, fakeCtx(env.ws))).level).toBe(
+      "always",
+    );
   });
 
   it("writes land at the resolved path (the approved one), not elsewhere", async () => {

@@ -4,7 +4,12 @@ import path from "node:path";
 import type { AuditRecord, ToolContext, ToolProgress } from "../../../server/tools/types";
 
 /** A real temp folder (realpath'd, as the bridge gives tools) with a sibling for "outside" cases. */
-export async function makeWorkspace(): Promise<{ root: string; ws: string; outside: string; cleanup: () => Promise<void> }> {
+export async function makeWorkspace(): Promise<{
+  root: string;
+  ws: string;
+  outside: string;
+  cleanup: () => Promise<void>;
+}> {
   const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-tools-")));
   const ws = path.join(root, "ws");
   const outside = path.join(root, "outside");

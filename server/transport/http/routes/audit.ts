@@ -8,7 +8,12 @@ export const auditRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/audit/commands",
-    doc: { summary: "Shell commands the agent ran or was refused, newest first (redacted)", tags: ["audit"], query: AuditQuery, response: z.array(AuditCommandView) },
+    doc: {
+      summary: "Shell commands the agent ran or was refused, newest first (redacted)",
+      tags: ["audit"],
+      query: AuditQuery,
+      response: z.array(AuditCommandView),
+    },
     handler: async ({ services, query }): Promise<AuditCommandView[]> => {
       const { session_id, limit } = AuditQuery.parse(Object.fromEntries(query));
       if (!services.audit) throw new WorldlineError("audit:unavailable", "This bridge keeps no audit log.");

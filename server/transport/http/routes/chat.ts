@@ -17,7 +17,8 @@ export const chatRoutes: Route[] = [
         : body.workspace
           ? await services.sessions.create({ workspace: body.workspace, yolo: body.yolo })
           : null;
-      if (!session) throw new WorldlineError("request:invalid", "Give a session_id, or a workspace to start a new session in.");
+      if (!session)
+        throw new WorldlineError("request:invalid", "Give a session_id, or a workspace to start a new session in.");
 
       // Subscribe before starting so no event of the turn is missed.
       const buffered: EventEnvelope[] = [];
@@ -27,7 +28,8 @@ export const chatRoutes: Route[] = [
         if (!sse || !taskId) return void buffered.push(event);
         const turnId = (event.payload as { turnId?: string }).turnId;
         if (turnId !== taskId) return;
-        for (const { event: name, data } of toPublicEvents(event, { taskId, sessionId: session.id })) sse.send(name, data);
+        for (const { event: name, data } of toPublicEvents(event, { taskId, sessionId: session.id }))
+          sse.send(name, data);
         // A request for a human ends the stream (status waiting_for_approval / waiting_for_password);
         // POST /tasks/:task_id/continue/stream (or password/stream) resumes the same turn.
         if (event.type === "turn.completed" || event.type === "approval.requested") finish();

@@ -5,7 +5,8 @@ import type { Route } from "../router";
 
 /** Undo calls may come without a body. */
 async function optionalJson(req: IncomingMessage): Promise<unknown> {
-  const empty = !req.headers["content-type"] && (req.headers["content-length"] ?? "0") === "0" && !req.headers["transfer-encoding"];
+  const empty =
+    !req.headers["content-type"] && (req.headers["content-length"] ?? "0") === "0" && !req.headers["transfer-encoding"];
   return empty ? {} : ((await readJson(req)) ?? {});
 }
 
@@ -28,23 +29,27 @@ export const checkpointRoutes: Route[] = [
   {
     method: "POST",
     path: "/api/v1/sessions/:id/rewind",
-    handler: async ({ services, params, req }) => services.checkpoints.rewind(params.id, RewindBody.parse(await readJson(req))),
+    handler: async ({ services, params, req }) =>
+      services.checkpoints.rewind(params.id, RewindBody.parse(await readJson(req))),
   },
   {
     method: "POST",
     path: "/api/v1/sessions/:id/rewind/undo",
-    handler: async ({ services, params, req }) => services.checkpoints.undoRewind(params.id, UndoBody.parse(await optionalJson(req))),
+    handler: async ({ services, params, req }) =>
+      services.checkpoints.undoRewind(params.id, UndoBody.parse(await optionalJson(req))),
   },
   {
     method: "POST",
     path: "/api/v1/sessions/:id/undo",
-    handler: async ({ services, params, req }) => services.checkpoints.undoTurn(params.id, UndoBody.parse(await optionalJson(req))),
+    handler: async ({ services, params, req }) =>
+      services.checkpoints.undoTurn(params.id, UndoBody.parse(await optionalJson(req))),
   },
   {
     method: "POST",
     path: "/api/v1/sessions/:id/fork",
     status: 201,
-    handler: async ({ services, params, req }) => services.checkpoints.fork(params.id, ForkBody.parse(await readJson(req))),
+    handler: async ({ services, params, req }) =>
+      services.checkpoints.fork(params.id, ForkBody.parse(await readJson(req))),
   },
   {
     method: "GET",
@@ -55,6 +60,11 @@ export const checkpointRoutes: Route[] = [
     method: "PATCH",
     path: "/api/v1/sessions/:id/checkpoint-settings",
     handler: async ({ services, params, req }) =>
-      services.checkpoints.updateSettings(params.id, CheckpointSettings.partial().strict().parse(await readJson(req))),
+      services.checkpoints.updateSettings(
+        params.id,
+        CheckpointSettings.partial()
+          .strict()
+          .parse(await readJson(req)),
+      ),
   },
 ];

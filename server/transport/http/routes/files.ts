@@ -37,7 +37,10 @@ export const fileRoutes: Route[] = [
     method: "GET",
     path: "/api/v1/sessions/:id/files/search",
     handler: async (ctx) => {
-      const { q, limit } = FileSearchQuery.parse({ q: ctx.query.get("q") ?? undefined, limit: ctx.query.get("limit") ?? undefined });
+      const { q, limit } = FileSearchQuery.parse({
+        q: ctx.query.get("q") ?? undefined,
+        limit: ctx.query.get("limit") ?? undefined,
+      });
       return ctx.services.files.search(await workspaceOf(ctx), q, limit);
     },
   },

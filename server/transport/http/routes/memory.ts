@@ -1,5 +1,12 @@
 import { z } from "zod";
-import { CreateMemoryBody, DeleteMemoryQuery, MemoryQuery, MemorySettings, MemoryView, UpdateMemorySettingsBody } from "../../../protocol";
+import {
+  CreateMemoryBody,
+  DeleteMemoryQuery,
+  MemoryQuery,
+  MemorySettings,
+  MemoryView,
+  UpdateMemorySettingsBody,
+} from "../../../protocol";
 import { WorldlineError } from "../../../errors";
 import type { BridgeServices } from "../../services";
 import { readJson } from "../io";
@@ -12,7 +19,12 @@ export const memoryRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/memory",
-    doc: { summary: "List memories (newest first, or by relevance to `q`)", tags, query: MemoryQuery, response: z.array(MemoryView) },
+    doc: {
+      summary: "List memories (newest first, or by relevance to `q`)",
+      tags,
+      query: MemoryQuery,
+      response: z.array(MemoryView),
+    },
     handler: async ({ services, query }) => memoryOf(services).list(MemoryQuery.parse(Object.fromEntries(query))),
   },
   {
@@ -41,8 +53,14 @@ export const memoryRoutes: Route[] = [
   {
     method: "PATCH",
     path: "/api/v1/memory/settings",
-    doc: { summary: "Turn the post-turn memory decision or reflection on or off", tags, body: UpdateMemorySettingsBody, response: MemorySettings },
-    handler: async ({ services, req }) => memoryOf(services).updateSettings(UpdateMemorySettingsBody.parse(await readJson(req))),
+    doc: {
+      summary: "Turn the post-turn memory decision or reflection on or off",
+      tags,
+      body: UpdateMemorySettingsBody,
+      response: MemorySettings,
+    },
+    handler: async ({ services, req }) =>
+      memoryOf(services).updateSettings(UpdateMemorySettingsBody.parse(await readJson(req))),
   },
   {
     method: "DELETE",

@@ -26,7 +26,10 @@ export const sessionRoutes: Route[] = [
     path: "/api/v1/sessions/:id",
     handler: async ({ services, params }) => {
       const session = await services.sessions.get(params.id);
-      return { ...(await services.sessions.summary(session)), running_task_id: services.runtime.runningTurn(session.id) ?? null };
+      return {
+        ...(await services.sessions.summary(session)),
+        running_task_id: services.runtime.runningTurn(session.id) ?? null,
+      };
     },
   },
   {
@@ -52,7 +55,12 @@ export const sessionRoutes: Route[] = [
       const { after } = EventsQuery.parse({ after: query.get("after") ?? undefined });
       await services.sessions.get(params.id);
       const events = await services.log.read(params.id, after);
-      return events.map((event) => ({ seq: event.seq, type: event.type, payload: event.payload, created_at: event.createdAt }));
+      return events.map((event) => ({
+        seq: event.seq,
+        type: event.type,
+        payload: event.payload,
+        created_at: event.createdAt,
+      }));
     },
   },
   {

@@ -20,18 +20,26 @@ export const settingsRoutes: Route[] = [
   {
     method: "PUT",
     path: "/api/v1/settings/default-model",
-    handler: async ({ services, req }) => services.settings.setDefaultModel(DefaultModelBody.parse(await readJson(req))),
+    handler: async ({ services, req }) =>
+      services.settings.setDefaultModel(DefaultModelBody.parse(await readJson(req))),
   },
   {
     method: "POST",
     path: "/api/v1/settings/test-connection",
-    handler: async ({ services, req }) => services.settings.testConnection(TestConnectionBody.parse(await readJson(req))),
+    handler: async ({ services, req }) =>
+      services.settings.testConnection(TestConnectionBody.parse(await readJson(req))),
   },
-  { method: "GET", path: "/api/v1/settings/layout", handler: async ({ services }) => ({ layout: await services.settings.layout() }) },
+  {
+    method: "GET",
+    path: "/api/v1/settings/layout",
+    handler: async ({ services }) => ({ layout: await services.settings.layout() }),
+  },
   {
     method: "PUT",
     path: "/api/v1/settings/layout",
-    handler: async ({ services, req }) => ({ layout: await services.settings.saveLayout(IdeLayout.parse(await readJson(req))) }),
+    handler: async ({ services, req }) => ({
+      layout: await services.settings.saveLayout(IdeLayout.parse(await readJson(req))),
+    }),
   },
 ];
 
@@ -45,7 +53,11 @@ export const sessionListRoutes: Route[] = [
     handler: async ({ services, params }) => {
       await services.runtime.cancel(params.id);
       // What runs on the session's behalf dies with it: terminals, background tasks, MCP servers.
-      await Promise.all([services.ptys.closeSession(params.id), sharedTaskRegistry.stopSession(params.id), services.mcp?.forgetSession(params.id)]);
+      await Promise.all([
+        services.ptys.closeSession(params.id),
+        sharedTaskRegistry.stopSession(params.id),
+        services.mcp?.forgetSession(params.id),
+      ]);
       await services.sessions.remove(params.id);
       return { deleted: true };
     },

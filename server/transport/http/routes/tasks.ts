@@ -21,7 +21,10 @@ export const taskRoutes: Route[] = [
       const body = ContinueTaskBody.parse(await readJson(req));
       const { sessionId, afterSeq, approval } = await locate(services, params.task_id, body.approval_id);
       if (approval.kind === "password") {
-        throw new WorldlineError("approval:invalid", "This request asks for a password; use POST /api/v1/tasks/:task_id/password/stream.");
+        throw new WorldlineError(
+          "approval:invalid",
+          "This request asks for a password; use POST /api/v1/tasks/:task_id/password/stream.",
+        );
       }
       // Decided elsewhere already (another tab, the approvals page): just resume the stream.
       // An explicit decision on a decided request is a conflict (409) like any other late decision.
@@ -43,7 +46,10 @@ export const taskRoutes: Route[] = [
       const body = PasswordTaskBody.parse(await readJson(req));
       const { sessionId, afterSeq, approval } = await locate(services, params.task_id, body.approval_id);
       if (approval.kind !== "password") {
-        throw new WorldlineError("approval:invalid", "This request is not a password request; use POST /api/v1/tasks/:task_id/continue/stream.");
+        throw new WorldlineError(
+          "approval:invalid",
+          "This request is not a password request; use POST /api/v1/tasks/:task_id/continue/stream.",
+        );
       }
       await services.approvals.providePassword(approval.approval_id, body.password, "http");
       streamTask(services, res, sessionId, params.task_id, afterSeq);
@@ -56,7 +62,12 @@ export const taskRoutes: Route[] = [
     handler: async ({ services, params }) => {
       await services.approvals.task(params.task_id);
       const events = await services.approvals.taskEvents(params.task_id);
-      return events.map((event) => ({ seq: event.seq, type: event.type, payload: event.payload, created_at: event.createdAt }));
+      return events.map((event) => ({
+        seq: event.seq,
+        type: event.type,
+        payload: event.payload,
+        created_at: event.createdAt,
+      }));
     },
   },
 ];
@@ -77,7 +88,13 @@ async function locate(services: BridgeServices, taskId: string, approvalId: stri
 }
 
 /** Replays the task's events after `afterSeq`, then live ones, without gaps or duplicates. */
-function streamTask(services: BridgeServices, res: ServerResponse, sessionId: string, taskId: string, afterSeq: number): void {
+function streamTask(
+  services: BridgeServices,
+  res: ServerResponse,
+  sessionId: string,
+  taskId: string,
+  afterSeq: number,
+): void {
   const sse = new SseStream(res);
   let sentUpTo = afterSeq;
   let replaying = true;
@@ -103,7 +120,11 @@ function streamTask(services: BridgeServices, res: ServerResponse, sessionId: st
       replaying = false;
     })
     .catch((error: unknown) => {
-      sse.send("error", { task_id: taskId, code: "bridge:internal", message: error instanceof Error ? error.message : String(error) });
+      sse.send("error", {
+        task_id: taskId,
+        code: "bridge:internal",
+        message: error instanceof Error ? error.message : String(error),
+      });
       finish();
     });
 }
