@@ -44,7 +44,7 @@ export interface BridgeOptions {
   /** The agent's tools; tests inject their own. */
   tools?: () => AgentTool[];
   /** Loop limits and the agent's own tools (todo, task, send_dmail); see RuntimeDeps. */
-  agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold" | "agentTools">;
+  agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold">;
 }
 
 export interface Bridge {

@@ -31,8 +31,6 @@ export interface RuntimeDeps {
   checkpoints?: CheckpointPort;
   /** Share of the context window that triggers compaction (default 0.85). */
   compactionThreshold?: number;
-  /** The agent's own tools, all on by default. */
-  agentTools?: { todo?: boolean; task?: boolean; dmail?: boolean };
   /** Skill summaries for the system prompt and full text on use (server/skills). */
   skills?: SkillsPort;
   /** Recall into the system prompt, the `remember` tool, the post-turn decision and reflection (server/memory). */

@@ -106,6 +106,53 @@ describe("cancel, steer, queue and guards", () => {
     s.disconnect();
   });
 
+  /** Steers the session the moment its turn's `turn.completed` is appended: after the loop, before the turn is done. */
+  function steerLate(sessionId: string, text: string, before?: () => void): Promise<{ steered: boolean }> {
+    return new Promise((resolve, reject) => {
+      const unsubscribe = bridge.services.log.subscribe(sessionId, (event) => {
+        if (event.type !== "turn.completed") return;
+        unsubscribe();
+        before?.();
+        bridge.services.runtime.steer(sessionId, text).then(resolve, reject);
+      });
+    });
+  }
+
+  it("turns steering that comes after the turn's last step into the next prompt", async () => {
+    const sessionId = await bridge.createSession();
+    fake.script({ text: "done" }, { text: "late one" });
+    const late = steerLate(sessionId, "and one more thing");
+    await bridge.chat(sessionId, "answer");
+    expect((await late).steered).toBe(true);
+    expect(await waitForOutcomes(sessionId, 2)).toEqual(["completed", "completed"]);
+    const started = (await bridge.events(sessionId)).filter((e) => e.type === "turn.started");
+    expect(started.map((e) => e.payload.prompt)).toEqual(["answer", "and one more thing"]);
+  });
+
+  it("tells the person when late steering cannot start a turn, with its text", async () => {
+    const sessionId = await bridge.createSession();
+    fake.script({ text: "done" });
+    const log = bridge.services.log;
+    const original = log.runningElsewhere.bind(log);
+    // The late prompt is refused: by then the session looks busy in another process.
+    const busyElsewhere = () =>
+      (log.runningElsewhere = (id: string) => (id === sessionId ? "turn_elsewhere" : original(id)));
+    try {
+      const late = steerLate(sessionId, "do not drop me", busyElsewhere);
+      await bridge.chat(sessionId, "answer");
+      expect((await late).steered).toBe(true);
+      const notice = await bridge.waitForEvent(
+        sessionId,
+        (e) => e.type === "notice" && e.payload.text.includes("do not drop me"),
+        "notice with the late steering",
+      );
+      expect(notice.type === "notice" && notice.payload.level).toBe("warning");
+      expect(completedOutcomes(await bridge.events(sessionId))).toEqual(["completed"]);
+    } finally {
+      log.runningElsewhere = original;
+    }
+  });
+
   it("queues a second prompt sent while a turn runs and runs it after", async () => {
     const sessionId = await bridge.createSession();
     const s = await socket();

@@ -25,7 +25,7 @@ export async function startAgentBridge(
     home?: string;
     workspace?: string;
     env?: Record<string, string>;
-    agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold" | "agentTools">;
+    agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold">;
   } = {},
 ): Promise<AgentBridge> {
   const home = options.home ?? (await fs.mkdtemp(path.join(os.tmpdir(), "wl-agent-home-")));

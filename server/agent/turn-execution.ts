@@ -1,0 +1,171 @@
+import { imageRef } from "../protocol";
+import * as store from "../store";
+import type { CheckpointPort } from "./checkpoint-port";
+import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
+import type { Context } from "./context";
+import { DMailBox } from "./dmail";
+import { runCompactionTurn, runTurn, type TurnOptions, type TurnResult } from "./loop";
+import { afterTurnMemory, recallForTurn, type RememberArgs } from "./memory-port";
+import { createOpenAIProvider } from "./openai-provider";
+import type { ChatProvider } from "./provider";
+import { DEFAULT_RETRY_POLICY } from "./retry";
+import type { RuntimeDeps } from "./runtime-types";
+import { createSubagentRunner } from "./subagent";
+import { readWorkspacePrompt, renderSystemPrompt } from "./system-prompt";
+import type { ToolLayers } from "./tool-layers";
+import { createAgentTools, type TodoItem } from "./tools";
+import type { PendingTurn } from "./turn-queue";
+import type { TurnEmitter } from "./turn-emitter";
+
+/** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
+export const DEFAULT_MAX_STEPS = 100;
+
+/** `/compact` or `/compact <focus>` as a prompt summarises the context instead of asking the model. */
+export const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
+
+/** What executing a turn needs from the runtime that owns it. */
+export interface TurnExecutionEnv {
+  deps: RuntimeDeps;
+  /** Built from the environment's model config; undefined when only the Settings page names one. */
+  provider: ChatProvider | undefined;
+  checkpoints: CheckpointPort;
+  tools: ToolLayers;
+  context(sessionId: string): Promise<Context>;
+  takeSteering(sessionId: string): string[];
+}
+
+export function emptyStats(): TurnResult["stats"] {
+  return { output_tokens: 0, seconds: 0, min_tokens_per_second: 0, avg_tokens_per_second: 0, max_tokens_per_second: 0 };
+}
+
+/**
+ * Runs one turn: an external agent's, a `/compact`, or the model loop with recall before and
+ * memory after. `markRunning` writes the session's `running` status (see AgentRuntime.run).
+ */
+export async function executeTurn(
+  env: TurnExecutionEnv,
+  pending: PendingTurn,
+  markRunning: () => void,
+): Promise<TurnResult> {
+  const { deps } = env;
+  const { sessionId, turnId, prompt } = pending;
+  const { signal } = pending.controller;
+  // Read a moment ago by `prompt` when the turn started at once: one database round trip less before the first token.
+  const session = pending.session ?? (await deps.sessions.get(sessionId));
+  const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
+  const workspace = session.workspace.path;
+  if (session.agentCommand && deps.externalAgents) {
+    markRunning();
+    const command = session.agentCommand;
+    return deps.externalAgents.runTurn({
+      sessionId,
+      workspace,
+      command,
+      turnId,
+      prompt,
+      emit,
+      signal,
+      gate: deps.gate,
+    });
+  }
+  const fallback = !deps.config.model && deps.defaultModel ? await deps.defaultModel() : null;
+  const provider = env.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
+  const model = session.model ?? deps.config.model?.model ?? fallback?.model;
+  if (!provider || !model) return noModel(pending, emit);
+  // Independent lookups (history, MCP/session tools, memories and skills, the workspace's prompt
+  // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
+  const [context, workspaceTools, recall, workspacePrompt] = await Promise.all([
+    env.context(sessionId),
+    env.tools.toolsFor({ sessionId, workspace, emit, signal }),
+    recallForTurn(deps, { sessionId, workspace, prompt }),
+    readWorkspacePrompt(workspace),
+  ]);
+  const base = {
+    sessionId,
+    workspace,
+    model,
+    reasoning: pending.options.reasoning,
+    provider,
+    gate: deps.gate,
+    emit,
+    retry: deps.retry ?? DEFAULT_RETRY_POLICY,
+    contextWindow: fallback?.contextWindow ?? deps.config.contextWindow,
+    decorateToolContext: deps.decorateToolContext,
+  };
+  const dmail = new DMailBox(() => context.visibleCheckpointNumbers());
+  const agentTools = createAgentTools({
+    dmail,
+    todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items) },
+    subagent: createSubagentRunner(base, workspaceTools),
+    ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
+  });
+  const systemPrompt =
+    renderSystemPrompt(workspacePrompt, { workspace, skills: recall.skills, memories: recall.memories }) +
+    recall.invokedSkill;
+  const options: TurnOptions = {
+    ...base,
+    prompt,
+    images: pending.options.images,
+    imagePreviews: pending.options.imagePreviews,
+    context,
+    systemPrompt,
+    // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts).
+    tools: recall.direct ? [] : [...workspaceTools, ...agentTools],
+    signal,
+    maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,
+    turnNumber: pending.number,
+    checkpoints: env.checkpoints,
+    dmail,
+    takeSteering: () => env.takeSteering(sessionId),
+    compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
+    onRequestSent: markRunning,
+  };
+  const compact = COMPACT_COMMAND.exec(prompt.trim());
+  if (compact) {
+    markRunning();
+    return runCompactionTurn(options, compact[1]?.trim() || undefined);
+  }
+  const result = await runTurn(options);
+  // Before turn.completed, so the memory and reflection events belong to the turn's stream.
+  const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
+  await afterTurnMemory(deps.memory, memoryInput);
+  return result;
+}
+
+/** With no model configured the prompt is still recorded, with an error that says how to set one. */
+function noModel(pending: PendingTurn, emit: TurnEmitter): TurnResult {
+  const { turnId, prompt, options } = pending;
+  const images = (options.images ?? []).map((url, i) => imageRef(url, options.imagePreviews?.[i]));
+  emit.event({
+    type: "message.user",
+    payload: { turnId, messageId: `msg_${turnId}`, text: prompt, ...(images.length ? { images } : {}) },
+  });
+  const message =
+    "No model is configured. Set WORLDLINE_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for your provider) " +
+    "and restart, or add one on the Settings page.";
+  emit.event({ type: "turn.error", payload: { turnId, code: "config:no_model", message } });
+  return { outcome: "error", message, stats: emptyStats() };
+}
+
+/** The `remember` tool (with memory) and the `skill` tool (when the workspace has skills). */
+function memoryAndSkillTools(
+  deps: RuntimeDeps,
+  input: { sessionId: string; workspace: string; emit: TurnEmitter; hasSkills: boolean },
+) {
+  const { memory, skills } = deps;
+  const { sessionId, workspace, emit } = input;
+  return {
+    remember: memory
+      ? {
+          remember: (args: RememberArgs) =>
+            memory.remember({ ...args, sessionId, workspace, turnId: emit.turnId }, (event) => emit.event(event)),
+        }
+      : undefined,
+    skills: skills && input.hasSkills ? { load: (name: string) => skills.load(workspace, name) } : undefined,
+  };
+}
+
+async function saveTodos(db: store.Db, sessionId: string, emit: TurnEmitter, items: TodoItem[]): Promise<void> {
+  await store.updateSession(db, sessionId, { todos: JSON.stringify(items) });
+  emit.event({ type: "todo.updated", payload: { items } });
+}

@@ -1,0 +1,182 @@
+import { WorldlineError } from "../errors";
+import type { Session } from "../sessions";
+import type { TurnResult } from "./loop";
+import type { PromptOptions } from "./runtime-types";
+
+/** Turns running at once across all sessions: each holds a model stream, tools and child processes; two cores go round only so far. */
+export const MAX_CONCURRENT_TURNS = 8;
+
+/** Prompts waiting behind a session's running turn: more is a stuck script, not a person typing. */
+export const MAX_QUEUED_TURNS_PER_SESSION = 20;
+
+/** A prompt on its way: running, or waiting behind the session's running turn. */
+export interface PendingTurn {
+  sessionId: string;
+  turnId: string;
+  number: number;
+  prompt: string;
+  options: PromptOptions;
+  controller: AbortController;
+  done: Promise<TurnResult>;
+  settle: (result: TurnResult) => void;
+  /** The session as read by `prompt`, for a turn that starts at once (a queued one re-reads it). */
+  session?: Session;
+}
+
+interface SessionState {
+  active?: PendingTurn;
+  queue: PendingTurn[];
+  steering: string[];
+  /** A rewind is rewriting the history: prompts wait in the queue. */
+  rewriting?: boolean;
+}
+
+/**
+ * Who runs and who waits: one turn at a time per session (later prompts queue behind it),
+ * at most MAX_CONCURRENT_TURNS across sessions, steering messages held for the running turn.
+ * Pure bookkeeping: the runtime starts and finishes the turns it hands out.
+ */
+export class TurnQueue {
+  private readonly states = new Map<string, SessionState>();
+  /** Prompts between the limit check and their start (the turn row is written in between). */
+  private starting = 0;
+
+  active(sessionId: string): PendingTurn | undefined {
+    return this.states.get(sessionId)?.active;
+  }
+
+  queued(sessionId: string): PendingTurn[] {
+    return this.states.get(sessionId)?.queue ?? [];
+  }
+
+  /** Sessions with any state held (for tests and the idle sweep). */
+  sessions(): string[] {
+    return [...this.states.keys()];
+  }
+
+  /** True when the session has nothing running, queued, steering or rewriting: its state can go. */
+  idle(sessionId: string): boolean {
+    const state = this.states.get(sessionId);
+    return !state || (!state.active && !state.rewriting && state.queue.length === 0 && state.steering.length === 0);
+  }
+
+  /** Refuses a prompt that would pass MAX_QUEUED_TURNS_PER_SESSION or MAX_CONCURRENT_TURNS. */
+  checkLimits(sessionId: string, runningElsewhere: () => boolean): void {
+    const state = this.states.get(sessionId);
+    if (state && state.queue.length >= MAX_QUEUED_TURNS_PER_SESSION) {
+      throw new WorldlineError(
+        "session:busy",
+        `${MAX_QUEUED_TURNS_PER_SESSION} prompts are already waiting in this session; wait for them or cancel.`,
+      );
+    }
+    if (state?.active || state?.rewriting) return;
+    if (runningElsewhere()) {
+      // Its events and approvals come from that process (server/sessions/event-log.ts, "Several processes").
+      throw new WorldlineError(
+        "session:busy",
+        "A turn of this session is running in another Worldline process (worldline acp or worldline run); " +
+          "wait for it to finish or cancel it there.",
+      );
+    }
+    const running = [...this.states.values()].filter((other) => other.active).length + this.starting;
+    if (running >= MAX_CONCURRENT_TURNS) {
+      throw new WorldlineError(
+        "runtime:busy",
+        `${MAX_CONCURRENT_TURNS} turns are already running across sessions; wait for one to finish.`,
+      );
+    }
+  }
+
+  /** Counts a prompt between its limit check and `admit`, so concurrent prompts see each other. */
+  async reserve<T>(work: () => Promise<T>): Promise<T> {
+    this.starting += 1;
+    try {
+      return await work();
+    } finally {
+      this.starting -= 1;
+    }
+  }
+
+  /**
+   * Makes the turn active, or queues it when a turn runs or a rewind is under way; returns
+   * the queue position (0: it is active now). Checked and set with no await in between, so two
+   * prompts can never both start.
+   */
+  admit(pending: PendingTurn): number {
+    const state = this.state(pending.sessionId);
+    if (state.active || state.rewriting) return state.queue.push(pending);
+    state.active = pending;
+    return 0;
+  }
+
+  /** Holds a steering message for the running turn; false when none runs. */
+  steer(sessionId: string, text: string): boolean {
+    const state = this.states.get(sessionId);
+    if (!state?.active) return false;
+    state.steering.push(text);
+    return true;
+  }
+
+  takeSteering(sessionId: string): string[] {
+    return this.states.get(sessionId)?.steering.splice(0) ?? [];
+  }
+
+  /**
+   * Ends the session's active turn: returns the steering that came too late for it and the
+   * next queued turn, which is active from here on.
+   */
+  finish(sessionId: string): { late: string[]; next?: PendingTurn } {
+    const state = this.state(sessionId);
+    const late = state.steering.splice(0);
+    state.active = state.queue.shift();
+    return { late, next: state.active };
+  }
+
+  /** Marks a rewind under way; refused while a turn runs (or another rewind does). */
+  beginRewrite(sessionId: string): void {
+    const state = this.state(sessionId);
+    if (state.active || state.rewriting) {
+      throw new WorldlineError(
+        "session:busy",
+        "A turn is running in this session; cancel it or wait for it before rewinding.",
+      );
+    }
+    state.rewriting = true;
+  }
+
+  /** Ends the rewind; returns the first queued turn, active from here on. */
+  endRewrite(sessionId: string): PendingTurn | undefined {
+    const state = this.state(sessionId);
+    state.rewriting = false;
+    state.active = state.queue.shift();
+    return state.active;
+  }
+
+  /** Shutdown: empties every queue and drops held steering; returns the dropped turns and the running ones. */
+  drain(): { dropped: PendingTurn[]; running: PendingTurn[] } {
+    const dropped: PendingTurn[] = [];
+    const running: PendingTurn[] = [];
+    for (const state of this.states.values()) {
+      dropped.push(...state.queue.splice(0));
+      state.steering.length = 0;
+      if (state.active) running.push(state.active);
+    }
+    return { dropped, running };
+  }
+
+  /** Forgets an idle session's state (delete, or idle sweep); a busy one keeps it. */
+  release(sessionId: string): boolean {
+    if (!this.idle(sessionId)) return false;
+    this.states.delete(sessionId);
+    return true;
+  }
+
+  private state(sessionId: string): SessionState {
+    let state = this.states.get(sessionId);
+    if (!state) {
+      state = { queue: [], steering: [] };
+      this.states.set(sessionId, state);
+    }
+    return state;
+  }
+}
