@@ -10,9 +10,12 @@ import tseslint from "typescript-eslint";
 const prismaImports = [
   "**/generated/prisma",
   "**/generated/prisma/*",
+  "**/generated/postgres",
+  "**/generated/postgres/*",
   "@prisma/client",
   "@prisma/client/*",
   "@prisma/adapter-better-sqlite3",
+  "@prisma/adapter-pg",
 ];
 
 export default tseslint.config(

@@ -59,7 +59,7 @@ export interface Bridge {
 /** Starts the bridge: database, domain services, HTTP + socket.io on one port. */
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { config } = options;
-  const { db } = await store.openDb(config.home);
+  const { db } = await store.openDb(config.home, config.databaseUrl);
   // Shell commands, background tasks and terminals a bridge killed with SIGKILL left running.
   const processRecords = new ProcessRecords(path.join(config.home, "run", "processes"));
   if (options.recoverInterrupted !== false) {

@@ -22,6 +22,11 @@ const EnvSchema = z.object({
   WORLDLINE_ALLOW_LAN: z.enum(["0", "1"]).optional(),
   /** Extra Host names allowed (comma-separated), e.g. a LAN name. */
   WORLDLINE_ALLOWED_HOSTS: z.string().optional(),
+  /** PostgreSQL instead of the SQLite file in WORLDLINE_HOME (team mode). */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL (unset, the database is SQLite)")
+    .optional(),
 });
 
 export interface BridgeConfig {
@@ -33,6 +38,8 @@ export interface BridgeConfig {
   extraHosts: string[];
   model: ModelConfig | null;
   contextWindow: number;
+  /** postgresql://… when set; otherwise the database is SQLite under `home`. */
+  databaseUrl?: string;
 }
 
 export interface ModelConfig {
@@ -76,6 +83,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { baseURL: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY ?? "not-needed", model: e.WORLDLINE_MODEL }
       : null,
     contextWindow: e.WORLDLINE_CONTEXT_WINDOW,
+    databaseUrl: e.DATABASE_URL,
   };
 }
 

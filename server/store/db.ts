@@ -2,23 +2,55 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
+import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { applyMigrations, BUSY_TIMEOUT_MS } from "./migrate";
+import { applyPostgresMigrations } from "./migrate-postgres";
 
+/**
+ * The client's type is the SQLite one's; a PostgreSQL client is the same model (prisma/README.md,
+ * and a unit test compares the two generated models), so it is used through the same type.
+ */
 export type Db = PrismaClient;
+export type Provider = "sqlite" | "postgresql";
 
-const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../prisma/migrations");
+const PRISMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../prisma");
+const providers = new WeakMap<Db, Provider>();
 
-/** Opens (creating and migrating) the database file under the data dir. */
-export async function openDb(home: string): Promise<{ db: Db; file: string; migrated: string[] }> {
+/** Which database a client talks to, for the few statements that differ (see server/store/sql.ts). */
+export function providerOf(db: Db): Provider {
+  return providers.get(db) ?? "sqlite";
+}
+
+/**
+ * Opens (creating and migrating) the database: PostgreSQL when `databaseUrl` is a postgres URL
+ * (DATABASE_URL), otherwise the SQLite file under the data dir, the embedded default.
+ */
+export async function openDb(
+  home: string,
+  databaseUrl?: string,
+): Promise<{ db: Db; provider: Provider; file: string | null; migrated: string[] }> {
   fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  if (databaseUrl) {
+    if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      throw new Error("DATABASE_URL must be a postgresql:// URL (unset it to use SQLite in WORLDLINE_HOME)");
+    }
+    const migrated = await applyPostgresMigrations(databaseUrl, path.join(PRISMA_DIR, "postgres/migrations"));
+    const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+    const db = client as unknown as Db;
+    providers.set(db, "postgresql");
+    await db.$connect();
+    return { db, provider: "postgresql", file: null, migrated };
+  }
   const file = path.join(home, "worldline.db");
-  const migrated = applyMigrations(file, MIGRATIONS_DIR);
+  const migrated = applyMigrations(file, path.join(PRISMA_DIR, "migrations"));
   const adapter = new PrismaBetterSQLite3({ url: `file:${file}`, timeout: BUSY_TIMEOUT_MS });
   const db = new PrismaClient({ adapter });
+  providers.set(db, "sqlite");
   await db.$connect();
   // NORMAL is durable across application crashes in WAL mode and much faster than FULL.
   await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
   await db.$queryRawUnsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  return { db, file, migrated };
+  return { db, provider: "sqlite", file, migrated };
 }

@@ -49,9 +49,10 @@ export async function readEvents(
   afterSeq: number,
   limit?: number,
 ): Promise<Prisma.EventModel[]> {
-  // SQLite: a negative LIMIT is no limit.
+  // No LIMIT clause for "all": SQLite reads a negative one as none, PostgreSQL refuses it.
+  const limitClause = limit === undefined ? Prisma.empty : Prisma.sql`LIMIT ${limit}`;
   return db.$queryRaw<Prisma.EventModel[]>`
-    SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "seq" > ${afterSeq} ORDER BY "seq" ASC LIMIT ${limit ?? -1}`;
+    SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "seq" > ${afterSeq} ORDER BY "seq" ASC ${limitClause}`;
 }
 
 export async function lastEventSeq(db: Db, sessionId: string): Promise<number> {

@@ -2,8 +2,9 @@
  * The only module that imports Prisma. Domain modules call these functions with
  * the `Db` handle they were given at start-up.
  */
-export { openDb } from "./db";
-export type { Db } from "./db";
+export { openDb, providerOf } from "./db";
+export type { Db, Provider } from "./db";
+export { isUniqueViolation } from "./dialect";
 export { createSession, deleteSession, getSession, listRunningSessions, listSessions, updateSession } from "./sessions";
 export type { SessionRow } from "./sessions";
 export { insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, readTurnEvents } from "./events";

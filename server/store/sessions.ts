@@ -43,11 +43,11 @@ export async function createSession(
  * A session with its workspace, in one query: Prisma reads an include with a second one,
  * and every prompt reads its session on the way to the first token (~0.8 ms → ~0.2 ms).
  * The row has exactly the shape of `findUnique({ include: { workspace: true } })` (a test
- * compares them, so a new column cannot be missed).
+ * compares them, so a new column cannot be missed). Aliases are quoted: PostgreSQL folds bare ones to lower case.
  */
 export async function getSession(db: Db, id: string): Promise<SessionRow | null> {
   const rows = await db.$queryRaw<JoinedSessionRow[]>`
-    SELECT s.*, w."path" AS w_path, w."name" AS w_name, w."createdAt" AS w_createdAt, w."lastOpenedAt" AS w_lastOpenedAt
+    SELECT s.*, w."path" AS "w_path", w."name" AS "w_name", w."createdAt" AS "w_createdAt", w."lastOpenedAt" AS "w_lastOpenedAt"
     FROM "Session" s JOIN "Workspace" w ON w."id" = s."workspaceId"
     WHERE s."id" = ${id}`;
   const row = rows[0];

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSession, insertEvents, openDb, readEvents, type Db } from "../../../server/store";
+import { dropTestDatabases, testDatabaseUrl } from "../../db";
 
 describe("store: readEvents", () => {
   let db: Db;
@@ -10,11 +11,12 @@ describe("store: readEvents", () => {
 
   beforeAll(async () => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-events-"));
-    ({ db } = await openDb(home));
+    ({ db } = await openDb(home, testDatabaseUrl(home)));
   });
 
   afterAll(async () => {
     await db.$disconnect();
+    await dropTestDatabases();
     fs.rmSync(home, { recursive: true, force: true });
   });
 

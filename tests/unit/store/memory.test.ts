@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMemory, createSession, listMemories, openDb, type Db } from "../../../server/store";
+import { dropTestDatabases, testDatabaseUrl } from "../../db";
 
 describe("store: listMemories for a turn's recall", () => {
   let db: Db;
@@ -10,11 +11,12 @@ describe("store: listMemories for a turn's recall", () => {
 
   beforeAll(async () => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-memory-"));
-    ({ db } = await openDb(home));
+    ({ db } = await openDb(home, testDatabaseUrl(home)));
   });
 
   afterAll(async () => {
     await db.$disconnect();
+    await dropTestDatabases();
     fs.rmSync(home, { recursive: true, force: true });
   });
 

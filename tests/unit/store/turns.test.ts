@@ -2,7 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession, createTurn, getTurn, openDb, type Db } from "../../../server/store";
+import { createSession, createTurn, getTurn, openDb, providerOf, type Db } from "../../../server/store";
+import { dropTestDatabases, testDatabaseUrl } from "../../db";
 
 describe("store: createTurn", () => {
   let db: Db;
@@ -10,11 +11,12 @@ describe("store: createTurn", () => {
 
   beforeAll(async () => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-turns-"));
-    ({ db } = await openDb(home));
+    ({ db } = await openDb(home, testDatabaseUrl(home)));
   });
 
   afterAll(async () => {
     await db.$disconnect();
+    await dropTestDatabases();
     fs.rmSync(home, { recursive: true, force: true });
   });
 
@@ -40,7 +42,8 @@ describe("store: createTurn", () => {
     expect(Object.keys(turn).sort()).toEqual(Object.keys(viaPrisma).sort());
     expect(turn.id).toMatch(/^c[0-9a-z]{24}$/);
     expect(viaPrisma.id).toMatch(/^c[0-9a-z]{24}$/);
-    // The date is stored as Prisma stores it (other queries compare and order by the text).
+    // SQLite keeps dates as text: stored as Prisma stores it (other queries compare and order by the text).
+    if (providerOf(db) !== "sqlite") return;
     const text = await db.$queryRaw<
       { a: string; b: string }[]
     >`SELECT t1."startedAt" || '' AS a, t2."startedAt" || '' AS b FROM "Turn" t1, "Turn" t2 WHERE t1."id" = ${turn.id} AND t2."id" = ${viaPrisma.id}`;
