@@ -12,6 +12,7 @@ import { CheckpointService } from "./checkpoints";
 import { isLoopbackHost, type BridgeConfig } from "./config";
 import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./processes";
 import { EventLog, Sessions } from "./sessions";
+import { OwnerLease, sweepOrphans, type LeaseOptions } from "./leases";
 import { PtyManager } from "./pty";
 import { WorkspaceFiles } from "./files";
 import { SettingsService } from "./settings";
@@ -36,11 +37,10 @@ export interface BridgeOptions {
   dev?: boolean;
   provider?: ChatProvider;
   retry?: RetryPolicy;
-  /**
-   * Mark turns left running as interrupted (default). Off for `worldline acp`
-   * and `worldline run`, which share the database with a bridge that may be running them.
-   */
-  recoverInterrupted?: boolean;
+  /** What kind of process this is, for its lease row: web (default), acp or run. */
+  kind?: "web" | "acp" | "run";
+  /** Lease timings; tests shorten them (server/leases). */
+  lease?: Pick<LeaseOptions, "ttlMs" | "heartbeatMs">;
   /** The agent's tools; tests inject their own. */
   tools?: () => AgentTool[];
   /** Loop limits and the agent's own tools (todo, task, send_dmail); see RuntimeDeps. */
@@ -62,18 +62,20 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { db } = await store.openDb(config.home, config.databaseUrl);
   // Shell commands, background tasks and terminals a bridge killed with SIGKILL left running.
   const processRecords = new ProcessRecords(path.join(config.home, "run", "processes"));
-  if (options.recoverInterrupted !== false) {
-    const killed = processRecords.cleanupOrphans();
-    if (killed.length > 0)
-      process.stderr.write(`[worldline] stopped ${killed.length} process(es) left running by a bridge that died\n`);
-  }
+  // Records of a live process (`worldline acp` next to this one) are left alone.
+  const killed = processRecords.cleanupOrphans();
+  if (killed.length > 0)
+    process.stderr.write(`[worldline] stopped ${killed.length} process(es) left running by a bridge that died\n`);
   setProcessRecords(processRecords);
   const log = new EventLog(db);
   const sessions = new Sessions(db, log);
-  const approvals = new ApprovalService({ db, log, sessions });
-  // Requests left pending by a dead bridge are marked interrupted before their turns are.
-  if (options.recoverInterrupted !== false) await approvals.interruptOrphans();
-  if (options.recoverInterrupted !== false) await recoverInterruptedTurns(db, log);
+  const lease = new OwnerLease(db, { kind: options.kind ?? "web", ...options.lease });
+  const approvals = new ApprovalService({ db, log, sessions, ownerId: lease.id });
+  // Turns and requests of owners that are gone (killed, crashed) are interrupted now and whenever another dies.
+  const sweep = () => sweepOrphans({ db, log, lease, interruptApprovals: (live) => approvals.interruptOrphans(live) });
+  await lease.start();
+  await sweep();
+  lease.onBeat(sweep);
 
   const files = new WorkspaceFiles();
   const ptys = new PtyManager({
@@ -107,6 +109,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     log,
     sessions,
     config,
+    ownerId: lease.id,
     checkpoints,
     // Built once: the tools keep no per-turn state, and building them (shell's schema) every turn cost the first token ~0.3 ms.
     tools:
@@ -197,37 +200,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         await new Promise<void>((resolve) => io.close(() => resolve()));
         server.closeAllConnections();
         files.close();
+        // After the shutdown settled this process's turns, before the log's last writes.
+        await lease.stop();
         await log.close();
         await pages?.close();
         await db.$disconnect();
         if (activeProcessRecords() === processRecords) setProcessRecords(undefined);
       })()),
   };
-}
-
-/** Turns a dead bridge left running are marked interrupted, with a visible note. */
-async function recoverInterruptedTurns(db: store.Db, log: EventLog): Promise<void> {
-  const turns = await store.interruptRunningTurns(db);
-  for (const turn of turns) {
-    await log.open(turn.sessionId);
-    log.append(turn.sessionId, {
-      type: "notice",
-      payload: {
-        level: "warning",
-        text: "The bridge stopped while this turn was running; it was interrupted.",
-        turnId: turn.id,
-      },
-    });
-    log.append(
-      turn.sessionId,
-      { type: "turn.completed", payload: { turnId: turn.id, outcome: "interrupted" } },
-      turn.id,
-    );
-  }
-  for (const { id } of await store.listRunningSessions(db)) {
-    await store.updateSession(db, id, { status: "idle" });
-  }
-  await log.flush();
 }
 
 async function loadPages(config: BridgeConfig, dev: boolean) {

@@ -20,6 +20,8 @@ export interface RuntimeDeps {
   log: EventLog;
   sessions: Sessions;
   config: BridgeConfig;
+  /** This process's lease (server/leases): turns it runs carry it, so other processes leave them alone. */
+  ownerId?: string;
   /** Workspace tools (built-ins, MCP); the runtime adds the agent's own (todo, task, send_dmail). */
   tools: () => AgentTool[];
   gate: ApprovalGate;

@@ -68,7 +68,7 @@ export class AgentRuntime {
     // Reading the session also catches its log up with other processes, which the limits check needs.
     const session = await this.deps.sessions.get(sessionId);
     this.queue.checkLimits(sessionId, () => Boolean(this.deps.log.runningElsewhere(sessionId)));
-    const turn = await this.queue.reserve(() => store.createTurn(this.deps.db, sessionId, prompt));
+    const turn = await this.queue.reserve(() => store.createTurn(this.deps.db, sessionId, prompt, this.deps.ownerId));
     let settle!: (result: TurnResult) => void;
     const done = new Promise<TurnResult>((resolve) => (settle = resolve));
     const controller = new AbortController();

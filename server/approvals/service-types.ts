@@ -8,6 +8,8 @@ export interface ApprovalServiceDeps {
   db: store.Db;
   log: EventLog;
   sessions: Sessions;
+  /** This process's lease (server/leases): requests it asks carry it, so others leave them alone. */
+  ownerId?: string;
 }
 
 /** A sudo password wanted by a running tool call. */

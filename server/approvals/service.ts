@@ -220,10 +220,15 @@ export class ApprovalService {
     return () => this.listeners.delete(listener);
   }
 
-  /** On start no turn is alive: every pending request is marked interrupted, visibly. */
-  async interruptOrphans(): Promise<number> {
-    const orphans = await store.interruptPendingApprovals(this.deps.db, RESTART_DECIDER);
-    for (const orphan of orphans) {
+  /**
+   * Pending requests of owners that are gone (server/leases: none of `live`) are marked
+   * interrupted, visibly; requests a live process waits on are left to it.
+   */
+  async interruptOrphans(live: string[]): Promise<number> {
+    let count = 0;
+    for (const orphan of await store.orphanApprovals(this.deps.db, live)) {
+      if (!(await store.interruptOrphanApproval(this.deps.db, orphan.id, orphan.ownerId, RESTART_DECIDER))) continue;
+      count += 1;
       await this.deps.log.open(orphan.sessionId);
       this.deps.log.append(
         orphan.sessionId,
@@ -240,8 +245,8 @@ export class ApprovalService {
         orphan.turnId ?? undefined,
       );
     }
-    await this.deps.log.flush();
-    return orphans.length;
+    if (count > 0) await this.deps.log.flush();
+    return count;
   }
 
   private async ask(
@@ -266,6 +271,7 @@ export class ApprovalService {
       description: what.description,
       riskLevel: what.risk,
       diff: what.diff ?? null,
+      ownerId: this.deps.ownerId ?? null,
     });
     this.known.set(row.id, "pending");
     const outcome = new Promise<Outcome | null>((resolve) => {

@@ -18,7 +18,7 @@ export async function acpCommand(): Promise<number> {
   const log = (line: string) => process.stderr.write(`[worldline acp] ${line}\n`);
   const config = loadConfig({ ...process.env, PORT: process.env.WORLDLINE_ACP_PORT ?? "0" });
   // Started alongside the connection: `initialize` answers at once, the rest waits for the bridge.
-  const bridgeReady = startBridge({ config, ui: false, recoverInterrupted: false });
+  const bridgeReady = startBridge({ config, ui: false, kind: "acp" });
   bridgeReady.then(
     (bridge) => log(`bridge for this ACP process: ${bridge.url}/?token=${bridge.token}`),
     (error: unknown) => log(`could not start the bridge: ${error instanceof Error ? error.message : String(error)}`),

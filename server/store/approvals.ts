@@ -15,6 +15,8 @@ export async function createApproval(
     description: string;
     riskLevel: string;
     diff?: string | null;
+    /** The process whose turn waits on it (server/leases). */
+    ownerId?: string | null;
   },
 ) {
   return db.approval.create({ data, include: withSession });
@@ -54,18 +56,4 @@ export async function listApprovals(
     take: filter.limit ?? 200,
     include: withSession,
   });
-}
-
-/** Marks every pending request interrupted (on start, no turn is alive to wait for them). */
-export async function interruptPendingApprovals(db: Db, decidedBy: string) {
-  const pending = await db.approval.findMany({
-    where: { status: "pending" },
-    select: { id: true, sessionId: true, turnId: true, toolCallId: true },
-  });
-  if (pending.length === 0) return pending;
-  await db.approval.updateMany({
-    where: { id: { in: pending.map((row) => row.id) }, status: "pending" },
-    data: { status: "interrupted", decidedBy, decidedAt: new Date() },
-  });
-  return pending;
 }

@@ -5,20 +5,26 @@
 export { openDb, providerOf } from "./db";
 export type { Db, Provider } from "./db";
 export { isUniqueViolation } from "./dialect";
-export { createSession, deleteSession, getSession, listRunningSessions, listSessions, updateSession } from "./sessions";
+export { createSession, deleteSession, getSession, listSessions, updateSession } from "./sessions";
 export type { SessionRow } from "./sessions";
 export { insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, readTurnEvents } from "./events";
 export type { StoredEvent } from "./events";
 export { appendHistory, readHistory, truncateHistory } from "./history";
-export { createTurn, finishTurn, getTurn, interruptRunningTurns } from "./turns";
-export { getSetting, putSetting } from "./settings";
+export { createTurn, finishTurn, getTurn } from "./turns";
 export {
-  createApproval,
-  decidePendingApproval,
-  getApproval,
-  interruptPendingApprovals,
-  listApprovals,
-} from "./approvals";
+  beatOwner,
+  interruptOrphanApproval,
+  interruptOrphanTurn,
+  freshOwners,
+  orphanApprovals,
+  orphanTurns,
+  pruneOwners,
+  removeOwner,
+  settleIdleSessions,
+} from "./owners";
+export type { OwnerRecord } from "./owners";
+export { getSetting, putSetting } from "./settings";
+export { createApproval, decidePendingApproval, getApproval, listApprovals } from "./approvals";
 export type { ApprovalRow } from "./approvals";
 export { createRule, deleteRule, getWorkspaceByPath, listApplicableRules, listRules } from "./rules";
 export type { RuleRow } from "./rules";

@@ -85,8 +85,3 @@ export async function updateSession(
 export async function deleteSession(db: Db, id: string) {
   await db.session.delete({ where: { id } });
 }
-
-/** Sessions left `running` by a bridge that died; the caller marks them interrupted. */
-export async function listRunningSessions(db: Db) {
-  return db.session.findMany({ where: { status: "running" }, select: { id: true } });
-}

@@ -14,15 +14,20 @@ const TURN_NUMBER_TRIES = 5;
  * (tests/unit/store compares them). SQLite runs the statement alone; on PostgreSQL two can read the
  * same MAX under READ COMMITTED, and the unique (sessionId, number) makes the later one retry.
  */
-export async function createTurn(db: Db, sessionId: string, prompt: string): Promise<Prisma.TurnModel> {
+export async function createTurn(
+  db: Db,
+  sessionId: string,
+  prompt: string,
+  ownerId: string | null = null,
+): Promise<Prisma.TurnModel> {
   const id = newId();
   const startedAt = new Date();
   let rows: { number: number }[] = [];
   for (let attempt = 1; ; attempt++) {
     try {
       rows = await db.$queryRaw<{ number: number }[]>`
-        INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt")
-        SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt} FROM "Turn" WHERE "sessionId" = ${sessionId}
+        INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt", "ownerId")
+        SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt}, ${ownerId} FROM "Turn" WHERE "sessionId" = ${sessionId}
         RETURNING "number"`;
       break;
     } catch (error) {
@@ -40,6 +45,7 @@ export async function createTurn(db: Db, sessionId: string, prompt: string): Pro
     error: null,
     startedAt,
     endedAt: null,
+    ownerId,
   };
 }
 
@@ -49,14 +55,4 @@ export async function finishTurn(db: Db, id: string, data: { status: string; sta
 
 export async function getTurn(db: Db, id: string) {
   return db.turn.findUnique({ where: { id } });
-}
-
-/** Turns a dead bridge left running are marked interrupted on start. */
-export async function interruptRunningTurns(db: Db) {
-  const running = await db.turn.findMany({ where: { status: { in: ["running", "waiting"] } } });
-  await db.turn.updateMany({
-    where: { status: { in: ["running", "waiting"] } },
-    data: { status: "interrupted", endedAt: new Date() },
-  });
-  return running;
 }

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { io, type Socket } from "socket.io-client";
 import { loadConfig } from "../../../server/config";
-import { startBridge, type Bridge } from "../../../server/main";
+import { startBridge, type Bridge, type BridgeOptions } from "../../../server/main";
 import { LiveTranscript, type Ack, type EventEnvelope, type SubscribeResult } from "../../../server/protocol";
 import { TEST_TOKEN, uniqueId } from "../helpers";
 
@@ -18,7 +18,7 @@ export interface SyncBridge extends Bridge {
 /** A real bridge over temp dirs (or the given home/workspace/port, to restart one). */
 export async function startSyncBridge(
   llmUrl: string,
-  options: { home?: string; workspace?: string; port?: number } = {},
+  options: { home?: string; workspace?: string; port?: number; lease?: BridgeOptions["lease"] } = {},
 ): Promise<SyncBridge> {
   const home = options.home ?? (await fs.mkdtemp(path.join(os.tmpdir(), "wl-sync-home-")));
   const workspace = options.workspace ?? (await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-sync-ws-"))));
@@ -30,7 +30,12 @@ export async function startSyncBridge(
     OPENAI_API_KEY: "x",
     WORLDLINE_MODEL: "fake-model",
   });
-  const bridge = await startBridge({ config, ui: false, retry: { maxRetries: 3, baseDelayMs: 10, maxDelayMs: 2_000 } });
+  const bridge = await startBridge({
+    config,
+    ui: false,
+    retry: { maxRetries: 3, baseDelayMs: 10, maxDelayMs: 2_000 },
+    lease: options.lease,
+  });
   const api: SyncBridge["api"] = (pathname, init = {}) =>
     fetch(`${bridge.url}${pathname}`, {
       method: init.method ?? (init.body === undefined ? "GET" : "POST"),

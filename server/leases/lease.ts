@@ -1,0 +1,124 @@
+import os from "node:os";
+import { randomUUID } from "node:crypto";
+import * as store from "../store";
+
+/**
+ * An owner silent this long is dead and what it owned is swept: three heartbeats missed,
+ * so an owner stalled by a long synchronous step or a busy database lock is not declared
+ * dead, while a killed one is noticed well within the 30 s a user waits for a takeover.
+ */
+export const LEASE_TTL_MS = 10_000;
+/** How often an owner renews its lease (and sweeps other owners' leftovers): a third of the TTL. */
+export const HEARTBEAT_MS = 3_000;
+/** Owner rows silent this long are deleted; they are kept a while for the record of who ran what. */
+const FORGET_OWNERS_AFTER_MS = 24 * 60 * 60_000;
+
+export interface LeaseOptions {
+  /** web | acp | run: what kind of process this is, for the record. */
+  kind: string;
+  /** Tests shorten these (internal, not a public setting). */
+  ttlMs?: number;
+  heartbeatMs?: number;
+}
+
+/**
+ * This process's lease: one row in the Owner table with a heartbeat. Every turn and approval
+ * this process runs carries `lease.id`; another process treats them as alive while the row's
+ * heartbeat is younger than the TTL, and sweeps them (interrupted) after.
+ */
+export class OwnerLease {
+  readonly id = `o-${randomUUID()}`;
+  readonly ttlMs: number;
+  private readonly heartbeatMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private beating: Promise<void> | null = null;
+  private readonly afterBeat: (() => Promise<void>)[] = [];
+
+  constructor(
+    private readonly db: store.Db,
+    private readonly options: LeaseOptions,
+  ) {
+    this.ttlMs = options.ttlMs ?? envMs("WORLDLINE_LEASE_TTL_MS") ?? LEASE_TTL_MS;
+    this.heartbeatMs = options.heartbeatMs ?? envMs("WORLDLINE_HEARTBEAT_MS") ?? HEARTBEAT_MS;
+  }
+
+  /** Writes the first heartbeat (so this process counts as live before it sweeps) and starts beating. */
+  async start(): Promise<void> {
+    await this.beat();
+    this.timer = setInterval(() => void this.tick(), this.heartbeatMs);
+    this.timer.unref();
+  }
+
+  /** Runs after every heartbeat (the sweep of dead owners' leftovers). */
+  onBeat(task: () => Promise<void>): void {
+    this.afterBeat.push(task);
+  }
+
+  /**
+   * Ids of owners alive now (this one included): a fresh heartbeat, and on this host a process
+   * that still exists, so a bridge restarted right after a kill -9 settles its predecessor's
+   * turns at once instead of a TTL later.
+   */
+  async liveOwners(): Promise<string[]> {
+    const fresh = await store.freshOwners(this.db, new Date(Date.now() - this.ttlMs));
+    const host = os.hostname();
+    const live = fresh.filter((owner) => owner.host !== host || isRunning(owner.pid)).map((owner) => owner.id);
+    return live.includes(this.id) ? live : [...live, this.id];
+  }
+
+  async isLive(ownerId: string | null): Promise<boolean> {
+    return ownerId !== null && (await this.liveOwners()).includes(ownerId);
+  }
+
+  /** A clean stop: the row goes at once (what this process owned was settled by its shutdown). */
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.beating;
+    await store.removeOwner(this.db, this.id).catch(() => undefined);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.beating) return;
+    this.beating = (async () => {
+      try {
+        await this.beat();
+        for (const task of this.afterBeat) await task();
+      } catch (error) {
+        // The next beat retries; the TTL allows for a few misses.
+        console.error("[worldline] lease heartbeat failed:", error instanceof Error ? error.message : error);
+      } finally {
+        this.beating = null;
+      }
+    })();
+    await this.beating;
+  }
+
+  private async beat(): Promise<void> {
+    const now = new Date();
+    await store.beatOwner(
+      this.db,
+      { id: this.id, kind: this.options.kind, host: os.hostname(), pid: process.pid },
+      now,
+    );
+    if (Math.random() < this.heartbeatMs / 3_600_000) {
+      // About once an hour per process: old rows of dead owners go.
+      await store.pruneOwners(this.db, new Date(now.getTime() - FORGET_OWNERS_AFTER_MS));
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function envMs(name: string): number | undefined {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+}
