@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OwnerLease, sweepOrphans } from "../../../server/leases";
 import { EventLog } from "../../../server/sessions";
 import * as store from "../../../server/store";
+import { dropTestDatabases, testDatabaseUrl } from "../../db";
 
 describe("leases: the sweep", () => {
   let db: store.Db;
@@ -12,11 +13,12 @@ describe("leases: the sweep", () => {
 
   beforeAll(async () => {
     home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-leases-"));
-    ({ db } = await store.openDb(home));
+    ({ db } = await store.openDb(home, testDatabaseUrl(home)));
   });
 
   afterAll(async () => {
     await db.$disconnect();
+    await dropTestDatabases();
     fs.rmSync(home, { recursive: true, force: true });
   });
 
