@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { installProcessErrorPolicy } from "./process-errors";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
 import { ExternalAgents } from "./acp";
 import { MemoryService } from "./memory";
@@ -59,6 +60,7 @@ export interface Bridge {
 /** Starts the bridge: database, domain services, HTTP + socket.io on one port. */
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const { config } = options;
+  installProcessErrorPolicy();
   const { db } = await store.openDb(config.home, config.databaseUrl);
   // Shell commands, background tasks and terminals a bridge killed with SIGKILL left running.
   const processRecords = new ProcessRecords(path.join(config.home, "run", "processes"));

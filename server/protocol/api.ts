@@ -64,4 +64,9 @@ export type DirectoryListing = z.infer<typeof DirectoryListing>;
 
 export const DirectoryQuery = z.object({ path: z.string().max(4096).optional() });
 
-export const Health = z.object({ ok: z.literal(true), version: z.string() });
+export const Health = z.object({
+  ok: z.literal(true),
+  version: z.string(),
+  /** Errors nothing caught since the bridge started; it kept serving through them. */
+  errors: z.object({ unhandled_rejections: z.number().int(), uncaught_exceptions: z.number().int() }),
+});

@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { networkInterfaces, type NetworkInterfaceInfo } from "node:os";
+import { parse as parseCookies, serialize as serializeCookie } from "cookie";
 import { isLoopbackHost } from "../config";
 
 /**
@@ -69,21 +70,26 @@ export function createAuthPolicy(options: {
       return null;
     },
     tokenMatches,
-    sessionCookie: () => `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict`,
+    sessionCookie: () => serializeCookie(cookieName, token, { path: "/", httpOnly: true, sameSite: "strict" }),
     shareCookieName: `worldline_share_${port}`,
     shareCookie: (value, maxAgeSeconds) =>
-      `worldline_share_${port}=${encodeURIComponent(value)}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${Math.max(0, Math.floor(maxAgeSeconds))}`,
+      serializeCookie(`worldline_share_${port}`, value, {
+        path: "/",
+        httpOnly: true,
+        sameSite: "lax",
+        maxAge: Math.max(0, Math.floor(maxAgeSeconds)),
+      }),
   };
 }
 
+/**
+ * One cookie of the request. A malformed value (`%E0%A4%A`) comes back as written, never as a
+ * thrown URIError: the `cookie` package decodes leniently, so such a token just does not match.
+ */
 export function readCookie(req: IncomingMessage, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const index = part.indexOf("=");
-    if (index !== -1 && part.slice(0, index).trim() === name) return decodeURIComponent(part.slice(index + 1).trim());
-  }
-  return undefined;
+  return parseCookies(header)[name];
 }
 
 function interfaceAddresses(): string[] {

@@ -24,7 +24,11 @@ async function newSession(): Promise<string> {
 describe("HTTP API", () => {
   it("answers health without a token", async () => {
     const response = await fetch(`${bridge.url}/api/v1/health`);
-    expect(await response.json()).toEqual({ ok: true, version: expect.any(String) });
+    expect(await response.json()).toEqual({
+      ok: true,
+      version: expect.any(String),
+      errors: { unhandled_rejections: expect.any(Number), uncaught_exceptions: expect.any(Number) },
+    });
   });
 
   it("refuses requests without the token, with a foreign Host, or a foreign Origin", async () => {

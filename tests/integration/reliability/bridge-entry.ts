@@ -13,6 +13,14 @@ const bridge = await startBridge({
 });
 process.stdout.write(`READY ${bridge.url}\n`);
 
+// For the error-policy test: a bug that throws where nothing catches, after the bridge is up.
+if (process.env.ENTRY_FAULTS === "1") {
+  void Promise.reject(new Error("entry fault: a promise nobody awaited"));
+  setTimeout(() => {
+    throw new Error("entry fault: a throw in a timer");
+  }, 10);
+}
+
 let stopping = false;
 const stop = (signal: string) => {
   if (stopping) return;
