@@ -3,8 +3,8 @@ import * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { AgentTool } from "../agent";
 import { errorMessage } from "../errors";
-import { redactSecrets } from "../secrets/redact";
 import {
+  auditCommand,
   classifyCommand,
   defineTool,
   resolveInWorkspace,
@@ -277,7 +277,7 @@ export class ClientTools {
           const output = await client.request(acp.methods.client.terminal.output, { sessionId, terminalId });
           exit ??= output.exitStatus ?? undefined;
           const exitCode = exit?.exitCode ?? null;
-          await audit(ctx, args.command, classification, exitCode, Date.now() - started);
+          await auditCommand(ctx, args.command, classification, exitCode, Date.now() - started);
           const notes: string[] = [];
           if (output.truncated) notes.push("[the beginning of the output was cut]");
           if (ending === "timeout")
@@ -367,27 +367,4 @@ function formatLines(lines: string[], offset: number, display: string, more: boo
 function clientError(error: unknown): string {
   if (error && typeof error === "object" && "message" in error) return String((error as { message: unknown }).message);
   return errorMessage(error);
-}
-
-async function audit(
-  ctx: ToolContext,
-  command: string,
-  classification: ReturnType<typeof classifyCommand>,
-  exitCode: number | null,
-  durationMs: number,
-): Promise<void> {
-  if (!ctx.audit) return;
-  try {
-    await ctx.audit({
-      command: redactSecrets(command),
-      cwd: ctx.cwd,
-      riskLevel: classification.risk,
-      actionType: classification.actionType,
-      approved: true,
-      exitCode,
-      durationMs,
-    });
-  } catch (error) {
-    console.error(`audit record failed: ${errorMessage(error)}`);
-  }
 }

@@ -1,5 +1,5 @@
 import { errorMessage } from "../errors";
-import type { ToolContext, ToolResult } from "../tools/types";
+import type { ApprovalNeed, ToolContext, ToolResult } from "../tools/types";
 import type { CheckpointPort } from "./checkpoint-port";
 import type { ToolCallMessagePart } from "./provider";
 import type { AgentTool, ApprovalGate } from "./tools-port";
@@ -161,11 +161,13 @@ async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<Tool
     });
     if (signal.aborted) return finish(cancelledResult());
     if (!decision.approved) {
+      await auditRejected(ctx, need, decision.decidedBy);
       const output = decision.feedback
         ? `The user rejected this call with feedback: ${decision.feedback}`
         : "The user rejected this call. Do not retry it; wait for new instructions.";
       return finish({ output, isError: true, display: { rejected: true, feedback: decision.feedback } });
     }
+    if (decision.decidedBy) ctx.approvedBy = decision.decidedBy;
     await env.checkpoints?.settled?.(env.sessionId);
     if (signal.aborted) return finish(cancelledResult());
     emit.event({ type: "tool.state", payload: { turnId: emit.turnId, toolCallId: call.id, state: "running" } });
@@ -175,6 +177,25 @@ async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<Tool
   } catch (error) {
     if (signal.aborted) return finish(cancelledResult());
     return finish({ output: `The tool failed: ${errorMessage(error)}`, isError: true });
+  }
+}
+
+/** A rejected shell call is audited here, with the rule or person that rejected it: the tool never runs. */
+async function auditRejected(ctx: ToolContext, need: ApprovalNeed, decidedBy: string | undefined): Promise<void> {
+  if (!need.auditedCommand || !ctx.audit) return;
+  try {
+    await ctx.audit({
+      command: need.auditedCommand,
+      cwd: ctx.cwd,
+      riskLevel: need.risk,
+      actionType: need.actionType ?? "unknown",
+      approved: false,
+      decidedBy,
+      exitCode: null,
+    });
+  } catch (error) {
+    // The rejection stands either way; a failing audit store is the bridge's to report.
+    console.error(`audit record failed: ${errorMessage(error)}`);
   }
 }
 

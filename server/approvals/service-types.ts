@@ -30,7 +30,8 @@ export interface DecideInput {
   decidedBy: string;
 }
 
-export type Outcome = { decision: ApprovalDecisionKind; feedback?: string } | { password: string | null };
+export type Outcome =
+  { decision: ApprovalDecisionKind; feedback?: string; decidedBy?: string } | { password: string | null };
 
 export interface Waiter {
   kind: "tool" | "password";

@@ -60,13 +60,14 @@ export class ApprovalService {
       return {
         approved: false,
         feedback: `Blocked by a ${match.rule.scope} deny rule (${match.rule.tool}: \`${match.rule.pattern}\`). Do not retry it; find another way or ask the user.`,
+        decidedBy: ruleName(match.rule),
       };
     }
-    if (match?.action === "allow") return { approved: true };
+    if (match?.action === "allow") return { approved: true, decidedBy: ruleName(match.rule) };
     if (match?.action !== "ask") {
-      if (need.level === "none") return { approved: true };
+      if (need.level === "none") return { approved: true, decidedBy: "no approval needed" };
       // Yolo approves what stays inside the workspace; `always` (outside, sensitive, privileged) still asks.
-      if (need.level === "ask" && session.yolo) return { approved: true };
+      if (need.level === "ask" && session.yolo) return { approved: true, decidedBy: "yolo" };
     }
     const outcome = await this.ask(request, {
       kind: "tool",
@@ -76,9 +77,10 @@ export class ApprovalService {
       diff: need.diff,
       scope: need.scope,
     });
-    if (!outcome || !("decision" in outcome)) return { approved: false };
-    if (outcome.decision === "reject") return { approved: false, feedback: outcome.feedback || undefined };
-    return { approved: true };
+    if (!outcome || !("decision" in outcome)) return { approved: false, decidedBy: "cancelled before a decision" };
+    const decidedBy = outcome.decidedBy ?? "unknown";
+    if (outcome.decision === "reject") return { approved: false, feedback: outcome.feedback || undefined, decidedBy };
+    return { approved: true, decidedBy };
   }
 
   /** Asks a human for a sudo password through the queue; null when declined or cancelled. The password is only returned, never kept. */
@@ -135,7 +137,7 @@ export class ApprovalService {
       });
     }
     const view = this.finish(row, { decision: input.decision, feedback: feedback ?? undefined });
-    waiter.resolve({ decision: input.decision, feedback: feedback ?? undefined });
+    waiter.resolve({ decision: input.decision, feedback: feedback ?? undefined, decidedBy: input.decidedBy });
     return view;
   }
 
@@ -444,7 +446,9 @@ export class ApprovalService {
     this.finish(row, { decision: row.decision ?? undefined, feedback });
     if (waiter.kind === "password") return waiter.resolve({ password: null });
     waiter.resolve(
-      row.status === "approved" || row.status === "rejected" ? { decision: decision ?? "reject", feedback } : null,
+      row.status === "approved" || row.status === "rejected"
+        ? { decision: decision ?? "reject", feedback, decidedBy: row.decidedBy ?? undefined }
+        : null,
     );
   }
 
@@ -474,4 +478,9 @@ function reportPollError(error: unknown): void {
     "[worldline] reading the approval queue failed; will retry:",
     error instanceof Error ? error.message : error,
   );
+}
+
+/** How the audit log names a rule that decided: `rule: session deny shell rm *`. */
+function ruleName(rule: { scope: string; action: string; tool: string; pattern: string }): string {
+  return `rule: ${rule.scope} ${rule.action} ${rule.tool} ${rule.pattern}`;
 }

@@ -101,6 +101,8 @@ export const AuditCommandView = z.object({
   risk_level: z.string(),
   action_type: z.string(),
   approved: z.boolean(),
+  /** The rule or person that approved or rejected it (`rule: session deny shell rm *`, `yolo`, `web`). */
+  decided_by: z.string().nullable(),
   exit_code: z.number().int().nullable(),
   duration_ms: z.number().int().nullable(),
   session_id: z.string().nullable(),

@@ -8,6 +8,8 @@ export interface CommandAuditRecord {
   riskLevel: string;
   actionType: string;
   approved: boolean;
+  /** The rule or person that approved or rejected it. */
+  decidedBy?: string;
   exitCode?: number | null;
   durationMs?: number;
   sessionId?: string;
@@ -34,6 +36,7 @@ export async function recordCommand(db: AuditDb, record: CommandAuditRecord): Pr
       riskLevel: record.riskLevel,
       actionType: record.actionType,
       approved: record.approved,
+      decidedBy: record.decidedBy ?? null,
       exitCode: record.exitCode ?? null,
       durationMs: record.durationMs === undefined ? null : Math.round(record.durationMs),
       sessionId: record.sessionId ?? null,
@@ -59,6 +62,7 @@ export async function listCommands(
     riskLevel: row.riskLevel,
     actionType: row.actionType,
     approved: row.approved,
+    decidedBy: row.decidedBy ?? undefined,
     exitCode: row.exitCode,
     durationMs: row.durationMs ?? undefined,
     sessionId: row.sessionId ?? undefined,

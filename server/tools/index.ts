@@ -11,9 +11,9 @@ export {
 } from "./paths";
 export { classifyCommand, type ActionType, type CommandClassification } from "./shell/classify";
 export { shellApproval } from "./shell/approval";
+export { auditCommand } from "./shell/audit";
 export {
   createShellTool,
-  auditRejectedShellCall,
   DEFAULT_SHELL_TIMEOUT_MS,
   MAX_SHELL_TIMEOUT_MS,
   type ShellToolOptions,

@@ -30,12 +30,16 @@ export interface ApprovalNeed {
    * an exact match may.
    */
   compound?: boolean;
+  /** The command line of a shell call: a rejected one is written to the audit log with who rejected it. */
+  auditedCommand?: string;
 }
 
 export interface ApprovalDecision {
   approved: boolean;
   /** Feedback from a human who rejected with a note; the model sees it. */
   feedback?: string;
+  /** The rule or person that decided (`rule: session deny shell rm *`, `yolo`, `web`), for the audit log. */
+  decidedBy?: string;
 }
 
 /** Events a tool may stream while it runs (output chunks, progress). */
@@ -54,6 +58,8 @@ export interface ToolContext {
   emit: (progress: ToolProgress) => void;
   /** Records a shell command in the audit log. */
   audit?: (record: AuditRecord) => Promise<void>;
+  /** Who approved this call (ApprovalDecision.decidedBy), for the audit record of what it runs. */
+  approvedBy?: string;
 }
 
 export interface AuditRecord {
@@ -62,6 +68,8 @@ export interface AuditRecord {
   riskLevel: RiskLevel;
   actionType: string;
   approved: boolean;
+  /** The rule or person that approved or rejected the command. */
+  decidedBy?: string;
   exitCode?: number | null;
   durationMs?: number;
 }

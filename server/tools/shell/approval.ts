@@ -56,6 +56,7 @@ export async function shellApproval(command: string, workspace: string): Promise
     description: `Run: ${command}${reasons.length > 0 ? ` (${reasons.join("; ")})` : ""}`,
     risk: level === "always" && classification.risk !== "high" ? "high" : classification.risk,
     actionType: classification.actionType,
+    auditedCommand: command,
   };
 }
 

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { errorMessage } from "../../errors";
 import { redactKnownValues, redactSecrets, secretEnvValues } from "../../secrets/redact";
-import { defineTool, decodeObjectArguments, type Tool } from "../define";
+import { defineTool, type Tool } from "../define";
 import type { ToolContext } from "../types";
 import { shellApproval, rewriteSudo } from "./approval";
-import { classifyCommand, type CommandClassification } from "./classify";
+import { auditCommand } from "./audit";
+import { classifyCommand } from "./classify";
 import { HeadTailBuffer, RollingLog } from "./output";
 import { KILL_GRACE_MS, ProcessGroup } from "./process-group";
 import { TASK_LOG_MAX_CHARS, sharedTaskRegistry, type BackgroundTask, type TaskRegistry } from "./tasks";
@@ -94,7 +94,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
           const scrubbed = redactKnownValues(text, secrets);
           return password ? scrubbed.split(password).join("[REDACTED]") : scrubbed;
         },
-        audit: (exitCode, durationMs) => audit(ctx, args.command, classification, exitCode, durationMs),
+        audit: (exitCode, durationMs) => auditCommand(ctx, args.command, classification, exitCode, durationMs),
       };
       if (args.background) return startBackground(run, ctx, tasks);
       const timeoutMs = Math.min((args.timeout_seconds ?? defaultTimeoutMs / 1000) * 1000, maxTimeoutMs);
@@ -184,49 +184,6 @@ function startBackground(run: RunSpec, ctx: ToolContext, tasks: TaskRegistry) {
     await run.audit(exit.code, Date.now() - started);
   });
   return `Started background task ${task.id} (process group ${group.pid}). Read its output with task_output and stop it with task_stop.`;
-}
-
-async function audit(
-  ctx: ToolContext,
-  command: string,
-  classification: CommandClassification,
-  exitCode: number | null,
-  durationMs: number,
-): Promise<void> {
-  if (!ctx.audit) return;
-  try {
-    await ctx.audit({
-      command: redactSecrets(command),
-      cwd: ctx.cwd,
-      riskLevel: classification.risk,
-      actionType: classification.actionType,
-      approved: true,
-      exitCode,
-      durationMs,
-    });
-  } catch (error) {
-    // A failing audit store must not turn a finished command into a failure; the bridge logs it.
-    console.error(`audit record failed: ${errorMessage(error)}`);
-  }
-}
-
-/**
- * For the approval gate: records a shell call that was rejected (the tool never
- * runs then, so it cannot record it itself).
- */
-export async function auditRejectedShellCall(rawArgs: unknown, ctx: ToolContext): Promise<void> {
-  const decoded = decodeObjectArguments(rawArgs);
-  const command = decoded.ok && typeof decoded.args.command === "string" ? decoded.args.command : undefined;
-  if (!command || !ctx.audit) return;
-  const classification = classifyCommand(command);
-  await ctx.audit({
-    command: redactSecrets(command),
-    cwd: ctx.cwd,
-    riskLevel: classification.risk,
-    actionType: classification.actionType,
-    approved: false,
-    exitCode: null,
-  });
 }
 
 function formatSeconds(ms: number): string {

@@ -26,6 +26,7 @@ export const auditRoutes: Route[] = [
         risk_level: row.riskLevel,
         action_type: row.actionType,
         approved: row.approved,
+        decided_by: row.decidedBy ?? null,
         exit_code: row.exitCode ?? null,
         duration_ms: row.durationMs ?? null,
         session_id: row.sessionId ?? null,

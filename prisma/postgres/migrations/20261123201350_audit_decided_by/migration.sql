@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "AuditCommand" ADD COLUMN     "decidedBy" TEXT;
