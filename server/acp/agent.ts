@@ -14,7 +14,7 @@ import {
   legacyModels,
   modeState,
   modelChoices,
-  PLAN_MODE_PREFIX,
+  modeOf,
   type ModeId,
 } from "./options";
 import { askClient, type ApprovalsPort } from "./permissions";
@@ -99,7 +99,7 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
     const state: OpenSession = {
       id: session.id,
       workspace: session.workspace.path,
-      mode: session.yolo ? "yolo" : "default",
+      mode: modeOf(session),
       translator: new UpdateTranslator(session.workspace.path),
       pickedModels: new Set(),
     };
@@ -110,7 +110,10 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
   const requireOpen = async (sessionId: string): Promise<{ session: Session; state: OpenSession }> => {
     const session = await findSession(services.sessions, sessionId);
     if (!session) throw acp.RequestError.sessionNotFound(sessionId);
-    return { session, state: attach(session) };
+    const state = attach(session);
+    // The web UI or the HTTP API may have switched plan mode or yolo since.
+    state.mode = modeOf(session);
+    return { session, state };
   };
 
   const setModel = async (sessionId: string, model: string) => {
@@ -124,7 +127,10 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
       throw acp.RequestError.invalidParams({ modeId }, `Unknown mode "${modeId}"; use default, plan or yolo.`);
     const { session, state } = await requireOpen(sessionId);
     state.mode = modeId;
-    if (session.yolo !== (modeId === "yolo")) await services.sessions.update(sessionId, { yolo: modeId === "yolo" });
+    // Plan mode keeps the session's yolo flag (it decides again once the plan is approved); the other two set it.
+    const patch = modeId === "plan" ? { mode: "plan" as const } : { mode: "default" as const, yolo: modeId === "yolo" };
+    if (session.mode !== patch.mode || (patch.yolo !== undefined && session.yolo !== patch.yolo))
+      await services.sessions.update(sessionId, patch);
   };
 
   const announceCommands = (client: acp.AgentContext, sessionId: string) => {
@@ -241,17 +247,18 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
       await ready();
       const { session, state } = await requireOpen(params.sessionId);
-      let text = promptText(params.prompt);
+      const text = promptText(params.prompt);
       if (!text) throw acp.RequestError.invalidParams(undefined, "The prompt is empty.");
-      if (text.trim() === "/yolo") {
-        await setMode(session.id, state.mode === "yolo" ? "default" : "yolo");
+      const toggle = /^\/(yolo|plan)$/.exec(text.trim());
+      if (toggle) {
+        const modeId = toggle[1] as ModeId;
+        await setMode(session.id, state.mode === modeId ? "default" : modeId);
         await client.notify(acp.methods.client.session.update, {
           sessionId: session.id,
           update: { sessionUpdate: "current_mode_update", currentModeId: state.mode },
         });
         return { stopReason: "end_turn" };
       }
-      if (state.mode === "plan") text = PLAN_MODE_PREFIX + text;
       const summary = await runPrompt(services, client, state, text, promptImages(params.prompt));
       return promptResponse(summary);
     })
@@ -288,6 +295,15 @@ async function runPrompt(
       });
       permissions.add(asking);
       void asking.finally(() => permissions.delete(asking));
+    }
+    if (event.type === "session.updated" && (event.payload.mode !== undefined || event.payload.yolo !== undefined)) {
+      // Plan approved in the web UI (or yolo switched there) while the client's prompt runs.
+      const session = await services.sessions.get(state.id);
+      const mode = modeOf(session);
+      if (mode !== state.mode) {
+        state.mode = mode;
+        await notify({ sessionUpdate: "current_mode_update", currentModeId: mode });
+      }
     }
     if (event.type === "approval.decided") {
       waiting.get(event.payload.approvalId)?.abort();

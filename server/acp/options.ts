@@ -17,9 +17,11 @@ export function modeState(current: ModeId): acp.SessionModeState {
   return { currentModeId: current, availableModes: MODES };
 }
 
-/** Said before each prompt in plan mode: the loop has no read-only switch, the model is asked. */
-export const PLAN_MODE_PREFIX =
-  "[Plan mode: investigate with read-only tools and answer with a plan. Do not edit files or run commands that change anything until the user leaves plan mode.]\n\n";
+/** A session's ACP mode: plan mode (the session's `mode`) wins over its yolo flag. */
+export function modeOf(session: { mode: string; yolo: boolean }): ModeId {
+  if (session.mode === "plan") return "plan";
+  return session.yolo ? "yolo" : "default";
+}
 
 /** The models a client can pick: the configured one, the session's own, and any picked before. */
 export function modelChoices(
@@ -55,4 +57,5 @@ export function legacyModels(current: string | undefined, choices: string[]) {
 export const AVAILABLE_COMMANDS: acp.AvailableCommand[] = [
   { name: "compact", description: "Summarise older messages to free context", input: { hint: "optional focus" } },
   { name: "yolo", description: "Toggle approving everything inside the workspace" },
+  { name: "plan", description: "Toggle plan mode: read, search and propose a plan before changing anything" },
 ];

@@ -51,6 +51,8 @@ export interface TurnOptions {
    */
   onRequestSent?: () => void;
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
+  /** Per-turn context for the model only (e.g. plan mode's reminder), sent after the prompt; the transcript shows the prompt alone. */
+  modelNote?: string;
 }
 
 export interface TurnResult {
@@ -78,7 +80,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
 
   try {
     await checkpoint(options, 0, "turn");
-    appendUser(options, options.prompt, options.images);
+    appendUser(options, options.prompt, options.images, options.modelNote);
     for (let step = 1; step <= options.maxSteps; step++) {
       if (signal.aborted) {
         await context.save();
@@ -289,16 +291,20 @@ function injectSteering(options: TurnOptions): boolean {
   return messages.length > 0;
 }
 
-function appendUser(options: TurnOptions, text: string, images: readonly string[] = []): void {
+function appendUser(options: TurnOptions, text: string, images: readonly string[] = [], note?: string): void {
   const { emit } = options;
   const refs = images.map((url, i) => imageRef(url, options.imagePreviews?.[i]));
   emit.event({
     type: "message.user",
     payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text, ...(refs.length ? { images: refs } : {}) },
   });
+  const modelText = note ? `${text}\n\n${note}` : text;
   const content = images.length
-    ? [{ type: "text" as const, text }, ...images.map((url) => ({ type: "image_url" as const, image_url: { url } }))]
-    : text;
+    ? [
+        { type: "text" as const, text: modelText },
+        ...images.map((url) => ({ type: "image_url" as const, image_url: { url } })),
+      ]
+    : modelText;
   // Written with the next save (while the step's model request is on its way, at the latest when the step ends).
   options.context.stage({ kind: "message", message: { role: "user", content } });
 }

@@ -10,6 +10,7 @@ import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import type { RuntimeDeps } from "./runtime-types";
+import { gateToolsForPlanMode, PLAN_MODE_NOTE } from "./plan-mode";
 import { createSubagentRunner } from "./subagent";
 import { readWorkspacePrompt, renderSystemPrompt } from "./system-prompt";
 import type { ToolLayers } from "./tool-layers";
@@ -93,11 +94,14 @@ export async function executeTurn(
     decorateToolContext: deps.decorateToolContext,
   };
   const dmail = new DMailBox(() => context.visibleCheckpointNumbers());
+  // Read at every call, so plan mode switched on mid-turn stops writes at once.
+  const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
   const agentTools = createAgentTools({
     dmail,
     todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items) },
     subagent: createSubagentRunner(base, workspaceTools),
     ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
+    plan: { active: planActive },
   });
   const systemPrompt =
     renderSystemPrompt(workspacePrompt, { workspace, skills: recall.skills, memories: recall.memories }) +
@@ -110,7 +114,8 @@ export async function executeTurn(
     context,
     systemPrompt,
     // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts).
-    tools: recall.direct ? [] : [...workspaceTools, ...agentTools],
+    tools: recall.direct ? [] : gateToolsForPlanMode([...workspaceTools, ...agentTools], planActive),
+    modelNote: session.mode === "plan" ? PLAN_MODE_NOTE : undefined,
     signal,
     maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,
     turnNumber: pending.number,

@@ -2,6 +2,10 @@ import { z } from "zod";
 
 /** Bodies and queries of the public HTTP API (server/transport/http validates with these). */
 
+/** `plan`: the agent may only read, search and run read-only commands until its plan is approved. */
+export const SessionMode = z.enum(["default", "plan"]);
+export type SessionMode = z.infer<typeof SessionMode>;
+
 export const CreateSessionBody = z
   .object({
     workspace: z.string().min(1).max(4096).describe("Absolute path of an existing folder"),
@@ -24,6 +28,7 @@ export const UpdateSessionBody = z
     title: z.string().min(1).max(200).optional(),
     model: z.string().max(200).nullable().optional(),
     archived: z.boolean().optional(),
+    mode: SessionMode.optional(),
   })
   .strict();
 export type UpdateSessionBody = z.infer<typeof UpdateSessionBody>;
@@ -37,6 +42,8 @@ export const ChatStreamBody = z
     workspace: z.string().max(4096).optional(),
     reasoning: z.enum(["on", "off"]).optional(),
     yolo: z.boolean().optional(),
+    /** Switches the session's mode before the message is sent. */
+    mode: SessionMode.optional(),
   })
   .strict();
 export type ChatStreamBody = z.infer<typeof ChatStreamBody>;
@@ -47,6 +54,7 @@ export const SessionSummary = z.object({
   workspace: z.string(),
   yolo: z.boolean(),
   model: z.string().nullable(),
+  mode: SessionMode,
   status: z.string(),
   archived: z.boolean(),
   created_at: z.string(),

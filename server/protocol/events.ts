@@ -49,6 +49,8 @@ export const eventPayloads = {
     yolo: z.boolean().optional(),
     model: z.string().nullable().optional(),
     status: z.enum(["idle", "running", "interrupted"]).optional(),
+    /** Plan mode: the agent only reads, searches and proposes a plan (server/agent/plan-mode.ts). */
+    mode: z.enum(["default", "plan"]).optional(),
   }),
   "turn.started": z.object({ ...turnRef, number: z.number().int(), prompt: z.string() }),
   "turn.stage": z.object({ ...turnRef, stage: TurnStage }),

@@ -22,6 +22,7 @@ export {
   DirectoryQuery,
   EventsQuery,
   Health,
+  SessionMode,
   SessionSummary,
   UpdateSessionBody,
 } from "./api";

@@ -1,4 +1,4 @@
-import type { SessionSummary } from "../protocol";
+import type { SessionMode, SessionSummary } from "../protocol";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import type { EventLog } from "./event-log";
@@ -48,7 +48,7 @@ export class Sessions {
 
   async update(
     id: string,
-    patch: { title?: string; yolo?: boolean; model?: string | null; archived?: boolean },
+    patch: { title?: string; yolo?: boolean; model?: string | null; archived?: boolean; mode?: SessionMode },
   ): Promise<Session> {
     await this.get(id);
     const session = await store.updateSession(this.db, id, patch);
@@ -86,6 +86,7 @@ export class Sessions {
       workspace: session.workspace.path,
       yolo: session.yolo,
       model: session.model,
+      mode: session.mode === "plan" ? "plan" : "default",
       status: session.status,
       archived: session.archived,
       created_at: session.createdAt.toISOString(),

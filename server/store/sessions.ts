@@ -77,7 +77,15 @@ export async function listSessions(db: Db, options: { includeArchived?: boolean;
 export async function updateSession(
   db: Db,
   id: string,
-  data: { title?: string; yolo?: boolean; model?: string | null; status?: string; archived?: boolean; todos?: string },
+  data: {
+    title?: string;
+    yolo?: boolean;
+    model?: string | null;
+    status?: string;
+    archived?: boolean;
+    todos?: string;
+    mode?: string;
+  },
 ) {
   return db.session.update({ where: { id }, data, include: { workspace: true } });
 }

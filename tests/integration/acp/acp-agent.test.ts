@@ -216,6 +216,45 @@ describe("worldline acp", () => {
     ).rejects.toMatchObject({ code: -32602 });
   });
 
+  it("plan mode refuses writes at the tool gate, /plan toggles it with current_mode_update, resume reports it", async () => {
+    await proc.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" });
+    fake.script(
+      { toolCalls: [{ name: "write_file", arguments: { path: "notes.txt", content: "overwritten\n" } }] },
+      { text: "Here is the plan instead." },
+    );
+    const before = proc.updates.length;
+    await proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "change the notes" }],
+    });
+    expect(await fs.readFile(path.join(workspace, "notes.txt"), "utf8")).toBe("hello from notes\n");
+    const failed = updatesOf(proc.updates.slice(before), sessionId, "tool_call_update").find(
+      (u) => u.status === "failed",
+    );
+    expect(JSON.stringify(failed?.content)).toContain("Refused: plan mode is on");
+    const resumed = await proc.agent.request(acp.methods.agent.session.resume, {
+      sessionId,
+      cwd: workspace,
+      mcpServers: [],
+    });
+    expect(resumed.modes?.currentModeId).toBe("plan");
+
+    const toggled = proc.updates.length;
+    await proc.agent.request(acp.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "/plan" }],
+    });
+    expect(updatesOf(proc.updates.slice(toggled), sessionId, "current_mode_update").at(-1)).toMatchObject({
+      currentModeId: "default",
+    });
+    const after = await proc.agent.request(acp.methods.agent.session.resume, {
+      sessionId,
+      cwd: workspace,
+      mcpServers: [],
+    });
+    expect(after.modes?.currentModeId).toBe("default");
+  });
+
   it("replays the history on session/load", async () => {
     const before = proc.updates.length;
     await proc.agent.request(acp.methods.agent.session.load, { sessionId, cwd: workspace, mcpServers: [] });

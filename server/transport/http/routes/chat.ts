@@ -19,6 +19,7 @@ export const chatRoutes: Route[] = [
           : null;
       if (!session)
         throw new WorldlineError("request:invalid", "Give a session_id, or a workspace to start a new session in.");
+      if (body.mode && body.mode !== session.mode) await services.sessions.update(session.id, { mode: body.mode });
 
       // Subscribe before starting so no event of the turn is missed.
       const buffered: EventEnvelope[] = [];

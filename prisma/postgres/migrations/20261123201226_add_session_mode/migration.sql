@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Session" ADD COLUMN     "mode" TEXT NOT NULL DEFAULT 'default';

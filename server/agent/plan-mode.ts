@@ -1,0 +1,103 @@
+import { classifyCommand } from "../tools/shell/classify";
+import type { ToolResult } from "../tools/types";
+import type { AgentTool } from "./tools-port";
+
+/**
+ * Plan mode: the agent reads, searches and runs read-only commands, then presents a plan
+ * (`propose_plan`). Everything else is refused before it reaches the approval gate, with a
+ * result that tells the model to finish the plan instead of retrying.
+ *
+ * The check wraps each tool of the turn and asks `active()` at every call, so switching plan
+ * mode on mid-turn stops writes from the next call on.
+ */
+
+/** Tools that only read, search or talk to the user. MCP and anything unknown are refused (effects unknown). */
+const PLAN_MODE_TOOLS = new Set([
+  "read_file",
+  "list_dir",
+  "glob",
+  "grep",
+  "fetch_url",
+  "todo",
+  "task",
+  "task_output",
+  "skill",
+  "remember",
+  "send_dmail",
+  "propose_plan",
+]);
+
+/** Shell lines the classifier rates as these (and nothing riskier in the line) run in plan mode. */
+const READ_ONLY_ACTIONS = new Set(["read_only", "git_read"]);
+
+/** Sent to the model with each prompt in plan mode (the system prompt stays fixed for caching). */
+export const PLAN_MODE_NOTE = [
+  "<system-reminder>",
+  "Plan mode is on. Do not change anything yet: only read files, search, and run read-only shell commands.",
+  "When you know what to do, call propose_plan with the plan in Markdown and stop; the user approves it or asks for changes.",
+  "</system-reminder>",
+].join("\n");
+
+export type PlanVerdict = { allowed: true } | { allowed: false; reason: string };
+
+/** Whether a call may run in plan mode, and if not, the message the model gets. */
+export function planModeVerdict(tool: string, args: unknown): PlanVerdict {
+  if (tool === "shell") {
+    const command = typeof args === "object" && args !== null ? (args as { command?: unknown }).command : undefined;
+    if (typeof command !== "string") return { allowed: true }; // the tool itself refuses malformed input
+    const { actionType } = classifyCommand(command);
+    if (READ_ONLY_ACTIONS.has(actionType) && !(args as { background?: unknown }).background) return { allowed: true };
+    return {
+      allowed: false,
+      reason: refusal(`this command is rated "${actionType}"; only read-only commands run while planning`),
+    };
+  }
+  if (PLAN_MODE_TOOLS.has(tool)) return { allowed: true };
+  return { allowed: false, reason: refusal(`"${tool}" changes things or has effects plan mode cannot check`) };
+}
+
+function refusal(why: string): string {
+  return [
+    `Refused: plan mode is on and ${why}.`,
+    "Do not try to make changes now. Finish your plan and present it with the propose_plan tool;",
+    "the user will approve it (plan mode then ends and you can carry it out) or ask you to keep planning.",
+  ].join(" ");
+}
+
+/** Wraps the turn's tools so calls plan mode refuses never reach the gate or run. */
+export function gateToolsForPlanMode(tools: readonly AgentTool[], active: () => Promise<boolean>): AgentTool[] {
+  return tools.map((tool) => {
+    const verdictFor = async (rawArgs: string): Promise<PlanVerdict> => {
+      if (!(await active())) return { allowed: true };
+      return planModeVerdict(tool.name, parseLoose(rawArgs));
+    };
+    return {
+      ...tool,
+      needsApproval: async (rawArgs, ctx) => {
+        const verdict = await verdictFor(rawArgs);
+        if (verdict.allowed) return tool.needsApproval(rawArgs, ctx);
+        // Refused anyway: nobody should be asked to approve it.
+        return {
+          level: "none",
+          subject: tool.name,
+          scope: tool.name,
+          description: "Refused in plan mode",
+          risk: "none",
+        };
+      },
+      run: async (rawArgs, ctx): Promise<ToolResult> => {
+        const verdict = await verdictFor(rawArgs);
+        if (!verdict.allowed) return { output: verdict.reason, isError: true, display: { planModeRefused: true } };
+        return tool.run(rawArgs, ctx);
+      },
+    };
+  });
+}
+
+function parseLoose(raw: string): unknown {
+  try {
+    return raw ? JSON.parse(raw) : {};
+  } catch {
+    return {};
+  }
+}
