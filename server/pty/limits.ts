@@ -20,16 +20,26 @@ export const MAX_BATCH_BYTES = 128 * 1024;
  */
 export const HIGH_WATERMARK_BYTES = 1_000_000;
 
-/** Below this for every viewer the pty resumes: half the high mark, so the page still has ~15 ms of output to parse while the next batches arrive (VS Code's 5 K lets it run dry); pausing and resuming a pty is cheap, so the narrower band costs nothing. */
+/**
+ * Below this for every viewer the pty resumes: half the high mark, so the page still has ~15 ms of output to parse
+ * while the next batches arrive (VS Code's 5 K lets it run dry); pausing and resuming a pty is cheap, so the narrower
+ * band costs nothing.
+ */
 export const LOW_WATERMARK_BYTES = 500_000;
 
 /** A viewer that keeps the shell paused this long is dropped to "resync" so the others go on; it gets a fresh screen once it has caught up. */
 export const STALLED_VIEWER_MS = 2_000;
 
-/** While paused, the shell's pid is polled this often: node-pty drops unread output 200 ms after exit if its socket is paused, so an exit must resume reading before that. */
+/**
+ * While paused, the shell's pid is polled this often: node-pty drops unread output 200 ms after exit if its socket is
+ * paused, so an exit must resume reading before that.
+ */
 export const PAUSED_EXIT_POLL_MS = 40;
 
-/** Lines of scrollback kept by the bridge's screen mirror and sent to a new viewer: enough to scroll back a screenful or ten, small enough to snapshot in a few ms. */
+/**
+ * Lines of scrollback kept by the bridge's screen mirror and sent to a new viewer: enough to scroll back a screenful
+ * or ten, small enough to snapshot in a few ms.
+ */
 export const MIRROR_SCROLLBACK_LINES = 1_000;
 
 /** After SIGTERM/SIGHUP, processes of a closed terminal get this long to exit before SIGKILL. */
@@ -45,16 +55,27 @@ export const MAX_TERMINALS = 64;
 export const DEFAULT_COLS = 80;
 export const DEFAULT_ROWS = 24;
 
-/** Raw output each terminal keeps for viewers that are catching up and for a screen mirror that fell behind: several screens of scrollback even for long lines, and bounded (a flood holds at most this much per terminal). */
+/**
+ * Raw output each terminal keeps for viewers that are catching up and for a screen mirror that fell behind: several
+ * screens of scrollback even for long lines, and bounded (a flood holds at most this much per terminal).
+ */
 export const MIRROR_RING_BYTES = 4 * 1024 * 1024;
 
-/** The screen mirror's worker may lag this far behind the shell before it pauses it: above the 1 MB it gathers before parsing (mirror-worker.mjs), so only a worker that really is slower than the shell (long coloured output on a busy machine) paces it. */
+/**
+ * The screen mirror's worker may lag this far behind the shell before it pauses it: above the 1 MB it gathers before
+ * parsing (mirror-worker.mjs), so only a worker that really is slower than the shell (long coloured output on a busy
+ * machine) paces it.
+ */
 export const MIRROR_HIGH_WATERMARK_BYTES = 1_500_000;
 
 /** The mirror lets the shell resume below this, well before the worker runs dry. */
 export const MIRROR_LOW_WATERMARK_BYTES = 500_000;
 
-/** Output handed to the mirror's worker but not yet parsed, beyond which the bridge stops handing it more and catches it up from the ring later: a safety net above the mirror's high mark (pausing takes a batch to bite, and an exited shell is drained without pausing), so the worker's queue stays bounded. */
+/**
+ * Output handed to the mirror's worker but not yet parsed, beyond which the bridge stops handing it more and catches
+ * it up from the ring later: a safety net above the mirror's high mark (pausing takes a batch to bite, and an exited
+ * shell is drained without pausing), so the worker's queue stays bounded.
+ */
 export const MIRROR_MAX_BACKLOG_BYTES = 2 * 1024 * 1024;
 
 /** The mirror worker is stopped after this long without any terminal; the next terminal starts it again (tens of ms). */
@@ -63,5 +84,8 @@ export const MIRROR_WORKER_IDLE_MS = 5_000;
 /** After this many crashes of the mirror worker the bridge stops restarting it; new viewers then get a replay of the ring instead of a screen. */
 export const MIRROR_WORKER_MAX_CRASHES = 5;
 
-/** The mirror worker's young generation (V8 semi-spaces), in MB: its garbage is short-lived output chunks, and V8's default lets it reach tens of MB of RSS during a flood for nothing. */
+/**
+ * The mirror worker's young generation (V8 semi-spaces), in MB: its garbage is short-lived output chunks, and V8's
+ * default lets it reach tens of MB of RSS during a flood for nothing.
+ */
 export const MIRROR_WORKER_YOUNG_MB = 8;

@@ -53,15 +53,20 @@ const ACTION_ORDER: ActionType[] = [
 /** Read-only commands that run without approval when simple and confined to the workspace (see shellApproval). */
 const ALLOWLIST = new Set(["ls", "pwd", "cat", "head", "tail", "echo", "wc", "git status", "git diff", "git log"]);
 
-const READ_ONLY = new Set(
-  "ls pwd cat head tail echo printf wc which whoami date uname hostname id true false stat file du df tree realpath readlink basename dirname grep egrep fgrep rg ag sort uniq cut tr column diff cmp less more jq nl ps pgrep top htop lsof printenv type test [ seq sleep cd pushd popd history free uptime locale tput md5sum sha1sum sha256sum shasum cksum od hexdump xxd strings man help".split(
-    " ",
-  ),
+/** A set of program names from space-separated lines (long lists read better wrapped). */
+function words(...lines: string[]): Set<string> {
+  return new Set(lines.join(" ").split(" "));
+}
+
+const READ_ONLY = words(
+  "ls pwd cat head tail echo printf wc which whoami date uname hostname id true false stat file du df",
+  "tree realpath readlink basename dirname grep egrep fgrep rg ag sort uniq cut tr column diff cmp less",
+  "more jq nl ps pgrep top htop lsof printenv type test [ seq sleep cd pushd popd history free uptime",
+  "locale tput md5sum sha1sum sha256sum shasum cksum od hexdump xxd strings man help",
 );
-const PRIVILEGED = new Set(
-  "su doas pkexec mount umount systemctl service shutdown reboot halt poweroff fdisk parted iptables nft ufw useradd userdel usermod groupadd passwd chroot launchctl visudo insmod modprobe rmmod sysctl".split(
-    " ",
-  ),
+const PRIVILEGED = words(
+  "su doas pkexec mount umount systemctl service shutdown reboot halt poweroff fdisk parted iptables",
+  "nft ufw useradd userdel usermod groupadd passwd chroot launchctl visudo insmod modprobe rmmod sysctl",
 );
 const NETWORK = new Set("curl wget ssh scp sftp rsync nc ncat netcat telnet ftp socat http https".split(" "));
 const NETWORK_READ = new Set("ping dig nslookup host traceroute".split(" "));
@@ -70,35 +75,30 @@ const FILE_WRITE = new Set(
 );
 const FILE_DELETE = new Set("rm rmdir unlink shred".split(" "));
 const PROCESS = new Set("kill pkill killall renice open xdg-open disown".split(" "));
-const EXECUTE = new Set(
-  "node python python3 ruby perl php java deno bun tsx ts-node make cmake ninja gcc g++ cc clang rustc javac go cargo tsc vitest jest pytest mocha docker podman kubectl terraform".split(
-    " ",
-  ),
+const EXECUTE = words(
+  "node python python3 ruby perl php java deno bun tsx ts-node make cmake ninja gcc g++ cc clang rustc",
+  "javac go cargo tsc vitest jest pytest mocha docker podman kubectl terraform",
 );
 /** Programs whose non-option arguments are all files. */
-const FILE_ARGUMENT_PROGRAMS = new Set(
-  "ls cat head tail wc less more stat file du tree nl od hexdump xxd strings md5sum sha1sum sha256sum rm rmdir unlink shred cp mv touch mkdir ln tee chmod chown chgrp truncate".split(
-    " ",
-  ),
+const FILE_ARGUMENT_PROGRAMS = words(
+  "ls cat head tail wc less more stat file du tree nl od hexdump xxd strings md5sum sha1sum sha256sum",
+  "rm rmdir unlink shred cp mv touch mkdir ln tee chmod chown chgrp truncate",
 );
 const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "fish"]);
-const PACKAGE_MANAGERS = new Set(
-  "npm yarn pnpm bun pip pip3 uv poetry pipenv conda gem cargo go brew apt apt-get dnf yum pacman apk composer bundle".split(
-    " ",
-  ),
+const PACKAGE_MANAGERS = words(
+  "npm yarn pnpm bun pip pip3 uv poetry pipenv conda gem cargo go brew apt apt-get dnf yum pacman apk",
+  "composer bundle",
 );
 const PACKAGE_INSTALL_SUBCOMMANDS = new Set(
   "install i ci add update upgrade up remove uninstall rm un unlink link get dlx x sync dist-upgrade".split(" "),
 );
-const PACKAGE_CHECK_SUBCOMMANDS = new Set(
-  "ls list outdated view info show why explain doctor search freeze check audit config --version -v version help env tree".split(
-    " ",
-  ),
+const PACKAGE_CHECK_SUBCOMMANDS = words(
+  "ls list outdated view info show why explain doctor search freeze check audit config --version -v",
+  "version help env tree",
 );
-const GIT_READ = new Set(
-  "status diff log show blame rev-parse ls-files ls-tree describe shortlog grep reflog cat-file show-ref whatchanged".split(
-    " ",
-  ),
+const GIT_READ = words(
+  "status diff log show blame rev-parse ls-files ls-tree describe shortlog grep reflog cat-file show-",
+  "ref whatchanged",
 );
 const GIT_NETWORK = new Set(["push", "pull", "fetch", "clone", "ls-remote", "submodule"]);
 /** Wrappers that run the command after them; their own options are skipped. */
