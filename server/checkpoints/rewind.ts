@@ -189,6 +189,32 @@ export async function revertFilesForDmail(
 }
 
 /**
+ * An undo point for a change made outside a rewind (a revert in the Changes view): a `rewind`
+ * checkpoint of the workspace as it is, recorded like a files-only rewind's, so POST
+ * …/rewind/undo (or a rewind to it) puts the files back. Call `setBaseline` after writing.
+ */
+export async function recordFilesUndoPoint(core: CheckpointCore, sessionId: string): Promise<CheckpointRow> {
+  const { db } = core.deps;
+  const historyLength = (await store.readHistory(db, sessionId)).length;
+  const last = await store.lastCheckpoint(db, sessionId);
+  const undoPoint = await core.serial(sessionId, () =>
+    core.record({
+      sessionId,
+      turn: last?.turn ?? 0,
+      step: last?.step ?? 0,
+      reason: "rewind",
+      historyPosition: historyLength,
+    }),
+  );
+  await store.putSetting(db, REWIND_RECORD + undoPoint.id, {
+    target: undoPoint.id,
+    conversation: false,
+    files: true,
+  } satisfies RewindRecord);
+  return undoPoint;
+}
+
+/**
  * The history as it was at `target`. A conversation rewind replaces history, so a checkpoint
  * taken before one lives on in the history saved by the first such rewind after it.
  */

@@ -1,6 +1,8 @@
 import type { CheckpointDiff, CheckpointSettings, CheckpointView, ForkResult, RewindResult } from "../protocol";
 import { CheckpointCore, type CheckpointRequest, type CheckpointServiceDeps, type HistoryHost } from "./core.ts";
 import { fork, type ForkRequest } from "./fork.ts";
+import type { ReviewActionBody, ReviewBase, ReviewChanges, ReviewRevertResult } from "../protocol";
+import { acceptChange, reviewChanges, revertChange } from "./review.ts";
 import { revertFilesForDmail, rewind, undoRewind, undoTurn, type RewindRequest } from "./rewind.ts";
 
 /**
@@ -57,6 +59,21 @@ export class CheckpointService {
 
   undoTurn(sessionId: string, options: { force?: boolean } = {}): Promise<RewindResult> {
     return undoTurn(this.core, sessionId, options.force ?? false);
+  }
+
+  /** The Changes view: files and hunks changed since `base` (`start` or a checkpoint), with what was accepted. */
+  changes(sessionId: string, base: ReviewBase): Promise<ReviewChanges> {
+    return reviewChanges(this.core, sessionId, base);
+  }
+
+  /** Accepts a hunk, a file or (no path) every file against `base`: they leave the pending list. */
+  acceptChange(sessionId: string, body: ReviewActionBody & { base: ReviewBase }): Promise<ReviewChanges> {
+    return acceptChange(this.core, sessionId, body);
+  }
+
+  /** Reverts a hunk or a file to its `base` version; undoable like a rewind (POST …/rewind/undo). */
+  revertChange(sessionId: string, body: ReviewActionBody & { base: ReviewBase }): Promise<ReviewRevertResult> {
+    return revertChange(this.core, sessionId, body);
   }
 
   fork(sessionId: string, request: ForkRequest): Promise<ForkResult> {

@@ -177,6 +177,15 @@ export class ShadowRepo {
     });
   }
 
+  /** The content of `path` in snapshot `commit`, or undefined when it has no such file (the Changes view's base side). */
+  fileAt(commit: string, path: string): Promise<Buffer | undefined> {
+    return serialize(this.gitDir, async () => {
+      const resolved = await this.resolveSnapshot(commit);
+      const { stdout, code } = await git(this.target, ["cat-file", "blob", `${resolved}:${path}`], { okCodes: [128] });
+      return code === 0 ? stdout : undefined;
+    });
+  }
+
   /** Paths snapshot `commit` could not capture. */
   async skippedIn(commit: string): Promise<SkippedPath[]> {
     return parseSkipped(await gitText(this.target, ["cat-file", "commit", commit]));

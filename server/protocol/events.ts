@@ -154,6 +154,14 @@ export const eventPayloads = {
     /** Set when this rewind undid an earlier one. */
     undo: z.boolean().optional(),
   }),
+  /** A review action in the Changes view (accept or revert, of a file or one hunk), for every tab to refresh. */
+  "review.updated": z.object({
+    action: z.enum(["accept", "revert"]),
+    base: z.string(),
+    path: z.string().nullable(),
+    hunk: z.string().nullable(),
+    undoCheckpointId: z.string().optional(),
+  }),
   "todo.updated": z.object({
     items: z.array(z.object({ title: z.string(), status: z.enum(["pending", "in_progress", "done"]) })),
   }),

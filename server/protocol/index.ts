@@ -28,6 +28,7 @@ export {
 } from "./api";
 export * from "./approvals";
 export * from "./checkpoints";
+export * from "./review";
 export * from "./memory";
 export { approvalCommands } from "./approval-commands";
 export { applyEvent, applyEvents, emptyTranscript } from "./transcript";

@@ -58,6 +58,10 @@ export interface TranscriptState {
   title?: string;
   yolo?: boolean;
   model?: string | null;
+  /** Plan mode (session.updated `mode`). */
+  mode?: "default" | "plan";
+  /** Counts review actions (accept/revert in the Changes view), so views refresh in every tab. */
+  reviewVersion?: number;
   items: TranscriptItem[];
   /** The running turn, if any. */
   running: { turnId: string; stage: TurnStage } | null;
@@ -83,7 +87,8 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
   const next: TranscriptState = { ...state, lastSeq: event.seq };
   switch (event.type) {
     case "session.updated": {
-      const { title, yolo, model } = event.payload;
+      const { title, yolo, model, mode } = event.payload;
+      if (mode !== undefined) next.mode = mode;
       if (title !== undefined) next.title = title;
       if (yolo !== undefined) next.yolo = yolo;
       if (model !== undefined) next.model = model;
@@ -286,6 +291,9 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       return next;
     case "todo.updated":
       next.todos = event.payload.items;
+      return next;
+    case "review.updated":
+      next.reviewVersion = (state.reviewVersion ?? 0) + 1;
       return next;
     case "terminal.opened":
     case "terminal.renamed":

@@ -5,6 +5,7 @@ import { sendError } from "./io";
 import { Router } from "./router";
 import { approvalRoutes } from "./routes/approvals";
 import { checkpointRoutes } from "./routes/checkpoints";
+import { reviewRoutes } from "./routes/review";
 import { chatRoutes } from "./routes/chat";
 import { healthRoutes } from "./routes/health";
 import { sessionRoutes } from "./routes/sessions";
@@ -31,6 +32,7 @@ export function createApiRouter(): Router {
     ...approvalRoutes,
     ...taskRoutes,
     ...checkpointRoutes,
+    ...reviewRoutes,
     ...mcpRoutes,
     ...shareRoutes,
   );
