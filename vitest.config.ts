@@ -16,6 +16,8 @@ export default defineConfig({
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
           environment: "node",
+          // On PostgreSQL (WORLDLINE_TEST_POSTGRES), drops the databases each file used.
+          setupFiles: ["tests/integration/setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           // Integration tests start real bridges, PTYs and child processes; two cores are shared.

@@ -2,11 +2,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
-import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "./generated/prisma/client";
 import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { applyMigrations, BUSY_TIMEOUT_MS } from "./migrate";
 import { applyPostgresMigrations } from "./migrate-postgres";
+import { postgresAdapter } from "./postgres-adapter";
 
 /**
  * The client's type is the SQLite one's; a PostgreSQL client is the same model (prisma/README.md,
@@ -37,7 +37,7 @@ export async function openDb(
       throw new Error("DATABASE_URL must be a postgresql:// URL (unset it to use SQLite in WORLDLINE_HOME)");
     }
     const migrated = await applyPostgresMigrations(databaseUrl, path.join(PRISMA_DIR, "postgres/migrations"));
-    const client = new PostgresClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+    const client = new PostgresClient({ adapter: postgresAdapter(databaseUrl) });
     const db = client as unknown as Db;
     providers.set(db, "postgresql");
     await db.$connect();

@@ -5,6 +5,7 @@ import { io, type Socket } from "socket.io-client";
 import { loadConfig } from "../../server/config";
 import { startBridge, type Bridge } from "../../server/main";
 import type { Ack } from "../../server/protocol";
+import { testDatabaseUrl } from "../db";
 
 export const TEST_TOKEN = "test-token-0123456789";
 
@@ -29,6 +30,7 @@ export async function startTestBridge(
   const config = loadConfig({
     PORT: "0",
     WORLDLINE_HOME: home,
+    DATABASE_URL: testDatabaseUrl(home),
     WORLDLINE_TOKEN: TEST_TOKEN,
     ...(options.llmUrl
       ? { OPENAI_BASE_URL: options.llmUrl, OPENAI_API_KEY: "test-key", WORLDLINE_MODEL: "fake-model" }

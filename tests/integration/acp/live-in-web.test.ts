@@ -10,6 +10,7 @@ import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { uniqueId } from "../helpers";
 import { comparable, startSyncBridge, SyncClient, type SyncBridge } from "../sync/support";
 import { cliEnv, startAcp, tempDirs, until, type AcpProcess } from "./support";
+import { testDatabaseUrl } from "../../db";
 
 /**
  * `worldline acp` (a child process with its own in-process bridge) and a web bridge
@@ -168,8 +169,8 @@ describe("an ACP session in the web UI", () => {
 describe("two processes' event logs on one database", () => {
   it("tail each other, and a seq both took at once is renumbered, not lost", async () => {
     const dirs = await tempDirs();
-    const a = await store.openDb(dirs.home);
-    const b = await store.openDb(dirs.home);
+    const a = await store.openDb(dirs.home, testDatabaseUrl(dirs.home));
+    const b = await store.openDb(dirs.home, testDatabaseUrl(dirs.home));
     const logA = new EventLog(a.db);
     const logB = new EventLog(b.db);
     try {

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { testDatabaseUrl } from "../../db";
 
 export const ROOT = path.resolve(import.meta.dirname, "../../..");
 export const CLI = path.join(ROOT, "bin/worldline.mjs");
@@ -19,6 +20,7 @@ export function cliEnv(home: string, llmUrl: string, extra: Record<string, strin
   return {
     ...rest,
     WORLDLINE_HOME: home,
+    DATABASE_URL: testDatabaseUrl(home),
     OPENAI_BASE_URL: llmUrl,
     OPENAI_API_KEY: "test-key",
     WORLDLINE_MODEL: "fake-model",

@@ -6,6 +6,7 @@ import { loadConfig } from "../../../server/config";
 import { startBridge, type Bridge } from "../../../server/main";
 import type { EventEnvelope } from "../../../server/protocol";
 import { readSse, TEST_TOKEN, waitFor } from "../helpers";
+import { testDatabaseUrl } from "../../db";
 
 export interface AgentBridge extends Bridge {
   home: string;
@@ -33,6 +34,7 @@ export async function startAgentBridge(
   const config = loadConfig({
     PORT: "0",
     WORLDLINE_HOME: home,
+    DATABASE_URL: testDatabaseUrl(home),
     WORLDLINE_TOKEN: TEST_TOKEN,
     OPENAI_BASE_URL: llmUrl,
     OPENAI_API_KEY: "test-key",

@@ -7,6 +7,7 @@ import * as store from "../../../server/store";
 import { startFakeLlm } from "../../fake-llm/server";
 import type { FakeLlm } from "../../fake-llm/types";
 import { startApprovalBridge } from "./support";
+import { testDatabaseUrl } from "../../db";
 
 let fake: FakeLlm;
 beforeAll(async () => {
@@ -20,7 +21,7 @@ it("a bridge restart marks requests whose turn died interrupted, on the row and 
   // What a crashed bridge leaves behind: a running turn waiting on a pending request.
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-appr-restart-"));
   const workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-appr-ws-")));
-  const { db } = await store.openDb(home);
+  const { db } = await store.openDb(home, testDatabaseUrl(home));
   const session = await store.createSession(db, { workspace });
   const turn = await store.createTurn(db, session.id, "do it");
   const approval = await store.createApproval(db, {

@@ -8,6 +8,7 @@ import { startBridge, type Bridge } from "../../../server/main";
 import type { ApprovalChange, ApprovalView } from "../../../server/protocol";
 import { createShellTool } from "../../../server/tools";
 import { TEST_TOKEN, waitFor } from "../helpers";
+import { testDatabaseUrl } from "../../db";
 
 /** A real bridge with the real shell tool, on a free port, over temp dirs. */
 export interface ApprovalBridge extends Bridge {
@@ -32,6 +33,7 @@ export async function startApprovalBridge(
   const config = loadConfig({
     PORT: "0",
     WORLDLINE_HOME: home,
+    DATABASE_URL: testDatabaseUrl(home),
     WORLDLINE_TOKEN: TEST_TOKEN,
     OPENAI_BASE_URL: llmUrl,
     OPENAI_API_KEY: "x",

@@ -9,6 +9,7 @@ import * as store from "../../../server/store";
 import { startFakeLlm } from "../../fake-llm/server";
 import type { FakeLlm } from "../../fake-llm/types";
 import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
+import { testDatabaseUrl } from "../../db";
 
 /** A real 1×1 PNG and a real 1×1 GIF. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -130,7 +131,7 @@ it("a turn interrupted by a restart while it waited on an approval is offered fo
   // What a crashed bridge leaves behind: a running turn whose prompt is in the history, waiting on a pending request.
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-ide-resume-"));
   const workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-ide-resume-ws-")));
-  const { db } = await store.openDb(home);
+  const { db } = await store.openDb(home, testDatabaseUrl(home));
   const session = await store.createSession(db, { workspace });
   const turn = await store.createTurn(db, session.id, "create notes.txt");
   await store.appendHistory(db, session.id, [

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { testDatabaseUrl } from "../../db";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const ENTRY = path.join(ROOT, "tests/integration/reliability/bridge-entry.ts");
@@ -30,6 +31,7 @@ export async function startChildBridge(options: {
       PORT: "0",
       HOST: "127.0.0.1",
       WORLDLINE_HOME: options.home,
+      DATABASE_URL: testDatabaseUrl(options.home),
       WORLDLINE_TOKEN: CHILD_TOKEN,
       OPENAI_BASE_URL: options.llmUrl,
       OPENAI_API_KEY: "x",

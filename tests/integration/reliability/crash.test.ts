@@ -1,10 +1,10 @@
 import { promises as fs, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
+import { queryTestDb, TEST_POSTGRES } from "../../db";
 import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge";
 
 /**
@@ -94,25 +94,20 @@ function processesWith(marker: string): number[] {
   return pids;
 }
 
-function dbCheck(): {
+/** PostgreSQL has no integrity pragma: it checks its pages as it reads them (and would fail the queries). */
+async function dbCheck(): Promise<{
   integrity: string;
   turns: { id: string; sessionId: string; status: string }[];
   approvals: { status: string; turnId: string | null }[];
-} {
-  const db = new Database(path.join(home, "worldline.db"), { readonly: true, fileMustExist: true });
-  try {
-    return {
-      integrity: (db.prepare("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check,
-      turns: db.prepare("SELECT id, sessionId, status FROM Turn").all() as {
-        id: string;
-        sessionId: string;
-        status: string;
-      }[],
-      approvals: db.prepare("SELECT status, turnId FROM Approval").all() as { status: string; turnId: string | null }[],
-    };
-  } finally {
-    db.close();
-  }
+}> {
+  const integrity = TEST_POSTGRES
+    ? "ok"
+    : (await queryTestDb<{ integrity_check: string }>(home, "PRAGMA integrity_check"))[0].integrity_check;
+  return {
+    integrity,
+    turns: await queryTestDb(home, 'SELECT "id", "sessionId", "status" FROM "Turn"'),
+    approvals: await queryTestDb(home, 'SELECT "status", "turnId" FROM "Approval"'),
+  };
 }
 
 describe("kill -9 mid-turn", () => {
@@ -202,7 +197,7 @@ describe("kill -9 mid-turn", () => {
       expect(bridge.stderr()).toMatch(/stopped \d+ process\(es\) left running by a bridge that died/);
       stats.orphansKilled += orphans.length;
 
-      const db = dbCheck();
+      const db = await dbCheck();
       expect(db.integrity).toBe("ok");
       expect(db.turns.filter((turn) => turn.status === "running" || turn.status === "waiting")).toEqual([]);
       expect(db.approvals.filter((approval) => approval.status === "pending")).toEqual([]);
@@ -282,10 +277,10 @@ describe("kill -9 mid-turn", () => {
       ...processesWith(`${marker}-fg`),
       ...processesWith(`${marker}-pty`),
     ]).toEqual([]);
-    const db = dbCheck();
+    const db = await dbCheck();
     expect(db.integrity).toBe("ok");
     expect(db.turns.filter((turn) => turn.sessionId === yolo).map((turn) => turn.status)).toEqual(["cancelled"]);
-    // A clean close leaves no WAL to replay.
+    // A clean close leaves no WAL to replay (SQLite's; PostgreSQL's is the server's own).
     const wal = await fs.stat(path.join(home, "worldline.db-wal")).catch(() => undefined);
     expect(wal?.size ?? 0).toBe(0);
     bridge = undefined;

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import Database from "better-sqlite3";
 import path from "node:path";
 import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -7,6 +6,7 @@ import { loadConfig } from "../../../server/config";
 import { startBridge } from "../../../server/main";
 import { startTestBridge, TEST_TOKEN, type TestBridge } from "../helpers";
 import { apiRoutes, probe, probeCount } from "./probe";
+import { tableCounts, testDatabaseUrl } from "../../db";
 
 /**
  * The network boundary (DESIGN.md §2 "Auth"; issue 12): a Host/Origin/token matrix
@@ -269,7 +269,7 @@ describe("token", () => {
 
 describe("CSRF: forms, beacons and images can't change state", () => {
   it("refuses cookie-authenticated state changes without the CSRF header (a form or a beacon)", async () => {
-    const before = tableCounts(path.join(bridge.home, "worldline.db"));
+    const before = await tableCounts(bridge.home);
     const bodies: [string, string][] = [
       ["application/x-www-form-urlencoded", "workspace=%2Ftmp"],
       [
@@ -297,7 +297,7 @@ describe("CSRF: forms, beacons and images can't change state", () => {
       }
     }
     await bridge.services.log.flush();
-    expect(tableCounts(path.join(bridge.home, "worldline.db"))).toEqual(before);
+    expect(await tableCounts(bridge.home)).toEqual(before);
   });
 
   it("only accepts JSON bodies on state changes, even with the token or the CSRF header", async () => {
@@ -337,10 +337,9 @@ describe("CSRF: forms, beacons and images can't change state", () => {
   });
 
   it("changes nothing on GET (every GET route, with a valid cookie, as an <img> would)", async () => {
-    const dbFile = path.join(bridge.home, "worldline.db");
-    const snapshot = () => tableCounts(dbFile);
+    const snapshot = () => tableCounts(bridge.home);
     await bridge.services.log.flush();
-    const before = snapshot();
+    const before = await snapshot();
     const getRoutes = routes().filter((route) => route.method === "GET");
     for (const route of getRoutes) {
       for (const query of ["", "?path=.&q=a&after=0&status=pending&workspace=.&limit=5"]) {
@@ -348,7 +347,7 @@ describe("CSRF: forms, beacons and images can't change state", () => {
       }
     }
     await bridge.services.log.flush();
-    expect(snapshot()).toEqual(before);
+    expect(await snapshot()).toEqual(before);
     expect(getRoutes.length).toBeGreaterThan(15);
   });
 });
@@ -368,6 +367,7 @@ describe("binding", () => {
         HOST: "0.0.0.0",
         WORLDLINE_ALLOW_LAN: "1",
         WORLDLINE_HOME: bridge.home,
+        DATABASE_URL: testDatabaseUrl(bridge.home),
         WORLDLINE_TOKEN: "lan-token-0123456789",
       }),
       ui: false,
@@ -405,20 +405,4 @@ function upgradeHeaders(): Record<string, string> {
     "sec-websocket-key": randomBytes(16).toString("base64"),
     "sec-websocket-version": "13",
   };
-}
-
-function tableCounts(file: string): Record<string, number> {
-  const db = new Database(file, { readonly: true, fileMustExist: true });
-  try {
-    const tables = db
-      .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'",
-      )
-      .all() as { name: string }[];
-    return Object.fromEntries(
-      tables.map(({ name }) => [name, (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n]),
-    );
-  } finally {
-    db.close();
-  }
 }

@@ -4,6 +4,7 @@ import type { Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { emitCommand, startTestBridge, type TestBridge } from "../helpers";
+import { databaseText, TEST_POSTGRES } from "../../db";
 
 /**
  * Fake secrets seeded into the environment and into tool output (a shell command
@@ -164,13 +165,9 @@ describe("secrets", () => {
   });
 });
 
-/** The raw bytes of the SQLite file, its WAL and shared memory, as latin1 text. */
+/** What the database keeps as text: the SQLite file's raw bytes (WAL too), or every PostgreSQL row. */
 async function readDbBytes(home: string): Promise<string> {
-  let text = "";
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) {
-    const bytes = await fs.readFile(path.join(home, `worldline.db${suffix}`)).catch(() => Buffer.alloc(0));
-    text += bytes.toString("latin1");
-  }
-  expect(text.length).toBeGreaterThan(10_000);
+  const text = await databaseText(home);
+  expect(text.length).toBeGreaterThan(TEST_POSTGRES ? 1_000 : 10_000);
   return text;
 }

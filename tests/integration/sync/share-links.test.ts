@@ -8,6 +8,7 @@ import { hashToken } from "../../../server/sharing";
 import type { Ack } from "../../../server/protocol";
 import { TEST_TOKEN, emitCommand, uniqueId, waitFor } from "../helpers";
 import { startSyncBridge, type SyncBridge } from "./support";
+import { testDatabaseUrl } from "../../db";
 
 let fake: FakeLlm;
 let bridge: SyncBridge;
@@ -77,7 +78,7 @@ describe("share links", () => {
     const link = await createLink(sessionId, "view");
     expect(link.token).toMatch(/^wls_/);
     expect(link.lan_urls).toEqual([]);
-    const { db } = await store.openDb(bridge.home);
+    const { db } = await store.openDb(bridge.home, testDatabaseUrl(bridge.home));
     const rows = await store.listShareLinks(db, sessionId);
     expect(rows).toHaveLength(1);
     expect(rows[0].tokenHash).toBe(hashToken(link.token));
@@ -209,7 +210,7 @@ describe("share links", () => {
   it("an expired link is refused (socket, HTTP and the /share landing)", async () => {
     const sessionId = await bridge.createSession();
     const token = "wls_expired-token-for-the-test-000000000000";
-    const { db } = await store.openDb(bridge.home);
+    const { db } = await store.openDb(bridge.home, testDatabaseUrl(bridge.home));
     await store.createShareLink(db, {
       sessionId,
       tokenHash: hashToken(token),

@@ -6,6 +6,7 @@ import { loadConfig } from "../../../server/config";
 import { startBridge, type Bridge, type BridgeOptions } from "../../../server/main";
 import { LiveTranscript, type Ack, type EventEnvelope, type SubscribeResult } from "../../../server/protocol";
 import { TEST_TOKEN, uniqueId } from "../helpers";
+import { testDatabaseUrl } from "../../db";
 
 export interface SyncBridge extends Bridge {
   home: string;
@@ -25,6 +26,7 @@ export async function startSyncBridge(
   const config = loadConfig({
     PORT: String(options.port ?? 0),
     WORLDLINE_HOME: home,
+    DATABASE_URL: testDatabaseUrl(home),
     WORLDLINE_TOKEN: TEST_TOKEN,
     OPENAI_BASE_URL: llmUrl,
     OPENAI_API_KEY: "x",

@@ -3,12 +3,13 @@ import { openDb, type Db } from "../../../server/store/db";
 import { listCommands, recordCommand } from "../../../server/store/audit";
 import { createShellTool, TaskRegistry } from "../../../server/tools";
 import { fakeCtx, makeWorkspace } from "../../unit/tools/support";
+import { testDatabaseUrl } from "../../db";
 
 let env: Awaited<ReturnType<typeof makeWorkspace>>;
 let db: Db;
 beforeEach(async () => {
   env = await makeWorkspace();
-  ({ db } = await openDb(env.root + "/home"));
+  ({ db } = await openDb(env.root + "/home", testDatabaseUrl(env.root + "/home")));
 });
 afterEach(async () => {
   await db.$disconnect();
