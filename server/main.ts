@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { installProcessErrorPolicy } from "./process-errors";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
 import { ExternalAgents } from "./acp";
+import { connectRedis } from "./bus";
 import { MemoryService } from "./memory";
 import { SkillCatalog } from "./skills";
 import { ApprovalService } from "./approvals";
@@ -69,7 +70,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   if (killed.length > 0)
     process.stderr.write(`[worldline] stopped ${killed.length} process(es) left running by a bridge that died\n`);
   setProcessRecords(processRecords);
-  const log = new EventLog(db);
+  // Team mode: other bridges' appends arrive over Redis; otherwise the database itself is tailed.
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix) : null;
+  const log = new EventLog(db, redis?.bus);
   const sessions = new Sessions(db, log);
   const lease = new OwnerLease(db, { kind: options.kind ?? "web", ...options.lease });
   const approvals = new ApprovalService({ db, log, sessions, ownerId: lease.id });
@@ -168,7 +171,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     audit: { list: (query) => store.listCommands(db, query) },
   };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
-  const io = attachSocketServer(server, services);
+  const io = attachSocketServer(server, services, { adapter: redis?.adapter });
   server.on("upgrade", (req, socket) => {
     // socket.io answers its own path; no other upgrade is served.
     if (!req.url?.startsWith("/socket.io/")) socket.destroy();
@@ -206,6 +209,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         await lease.stop();
         await log.close();
         await pages?.close();
+        await redis?.close();
         await db.$disconnect();
         if (activeProcessRecords() === processRecords) setProcessRecords(undefined);
       })()),

@@ -74,11 +74,7 @@ export function useSession(sessionId: string) {
         setTimeout(() => !cancelled && !socket.connected && socket.connect(), RECONNECT_AFTER_SERVER_CLOSE_MS);
     };
     const onConnect = () => void subscribe();
-    const onReset = (message: { sessionId: string }) => {
-      if (message.sessionId === sessionId) void subscribe();
-    };
     socket.on("session.events", onEvents);
-    socket.on("session.reset", onReset);
     socket.on("presence.state", onPresence);
     socket.on("connect", onConnect);
     socket.on("disconnect", onDisconnect);
@@ -86,7 +82,6 @@ export function useSession(sessionId: string) {
     return () => {
       cancelled = true;
       socket.off("session.events", onEvents);
-      socket.off("session.reset", onReset);
       socket.off("presence.state", onPresence);
       socket.off("connect", onConnect);
       socket.off("disconnect", onDisconnect);

@@ -27,6 +27,24 @@ const EnvSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "DATABASE_URL must be a postgresql:// URL (unset, the database is SQLite)")
     .optional(),
+  /** Fan-out across bridges (team mode): event-log notifications, socket.io rooms, forwarded work. */
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "REDIS_URL must be a redis:// or rediss:// URL")
+    .optional(),
+  /** Internal: the Redis key prefix of one deployment (tests give each run its own). */
+  WORLDLINE_REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9:_-]+$/)
+    .default("worldline"),
+  /** Named tokens, `name:token,…`; the name is what `decided_by` records. */
+  WORLDLINE_TOKENS: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_-]+:[A-Za-z0-9._~-]{16,}(,[A-Za-z0-9_-]+:[A-Za-z0-9._~-]{16,})*$/,
+      "WORLDLINE_TOKENS must be name:token,… (tokens of at least 16 URL-safe characters)",
+    )
+    .optional(),
 });
 
 export interface BridgeConfig {
@@ -40,6 +58,11 @@ export interface BridgeConfig {
   contextWindow: number;
   /** postgresql://… when set; otherwise the database is SQLite under `home`. */
   databaseUrl?: string;
+  /** redis://… when set: bridges sharing it (and the database) form one deployment. */
+  redisUrl?: string;
+  redisPrefix: string;
+  /** Named tokens (WORLDLINE_TOKENS); WORLDLINE_TOKEN, when set, is also accepted as `default`. */
+  tokens: { name: string; token: string }[];
 }
 
 export interface ModelConfig {
@@ -84,6 +107,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : null,
     contextWindow: e.WORLDLINE_CONTEXT_WINDOW,
     databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    redisPrefix: e.WORLDLINE_REDIS_PREFIX,
+    tokens: (e.WORLDLINE_TOKENS ?? "")
+      .split(",")
+      .filter(Boolean)
+      .map((entry) => ({ name: entry.slice(0, entry.indexOf(":")), token: entry.slice(entry.indexOf(":") + 1) })),
   };
 }
 

@@ -76,7 +76,6 @@ export type SubscribeResult = {
 /** Messages from the bridge to tabs. */
 export const serverMessages = {
   "session.events": z.object({ sessionId: z.string(), events: z.array(EventEnvelope) }),
-  "session.reset": z.object({ sessionId: z.string() }),
   ...approvalServerMessages,
   ...presenceMessages,
 } as const;

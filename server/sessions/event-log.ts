@@ -1,87 +1,73 @@
+import { LocalBus, type LogBus } from "../bus";
 import type { EventEnvelope, SessionEvent } from "../protocol";
 import {
   eventAt,
   insertEvents,
+  isUniqueViolation,
   lastEventSeq,
-  lastEventSeqs,
   lastTurnBoundary,
   readEvents,
   type Db,
   type StoredEvent,
 } from "../store";
 import {
-  existingSessions,
   fanOut,
-  reportFlushError,
-  reportTailError,
+  reportError,
+  sessionExists,
   toEnvelope,
   turnIdOf,
   type ForeignListener,
   type Listener,
-  type ResetListener,
   type SessionLog,
 } from "./log-state";
 
-/** Events of a turn reach the database at least this often (crash loss window ≤ this). */
-const PERSIST_INTERVAL_MS = 50;
 /** Token deltas arriving within this window become one event: live enough to read, far fewer rows. */
 const DELTA_COALESCE_MS = 30;
-
-/**
- * Another process (`worldline acp`, `worldline run`, a second bridge) may append to the same
- * database. Sessions someone here listens to are re-read this often when this process has not
- * appended to them for as long; see "Several processes" below.
- */
-export const TAIL_INTERVAL_MS = 200;
-/** After an event of another process, local appends wait for a fresh read of the log's end this long. */
-const FOREIGN_QUIET_MS = 2_000;
+/** A write that failed (a lock held past the busy timeout, a dropped connection) is retried after this. */
+const WRITE_RETRY_MS = 50;
+/** Seq clashes in a row before a write gives up until the next append: only a storm of writers gets there. */
+const WRITE_TRIES = 20;
 /** Events read per query while catching up with another process. */
-const TAIL_PAGE = 1_000;
+const CATCH_UP_PAGE = 1_000;
 
 /**
- * The authoritative, seq-numbered log of each session. Appends are synchronous
- * (seq assigned and fanned out at once) and persisted in batches; reads flush
- * first, so a reader never misses an appended event.
+ * The authoritative, seq-numbered log of each session.
  *
- * Several processes. `worldline acp` and `worldline run` run their own bridge on the same
- * database as the web bridge. The process that runs a turn appends its events; the others
- * tail: every TAIL_INTERVAL_MS, sessions with listeners here that this process has not
- * appended to for as long are checked with one indexed query (max seq per session), and
- * new rows are fanned out in order as if appended here (`nextSeq` advances). `open` does
- * the same catch-up for a session idle that long, so an append after it starts past
- * the other process's events. For FOREIGN_QUIET_MS after another process's event, and
- * while another process's turn runs in the session (`runningElsewhere`), local appends
- * are held until the log's end is re-read, then numbered and written at once. If a seq
- * still clashes (both wrote within the same few milliseconds), the insert fails on the
- * (sessionId, seq) unique index: the unwritten local events are renumbered after the
- * other process's and reset listeners are told (tabs resubscribe and start over).
+ * A seq is given in one place: the insert. `append` queues the event; the events appended in
+ * one tick are inserted together with the seqs after the last one known here, and a clash on the
+ * (sessionId, seq) unique index means another process wrote first: its rows are read and fanned
+ * out, and the insert is retried after them. Listeners hear an event only once its row is
+ * committed, so a seq they saw never changes and a reader of the table never misses one.
+ *
+ * Several processes (`worldline acp`, `worldline run`, more bridges) share the database. A bus
+ * (server/bus: the database tail on one machine, Redis in team mode) tells this log when another
+ * process wrote to a session someone here listens to; its rows are then read and fanned out in
+ * order, as if appended here. `open` catches a session up the same way.
  */
 export class EventLog {
   private readonly sessions = new Map<string, SessionLog>();
   private readonly loading = new Map<string, Promise<SessionLog>>();
-  private queue: StoredEvent[] = [];
-  private flushing: Promise<void> | null = null;
-  private readonly timer: NodeJS.Timeout;
-  private readonly tailTimer: NodeJS.Timeout;
-  private tailing = false;
   private readonly foreignListeners = new Set<ForeignListener>();
   private closed = false;
 
-  constructor(private readonly db: Db) {
-    this.timer = setInterval(() => void this.flush().catch(reportFlushError), PERSIST_INTERVAL_MS);
-    this.timer.unref();
-    this.tailTimer = setInterval(() => void this.tail().catch(reportTailError), TAIL_INTERVAL_MS);
-    this.tailTimer.unref();
+  constructor(
+    private readonly db: Db,
+    private readonly bus: LogBus = new LocalBus(db),
+  ) {
+    bus.start({
+      watching: () => new Map([...this.sessions].filter(([, log]) => log.listeners.size > 0).map(watched)),
+      ended: (sessionId, seq) => {
+        const log = this.sessions.get(sessionId);
+        if (log && seq >= log.nextSeq) void this.serial(log, () => this.catchUp(sessionId, log)).catch(reportTail);
+      },
+    });
   }
 
-  /**
-   * Loads the session's last seq; required once before `append`. Later calls catch up with
-   * what other processes appended (one indexed query, made while callers read the session row).
-   */
+  /** Loads the session's last seq; required once before `append`. Later calls catch up with other processes. */
   async open(sessionId: string): Promise<void> {
     const loaded = this.sessions.has(sessionId);
     const log = await this.load(sessionId);
-    if (loaded && !log.held) await this.catchUp(sessionId, log);
+    if (loaded) await this.serial(log, () => this.catchUp(sessionId, log));
   }
 
   /** The turn another process runs in this session, as far as this log has seen. */
@@ -99,41 +85,31 @@ export class EventLog {
     return this.sessions.has(sessionId);
   }
 
-  /** Appends an event, returning its envelope (for deltas: possibly merged into a pending one). */
+  /** Appends an event: written within the tick (deltas: possibly merged into a pending one), then fanned out. */
   append(sessionId: string, event: SessionEvent, turnId?: string): void {
     const log = this.sessions.get(sessionId);
     if (!log) throw new Error(`event log for session ${sessionId} is not open`);
-    if (log.held) return void log.held.push({ event, turnId });
-    if (log.foreignTurn !== null || Date.now() - log.foreignAt < FOREIGN_QUIET_MS) {
-      // Another process writes here: number this after a fresh read of the log's end.
-      this.emitPendingDelta(sessionId, log);
-      log.held = [{ event, turnId }];
-      log.draining = this.appendHeld(sessionId, log).finally(() => (log.draining = null));
-      return;
-    }
-    this.appendNow(sessionId, log, event, turnId);
+    if (event.type === "message.part.delta") return this.appendDelta(sessionId, log, event, turnId);
+    this.emitPendingDelta(sessionId, log);
+    this.enqueue(sessionId, log, event, turnId);
   }
 
-  subscribe(sessionId: string, listener: Listener, onReset?: ResetListener): () => void {
+  subscribe(sessionId: string, listener: Listener): () => void {
     const log = this.sessions.get(sessionId);
     if (!log) throw new Error(`event log for session ${sessionId} is not open`);
     log.listeners.add(listener);
-    if (onReset) log.resetListeners.add(onReset);
-    return () => {
-      log.listeners.delete(listener);
-      if (onReset) log.resetListeners.delete(onReset);
-    };
+    return () => log.listeners.delete(listener);
   }
 
+  /** The last seq fanned out here. */
   lastSeq(sessionId: string): number {
     const log = this.sessions.get(sessionId);
     return log ? log.nextSeq - 1 : 0;
   }
 
-  /** Events after `afterSeq`, in order, including any not yet persisted. */
+  /** Events after `afterSeq`, in order, including any appended here and not yet written. */
   async read(sessionId: string, afterSeq: number, limit?: number): Promise<EventEnvelope[]> {
     const log = this.sessions.get(sessionId);
-    if (log?.draining) await log.draining;
     if (log) this.emitPendingDelta(sessionId, log);
     await this.flush();
     const rows = await readEvents(this.db, sessionId, afterSeq, limit);
@@ -147,48 +123,22 @@ export class EventLog {
     return row ? row.createdAt.toISOString() : null;
   }
 
-  /** Writes everything appended so far (held appends included). Safe to call concurrently. */
+  /** Writes everything appended so far. Safe to call concurrently. */
   async flush(): Promise<void> {
-    for (const log of this.sessions.values()) if (log.draining) await log.draining;
-    await this.persist();
-  }
-
-  private async persist(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
-    let renumbered = false;
-    const batch = this.queue;
-    this.queue = [];
-    this.flushing = insertEvents(this.db, batch)
-      .catch(async (error: unknown) => {
-        // Events of a session deleted meanwhile can never be stored; drop only those,
-        // and keep the rest for the next tick (e.g. SQLITE_BUSY past the timeout).
-        const alive = await existingSessions(this.db, batch);
-        const kept = batch.filter((event) => alive.has(event.sessionId));
-        this.queue = kept.concat(this.queue);
-        // Another process took some of these seqs: renumber ours after its events and retry.
-        renumbered = await this.renumberClashes(kept);
-        if (kept.length === batch.length && !renumbered) throw error;
-      })
-      .finally(() => {
-        this.flushing = null;
-      });
-    await this.flushing;
-    if (renumbered) await this.persist();
+    await Promise.all([...this.sessions].map(([id, log]) => this.serial(log, () => this.write(id, log))));
   }
 
   /** Forgets an idle session's in-memory state (its listeners must be gone). */
   release(sessionId: string): void {
     const log = this.sessions.get(sessionId);
-    if (!log || log.listeners.size > 0 || log.pendingDelta || log.held) return;
+    if (!log || log.listeners.size > 0 || log.pendingDelta || log.unwritten.length > 0) return;
     this.sessions.delete(sessionId);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearInterval(this.timer);
-    clearInterval(this.tailTimer);
+    await this.bus.close();
     for (const [sessionId, log] of this.sessions) this.emitPendingDelta(sessionId, log);
     await this.flush();
   }
@@ -198,7 +148,6 @@ export class EventLog {
     if (existing) return existing;
     let pending = this.loading.get(sessionId);
     if (!pending) {
-      const syncedAt = Date.now();
       pending = Promise.all([lastEventSeq(this.db, sessionId), lastTurnBoundary(this.db, sessionId)]).then(
         ([last, boundary]) => {
           const log: SessionLog = {
@@ -207,15 +156,12 @@ export class EventLog {
             pendingDelta: null,
             deltaTimer: null,
             startedParts: new Set(),
-            resetListeners: new Set(),
-            syncedAt,
-            foreignAt: 0,
+            unwritten: [],
+            writeScheduled: false,
+            chain: Promise.resolve(),
             // Nothing runs here before its log is open: a turn started and not completed runs in
-            // another process (or one that died; the web bridge's start-up completes those).
+            // another process (or one that died; the lease sweep completes those, server/leases).
             foreignTurn: boundary?.type === "turn.started" ? turnIdOf(boundary) : null,
-            held: null,
-            draining: null,
-            catchingUp: null,
           };
           this.sessions.set(sessionId, log);
           this.loading.delete(sessionId);
@@ -225,12 +171,6 @@ export class EventLog {
       this.loading.set(sessionId, pending);
     }
     return pending;
-  }
-
-  private appendNow(sessionId: string, log: SessionLog, event: SessionEvent, turnId?: string): void {
-    if (event.type === "message.part.delta") return this.appendDelta(sessionId, log, event, turnId);
-    this.emitPendingDelta(sessionId, log);
-    this.emit(sessionId, log, event, turnId);
   }
 
   private appendDelta(
@@ -252,8 +192,7 @@ export class EventLog {
     if (!log.startedParts.has(key)) {
       // The first token goes out at once: time to first token is what users feel.
       log.startedParts.add(key);
-      this.emit(sessionId, log, event, turnId);
-      return;
+      return this.enqueue(sessionId, log, event, turnId);
     }
     log.pendingDelta = { event, turnId };
     log.deltaTimer = setTimeout(() => this.emitPendingDelta(sessionId, log), DELTA_COALESCE_MS);
@@ -265,136 +204,103 @@ export class EventLog {
     const pending = log.pendingDelta;
     if (!pending) return;
     log.pendingDelta = null;
-    this.emit(sessionId, log, pending.event, pending.turnId);
+    this.enqueue(sessionId, log, pending.event, pending.turnId);
   }
 
-  private emit(sessionId: string, log: SessionLog, event: SessionEvent, turnId?: string): void {
-    const createdAt = new Date();
-    const envelope = { seq: log.nextSeq++, createdAt: createdAt.toISOString(), ...event } as EventEnvelope;
-    this.queue.push({
-      sessionId,
-      seq: envelope.seq,
-      type: event.type,
-      payload: JSON.stringify(event.payload),
-      turnId: turnId ?? null,
-      createdAt,
-    });
-    log.syncedAt = createdAt.getTime();
-    // Other processes learn at once that a turn runs here (they refuse prompts) or ended (they re-read the context).
-    if (event.type === "turn.started" || event.type === "turn.completed") void this.persist().catch(reportFlushError);
-    if (event.type === "turn.completed") {
-      log.startedParts.clear();
-      if (event.payload.turnId === log.foreignTurn) log.foreignTurn = null;
+  /** Queues the event for the insert that ends this tick (events appended together are written together). */
+  private enqueue(sessionId: string, log: SessionLog, event: SessionEvent, turnId?: string): void {
+    if (event.type === "turn.completed") log.startedParts.clear();
+    log.unwritten.push({ event, turnId, createdAt: new Date() });
+    this.scheduleWrite(sessionId, log);
+  }
+
+  private scheduleWrite(sessionId: string, log: SessionLog, delayMs = 0): void {
+    if (log.writeScheduled) return;
+    log.writeScheduled = true;
+    const run = () => {
+      log.writeScheduled = false;
+      this.serial(log, () => this.write(sessionId, log)).catch((error: unknown) => {
+        reportError("persisting events", error);
+        if (!this.closed) this.scheduleWrite(sessionId, log, WRITE_RETRY_MS);
+      });
+    };
+    if (delayMs > 0) setTimeout(run, delayMs).unref();
+    else setImmediate(run);
+  }
+
+  /** Inserts the session's unwritten events after the log's end, then fans them out. */
+  private async write(sessionId: string, log: SessionLog): Promise<void> {
+    const batch = log.unwritten;
+    if (batch.length === 0) return;
+    log.unwritten = [];
+    for (let attempt = 1; ; attempt++) {
+      const rows: StoredEvent[] = batch.map(({ event, turnId, createdAt }, index) => ({
+        sessionId,
+        seq: log.nextSeq + index,
+        type: event.type,
+        payload: JSON.stringify(event.payload),
+        turnId: turnId ?? null,
+        createdAt,
+      }));
+      try {
+        await insertEvents(this.db, rows);
+      } catch (error) {
+        // Another process took these seqs first: fan its events out, then take the next ones.
+        if (isUniqueViolation(error) && attempt < WRITE_TRIES) {
+          await this.catchUp(sessionId, log);
+          continue;
+        }
+        // Events of a session deleted meanwhile can never be stored: dropped.
+        if (!(await sessionExists(this.db, sessionId).catch(() => true))) return;
+        log.unwritten = batch.concat(log.unwritten);
+        throw error;
+      }
+      for (const row of rows) this.deliver(sessionId, log, toEnvelope(row), false);
+      this.bus.published(sessionId, log.nextSeq - 1);
+      return;
+    }
+  }
+
+  /** Fans out (in order) the events other processes wrote after this log's end. */
+  private async catchUp(sessionId: string, log: SessionLog): Promise<void> {
+    for (;;) {
+      const rows = await readEvents(this.db, sessionId, log.nextSeq - 1, CATCH_UP_PAGE);
+      for (const row of rows) {
+        if (row.seq !== log.nextSeq) return; // Not committed yet on another connection: the next call sees it.
+        this.deliver(sessionId, log, toEnvelope(row), true);
+      }
+      if (rows.length < CATCH_UP_PAGE) return;
+    }
+  }
+
+  private deliver(sessionId: string, log: SessionLog, envelope: EventEnvelope, foreign: boolean): void {
+    log.nextSeq = envelope.seq + 1;
+    if (foreign && envelope.type === "turn.started") log.foreignTurn = envelope.payload.turnId;
+    if (envelope.type === "turn.completed") {
+      if (foreign) log.startedParts.clear();
+      if (envelope.payload.turnId === log.foreignTurn) log.foreignTurn = null;
     }
     fanOut(log, envelope);
-  }
-
-  /** Appends held while another process writes here: numbered after a fresh read of the log's end, written at once. */
-  private async appendHeld(sessionId: string, log: SessionLog): Promise<void> {
-    try {
-      await this.catchUp(sessionId, log);
-    } catch (error) {
-      reportTailError(error);
-    }
-    const held = log.held ?? [];
-    log.held = null;
-    for (const { event, turnId } of held) this.appendNow(sessionId, log, event, turnId);
-    await this.persist().catch(reportFlushError);
-  }
-
-  /** Fans out (and counts as appended) the events other processes wrote after this log's end. */
-  private catchUp(sessionId: string, log: SessionLog): Promise<void> {
-    log.catchingUp ??= (async () => {
+    if (!foreign) return;
+    for (const listener of this.foreignListeners) {
       try {
-        for (;;) {
-          const from = log.nextSeq;
-          const startedAt = Date.now();
-          const rows = await readEvents(this.db, sessionId, from - 1, TAIL_PAGE);
-          // Something was appended here meanwhile: a seq it took may clash, and the flush sorts that out.
-          if (log.nextSeq !== from || this.sessions.get(sessionId) !== log) return;
-          log.syncedAt = Math.max(log.syncedAt, startedAt);
-          for (const row of rows) {
-            if (row.seq !== log.nextSeq) return;
-            log.nextSeq = row.seq + 1;
-            const envelope = toEnvelope(row);
-            log.foreignAt = Date.now();
-            if (envelope.type === "turn.started") log.foreignTurn = envelope.payload.turnId;
-            if (envelope.type === "turn.completed") {
-              log.startedParts.clear();
-              if (envelope.payload.turnId === log.foreignTurn) log.foreignTurn = null;
-            }
-            fanOut(log, envelope);
-            for (const listener of this.foreignListeners) {
-              try {
-                listener(sessionId, envelope);
-              } catch (error) {
-                console.error("[worldline] foreign-event listener failed:", error);
-              }
-            }
-          }
-          if (rows.length < TAIL_PAGE) return;
-        }
-      } finally {
-        log.catchingUp = null;
+        listener(sessionId, envelope);
+      } catch (error) {
+        console.error("[worldline] foreign-event listener failed:", error);
       }
-    })();
-    return log.catchingUp;
-  }
-
-  /** One tick of tailing: sessions someone listens to here that this process has not written lately. */
-  private async tail(): Promise<void> {
-    if (this.tailing || this.closed) return;
-    const now = Date.now();
-    const due = [...this.sessions].filter(
-      ([, log]) => log.listeners.size > 0 && !log.held && !log.catchingUp && now - log.syncedAt >= TAIL_INTERVAL_MS,
-    );
-    if (due.length === 0) return;
-    this.tailing = true;
-    try {
-      const ends = await lastEventSeqs(
-        this.db,
-        due.map(([id]) => id),
-      );
-      for (const [sessionId, log] of due) {
-        if (this.sessions.get(sessionId) !== log) continue;
-        if ((ends.get(sessionId) ?? 0) >= log.nextSeq) await this.catchUp(sessionId, log);
-        else log.syncedAt = Math.max(log.syncedAt, now);
-      }
-    } finally {
-      this.tailing = false;
     }
   }
 
-  /**
-   * After a failed insert: for each session whose unwritten events clash with rows another
-   * process wrote, renumbers them (in order) after the table's end and resets listeners.
-   * True if anything was renumbered.
-   */
-  private async renumberClashes(failed: StoredEvent[]): Promise<boolean> {
-    let renumbered = false;
-    for (const sessionId of new Set(failed.map((event) => event.sessionId))) {
-      const mine = this.queue.filter((event) => event.sessionId === sessionId).sort((a, b) => a.seq - b.seq);
-      if (mine.length === 0) continue;
-      const end = await lastEventSeq(this.db, sessionId);
-      if (end < mine[0].seq) continue;
-      mine.forEach((event, index) => (event.seq = end + 1 + index));
-      renumbered = true;
-      const log = this.sessions.get(sessionId);
-      if (!log) continue;
-      log.nextSeq = end + mine.length + 1;
-      log.syncedAt = Date.now();
-      log.foreignAt = log.syncedAt;
-      console.error(
-        `[worldline] session ${sessionId}: another process wrote the same seqs; ${mine.length} event(s) renumbered after seq ${end}`,
-      );
-      for (const reset of log.resetListeners) {
-        try {
-          reset();
-        } catch (error) {
-          console.error("[worldline] reset listener failed:", error);
-        }
-      }
-    }
-    return renumbered;
+  /** Runs `task` after the session's previous write or catch-up (never two at once). */
+  private serial(log: SessionLog, task: () => Promise<void>): Promise<void> {
+    const run = log.chain.then(task);
+    log.chain = run.catch(() => undefined);
+    return run;
   }
+}
+
+const watched = ([sessionId, log]: [string, SessionLog]): [string, number] => [sessionId, log.nextSeq - 1];
+
+function reportTail(error: unknown): void {
+  reportError("reading other processes' events", error);
 }

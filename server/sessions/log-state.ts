@@ -1,15 +1,21 @@
 import type { EventEnvelope, SessionEvent } from "../protocol";
-import { getSession, type Db, type StoredEvent } from "../store";
+import { getSession, type Db } from "../store";
 
 /** The in-memory state of one session's log and the event log's small helpers (server/sessions/event-log.ts). */
 
 export type Listener = (event: EventEnvelope) => void;
-/** Told when events a listener already got were renumbered (a seq clash with another process). */
-export type ResetListener = () => void;
 /** Hears events appended by another process (e.g. to drop a cached model context). */
 export type ForeignListener = (sessionId: string, event: EventEnvelope) => void;
 
+/** An appended event not yet written (it has no seq until its insert commits). */
+export interface Unwritten {
+  event: SessionEvent;
+  turnId?: string;
+  createdAt: Date;
+}
+
 export interface SessionLog {
+  /** The seq after the last event fanned out here (this process's or another's). */
   nextSeq: number;
   listeners: Set<Listener>;
   /** A delta being coalesced; emitted before any other event of the session. */
@@ -17,19 +23,14 @@ export interface SessionLog {
   deltaTimer: NodeJS.Timeout | null;
   /** (messageId, part) pairs that already emitted their first delta. */
   startedParts: Set<string>;
-  resetListeners: Set<ResetListener>;
-  /** When this process last knew the log's end: its own append, or a read of the table. */
-  syncedAt: number;
-  /** When an event of another process was last seen. */
-  foreignAt: number;
+  /** Appended here, waiting for their insert. */
+  unwritten: Unwritten[];
+  /** A write of `unwritten` is due (at the end of this tick, or after a failed one). */
+  writeScheduled: boolean;
+  /** Writes and catch-up reads of this session, one at a time (so neither sees the other's rows half-handled). */
+  chain: Promise<void>;
   /** A turn another process runs here (its turn.started seen, its turn.completed not yet). */
   foreignTurn: string | null;
-  /** Appends waiting for a fresh read of the log's end (another process wrote recently). */
-  held: { event: SessionEvent; turnId?: string }[] | null;
-  /** Those appends being numbered and written. */
-  draining: Promise<void> | null;
-  /** A read of the log's end in flight. */
-  catchingUp: Promise<void> | null;
 }
 
 export function fanOut(log: SessionLog, envelope: EventEnvelope): void {
@@ -62,19 +63,10 @@ export function toEnvelope(row: { seq: number; type: string; payload: string; cr
   } as EventEnvelope;
 }
 
-export async function existingSessions(db: Db, events: StoredEvent[]): Promise<Set<string>> {
-  const ids = [...new Set(events.map((event) => event.sessionId))];
-  const found = await Promise.all(ids.map(async (id) => ((await getSession(db, id)) ? id : null)));
-  return new Set(found.filter((id): id is string => id !== null));
+export async function sessionExists(db: Db, sessionId: string): Promise<boolean> {
+  return (await getSession(db, sessionId)) !== null;
 }
 
-export function reportTailError(error: unknown): void {
-  console.error(
-    "[worldline] reading other processes' events failed; will retry:",
-    error instanceof Error ? error.message : error,
-  );
-}
-
-export function reportFlushError(error: unknown): void {
-  console.error("[worldline] persisting events failed; will retry:", error instanceof Error ? error.message : error);
+export function reportError(what: string, error: unknown): void {
+  console.error(`[worldline] ${what} failed; will retry:`, error instanceof Error ? error.message : error);
 }

@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from "node:http";
-import { Server } from "socket.io";
+import { Server, type ServerOptions } from "socket.io";
 import { MAX_PROMPT_MESSAGE_BYTES } from "../../protocol";
 import type { BridgeServices } from "../services";
 import { readCookie } from "../auth";
@@ -15,7 +15,11 @@ import { closeRevokedShares, guardShareSocket, shareFromHandshake } from "./shar
 const MAX_SOCKET_MESSAGE_BYTES = Math.max(2 * 1024 * 1024, MAX_PROMPT_MESSAGE_BYTES);
 
 /** socket.io on the bridge's own port and origin. */
-export function attachSocketServer(httpServer: HttpServer, services: BridgeServices): Server {
+export function attachSocketServer(
+  httpServer: HttpServer,
+  services: BridgeServices,
+  options: { adapter?: ServerOptions["adapter"] } = {},
+): Server {
   const { auth } = services;
   const io = new Server(httpServer, {
     serveClient: false,
@@ -26,6 +30,8 @@ export function attachSocketServer(httpServer: HttpServer, services: BridgeServi
     // The `cors` option rejects nothing; this is where Host and Origin are enforced,
     // for the polling handshake and the websocket upgrade alike.
     allowRequest: (req, callback) => callback(null, auth.hostAllowed(req) && auth.originAllowed(req)),
+    // Team mode: rooms span the bridges of the deployment (server/bus/redis-link.ts).
+    ...(options.adapter ? { adapter: options.adapter } : {}),
   });
   const commands = new CommandCache();
   const presence = new Presence(services.log);

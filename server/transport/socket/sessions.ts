@@ -77,21 +77,13 @@ export function registerSessionHandlers(
         batch = [];
         if (socket.connected) socket.emit("session.events", { sessionId, events });
       };
-      const stopLive = services.log.subscribe(
-        sessionId,
-        (event) => {
-          if (replaying) return void held.push(event);
-          if (event.seq <= sentUpTo) return;
-          sentUpTo = event.seq;
-          batch.push(event);
-          if (batch.length === 1) queueMicrotask(sendBatch);
-        },
-        // The log renumbered events after a clash with another process: the tab resubscribes,
-        // and the createdAt check in startingPoint resets it to the log as it now is.
-        () => {
-          if (socket.connected) socket.emit("session.reset", { sessionId });
-        },
-      );
+      const stopLive = services.log.subscribe(sessionId, (event) => {
+        if (replaying) return void held.push(event);
+        if (event.seq <= sentUpTo) return;
+        sentUpTo = event.seq;
+        batch.push(event);
+        if (batch.length === 1) queueMicrotask(sendBatch);
+      });
       subscriptions.set(sessionId, () => {
         stopLive();
         presence.leave(socket, sessionId);

@@ -167,7 +167,7 @@ describe("an ACP session in the web UI", () => {
 });
 
 describe("two processes' event logs on one database", () => {
-  it("tail each other, and a seq both took at once is renumbered, not lost", async () => {
+  it("tail each other, and two appends at once get consecutive seqs that no listener ever sees change", async () => {
     const dirs = await tempDirs();
     const a = await store.openDb(dirs.home, testDatabaseUrl(dirs.home));
     const b = await store.openDb(dirs.home, testDatabaseUrl(dirs.home));
@@ -177,26 +177,25 @@ describe("two processes' event logs on one database", () => {
       const session = await store.createSession(a.db, { workspace: dirs.workspace });
       await Promise.all([logA.open(session.id), logB.open(session.id)]);
       const seenByA: EventEnvelope[] = [];
-      let resetsB = 0;
+      const seenByB: EventEnvelope[] = [];
       logA.subscribe(session.id, (event) => seenByA.push(event));
-      logB.subscribe(
-        session.id,
-        () => undefined,
-        () => resetsB++,
-      );
+      logB.subscribe(session.id, (event) => seenByB.push(event));
+      const heard = (events: EventEnvelope[]) =>
+        events.map((event) => [event.seq, (event.payload as { text: string }).text]);
 
-      // Both append before either has written: the same seq, twice.
+      // Both append before either has written: both think seq 1 is next; the insert decides.
       logA.append(session.id, { type: "notice", payload: { level: "info", text: "from A" } });
       logB.append(session.id, { type: "notice", payload: { level: "info", text: "from B" } });
-      await logA.flush();
-      await logB.flush();
+      await Promise.all([logA.flush(), logB.flush()]);
       const rows = await store.readEvents(a.db, session.id, 0);
       expect(rows.map((row) => row.seq)).toEqual([1, 2]);
-      expect(rows.map((row) => JSON.parse(row.payload).text)).toEqual(["from A", "from B"]);
-      expect(resetsB).toBe(1);
-      expect(logB.lastSeq(session.id)).toBe(2);
+      expect(rows.map((row) => JSON.parse(row.payload).text).sort()).toEqual(["from A", "from B"]);
+      await until(() => seenByA.length === 2 && seenByB.length === 2, 5_000, "both logs hearing both events");
+      const stored = rows.map((row) => [row.seq, JSON.parse(row.payload).text]);
+      expect(heard(seenByA)).toEqual(stored);
+      expect(heard(seenByB)).toEqual(stored);
 
-      // B's turn streams; A (listening, idle) tails it in order and starts its own append after it.
+      // B streams; A (listening, idle) tails it in order and appends after it.
       for (let i = 0; i < 5; i++)
         logB.append(session.id, { type: "notice", payload: { level: "info", text: `B ${i}` } });
       await logB.flush();
@@ -207,6 +206,8 @@ describe("two processes' event logs on one database", () => {
       const all = await store.readEvents(a.db, session.id, 0);
       expect(all.map((row) => row.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(JSON.parse(all[7].payload).text).toBe("A after B");
+      await until(() => seenByB.length === 8, 5_000, "B tailing A");
+      expect(heard(seenByB)).toEqual(heard(seenByA));
     } finally {
       await logA.close();
       await logB.close();

@@ -108,13 +108,17 @@ describe("cancel, steer, queue and guards", () => {
 
   /** Steers the session the moment its turn's `turn.completed` is appended: after the loop, before the turn is done. */
   function steerLate(sessionId: string, text: string, before?: () => void): Promise<{ steered: boolean }> {
+    // Listeners hear an event only once it is written, by then the turn is done: catch the append itself.
+    const log = bridge.services.log;
+    const append = log.append;
     return new Promise((resolve, reject) => {
-      const unsubscribe = bridge.services.log.subscribe(sessionId, (event) => {
-        if (event.type !== "turn.completed") return;
-        unsubscribe();
+      log.append = (id, event, turnId) => {
+        append.call(log, id, event, turnId);
+        if (id !== sessionId || event.type !== "turn.completed") return;
+        log.append = append;
         before?.();
         bridge.services.runtime.steer(sessionId, text).then(resolve, reject);
-      });
+      };
     });
   }
 

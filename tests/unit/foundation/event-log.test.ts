@@ -37,13 +37,18 @@ describe("EventLog", () => {
     expect((await log.read(sessionId, 3)).map((e) => e.seq)).toEqual([4, 5]);
   });
 
-  it("fans out to subscribers synchronously and in order", () => {
+  it("fans out to subscribers in order once written, never before", async () => {
     const seen: number[] = [];
     const unsubscribe = log.subscribe(sessionId, (event) => seen.push(event.seq));
     log.append(sessionId, notice("a"));
     log.append(sessionId, notice("b"));
+    // Not yet committed: nobody has a seq that a clash could still change.
+    expect(seen).toEqual([]);
+    await log.flush();
+    expect(seen).toEqual([1, 2]);
     unsubscribe();
     log.append(sessionId, notice("c"));
+    await log.flush();
     expect(seen).toEqual([1, 2]);
   });
 
@@ -51,10 +56,12 @@ describe("EventLog", () => {
     const seen: EventEnvelope[] = [];
     log.subscribe(sessionId, (event) => seen.push(event));
     log.append(sessionId, delta("Hel"));
+    await log.flush();
     expect(seen).toHaveLength(1);
     log.append(sessionId, delta("lo, "));
     log.append(sessionId, delta("world"));
     log.append(sessionId, notice("after"));
+    await log.flush();
     expect(seen.map((e) => e.type)).toEqual(["message.part.delta", "message.part.delta", "notice"]);
     const texts = seen
       .filter((e) => e.type === "message.part.delta")

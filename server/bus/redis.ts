@@ -1,0 +1,49 @@
+import { randomUUID } from "node:crypto";
+import { Redis } from "ioredis";
+import type { LogBus, LogBusHooks } from "./types";
+
+/**
+ * Team mode (`REDIS_URL`): bridges on several hosts learn of each other's appends by pub/sub
+ * instead of tailing the database. One channel per deployment (its key prefix) carries
+ * `{sessionId, seq}` after each committed write; a bridge reads the rows of the sessions it
+ * watches from the database (the log stays the truth, the message is only a wake-up).
+ */
+export class RedisBus implements LogBus {
+  private readonly id = randomUUID();
+  private readonly channel: string;
+
+  constructor(
+    private readonly pub: Redis,
+    private readonly sub: Redis,
+    prefix: string,
+  ) {
+    this.channel = `${prefix}:log`;
+  }
+
+  published(sessionId: string, seq: number): void {
+    this.pub.publish(this.channel, JSON.stringify({ from: this.id, sessionId, seq })).catch(reportPublishError);
+  }
+
+  start(hooks: LogBusHooks): void {
+    this.sub.on("message", (channel: string, message: string) => {
+      if (channel !== this.channel) return;
+      const { from, sessionId, seq } = JSON.parse(message) as { from: string; sessionId: string; seq: number };
+      if (from === this.id) return;
+      const known = hooks.watching().get(sessionId);
+      if (known !== undefined && seq > known) hooks.ended(sessionId, seq);
+    });
+    // Messages sent while the connection was down are gone: re-read every watched log once back.
+    this.sub.on("ready", () => {
+      for (const [sessionId, known] of hooks.watching()) hooks.ended(sessionId, known + 1);
+    });
+    void this.sub.subscribe(this.channel).catch(reportPublishError);
+  }
+
+  async close(): Promise<void> {
+    await this.sub.unsubscribe(this.channel).catch(() => undefined);
+  }
+}
+
+function reportPublishError(error: unknown): void {
+  console.error("[worldline] redis bus:", error instanceof Error ? error.message : error);
+}

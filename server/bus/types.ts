@@ -1,0 +1,16 @@
+/** How another process's appends to a session's event log become known here (server/sessions/event-log.ts). */
+export interface LogBus {
+  /** This process has written the session's log up to `seq` (committed). */
+  published(sessionId: string, seq: number): void;
+  /**
+   * Starts telling `ended` when another process wrote past what this one knows, for the
+   * sessions `watching` lists (session id → last seq known here).
+   */
+  start(hooks: LogBusHooks): void;
+  close(): Promise<void>;
+}
+
+export interface LogBusHooks {
+  ended(sessionId: string, seq: number): void;
+  watching(): Map<string, number>;
+}
