@@ -71,6 +71,13 @@ function main(): void {
           console.log(`wrote ${dir}/${folder}/migration.sql`);
         }
         fs.writeFileSync(path.join(root, MIGRATED_SCHEMA), source);
+        if (sqlite.includes("-- RedefineTables")) {
+          console.warn(
+            `\nWARNING: the SQLite migration rebuilds a table, copying only the columns migrated.prisma knows: a column\n` +
+              `another pending migration adds would be lost. If your change only adds columns, replace the rebuild with\n` +
+              `ALTER TABLE "T" ADD COLUMN … lines (as the PostgreSQL migration does); tests/unit/store/migrations.test.ts checks.\n`,
+          );
+        }
       }
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
