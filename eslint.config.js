@@ -24,6 +24,7 @@ export default tseslint.config(
       "node_modules/",
       ".next/",
       ".next-*/",
+      "dist/",
       "server/store/generated/",
       "next-env.d.ts",
       "test-results/",

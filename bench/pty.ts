@@ -28,6 +28,7 @@ import * as nodePty from "node-pty";
 import { io, type Socket } from "socket.io-client";
 import type { Ack, TerminalInfo } from "../server/protocol";
 import { markerScanner, PtyViewer } from "../tests/integration/pty/pty-client";
+import { processCpuMs } from "./lib/proc.ts";
 
 // CommonJS package: Node's ESM loader only offers its default export.
 const { Terminal: HeadlessTerminal } = headlessPackage;
@@ -52,6 +53,8 @@ export interface PtyBenchResult {
   client_xterm_mb_per_s: number;
   /** client_xterm_mb_per_s / raw_pty_mb_per_s: the highest ratio even a bridge costing nothing could reach in this run. */
   pty_client_ceiling_ratio: number;
+  /** bridge_mb_per_s / client_xterm_mb_per_s: whether the bridge keeps pace with its client (issue 20: at least 0.9). */
+  pty_client_ratio: number;
   bridge_cpu_ms_per_mb: number;
   client_cpu_ms_per_mb: number;
   pty_throughput_ratio: number;
@@ -205,17 +208,6 @@ async function clientXtermRate(file: string): Promise<number> {
   return rate;
 }
 
-/** CPU time (user + system, all threads) a process used so far, in ms. */
-function cpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks of 10 ms.
-  } catch {
-    return 0;
-  }
-}
-
 async function bridgeRate(
   bridge: BridgeChild,
   file: string,
@@ -230,7 +222,7 @@ async function bridgeRate(
     }),
   );
   const before = viewer.received;
-  const bridgeCpuBefore = cpuMs(bridge.child.pid as number);
+  const bridgeCpuBefore = processCpuMs(bridge.child.pid as number);
   const clientCpuBefore = process.cpuUsage();
   const start = performance.now();
   viewer.input(`cat ${path.basename(file)}; echo END-$((1+1))\r`);
@@ -241,7 +233,7 @@ async function bridgeRate(
   const clientCpu = process.cpuUsage(clientCpuBefore);
   const result = {
     rate: megabytes / seconds,
-    bridgeCpuMsPerMb: (cpuMs(bridge.child.pid as number) - bridgeCpuBefore) / megabytes,
+    bridgeCpuMsPerMb: (processCpuMs(bridge.child.pid as number) - bridgeCpuBefore) / megabytes,
     clientCpuMsPerMb: (clientCpu.user + clientCpu.system) / 1000 / megabytes,
   };
   viewer.dispose();
@@ -326,6 +318,7 @@ export async function run(): Promise<PtyBenchResult> {
       bridge_mb_per_s: round(through.rate, 1),
       client_xterm_mb_per_s: round(clientXterm, 1),
       pty_client_ceiling_ratio: round(clientXterm / raw),
+      pty_client_ratio: round(through.rate / clientXterm),
       bridge_cpu_ms_per_mb: round(through.bridgeCpuMsPerMb, 1),
       client_cpu_ms_per_mb: round(through.clientCpuMsPerMb, 1),
       pty_throughput_ratio: round(through.rate / raw),

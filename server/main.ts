@@ -2,7 +2,6 @@ import fs from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { installProcessErrorPolicy } from "./process-errors";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
 import { ExternalAgents } from "./acp";
@@ -11,7 +10,7 @@ import { MemoryService } from "./memory";
 import { SkillCatalog } from "./skills";
 import { ApprovalService } from "./approvals";
 import { CheckpointService } from "./checkpoints";
-import { isLoopbackHost, type BridgeConfig } from "./config";
+import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
 import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./processes";
 import { EventLog, Sessions } from "./sessions";
 import { OwnerLease, sweepOrphans, type LeaseOptions } from "./leases";
@@ -29,8 +28,9 @@ import {
   type BridgeServices,
 } from "./transport";
 
-export const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const VERSION: string = JSON.parse(fs.readFileSync(path.join(ROOT_DIR, "package.json"), "utf8")).version;
+
+export { ROOT_DIR };
 
 export interface BridgeOptions {
   config: BridgeConfig;

@@ -2,7 +2,7 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { createAcpAgent, type AcpServices } from "../acp";
 import { loadConfig } from "../config";
-import { startBridge, type Bridge } from "../main";
+import type { Bridge } from "../main";
 
 /** A bridge that will not stop within this is left behind: stdin closing must end the process promptly. */
 const SHUTDOWN_GRACE_MS = 3_000;
@@ -18,7 +18,8 @@ export async function acpCommand(): Promise<number> {
   const log = (line: string) => process.stderr.write(`[worldline acp] ${line}\n`);
   const config = loadConfig({ ...process.env, PORT: process.env.WORLDLINE_ACP_PORT ?? "0" });
   // Started alongside the connection: `initialize` answers at once, the rest waits for the bridge.
-  const bridgeReady = startBridge({ config, ui: false, kind: "acp" });
+  // Its modules load lazily (server/main pulls in most of the bundle), so the connection is up first.
+  const bridgeReady = import("../main").then(({ startBridge }) => startBridge({ config, ui: false, kind: "acp" }));
   bridgeReady.then(
     (bridge) => log(`bridge for this ACP process: ${bridge.url}/?token=${bridge.token}`),
     (error: unknown) => log(`could not start the bridge: ${error instanceof Error ? error.message : String(error)}`),

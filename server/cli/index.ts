@@ -6,8 +6,6 @@ console.log = console.error;
 console.info = console.error;
 console.debug = console.error;
 
-import { serve } from "./serve";
-
 const USAGE = `Usage:
   worldline [serve]                     start the bridge and web UI
   worldline acp                         run as an ACP agent on stdio
@@ -19,7 +17,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   const [command = "serve"] = argv;
   switch (command) {
     case "serve":
-      await serve();
+      await (await import("./serve")).serve();
       return undefined;
     case "acp":
       return (await import("./acp")).acpCommand();

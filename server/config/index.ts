@@ -1,2 +1,3 @@
 export { loadConfig, isLoopbackHost } from "./env";
 export type { BridgeConfig, ModelConfig } from "./env";
+export { ROOT_DIR } from "./root";

@@ -1,12 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import { ROOT_DIR } from "../config/root";
 import { PrismaClient } from "./generated/prisma/client";
-import { PrismaClient as PostgresClient } from "./generated/postgres/client";
 import { applyMigrations, BUSY_TIMEOUT_MS } from "./migrate";
-import { applyPostgresMigrations } from "./migrate-postgres";
-import { postgresAdapter } from "./postgres-adapter";
 
 /**
  * The client's type is the SQLite one's; a PostgreSQL client is the same model (prisma/README.md,
@@ -15,7 +12,7 @@ import { postgresAdapter } from "./postgres-adapter";
 export type Db = PrismaClient;
 export type Provider = "sqlite" | "postgresql";
 
-const PRISMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../prisma");
+const PRISMA_DIR = path.join(ROOT_DIR, "prisma");
 const providers = new WeakMap<Db, Provider>();
 
 /** Which database a client talks to, for the few statements that differ (see server/store/sql.ts). */
@@ -36,6 +33,12 @@ export async function openDb(
     if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
       throw new Error("DATABASE_URL must be a postgresql:// URL (unset it to use SQLite in WORLDLINE_HOME)");
     }
+    // Loaded only here: the PostgreSQL client, adapter and driver cost start-up ~100 ms that SQLite users never need.
+    const [{ applyPostgresMigrations }, { postgresAdapter }, { PrismaClient: PostgresClient }] = await Promise.all([
+      import("./migrate-postgres"),
+      import("./postgres-adapter"),
+      import("./generated/postgres/client"),
+    ]);
     const migrated = await applyPostgresMigrations(databaseUrl, path.join(PRISMA_DIR, "postgres/migrations"));
     const client = new PostgresClient({ adapter: postgresAdapter(databaseUrl) });
     const db = client as unknown as Db;

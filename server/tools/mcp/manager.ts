@@ -1,7 +1,5 @@
 import type { Readable } from "node:stream";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { errorMessage } from "../../errors";
 import { buildTool, decodeObjectArguments, type Tool } from "../define";
@@ -80,14 +78,16 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     connections.set(name, connection);
     notify();
     let transport: Transport;
+    let sdk: McpSdk;
     try {
-      transport = createTransport(config, options.cwd, (chunk) => {
+      sdk = await loadSdk();
+      transport = createTransport(sdk, config, options.cwd, (chunk) => {
         connection.stderr = (connection.stderr + chunk).slice(-STDERR_TAIL_CHARS);
       });
     } catch (error) {
       return fail(connection, "failed", errorMessage(error));
     }
-    const client = new Client({ name: "worldline", version: "0.1.0" });
+    const client = new sdk.Client({ name: "worldline", version: "0.1.0" });
     connection.client = client;
     client.onclose = () => {
       if (connection.status.state === "ready") fail(connection, "closed", "The server stopped.");
@@ -134,7 +134,24 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
   };
 }
 
+/**
+ * The MCP SDK (~0.2 s of module loading) is imported when a session first starts a server, not
+ * at bridge start-up: most sessions have no MCP server, and `worldline acp`/`run` answer sooner.
+ */
+async function loadSdk() {
+  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }, { StreamableHTTPClientTransport }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/client/index.js"),
+      import("@modelcontextprotocol/sdk/client/stdio.js"),
+      import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    ]);
+  return { Client, StdioClientTransport, getDefaultEnvironment, StreamableHTTPClientTransport };
+}
+
+type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
+
 function createTransport(
+  { StdioClientTransport, StreamableHTTPClientTransport, getDefaultEnvironment }: McpSdk,
   config: McpServerConfig,
   cwd: string | undefined,
   onStderr: (chunk: string) => void,
