@@ -9,7 +9,7 @@
 //   mtime (esbuild's metafile), so checking costs one stat per file (~2 ms), and a build ~0.3 s.
 // - Each build gets its own folder and the manifest is replaced atomically: processes started
 //   concurrently (tests) never see a half-written build, and a running bridge keeps the chunks
-//   it may still import lazily. The newest KEEP_BUILDS folders are kept.
+//   it may still import lazily. The newest KEEP_BUILDS folders, and any younger than an hour, are kept.
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -19,8 +19,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const OUT = path.join(ROOT, "dist", "server");
 const MANIFEST = path.join(OUT, "manifest.json");
 const ENTRY = "server/cli/index.ts";
-/** Old builds kept for bridges still running from them (their lazy chunks). */
+/** Old builds kept for bridges still running from them (their lazy chunks)… */
 const KEEP_BUILDS = 3;
+/** …and any build younger than this: processes that bundled concurrently are about to import theirs. */
+const KEEP_BUILDS_MS = 60 * 60_000;
 /** Generated Prisma clients the bundle includes; `prisma generate` makes them when missing. */
 const GENERATED = [
   { client: "server/store/generated/prisma/client.ts", args: ["generate"] },
@@ -106,6 +108,8 @@ function pruneOldBuilds(keep) {
     .filter((entry) => entry.isDirectory() && entry.name.startsWith("build-") && entry.name !== keep)
     .map((entry) => ({ name: entry.name, mtimeMs: fs.statSync(path.join(OUT, entry.name)).mtimeMs }))
     .sort((a, b) => b.mtimeMs - a.mtimeMs);
-  for (const old of builds.slice(KEEP_BUILDS - 1))
+  for (const old of builds.slice(KEEP_BUILDS - 1)) {
+    if (Date.now() - old.mtimeMs < KEEP_BUILDS_MS) continue;
     fs.rmSync(path.join(OUT, old.name), { recursive: true, force: true });
+  }
 }
