@@ -12,7 +12,7 @@ import { ApprovalService } from "./approvals";
 import { CheckpointService } from "./checkpoints";
 import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
 import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./processes";
-import { EventLog, Sessions } from "./sessions";
+import { EventLog, SessionJanitor, Sessions } from "./sessions";
 import { OwnerLease, sweepOrphans, type LeaseOptions } from "./leases";
 import { PtyManager } from "./pty";
 import { WorkspaceFiles } from "./files";
@@ -139,6 +139,21 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     ...options.agent,
   });
   checkpoints.attach(runtime);
+  // What a session holds in this process, freed on delete and after it idles unwatched.
+  const janitor = new SessionJanitor({
+    resources: [
+      { name: "agent runtime state", forget: (id, why) => runtime.forgetSession(id, why) },
+      { name: "checkpoint bookkeeping", forget: (id) => checkpoints.forgetSession(id) },
+      { name: "external agent process", forget: (id) => externalAgents.forgetSession(id) },
+      { name: "MCP servers", forget: (id) => mcp.forgetSession(id) },
+      // Terminals and background tasks are the person's: only a delete ends them.
+      { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },
+      { name: "background tasks", forget: (id, why) => why === "deleted" && sharedTaskRegistry.stopSession(id) },
+    ],
+    idleSessions: (idleMs) => runtime.idleSessions(idleMs),
+    watched: (id) => log.watched(id),
+  });
+  janitor.start();
   // Another process (worldline acp/run) wrote to a session: its model context is re-read next turn.
   log.onForeign((sessionId) => runtime.forgetContext(sessionId));
 
@@ -169,6 +184,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     memory,
     skills,
     audit: { list: (query) => store.listCommands(db, query) },
+    janitor,
+    externalAgents,
   };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services, { adapter: redis?.adapter });
@@ -195,6 +212,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         // Stop accepting work first: no new connections, no more socket commands.
         server.close();
         io.disconnectSockets(true);
+        janitor.stop();
         await runtime.cancelAll();
         // Snapshots and rows of the last checkpoints may still be being written.
         await checkpoints.settledAll();

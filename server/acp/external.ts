@@ -84,13 +84,27 @@ export class ExternalAgents implements ExternalAgentPort {
 
   async closeAll(): Promise<void> {
     const all = await Promise.allSettled(this.agents.values());
-    for (const result of all) {
-      if (result.status !== "fulfilled") continue;
-      result.value.terminals.releaseAll();
-      result.value.connection.close();
-      result.value.child.kill("SIGTERM");
-    }
+    for (const result of all) if (result.status === "fulfilled") stopAgent(result.value);
     this.agents.clear();
+  }
+
+  /**
+   * Stops the session's agent process (deleted, or idle: the next turn starts a new one). An
+   * agent such as `opencode acp` holds half a gigabyte; one per forgotten session adds up.
+   * A running turn keeps it (the runtime cancels turns before forgetting a session).
+   */
+  async forgetSession(sessionId: string): Promise<void> {
+    const pending = this.agents.get(sessionId);
+    if (!pending) return;
+    const agent = await pending.catch(() => undefined);
+    if (agent?.turn) return;
+    if (this.agents.get(sessionId) === pending) this.agents.delete(sessionId);
+    if (agent) stopAgent(agent);
+  }
+
+  /** Agent processes running (tests bound it). */
+  get size(): number {
+    return this.agents.size;
   }
 
   private agentFor(sessionId: string, workspace: string, command: string): Promise<AgentProcess> {
@@ -185,6 +199,12 @@ export class ExternalAgents implements ExternalAgentPort {
         return {};
       });
   }
+}
+
+function stopAgent(agent: AgentProcess): void {
+  agent.terminals.releaseAll();
+  agent.connection.close();
+  agent.child.kill("SIGTERM");
 }
 
 /** The external agent's updates as the session's events. */

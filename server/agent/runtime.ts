@@ -23,13 +23,22 @@ export { MAX_CONCURRENT_TURNS, MAX_QUEUED_TURNS_PER_SESSION } from "./turn-queue
 const RUNNING_STATUS_DELAY_MS = 50;
 
 /**
+ * Contexts (whole histories) kept in memory between turns; past this the least recently used idle
+ * one is dropped and re-read from the log on its next turn (a few ms). Most people work in a handful.
+ */
+export const MAX_CACHED_CONTEXTS = 32;
+
+/**
  * Runs turns: one at a time per session (later prompts wait in a queue, server/agent/turn-queue.ts),
  * cancellable, steerable, each bound to the session's event log. Executing one is
  * server/agent/turn-execution.ts; the tools it gets are server/agent/tool-layers.ts.
  */
 export class AgentRuntime {
   private readonly queue = new TurnQueue();
+  /** In least-recently-used order (a use moves a context to the end). */
   private readonly contexts = new Map<string, Context>();
+  /** When each session this runtime served was last used (a turn started or ended). */
+  private readonly lastUsed = new Map<string, number>();
   private readonly layers: ToolLayers;
   private readonly env: TurnExecutionEnv;
 
@@ -156,9 +165,34 @@ export class AgentRuntime {
     this.contexts.delete(sessionId);
   }
 
+  /**
+   * Frees what the runtime holds for a session: its queue state and context, and on delete its
+   * tool layers too (an idle session keeps them: an ACP client set them and may prompt again).
+   * A session with a turn running or queued keeps everything (cancel it first).
+   */
+  forgetSession(sessionId: string, why: "deleted" | "idle"): boolean {
+    if (!this.queue.release(sessionId)) return false;
+    this.contexts.delete(sessionId);
+    this.lastUsed.delete(sessionId);
+    if (why === "deleted") this.layers.release(sessionId);
+    return true;
+  }
+
+  /** Sessions with no turn running or queued whose last turn ended at least `idleMs` ago. */
+  idleSessions(idleMs: number, now = Date.now()): string[] {
+    return [...this.lastUsed].filter(([id, at]) => now - at >= idleMs && this.queue.idle(id)).map(([id]) => id);
+  }
+
+  /** How many sessions the runtime holds anything for (tests bound it). */
+  heldSessions(): { states: number; contexts: number; layers: number; lastUsed: number } {
+    const layers = this.layers.size();
+    return { states: this.queue.sessions().length, contexts: this.contexts.size, layers, lastUsed: this.lastUsed.size };
+  }
+
   /** Runs a turn that `queue` made active, then hands the session to its next queued turn. */
   private run(pending: PendingTurn): void {
     const { sessionId, turnId } = pending;
+    this.lastUsed.set(sessionId, Date.now());
     void (async () => {
       // The status row (for session lists and restarts) is written once the first model request
       // is on its way (or soon, see RUNNING_STATUS_DELAY_MS): a database write less before the
@@ -186,6 +220,7 @@ export class AgentRuntime {
       await this.complete(pending, result);
       // Steering that came too late for this turn is not lost: it becomes the next prompt.
       const { late, next } = this.queue.finish(sessionId);
+      this.lastUsed.set(sessionId, Date.now());
       if (next) this.run(next);
       else await this.setStatus(sessionId, "idle");
       pending.settle(result);
@@ -237,9 +272,13 @@ export class AgentRuntime {
 
   private async context(sessionId: string): Promise<Context> {
     let context = this.contexts.get(sessionId);
-    if (!context) {
-      context = await Context.load(this.deps.db, sessionId);
-      this.contexts.set(sessionId, context);
+    if (context)
+      this.contexts.delete(sessionId); // re-inserted below: now the most recently used
+    else context = await Context.load(this.deps.db, sessionId);
+    this.contexts.set(sessionId, context);
+    for (const id of this.contexts.keys()) {
+      if (this.contexts.size <= MAX_CACHED_CONTEXTS) break;
+      if (id !== sessionId && !this.queue.active(id)) this.contexts.delete(id);
     }
     return context;
   }

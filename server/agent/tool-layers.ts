@@ -31,6 +31,11 @@ export class ToolLayers {
     this.layers.delete(sessionId);
   }
 
+  /** Sessions with layers (tests bound it). */
+  size(): number {
+    return this.layers.size;
+  }
+
   /** Workspace tools with the session's layers; a source that fails is skipped with a notice, never ending the turn. */
   async toolsFor(input: {
     sessionId: string;

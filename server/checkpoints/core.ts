@@ -77,6 +77,28 @@ export class CheckpointCore {
     return this.host;
   }
 
+  /**
+   * Frees the per-session bookkeeping once its queued checkpoint work is done (session deleted,
+   * or idle: the next checkpoint re-reads its number from the database). Shadow repos are per
+   * workspace and stay.
+   */
+  async forgetSession(sessionId: string): Promise<void> {
+    const chain = this.chains.get(sessionId);
+    await this.settled(sessionId);
+    // A checkpoint queued meanwhile keeps the bookkeeping: the session is in use again.
+    if (this.chains.get(sessionId) !== chain || (this.waiting.get(sessionId)?.size ?? 0) > 0) return;
+    this.chains.delete(sessionId);
+    this.numbers.delete(sessionId);
+    this.lastReasons.delete(sessionId);
+    this.waiting.delete(sessionId);
+  }
+
+  /** Sessions with bookkeeping held (tests bound it). */
+  heldSessions(): number {
+    return new Set([...this.chains.keys(), ...this.numbers.keys(), ...this.lastReasons.keys(), ...this.waiting.keys()])
+      .size;
+  }
+
   repo(workspace: string): Promise<ShadowRepo> {
     let repo = this.repos.get(workspace);
     if (!repo) {

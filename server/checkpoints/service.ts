@@ -32,6 +32,16 @@ export class CheckpointService {
   }
 
   /** Port: the turn is done; records its `turn_end` checkpoint (awaited before `turn.completed`). */
+  /** Frees the per-session bookkeeping once its checkpoint work is done (deleted or idle session). */
+  forgetSession(sessionId: string): Promise<void> {
+    return this.core.forgetSession(sessionId);
+  }
+
+  /** Sessions with bookkeeping held (tests bound it). */
+  heldSessions(): number {
+    return this.core.heldSessions();
+  }
+
   turnEnded(sessionId: string): Promise<void> {
     return this.core.turnEnded(sessionId);
   }

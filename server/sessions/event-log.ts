@@ -128,6 +128,11 @@ export class EventLog {
     await Promise.all([...this.sessions].map(([id, log]) => this.serial(log, () => this.write(id, log))));
   }
 
+  /** True while someone listens to the session's events (a tab, an ACP client). */
+  watched(sessionId: string): boolean {
+    return (this.sessions.get(sessionId)?.listeners.size ?? 0) > 0;
+  }
+
   /** Forgets an idle session's in-memory state (its listeners must be gone). */
   release(sessionId: string): void {
     const log = this.sessions.get(sessionId);

@@ -3,7 +3,7 @@ import type { ApprovalService } from "../approvals";
 import type { CheckpointService } from "../checkpoints";
 import type { BridgeConfig } from "../config";
 import type { WorkspaceFiles } from "../files";
-import type { EventLog, Sessions } from "../sessions";
+import type { EventLog, SessionJanitor, Sessions } from "../sessions";
 import type { PtyManager } from "../pty";
 import type { SettingsService } from "../settings";
 import type { ShareLinks } from "../sharing";
@@ -20,6 +20,10 @@ export interface BridgeServices {
   auth: AuthPolicy;
   log: EventLog;
   sessions: Sessions;
+  /** Frees what a session holds in this process (runtime, checkpoints, agents, MCP, terminals, tasks). */
+  janitor: SessionJanitor;
+  /** External ACP agent processes, one per session that has an agentCommand (tests count them). */
+  externalAgents?: { readonly size: number };
   runtime: AgentRuntime;
   approvals: ApprovalService;
   files: WorkspaceFiles;

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { DefaultModelBody, IdeLayout, SaveProviderBody, TestConnectionBody } from "../../../protocol";
 import { readJson } from "../io";
 import type { Route } from "../router";
-import { sharedTaskRegistry } from "../../../tools";
 
 /** Providers, models, the default model, connection tests and the per-user IDE layout. Keys never leave the bridge. */
 export const settingsRoutes: Route[] = [
@@ -52,13 +51,11 @@ export const sessionListRoutes: Route[] = [
     path: "/api/v1/sessions/:id",
     handler: async ({ services, params }) => {
       await services.runtime.cancel(params.id);
-      // What runs on the session's behalf dies with it: terminals, background tasks, MCP servers.
-      await Promise.all([
-        services.ptys.closeSession(params.id),
-        sharedTaskRegistry.stopSession(params.id),
-        services.mcp?.forgetSession(params.id),
-      ]);
+      // What runs or is kept on the session's behalf goes with it: terminals, background tasks,
+      // MCP servers, an external agent process, the runtime's and checkpoints' state.
+      await services.janitor.forget(params.id, "deleted");
       await services.sessions.remove(params.id);
+      services.log.release(params.id);
       return { deleted: true };
     },
   },
