@@ -4,6 +4,7 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalGate, ExternalAgentPort, TurnEmitter, TurnResult } from "../agent";
+import type { ToolState } from "../protocol";
 import { isWithin } from "../tools";
 import { ExternalTerminals } from "./external-terminals";
 
@@ -22,6 +23,8 @@ interface AgentProcess {
     gate: ApprovalGate;
     sessionId: string;
     messageId: string;
+    /** The last state each tool call was given, for an update that only renames it. */
+    toolStates: Map<string, ToolState>;
   };
 }
 
@@ -55,6 +58,7 @@ export class ExternalAgents implements ExternalAgentPort {
       gate: input.gate,
       sessionId: input.sessionId,
       messageId: `msg_${turnId}`,
+      toolStates: new Map(),
     };
     const onAbort = () =>
       void agent.connection.agent
@@ -67,7 +71,7 @@ export class ExternalAgents implements ExternalAgentPort {
         prompt: [{ type: "text", text: input.prompt }],
       });
       const outcome = response.stopReason === "cancelled" || input.signal.aborted ? "cancelled" : "completed";
-      return { outcome, stats: statsSince(started) };
+      return { outcome, stats: statsSince(started, reportedUsage(response)) };
     } catch (error) {
       if (input.signal.aborted) return { outcome: "cancelled", stats: statsSince(started) };
       const message = error instanceof Error ? error.message : String(error);
@@ -225,6 +229,7 @@ function forwardUpdate(turn: NonNullable<AgentProcess["turn"]>, update: acp.Sess
       });
       return;
     case "tool_call":
+      turn.toolStates.set(update.toolCallId, update.status === "in_progress" ? "running" : "pending");
       emit.event({
         type: "tool.call",
         payload: {
@@ -239,20 +244,24 @@ function forwardUpdate(turn: NonNullable<AgentProcess["turn"]>, update: acp.Sess
         emit.event({ type: "tool.state", payload: { turnId, toolCallId: update.toolCallId, state: "running" } });
       return;
     case "tool_call_update": {
-      if (update.status === "in_progress")
-        emit.event({ type: "tool.state", payload: { turnId, toolCallId: update.toolCallId, state: "running" } });
-      if (update.status !== "completed" && update.status !== "failed") return;
-      const output = (update.content ?? []).map(contentText).filter(Boolean).join("\n");
-      emit.event({
-        type: "tool.state",
-        payload: {
-          turnId,
-          toolCallId: update.toolCallId,
-          state: update.status === "completed" ? "completed" : "error",
-          output,
-          isError: update.status === "failed",
-        },
-      });
+      const { toolCallId } = update;
+      // Agents such as opencode name the call and give its command only here (a `bash` card showed just its cwd).
+      const detail = {
+        ...(update.title ? { name: update.title } : {}),
+        ...(update.rawInput !== undefined && update.rawInput !== null ? { args: update.rawInput } : {}),
+      };
+      if (update.status === "completed" || update.status === "failed") {
+        const output = (update.content ?? []).map(contentText).filter(Boolean).join("\n");
+        const state = update.status === "completed" ? "completed" : "error";
+        turn.toolStates.set(toolCallId, state);
+        const isError = update.status === "failed";
+        emit.event({ type: "tool.state", payload: { turnId, toolCallId, state, output, isError, ...detail } });
+        return;
+      }
+      if (update.status === "in_progress") turn.toolStates.set(toolCallId, "running");
+      if (update.status !== "in_progress" && Object.keys(detail).length === 0) return;
+      const state = turn.toolStates.get(toolCallId) ?? "pending";
+      emit.event({ type: "tool.state", payload: { turnId, toolCallId, state, ...detail } });
       return;
     }
     case "plan":
@@ -302,7 +311,24 @@ async function askGate(
     : { outcome: { outcome: "cancelled" } };
 }
 
-function statsSince(started: number): TurnResult["stats"] {
-  const seconds = (Date.now() - started) / 1000;
-  return { output_tokens: 0, seconds, min_tokens_per_second: 0, avg_tokens_per_second: 0, max_tokens_per_second: 0 };
+/** The token usage an agent reports in its prompt response (ACP's `usage`, still unstable in the schema). */
+function reportedUsage(response: unknown): { outputTokens: number } | undefined {
+  const usage = (response as { usage?: { outputTokens?: unknown } | null }).usage;
+  return typeof usage?.outputTokens === "number" && usage.outputTokens >= 0
+    ? { outputTokens: usage.outputTokens }
+    : undefined;
+}
+
+/** The turn's stats; the agent's own count of output tokens when it reports one (no per-step rates then). */
+function statsSince(started: number, usage?: { outputTokens: number }): TurnResult["stats"] {
+  const seconds = Math.round(((Date.now() - started) / 1000) * 100) / 100;
+  const tokens = usage?.outputTokens ?? 0;
+  const rate = seconds > 0 ? Math.round((tokens / seconds) * 100) / 100 : 0;
+  return {
+    output_tokens: tokens,
+    seconds,
+    min_tokens_per_second: rate,
+    avg_tokens_per_second: rate,
+    max_tokens_per_second: rate,
+  };
 }

@@ -105,6 +105,9 @@ export const eventPayloads = {
     output: z.string().optional(),
     isError: z.boolean().optional(),
     display: z.record(z.string(), z.unknown()).optional(),
+    /** A name or input given after `tool.call` (an external ACP agent's tool_call_update) replaces the first. */
+    name: z.string().optional(),
+    args: z.unknown().optional(),
   }),
   "approval.requested": z.object({
     ...turnRef,

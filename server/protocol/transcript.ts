@@ -254,13 +254,15 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
         progress: tool.progress + event.payload.text,
       }));
     case "tool.state": {
-      const { state: toolState, output, isError, display } = event.payload;
+      const { state: toolState, output, isError, display, name, args } = event.payload;
       return updateTool(next, event.payload.toolCallId, (tool) => ({
         ...tool,
         state: toolState,
         output,
         isError,
         display,
+        ...(name !== undefined ? { name } : {}),
+        ...(args !== undefined ? { args } : {}),
       }));
     }
     case "approval.requested": {
