@@ -31,7 +31,11 @@ export class ExternalTerminals {
     const child =
       args.length > 0
         ? spawn(params.command, args, { cwd: params.cwd ?? this.workspace, env, detached: true })
-        : spawn("bash", ["-c", params.command], { cwd: params.cwd ?? this.workspace, env, detached: true });
+        : spawn("bash", ["--norc", "--noprofile", "-c", params.command], {
+            cwd: params.cwd ?? this.workspace,
+            env,
+            detached: true,
+          });
     const terminal: RunningTerminal = {
       child,
       output: "",

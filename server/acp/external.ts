@@ -123,8 +123,13 @@ export class ExternalAgents implements ExternalAgentPort {
   }
 
   private async start(workspace: string, command: string): Promise<AgentProcess> {
-    // Not a login shell: the bridge's environment is inherited, and profile scripts can block (pyenv's rehash lock).
-    const child = spawn("bash", ["-c", command], { cwd: workspace, stdio: ["pipe", "pipe", "pipe"] });
+    // Not a login shell, and no rc files: the bridge's environment is inherited, and profile scripts can block
+    // (pyenv's rehash lock, 60 s). `--norc` matters even for `-c`: bash runs ~/.bashrc when its stdin is a
+    // socket (it takes that for rshd/sshd), and Node's stdio pipes are sockets.
+    const child = spawn("bash", ["--norc", "--noprofile", "-c", command], {
+      cwd: workspace,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     child.stderr.on("data", (chunk: Buffer) => process.stderr.write(`[external agent] ${chunk.toString()}`));
     const state = { workspace, terminals: new ExternalTerminals(workspace) } as AgentProcess;
     state.child = child;

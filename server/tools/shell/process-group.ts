@@ -38,7 +38,9 @@ export class ProcessGroup {
   private stopping: Promise<void> | undefined;
 
   constructor(options: StartOptions) {
-    this.child = spawn("/bin/bash", ["-c", options.command], {
+    // No rc files: bash runs ~/.bashrc even for `-c` when its stdin is a socket (as Node's pipes are),
+    // and a profile can block a command for a minute (pyenv's rehash lock) or change its environment.
+    this.child = spawn("/bin/bash", ["--norc", "--noprofile", "-c", options.command], {
       cwd: options.cwd,
       env: options.env,
       detached: true,
