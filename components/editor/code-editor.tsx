@@ -14,7 +14,7 @@ import { basicSetup } from "codemirror";
 import { useEffect, useRef } from "react";
 
 /** Colours from the app's CSS variables, so the editor follows the dark/light theme. */
-const theme = EditorView.theme({
+export const editorTheme = EditorView.theme({
   "&": { height: "100%", backgroundColor: "var(--wl-bg)", color: "var(--wl-fg)", fontSize: "12.5px" },
   ".cm-content": { fontFamily: "var(--font-mono)", caretColor: "var(--wl-accent)" },
   ".cm-gutters": {
@@ -32,7 +32,7 @@ const theme = EditorView.theme({
   ".cm-scroller": { overflow: "auto" },
 });
 
-const highlight = HighlightStyle.define([
+export const editorHighlight = HighlightStyle.define([
   { tag: [tags.keyword, tags.operatorKeyword, tags.modifier], color: "#c792ea" },
   { tag: [tags.string, tags.special(tags.string)], color: "#9ece6a" },
   { tag: [tags.number, tags.bool, tags.null], color: "#ff9e64" },
@@ -85,8 +85,8 @@ export function CodeEditor({
         extensions: [
           keymap.of([{ key: "Mod-s", preventDefault: true, run: () => (handlers.current.onSave(), true) }]),
           basicSetup,
-          theme,
-          syntaxHighlighting(highlight),
+          editorTheme,
+          syntaxHighlighting(editorHighlight),
           languageFor(path),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) handlers.current.onChange(update.state.doc.toString());

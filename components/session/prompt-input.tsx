@@ -7,6 +7,7 @@ import { runInTerminal } from "@/components/terminal/run-in-terminal";
 import { command } from "@/components/transport/client";
 import { imageFiles, toAttachment, type Attachment } from "./attachments";
 import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands";
+import { PlanModeToggle, setPlanMode } from "@/components/review/plan-mode";
 import { mentionAt, useMentionSearch } from "./use-mentions";
 
 /** Prompts remembered per workspace for ↑/↓. */
@@ -18,6 +19,7 @@ export interface PromptInputProps {
   running: boolean;
   stage?: string;
   yolo: boolean;
+  plan?: boolean;
   /** The model takes images (or nobody knows): paste, drop and the attach button add them. */
   imagesAllowed?: boolean;
 }
@@ -29,7 +31,15 @@ const IMAGES_ONLY_TEXT = "(see the attached image)";
  * The chat input: multi-line, history per workspace, @-mentions, /commands,
  * thinking toggle, shell mode (Ctrl+X), Stop, and steering while a turn runs.
  */
-export function PromptInput({ sessionId, workspace, running, stage, yolo, imagesAllowed = true }: PromptInputProps) {
+export function PromptInput({
+  sessionId,
+  workspace,
+  running,
+  stage,
+  yolo,
+  plan = false,
+  imagesAllowed = true,
+}: PromptInputProps) {
   const router = useRouter();
   const area = useRef<HTMLTextAreaElement>(null);
   const [text, setText] = useState("");
@@ -154,7 +164,7 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
         say("Sent to the session terminal (Ctrl+J shows it).");
       } else if (
         prompt.startsWith("/") &&
-        (await runSlashCommand(prompt, { sessionId, workspace, yolo, navigate: router.push, say }))
+        (await runSlashCommand(prompt, { sessionId, workspace, yolo, plan, navigate: router.push, say }))
       ) {
         // handled locally
       } else if (images.length) {
@@ -215,6 +225,11 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
       event.preventDefault();
       menu[Math.min(pick, menu.length - 1)].apply();
       setPick(0);
+      return;
+    }
+    if (event.key === "Tab" && event.shiftKey) {
+      event.preventDefault();
+      void setPlanMode(sessionId, !plan).catch((err: Error) => say(err.message, "error"));
       return;
     }
     if (event.key === "x" && event.ctrlKey) {
@@ -385,6 +400,7 @@ export function PromptInput({ sessionId, workspace, running, stage, yolo, images
         >
           Shell <kbd>Ctrl+X</kbd>
         </button>
+        <PlanModeToggle sessionId={sessionId} on={plan} />
         {imagesAllowed && !shellMode ? (
           <>
             <button

@@ -19,6 +19,7 @@ import { useSession } from "./use-session";
 import { PresenceBar } from "./presence-bar";
 import { ShareDialog, useAccess } from "./share-dialog";
 import { McpStatus } from "./mcp-status";
+import { ChangesView } from "@/components/review/changes-view";
 
 /** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
 const NARROW_PX = 768;
@@ -35,6 +36,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const narrow = useNarrow();
   const [pane, setPane] = useState<Pane>("agent");
   const [timelineOpen, setTimelineOpen] = useState(false);
+  const [changesOpen, setChangesOpen] = useState(false);
   const access = useAccess();
 
   const [settings, setSettings] = useState<SettingsView | null>(null);
@@ -113,6 +115,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           running={state.running !== null}
           stage={state.running?.stage}
           yolo={Boolean(state.yolo)}
+          plan={(state.mode ?? summary?.mode) === "plan"}
           imagesAllowed={modelTakesImages(settings, state.model ?? summary?.model)}
         />
       )}
@@ -151,6 +154,19 @@ export function SessionView({ sessionId }: { sessionId: string }) {
               />
             </>
           ) : null}
+          <button
+            type="button"
+            aria-pressed={changesOpen}
+            onClick={() => {
+              setChangesOpen(!changesOpen);
+              if (narrow && !changesOpen) setPane("editor");
+            }}
+            className={`rounded px-2 py-0.5 hover:bg-raised ${changesOpen ? "text-fg" : ""}`}
+            title="Review what the session changed: accept or revert per hunk and file"
+            data-testid="toggle-changes"
+          >
+            Changes
+          </button>
           <button
             type="button"
             aria-pressed={timelineOpen}
@@ -221,7 +237,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           <div className="flex min-w-0 flex-1 flex-col">
             {show("editor") ? (
               <div className="min-h-0 flex-1">
-                <EditorArea files={files} state={state} />
+                {changesOpen ? (
+                  <ChangesView sessionId={sessionId} state={state} onClose={() => setChangesOpen(false)} />
+                ) : (
+                  <EditorArea files={files} state={state} />
+                )}
               </div>
             ) : null}
             {(narrow && pane === "terminal") || (!narrow && layout.bottomOpen) ? (

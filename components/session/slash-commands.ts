@@ -4,6 +4,8 @@ export interface SlashContext {
   sessionId: string;
   workspace: string;
   yolo: boolean;
+  /** Plan mode is on. */
+  plan?: boolean;
   navigate: (href: string) => void;
   say: (text: string, level?: "info" | "error") => void;
 }
@@ -12,6 +14,7 @@ export const SLASH_COMMANDS: { name: string; args?: string; help: string }[] = [
   { name: "compact", args: "[focus]", help: "Summarise older messages to free context" },
   { name: "clear", help: "Start a fresh session on this folder" },
   { name: "yolo", help: "Toggle auto-approval of actions inside the workspace" },
+  { name: "plan", args: "[prompt]", help: "Toggle plan mode (read and propose a plan first); with a prompt: plan it" },
   { name: "model", args: "[name]", help: "Show or set this session's model" },
   { name: "undo", help: "Rewind files and conversation to before the last turn" },
   { name: "fork", help: "Fork this session at its latest checkpoint" },
@@ -52,6 +55,17 @@ export async function runSlashCommand(text: string, ctx: SlashContext): Promise<
             ? "Yolo on: actions inside the workspace are approved automatically."
             : "Yolo off: risky actions ask first.",
         );
+        return true;
+      case "plan":
+        // `/plan <prompt>` plans that prompt; `/plan` alone toggles.
+        await api(session, { method: "PATCH", body: { mode: arg || !ctx.plan ? "plan" : "default" } });
+        if (arg) await command("turn.prompt", { sessionId: ctx.sessionId, text: arg });
+        else
+          ctx.say(
+            ctx.plan
+              ? "Plan mode off: the agent may change things again."
+              : "Plan mode on: the agent reads and proposes a plan before changing anything.",
+          );
         return true;
       case "model":
         if (!arg) {

@@ -6,6 +6,8 @@ import type { TranscriptItem, TranscriptState } from "@/server/protocol";
 import { InterruptedTurn, UserImages } from "./transcript-extras";
 import { Markdown } from "./markdown";
 import { ToolCard } from "./tool-card";
+import { PlanCard } from "@/components/review/plan-mode";
+import { RewindControl, RewindUndo } from "@/components/review/rewind-control";
 
 /** Rows are measured after render; this guess only sets the initial scroll height. */
 const ESTIMATED_ROW_PX = 64;
@@ -122,12 +124,15 @@ function Item({
   switch (item.kind) {
     case "user":
       return (
-        <div
-          className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md bg-raised px-3 py-2"
-          data-testid="message-user"
-        >
-          {item.images?.length ? <UserImages images={item.images} /> : null}
-          {item.text}
+        <div className="group flex flex-col items-end gap-0.5">
+          <div
+            className="ml-auto w-fit max-w-[85%] whitespace-pre-wrap rounded-md bg-raised px-3 py-2"
+            data-testid="message-user"
+          >
+            {item.images?.length ? <UserImages images={item.images} /> : null}
+            {item.text}
+          </div>
+          {sessionId ? <RewindControl item={item} state={state} sessionId={sessionId} /> : null}
         </div>
       );
     case "interrupted":
@@ -157,6 +162,16 @@ function Item({
         </div>
       );
     case "tool": {
+      if (item.name === "propose_plan" && item.display?.plan)
+        return (
+          <PlanCard
+            item={item}
+            sessionId={sessionId}
+            planMode={state.mode === "plan"}
+            latest={latestPlanId(state.items) === item.id}
+            running={state.running !== null}
+          />
+        );
       const nested = renderChildren(item.id, state, childrenOf, onOpenDiff);
       return (
         <ToolCard
@@ -176,6 +191,9 @@ function Item({
           data-level={item.level}
         >
           {item.text}
+          {sessionId && item.id.startsWith("rewind-") && latestRewindNotice(state.items) === item.id ? (
+            <RewindUndo sessionId={sessionId} running={state.running !== null} />
+          ) : null}
         </div>
       );
     case "retry":
@@ -205,6 +223,14 @@ function Item({
     default:
       return null;
   }
+}
+
+function latestRewindNotice(items: TranscriptItem[]): string | undefined {
+  return items.findLast((item) => item.kind === "notice" && item.id.startsWith("rewind-"))?.id;
+}
+
+function latestPlanId(items: TranscriptItem[]): string | undefined {
+  return items.findLast((item) => item.kind === "tool" && item.name === "propose_plan")?.id;
 }
 
 function renderChildren(

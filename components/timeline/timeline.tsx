@@ -10,8 +10,9 @@ import type {
   TranscriptState,
 } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
-
-type RewindMode = "both" | "conversation" | "files";
+import type { RewindMode } from "@/components/review/rewind-api";
+import type { CheckpointActions } from "./checkpoint-menu";
+import { TurnRow } from "./turn-row";
 
 interface Conflict {
   checkpoint: string;
@@ -19,20 +20,11 @@ interface Conflict {
   paths: string[];
 }
 
-const REASON_LABEL: Record<string, string> = {
-  turn: "Turn start",
-  step: "Step",
-  turn_end: "Turn end",
-  rewind: "Before rewind",
-  fork: "Fork start",
-  compaction: "Compaction",
-  dmail: "D-Mail",
-};
-
 /**
- * The session's checkpoints, per turn, with the files each changed; preview the diff from any
- * checkpoint to now, rewind the conversation, the files or both (asking before overwriting edits
- * made outside the agent), undo a rewind or the last turn, and fork a new session from a checkpoint.
+ * The session's checkpoints as turns: one row per turn (its prompt, the files it changed), its
+ * checkpoints inside; the actions (diff to now, rewind the conversation, the files or both, fork)
+ * in a menu per row. Rewinds ask before overwriting edits made outside the agent; undo a rewind
+ * or the last turn from the header.
  */
 export function Timeline({
   sessionId,
@@ -52,7 +44,6 @@ export function Timeline({
   const [conflict, setConflict] = useState<Conflict | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [modes, setModes] = useState<Record<string, RewindMode>>({});
   const running = state.running !== null;
   // Every checkpoint and rewind is an event, so the count of views changes exactly when the list does.
   const version = Object.keys(state.checkpointViews ?? {}).length + state.items.length;
@@ -124,6 +115,13 @@ export function Timeline({
       onForked?.(result);
       return `Forked into a new session (${result.workspace}).`;
     });
+
+  const actions: CheckpointActions = {
+    diff: showDiff,
+    rewind: (checkpoint, mode) => rewind(checkpoint.id, mode),
+    fork,
+  };
+  const prompts = turnPrompts(state);
 
   return (
     <div className="flex h-full min-h-0 flex-col text-xs" data-testid="timeline">
@@ -206,122 +204,31 @@ export function Timeline({
           <li className="p-3 text-muted">No checkpoints yet: one is taken at every turn and step.</li>
         ) : null}
         {turns.map(([turn, rows]) => (
-          <li key={turn} className="border-b border-border" data-testid={`timeline-turn-${turn}`}>
-            <div className="px-2 pt-1 font-medium">{turn === 0 ? "Start" : `Turn ${turn}`}</div>
-            <ol>
-              {rows.map((checkpoint) => (
-                <li
-                  key={checkpoint.id}
-                  className="px-2 py-1 hover:bg-raised/50"
-                  data-testid={`checkpoint-${checkpoint.number}`}
-                >
-                  <div className="flex items-center gap-1">
-                    <span className="font-mono text-muted">#{checkpoint.number}</span>
-                    <span>
-                      {REASON_LABEL[checkpoint.reason] ?? checkpoint.reason}
-                      {checkpoint.reason === "step" ? ` ${checkpoint.step}` : ""}
-                    </span>
-                    <time className="ml-auto text-muted" dateTime={checkpoint.created_at}>
-                      {new Date(checkpoint.created_at).toLocaleTimeString()}
-                    </time>
-                  </div>
-                  {checkpoint.files.length > 0 ? (
-                    <ul className="ml-4 font-mono">
-                      {checkpoint.files.map((file) => (
-                        <li key={file.path} className="flex gap-1">
-                          <span
-                            className="truncate"
-                            title={file.old_path ? `${file.old_path} → ${file.path}` : file.path}
-                          >
-                            {file.path}
-                          </span>
-                          {file.outside ? (
-                            <span className="text-warn" title="Changed outside the agent">
-                              edited by you
-                            </span>
-                          ) : null}
-                          <span className="ml-auto text-ok">+{file.additions}</span>
-                          <span className="text-danger">−{file.deletions}</span>
-                        </li>
-                      ))}
-                    </ul>
-                  ) : null}
-                  {checkpoint.note ? <div className="ml-4 text-muted">{checkpoint.note}</div> : null}
-                  <div className="mt-0.5 flex flex-wrap items-center gap-1">
-                    <button
-                      type="button"
-                      className="rounded px-1.5 hover:bg-raised disabled:opacity-50"
-                      disabled={busy || !checkpoint.has_snapshot}
-                      onClick={() => showDiff(checkpoint)}
-                      data-testid={`checkpoint-diff-${checkpoint.number}`}
-                    >
-                      Diff to now
-                    </button>
-                    <select
-                      className="rounded bg-panel px-1"
-                      value={modes[checkpoint.id] ?? "both"}
-                      aria-label="What to rewind"
-                      onChange={(event) => setModes({ ...modes, [checkpoint.id]: event.target.value as RewindMode })}
-                      data-testid={`checkpoint-mode-${checkpoint.number}`}
-                    >
-                      <option value="both" disabled={!checkpoint.has_snapshot}>
-                        Conversation + files
-                      </option>
-                      <option value="conversation">Conversation only</option>
-                      <option value="files" disabled={!checkpoint.has_snapshot}>
-                        Files only
-                      </option>
-                    </select>
-                    <button
-                      type="button"
-                      className="rounded px-1.5 hover:bg-raised disabled:opacity-50"
-                      disabled={busy || running}
-                      onClick={() =>
-                        rewind(
-                          checkpoint.id,
-                          modes[checkpoint.id] ?? (checkpoint.has_snapshot ? "both" : "conversation"),
-                        )
-                      }
-                      data-testid={`checkpoint-rewind-${checkpoint.number}`}
-                    >
-                      Rewind
-                    </button>
-                    <button
-                      type="button"
-                      className="rounded px-1.5 hover:bg-raised disabled:opacity-50"
-                      disabled={busy || !checkpoint.has_snapshot}
-                      onClick={() => fork(checkpoint, false)}
-                      data-testid={`checkpoint-fork-${checkpoint.number}`}
-                    >
-                      Fork
-                    </button>
-                    <button
-                      type="button"
-                      className="rounded px-1.5 hover:bg-raised disabled:opacity-50"
-                      disabled={busy || !checkpoint.has_snapshot}
-                      onClick={() => fork(checkpoint, true)}
-                      title="Fork onto a new git worktree (git workspaces)"
-                      data-testid={`checkpoint-fork-worktree-${checkpoint.number}`}
-                    >
-                      Fork (worktree)
-                    </button>
-                  </div>
-                  {preview?.id === checkpoint.id ? (
-                    <pre
-                      className="mt-1 max-h-64 overflow-auto whitespace-pre rounded bg-panel p-1 font-mono"
-                      data-testid="checkpoint-diff-preview"
-                    >
-                      {preview.diff.patch || "No changes."}
-                    </pre>
-                  ) : null}
-                </li>
-              ))}
-            </ol>
-          </li>
+          <TurnRow
+            key={turn}
+            turn={turn}
+            rows={rows}
+            prompt={prompts[turn]}
+            actions={actions}
+            busy={busy}
+            running={running}
+            preview={preview}
+          />
         ))}
       </ol>
     </div>
   );
+}
+
+/** The first user message of each turn, by turn number. */
+function turnPrompts(state: TranscriptState): Record<number, string> {
+  const prompts: Record<number, string> = {};
+  for (const item of state.items) {
+    if (item.kind !== "user") continue;
+    const number = state.turnNumbers?.[item.turnId];
+    if (number !== undefined && prompts[number] === undefined) prompts[number] = item.text;
+  }
+  return prompts;
 }
 
 function describe(result: RewindResult): string {

@@ -60,6 +60,8 @@ export interface TranscriptState {
   model?: string | null;
   /** Plan mode (session.updated `mode`). */
   mode?: "default" | "plan";
+  /** Turn number by turn id (from turn.started), to find a message's checkpoints. */
+  turnNumbers?: Record<string, number>;
   /** Counts review actions (accept/revert in the Changes view), so views refresh in every tab. */
   reviewVersion?: number;
   items: TranscriptItem[];
@@ -96,6 +98,7 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
     }
     case "turn.started":
       next.running = { turnId: event.payload.turnId, stage: "planning" };
+      next.turnNumbers = { ...state.turnNumbers, [event.payload.turnId]: event.payload.number };
       // A queued prompt that starts now leaves the queue; an interrupted turn is no longer offered for resuming.
       next.items = next.items
         .filter((item) => !(item.kind === "queued" && item.turnId === event.payload.turnId))

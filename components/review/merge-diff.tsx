@@ -1,0 +1,89 @@
+"use client";
+
+import { syntaxHighlighting } from "@codemirror/language";
+import { MergeView, unifiedMergeView } from "@codemirror/merge";
+import { EditorState, type Extension } from "@codemirror/state";
+import { EditorView, lineNumbers } from "@codemirror/view";
+import { useEffect, useRef } from "react";
+import { editorHighlight, editorTheme, languageFor } from "@/components/editor/code-editor";
+
+export type DiffLayout = "split" | "inline";
+
+/** Unchanged runs longer than this fold away, keeping this many lines of context around each change. */
+const COLLAPSE = { margin: 3, minSize: 6 };
+
+/** Change colours that read on both the dark and the light theme. */
+const mergeTheme = EditorView.theme({
+  ".cm-changedLine, .cm-insertedLine": { backgroundColor: "color-mix(in srgb, var(--wl-ok) 16%, transparent)" },
+  ".cm-deletedChunk, .cm-deletedLine": { backgroundColor: "color-mix(in srgb, var(--wl-danger) 16%, transparent)" },
+  ".cm-changedText, .cm-insertedText": { backgroundColor: "color-mix(in srgb, var(--wl-ok) 35%, transparent)" },
+  ".cm-deletedText": { backgroundColor: "color-mix(in srgb, var(--wl-danger) 35%, transparent)" },
+  ".cm-merge-a .cm-changedLine": { backgroundColor: "color-mix(in srgb, var(--wl-danger) 16%, transparent)" },
+  ".cm-merge-a .cm-changedText": { backgroundColor: "color-mix(in srgb, var(--wl-danger) 35%, transparent)" },
+  ".cm-collapsedLines": { backgroundColor: "var(--wl-panel)", color: "var(--wl-muted)" },
+  ".cm-changeGutter": { width: "3px" },
+});
+
+function readOnly(path: string): Extension {
+  return [
+    lineNumbers(),
+    editorTheme,
+    mergeTheme,
+    syntaxHighlighting(editorHighlight),
+    languageFor(path),
+    EditorState.readOnly.of(true),
+    EditorView.editable.of(false),
+  ];
+}
+
+/**
+ * A read-only diff of one file with @codemirror/merge: side by side (`MergeView`, base on the
+ * left) or inline (`unifiedMergeView`: deletions shown above the new lines). Accepting and
+ * reverting go through the server (hunk list), so the editors never change the file themselves.
+ */
+export function MergeDiff({
+  path,
+  oldText,
+  newText,
+  layout,
+}: {
+  path: string;
+  oldText: string;
+  newText: string;
+  layout: DiffLayout;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const parent = host.current;
+    if (!parent) return;
+    if (layout === "split") {
+      const view = new MergeView({
+        parent,
+        a: { doc: oldText, extensions: readOnly(path) },
+        b: { doc: newText, extensions: readOnly(path) },
+        collapseUnchanged: COLLAPSE,
+        gutter: true,
+        highlightChanges: true,
+      });
+      return () => view.destroy();
+    }
+    const view = new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: newText,
+        extensions: [
+          readOnly(path),
+          unifiedMergeView({
+            original: oldText,
+            mergeControls: false,
+            gutter: true,
+            highlightChanges: true,
+            collapseUnchanged: COLLAPSE,
+          }),
+        ],
+      }),
+    });
+    return () => view.destroy();
+  }, [path, oldText, newText, layout]);
+  return <div ref={host} className="min-h-0 overflow-auto" data-testid={`merge-${layout}`} data-path={path} />;
+}
