@@ -37,7 +37,7 @@ export function ChangesView({
   const file = files.find((f) => f.path === selected) ?? files.find((f) => !f.accepted) ?? files[0];
 
   return (
-    <div className="flex h-full min-h-0 flex-col bg-bg text-sm" data-testid="changes-view">
+    <div className="@container flex h-full min-h-0 flex-col bg-bg text-sm" data-testid="changes-view">
       <header className="flex shrink-0 flex-wrap items-center gap-2 border-b border-border bg-panel px-3 py-1.5 text-xs">
         <span className="font-semibold uppercase tracking-wider text-muted">Changes</span>
         <span data-testid="changes-pending">
@@ -100,9 +100,9 @@ export function ChangesView({
           {error}
         </div>
       ) : null}
-      <div className="flex min-h-0 flex-1 flex-col md:flex-row">
+      <div className="flex min-h-0 flex-1 flex-col @4xl:flex-row">
         <ul
-          className="max-h-36 shrink-0 overflow-auto border-b border-border md:max-h-none md:w-64 md:border-b-0 md:border-r"
+          className="max-h-32 shrink-0 overflow-auto border-b border-border @4xl:max-h-none @4xl:w-60 @4xl:border-b-0 @4xl:border-r"
           aria-label="Changed files"
           data-testid="changes-files"
         >

@@ -29,7 +29,7 @@ export function PlanModeToggle({ sessionId, on }: { sessionId: string; on: boole
       aria-pressed={on}
       title="Plan mode: the agent reads and proposes a plan before changing anything (Shift+Tab)"
     >
-      Plan <kbd>⇧Tab</kbd>
+      Plan <kbd className="hidden sm:inline">⇧Tab</kbd>
     </button>
   );
 }

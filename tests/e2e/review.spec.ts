@@ -45,6 +45,7 @@ test("Changes view: side by side and inline, accept and revert per hunk and per 
   page,
   browser,
 }) => {
+  test.setTimeout(120_000);
   const { id, workspace } = await newSession("review-changes", {
     "src/app.ts": lines(
       "export function greet(name: string) {",
@@ -173,6 +174,7 @@ test("Changes view: side by side and inline, accept and revert per hunk and per 
 
   // The phone layout: the file list above the diff.
   await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId("pane-editor").click();
   await view.locator('[data-testid="changes-file"][data-path="src/app.ts"]').click();
   await view.getByTestId("changes-layout-split").click();
   await shot(page, "changes-390-dark");
