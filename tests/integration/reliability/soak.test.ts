@@ -16,8 +16,14 @@ import { markerScanner, PtyViewer } from "../pty/pty-client";
 const TURNS = Number(process.env.SOAK_TURNS ?? 60);
 const TERMINAL_MB = Number(process.env.SOAK_TERMINAL_MB ?? 20);
 const WARMUP_TURNS = 10;
-/** Allowed heap growth after warm-up: the per-session context grows a little per turn; this leaves room for that and V8's own noise, not for a leak. */
-const MAX_HEAP_GROWTH_MB = Number(process.env.SOAK_MAX_GROWTH_MB ?? 25);
+/**
+ * Allowed heap growth after warm-up: V8's own noise after a full GC, plus the per-session context
+ * growing a little per turn (a few KB of messages). A bound per turn, so 400 KB leaked per turn fails
+ * at 60 turns as at 600 (a flat 25 MB let it through at 60).
+ */
+const HEAP_NOISE_MB = 4;
+const MAX_GROWTH_KB_PER_TURN = 40;
+const MAX_HEAP_GROWTH_MB = HEAP_NOISE_MB + (TURNS * MAX_GROWTH_KB_PER_TURN) / 1024;
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;

@@ -113,18 +113,19 @@ describe("shell", () => {
 
   it("writes a redacted audit record with risk, action type, exit code and duration", async () => {
     const ctx = fakeCtx(env.ws);
-    await shell.run({ command: "echo token=abcdef123456 > /dev/null; exit 4" }, ctx);
+    await shell.run({ command: "sleep 0.2; echo token=abcdef123456 > /dev/null; exit 4" }, ctx);
     expect(ctx.audits).toHaveLength(1);
     const [record] = ctx.audits;
     expect(record).toMatchObject({
       cwd: env.ws,
       approved: true,
       exitCode: 4,
-      riskLevel: classifyCommand("echo token=abcdef123456 > /dev/null; exit 4").risk,
+      riskLevel: classifyCommand("sleep 0.2; echo token=abcdef123456 > /dev/null; exit 4").risk,
     });
     expect(record.command).not.toContain("abcdef123456");
     expect(record.command).toContain("[REDACTED]");
-    expect(record.durationMs).toBeGreaterThanOrEqual(0);
+    expect(record.durationMs).toBeGreaterThanOrEqual(200);
+    expect(record.durationMs).toBeLessThan(30_000);
   });
 
   it("hides secret environment values from the output the model reads", async () => {

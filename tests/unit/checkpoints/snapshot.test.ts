@@ -14,6 +14,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openShadowRepo, shadowGitDir } from "../../../server/checkpoints/index.ts";
 import { makeSandbox, sha256, snapshotEntries, userGit, write } from "./helpers.ts";
 
+/** The uid of `nobody`, for a test that needs an unprivileged user while the suite runs as root. */
+const NOBODY = 65534;
+
 let box: ReturnType<typeof makeSandbox>;
 beforeEach(() => {
   box = makeSandbox();
@@ -304,16 +307,21 @@ describe("snapshot", () => {
     expect(second.changed.map((change) => change.path)).toEqual(["b.txt"]);
   });
 
-  // As root every folder is readable, so there is nothing for git to refuse.
-  it.skipIf(process.getuid?.() === 0)("reports folders it cannot read as skipped", async () => {
+  // As root every folder is readable (CI runs as root), so the snapshot then runs with the effective
+  // uid of `nobody` (this test file's own worker process only): git is refused the folder as a user is.
+  it("reports folders it cannot read as skipped", async () => {
     write(box.ws, "open/a.txt", "a");
     write(box.ws, "locked/b.txt", "b");
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) execSync(`chmod -R a+rwX ${JSON.stringify(box.root)}`);
     chmodSync(join(box.ws, "locked"), 0o000);
     try {
+      if (asRoot) process.seteuid!(NOBODY);
       const repo = await openShadowRepo(box.ws, { home: box.home });
       const { skipped } = await repo.snapshot();
       expect(skipped.map((entry) => entry.path)).toEqual(["locked/"]);
     } finally {
+      if (asRoot) process.seteuid!(0);
       chmodSync(join(box.ws, "locked"), 0o755);
     }
   });
