@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { WorldlineError } from "../errors.ts";
 import { SNAPSHOT_AUTHOR } from "./constants.ts";
+import { runThroughHelper } from "./git-helper.ts";
 
 /**
  * Runs git against a shadow repository with an environment that nothing of the user's can
@@ -32,18 +33,24 @@ const LOCK_RETRIES = 5;
 /** Pause between lock retries; git's own operations on the shadow repo take milliseconds. */
 const LOCK_RETRY_DELAY_MS = 40;
 
+/** What differs between shadow repositories; the rest of the environment is the same for all (sharedEnv). */
+function targetEnv(target: GitTarget): Record<string, string> {
+  return { HOME: target.emptyDir, XDG_CONFIG_HOME: target.emptyDir, GIT_INDEX_FILE: target.indexFile };
+}
+
 function isolatedEnv(target: GitTarget): NodeJS.ProcessEnv {
+  return { ...sharedEnv(), ...targetEnv(target) };
+}
+
+function sharedEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const key of Object.keys(env)) {
     if (key.startsWith("GIT_")) delete env[key];
   }
   return {
     ...env,
-    HOME: target.emptyDir,
-    XDG_CONFIG_HOME: target.emptyDir,
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_INDEX_FILE: target.indexFile,
     GIT_TERMINAL_PROMPT: "0",
     GIT_AUTHOR_NAME: SNAPSHOT_AUTHOR.name,
     GIT_AUTHOR_EMAIL: SNAPSHOT_AUTHOR.email,
@@ -73,13 +80,27 @@ function configFlags(target: GitTarget): string[] {
   return Object.entries(settings).flatMap(([key, value]) => ["-c", `${key}=${value}`]);
 }
 
-/** Starts git on the shadow repository; callers own the child's streams. */
-export function spawnGit(target: GitTarget, args: readonly string[]): ChildProcessWithoutNullStreams {
-  const fullArgs = [...configFlags(target), `--git-dir=${target.gitDir}`, `--work-tree=${target.workTree}`, ...args];
-  return spawn("git", fullArgs, { cwd: target.workTree, env: isolatedEnv(target), stdio: "pipe" });
+function fullArgs(target: GitTarget, args: readonly string[]): string[] {
+  return [...configFlags(target), `--git-dir=${target.gitDir}`, `--work-tree=${target.workTree}`, ...args];
 }
 
+/** Starts git on the shadow repository; callers own the child's streams. */
+export function spawnGit(target: GitTarget, args: readonly string[]): ChildProcessWithoutNullStreams {
+  return spawn("git", fullArgs(target, args), { cwd: target.workTree, env: isolatedEnv(target), stdio: "pipe" });
+}
+
+/** A whole git command: through the long-lived helper (git-helper.ts), or spawned here when it cannot take it. */
 function execGit(target: GitTarget, args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+  const throughHelper = runThroughHelper(
+    "shadow-git",
+    { env: targetEnv(target), cwd: target.workTree, argv: ["git", ...fullArgs(target, args)], input: options.input },
+    sharedEnv,
+  );
+  // A helper that died mid-command (killed from outside) costs this command a direct spawn, not a failure.
+  return throughHelper?.catch(() => spawnAndCollect(target, args, options)) ?? spawnAndCollect(target, args, options);
+}
+
+function spawnAndCollect(target: GitTarget, args: readonly string[], options: GitRunOptions): Promise<GitResult> {
   return new Promise((resolve, reject) => {
     const child = spawnGit(target, args);
     const out: Buffer[] = [];

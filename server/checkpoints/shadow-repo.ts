@@ -12,7 +12,7 @@ import {
   SKIPPED_TRAILER,
   SNAPSHOT_REF,
 } from "./constants.ts";
-import { git, gitText, splitNul, type GitTarget } from "./git.ts";
+import { git, gitText, type GitTarget } from "./git.ts";
 import {
   defaultHome,
   ensureEmptyBlob,
@@ -22,7 +22,8 @@ import {
   shadowGitDir,
 } from "./layout.ts";
 import { serialize } from "./queue.ts";
-import { stageWorkTree, type StageLimits, type StageResult } from "./stage.ts";
+import { readRef } from "./refs.ts";
+import { stageWorkTree, type StageLimits, type StageResult, type TreeCache } from "./stage.ts";
 import type {
   DiffResult,
   MaterializeResult,
@@ -32,6 +33,9 @@ import type {
   SkippedPath,
   SnapshotResult,
 } from "./types.ts";
+
+/** Commits whose tree and skipped list stay in memory; the newest matter (the head and its parent). */
+const KNOWN_COMMITS = 64;
 
 /** Snapshot ids are full or abbreviated commit hashes; anything else is refused before it reaches git. */
 const SNAPSHOT_ID = /^[0-9a-f]{7,64}$/i;
@@ -64,6 +68,10 @@ export class ShadowRepo {
   private readonly emptyBlob: string;
   private rescanIgnored: boolean;
   private snapshotsSinceGc = 0;
+  /** Tree and skipped paths of commits seen (see head). */
+  private readonly commits = new Map<string, Omit<Head, "commit">>();
+  /** The tree last written from the workspace's index (stage.ts writeTree). */
+  private readonly treeCache: TreeCache = {};
 
   constructor(init: { target: GitTarget; limits: StageLimits; emptyBlob: string; rescanIgnored: boolean }) {
     this.target = init.target;
@@ -204,6 +212,7 @@ export class ShadowRepo {
     });
     // The old value makes a concurrent writer from another process fail loudly instead of dropping history.
     await git(this.target, ["update-ref", SNAPSHOT_REF, commit, head?.commit ?? ""]);
+    this.remember(commit, { tree: staged.tree, skipped: staged.skipped });
     const changed = await treeChanges(this.target, head?.commit ?? EMPTY_TREE, commit);
     await this.maybeCollectGarbage();
     return { commit, changed, skipped: staged.skipped };
@@ -211,21 +220,36 @@ export class ShadowRepo {
 
   private async stage(target: GitTarget): Promise<StageResult> {
     await resolveWorkspace(target.workTree); // a clear error for a workspace deleted since open, not a git one
-    const staged = await stageWorkTree(target, this.emptyBlob, { ...this.limits, rescanIgnored: this.rescanIgnored });
+    const staged = await stageWorkTree(target, this.emptyBlob, {
+      ...this.limits,
+      rescanIgnored: this.rescanIgnored,
+      treeCache: target === this.target ? this.treeCache : undefined,
+    });
     this.rescanIgnored = false;
     return staged;
   }
 
+  /**
+   * The latest snapshot: the ref read from its file, the commit's tree and skipped list from
+   * memory (a commit never changes), so a step where nothing changed asks git nothing here.
+   */
   private async head(): Promise<Head | undefined> {
-    const { stdout } = await git(this.target, [
-      "for-each-ref",
-      "--format=%(objectname) %(tree)%00%(contents)",
-      SNAPSHOT_REF,
-    ]);
-    const [ids, message] = splitNul(stdout);
-    if (!ids) return undefined;
-    const [commit, tree] = ids.split(" ");
-    return { commit, tree, skipped: parseSkipped(message ?? "") };
+    const commit = await readRef(this.gitDir, SNAPSHOT_REF);
+    if (!commit) return undefined;
+    let known = this.commits.get(commit);
+    if (!known) {
+      const text = await gitText(this.target, ["cat-file", "commit", commit]);
+      const tree = /^tree ([0-9a-f]+)$/m.exec(text)?.[1];
+      if (!tree) throw new WorldlineError("checkpoint:corrupt", `snapshot ${commit} has no tree`);
+      known = { tree, skipped: parseSkipped(text.slice(text.indexOf("\n\n") + 2)) };
+      this.remember(commit, known);
+    }
+    return { commit, ...known };
+  }
+
+  private remember(commit: string, known: Omit<Head, "commit">): void {
+    if (this.commits.size >= KNOWN_COMMITS) this.commits.delete(this.commits.keys().next().value as string);
+    this.commits.set(commit, known);
   }
 
   private async resolveSnapshot(id: string): Promise<string> {

@@ -1,5 +1,5 @@
 import { constants as fsConstants } from "node:fs";
-import { access, lstat } from "node:fs/promises";
+import { access, lstat, open } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { MAX_NESTED_REPO_DEPTH, NESTED_REPO_PLACEHOLDER } from "./constants.ts";
@@ -32,6 +32,13 @@ export interface StageLimits {
 export interface StageOptions extends StageLimits {
   /** Drop tracked paths that ignore rules now exclude (after the exclude list changed). */
   rescanIgnored: boolean;
+  /** The tree last written from this index, by the index's checksum (see writeTree). */
+  treeCache?: TreeCache;
+}
+
+export interface TreeCache {
+  checksum?: string;
+  tree?: string;
 }
 
 export interface StageResult {
@@ -201,9 +208,48 @@ export async function stageWorkTree(target: GitTarget, emptyBlob: string, option
   }
   if (options.rescanIgnored || paths.some((path) => basename(path) === ".gitignore")) await dropIgnored(target);
 
-  const tree = await gitText(target, ["write-tree"]);
+  const tree = await writeTree(target, options.treeCache);
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return { tree, skipped };
+}
+
+/** git's index ends with a SHA-1 of everything before it: equal checksums, equal index. */
+const INDEX_CHECKSUM_BYTES = 20;
+
+async function indexChecksum(indexFile: string): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(indexFile, "r");
+    const { size } = await handle.stat();
+    if (size < INDEX_CHECKSUM_BYTES) return undefined;
+    const bytes = Buffer.alloc(INDEX_CHECKSUM_BYTES);
+    await handle.read(bytes, 0, INDEX_CHECKSUM_BYTES, size - INDEX_CHECKSUM_BYTES);
+    const checksum = bytes.toString("hex");
+    return /^0+$/.test(checksum) ? undefined : checksum; // index.skipHash writes zeros: no identity to go by
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * `write-tree`, skipped when the index is byte for byte the one the cached tree was written
+ * from: at a step where nothing changed, status leaves the index alone and this saves a git
+ * call. The tree is cached only when the index did not change while write-tree ran (another
+ * process could have updated it in between), so a cached tree always matches its index.
+ */
+async function writeTree(target: GitTarget, cache: TreeCache | undefined): Promise<string> {
+  const before = cache && (await indexChecksum(target.indexFile));
+  if (cache?.tree && before && cache.checksum === before) return cache.tree;
+  const tree = await gitText(target, ["write-tree"]);
+  if (cache) {
+    const after = await indexChecksum(target.indexFile);
+    const stable = before !== undefined && after === before;
+    cache.checksum = stable ? after : undefined;
+    cache.tree = stable ? tree : undefined;
+  }
+  return tree;
 }
 
 /** Removes tracked paths that the ignore rules now exclude, so a new .gitignore entry takes effect. */
