@@ -14,14 +14,19 @@ const COLLAPSE = { margin: 3, minSize: 6 };
 
 /** Change colours that read on both the dark and the light theme. */
 const mergeTheme = EditorView.theme({
-  ".cm-changedLine, .cm-insertedLine": { backgroundColor: "color-mix(in srgb, var(--wl-ok) 16%, transparent)" },
-  ".cm-deletedChunk, .cm-deletedLine": { backgroundColor: "color-mix(in srgb, var(--wl-danger) 16%, transparent)" },
-  ".cm-changedText, .cm-insertedText": { backgroundColor: "color-mix(in srgb, var(--wl-ok) 35%, transparent)" },
-  ".cm-deletedText": { backgroundColor: "color-mix(in srgb, var(--wl-danger) 35%, transparent)" },
-  ".cm-merge-a .cm-changedLine": { backgroundColor: "color-mix(in srgb, var(--wl-danger) 16%, transparent)" },
-  ".cm-merge-a .cm-changedText": { backgroundColor: "color-mix(in srgb, var(--wl-danger) 35%, transparent)" },
-  ".cm-collapsedLines": { backgroundColor: "var(--wl-panel)", color: "var(--wl-muted)" },
-  ".cm-changeGutter": { width: "3px" },
+  "&.cm-merge-a .cm-changedLine, .cm-deletedChunk": {
+    backgroundColor: "color-mix(in srgb, var(--wl-danger) 14%, transparent)",
+  },
+  "&.cm-merge-b .cm-changedLine, .cm-inlineChangedLine": {
+    backgroundColor: "color-mix(in srgb, var(--wl-ok) 14%, transparent)",
+  },
+  "&.cm-merge-a .cm-changedText, & .cm-deletedChunk .cm-deletedText": {
+    background: "color-mix(in srgb, var(--wl-danger) 32%, transparent)",
+  },
+  "&.cm-merge-b .cm-changedText, & .cm-changedText": {
+    background: "color-mix(in srgb, var(--wl-ok) 32%, transparent)",
+  },
+  "& .cm-collapsedLines": { background: "var(--wl-panel)", color: "var(--wl-muted)" },
 });
 
 function readOnly(path: string): Extension {

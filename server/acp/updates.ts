@@ -76,6 +76,8 @@ export class UpdateTranslator {
     const call = this.calls.get(toolCallId);
     const content: acp.ToolCallContent[] = [];
     if (state === "completed" && call) content.push(...diffContent(call.name, call.args, this.workspace));
+    // propose_plan: the plan itself, so an editor shows it; the client approves by switching the mode (setSessionMode).
+    if (typeof payload.display?.plan === "string") content.push(textContent(payload.display.plan));
     if (payload.output) content.push(textContent(payload.output));
     const terminalId = payload.display?.acpTerminalId;
     if (typeof terminalId === "string") content.push({ type: "terminal", terminalId });

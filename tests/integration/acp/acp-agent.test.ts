@@ -239,6 +239,17 @@ describe("worldline acp", () => {
     });
     expect(resumed.modes?.currentModeId).toBe("plan");
 
+    fake.script(
+      { toolCalls: [{ name: "propose_plan", arguments: { plan: "1. Rewrite notes.txt" } }] },
+      { text: "Waiting." },
+    );
+    const planned = proc.updates.length;
+    await proc.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "plan" }] });
+    const shown = updatesOf(proc.updates.slice(planned), sessionId, "tool_call_update").find(
+      (u) => u.status === "completed",
+    );
+    expect(JSON.stringify(shown?.content)).toContain("1. Rewrite notes.txt");
+
     const toggled = proc.updates.length;
     await proc.agent.request(acp.methods.agent.session.prompt, {
       sessionId,
