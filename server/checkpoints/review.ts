@@ -100,6 +100,10 @@ export async function revertChange(
   if (body.hunk) {
     hunk = state.hunks.find((candidate) => candidate.id === body.hunk);
     if (!hunk) throw staleHunk(change.path);
+    // Writing lines into a symlink would change the file it points to, not the link.
+    if ((await lstat(join(workspace, change.path)).catch(() => undefined))?.isSymbolicLink()) {
+      throw new WorldlineError("review:invalid", `${change.path} is a symlink: revert the whole file instead.`);
+    }
   }
   await refuseSymlinkedParents(
     workspace,
