@@ -1,3 +1,4 @@
+import path from "node:path";
 import { Worker } from "node:worker_threads";
 import {
   MIRROR_MAX_BACKLOG_BYTES,
@@ -8,6 +9,10 @@ import {
   MIRROR_WORKER_YOUNG_MB,
 } from "./limits";
 import { OutputRing } from "./ring";
+import { ROOT_DIR } from "../config/root";
+
+/** Plain JavaScript loaded from the sources: the same file whether the bridge runs from server/ or bundled in dist/. */
+const MIRROR_WORKER_FILE = path.join(ROOT_DIR, "server", "pty", "mirror-worker.mjs");
 
 export interface ScreenSnapshot {
   /** Escape sequences that rebuild the screen, scrollback, cursor and modes in a fresh xterm. */
@@ -72,7 +77,7 @@ class MirrorHost {
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL("./mirror-worker.mjs", import.meta.url), {
+    const worker = new Worker(MIRROR_WORKER_FILE, {
       // A small young generation: the worker's garbage is short-lived chunks, and the default (up to ~48 MB) shows up as bridge RSS during a flood.
       resourceLimits: { maxYoungGenerationSizeMb: MIRROR_WORKER_YOUNG_MB },
     });
