@@ -15,6 +15,7 @@ import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./proce
 import { EventLog, SessionJanitor, Sessions } from "./sessions";
 import { OwnerLease, sweepOrphans, type LeaseOptions } from "./leases";
 import { PtyManager } from "./pty";
+import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
 import { SettingsService } from "./settings";
 import { ShareLinks } from "./sharing";
@@ -157,6 +158,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // Another process (worldline acp/run) wrote to a session: its model context is re-read next turn.
   log.onForeign((sessionId) => runtime.forgetContext(sessionId));
 
+  // Team mode: work for a session whose turn or terminal is on another bridge goes there (server/team).
+  const rpc = redis ? new Rpc(redis, lease.id) : null;
+  await rpc?.start();
+  const turns = new TurnRouter({ db, runtime, lease, rpc });
+  const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
+
   const pages = options.ui === false ? null : await loadPages(config, options.dev ?? false);
   const server = createServer();
   const token = config.token ?? createToken();
@@ -170,7 +177,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const services: BridgeServices = {
     config,
     version: VERSION,
-    auth: createAuthPolicy({ token, host: config.host, port, extraHosts: config.extraHosts }),
+    auth: createAuthPolicy({ token, host: config.host, port, extraHosts: config.extraHosts, named: config.tokens }),
     log,
     sessions,
     runtime,
@@ -178,6 +185,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     files,
     settings,
     ptys,
+    turns,
+    terminals,
     checkpoints,
     shares: new ShareLinks(db),
     mcp,
@@ -227,6 +236,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         await lease.stop();
         await log.close();
         await pages?.close();
+        rpc?.close();
         await redis?.close();
         await db.$disconnect();
         if (activeProcessRecords() === processRecords) setProcessRecords(undefined);

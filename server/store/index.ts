@@ -20,6 +20,7 @@ export {
   orphanTurns,
   pruneOwners,
   removeOwner,
+  runningTurnOwner,
   settleIdleSessions,
 } from "./owners";
 export type { OwnerRecord } from "./owners";

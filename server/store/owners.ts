@@ -84,3 +84,13 @@ export async function settleIdleSessions(db: Db, sessionIds: string[]): Promise<
     if (running === 0) await db.session.updateMany({ where: { id, status: "running" }, data: { status: "idle" } });
   }
 }
+
+/** The owner of the session's running turn, if one runs (the newest, should a dead one linger). */
+export async function runningTurnOwner(db: Db, sessionId: string): Promise<string | null> {
+  const turn = await db.turn.findFirst({
+    where: { sessionId, status: { in: RUNNING } },
+    orderBy: { startedAt: "desc" },
+    select: { ownerId: true },
+  });
+  return turn?.ownerId ?? null;
+}

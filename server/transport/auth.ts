@@ -19,7 +19,13 @@ export interface AuthPolicy {
   /** The token presented by the request, if it is the right one. */
   authenticated(req: IncomingMessage): "bearer" | "cookie" | null;
   tokenMatches(candidate: unknown): boolean;
-  sessionCookie(): string;
+  /** The name of the token presented (WORLDLINE_TOKENS; the launch token is `default`), or null. */
+  tokenName(candidate: unknown): string | null;
+  /** Who a decision is recorded as: the token's name with named tokens, else the channel ("web", "http"). */
+  decider(tokenName: string | null | undefined, channel: string): string;
+  /** The name of the token a request carries (header or cookie). */
+  requestTokenName(req: IncomingMessage): string | null;
+  sessionCookie(token?: string): string;
   /** The cookie holding a share-link token (separate from the launch token's). */
   readonly shareCookieName: string;
   /** Set by visiting /share/<token>; SameSite=Lax so a link opened from a chat app still lands logged in. */
@@ -35,8 +41,11 @@ export function createAuthPolicy(options: {
   host: string;
   port: number;
   extraHosts?: string[];
+  /** Named tokens (WORLDLINE_TOKENS), accepted besides `token`. */
+  named?: { name: string; token: string }[];
 }): AuthPolicy {
   const { token, port } = options;
+  const named = options.named ?? [];
   const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
   if (!isLoopbackHost(options.host)) names.add(options.host.includes(":") ? `[${options.host}]` : options.host);
   for (const extra of options.extraHosts ?? []) names.add(extra.toLowerCase());
@@ -47,11 +56,24 @@ export function createAuthPolicy(options: {
   const origins = new Set([...hosts].map((host) => `http://${host}`));
   // Cookies are shared by every port of a host, so the name carries the port.
   const cookieName = `worldline_token_${port}`;
-  const tokenDigest = digest(token);
+  const digests = [{ name: "default", digest: digest(token) }].concat(
+    named.map((entry) => ({ name: entry.name, digest: digest(entry.token) })),
+  );
   const csrfToken = createHmac("sha256", token).update("worldline-csrf").digest("base64url");
 
-  const tokenMatches = (candidate: unknown): boolean =>
-    typeof candidate === "string" && candidate.length > 0 && timingSafeEqual(digest(candidate), tokenDigest);
+  const tokenName = (candidate: unknown): string | null => {
+    if (typeof candidate !== "string" || candidate.length === 0) return null;
+    const presented = digest(candidate);
+    // Every entry is compared (no early exit), so the time taken says nothing about which matched.
+    let found: string | null = null;
+    for (const entry of digests) if (timingSafeEqual(presented, entry.digest) && found === null) found = entry.name;
+    return found;
+  };
+  const tokenMatches = (candidate: unknown): boolean => tokenName(candidate) !== null;
+  const bearerOf = (req: IncomingMessage) => {
+    const header = req.headers.authorization;
+    return header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
+  };
 
   return {
     token,
@@ -64,13 +86,16 @@ export function createAuthPolicy(options: {
       return origin === undefined || origins.has(origin.toLowerCase());
     },
     authenticated: (req) => {
-      const header = req.headers.authorization;
-      if (header?.startsWith("Bearer ") && tokenMatches(header.slice(7).trim())) return "bearer";
+      if (tokenMatches(bearerOf(req))) return "bearer";
       if (tokenMatches(readCookie(req, cookieName))) return "cookie";
       return null;
     },
     tokenMatches,
-    sessionCookie: () => serializeCookie(cookieName, token, { path: "/", httpOnly: true, sameSite: "strict" }),
+    tokenName,
+    decider: (name, channel) => (named.length > 0 && name ? name : channel),
+    requestTokenName: (req) => tokenName(bearerOf(req)) ?? tokenName(readCookie(req, cookieName)),
+    sessionCookie: (value = token) =>
+      serializeCookie(cookieName, value, { path: "/", httpOnly: true, sameSite: "strict" }),
     shareCookieName: `worldline_share_${port}`,
     shareCookie: (value, maxAgeSeconds) =>
       serializeCookie(`worldline_share_${port}`, value, {

@@ -11,6 +11,7 @@ import type { SessionMcp } from "../tools";
 import type { MemoryService } from "../memory";
 import type { SkillCatalog } from "../skills";
 import type { AuditedCommand } from "../store";
+import type { TerminalRouter, TurnRouter } from "../team";
 import type { AuthPolicy } from "./auth";
 
 /** What the transport layer needs from the rest of the bridge. */
@@ -29,6 +30,10 @@ export interface BridgeServices {
   files: WorkspaceFiles;
   settings: SettingsService;
   ptys: PtyManager;
+  /** Prompts, steering and cancel, forwarded to the bridge running the session's turn (server/team). */
+  turns: TurnRouter;
+  /** Terminals of this bridge and, in team mode, of the others (server/team). */
+  terminals: TerminalRouter;
   checkpoints: CheckpointService;
   shares: ShareLinks;
   /** MCP servers per session (GET /api/v1/sessions/:id/mcp); absent in bridges without MCP. */

@@ -77,7 +77,7 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
 
       const loginToken = url.searchParams.get("token");
       if (req.method === "GET" && loginToken !== null && !url.pathname.startsWith("/api/")) {
-        return login(res, url, auth.tokenMatches(loginToken), auth.sessionCookie());
+        return login(res, url, auth.tokenMatches(loginToken), auth.sessionCookie(loginToken));
       }
       if (await openShareLink(req, res, url, services)) return;
       const method = auth.authenticated(req);

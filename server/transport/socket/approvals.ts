@@ -12,6 +12,7 @@ const WEB_DECIDER = "web";
  */
 export function registerApprovalHandlers(socket: Socket, services: BridgeServices, commands: CommandCache): void {
   let unsubscribe: (() => void) | null = null;
+  const decider = () => services.auth.decider(socket.data.tokenName as string | undefined, WEB_DECIDER);
 
   onCommand(
     socket,
@@ -35,7 +36,7 @@ export function registerApprovalHandlers(socket: Socket, services: BridgeService
     "approval.decide",
     approvalCommands["approval.decide"],
     async ({ approvalId, decision, feedback }) =>
-      services.approvals.decide(approvalId, { decision, feedback, decidedBy: WEB_DECIDER }),
+      services.approvals.decide(approvalId, { decision, feedback, decidedBy: decider() }),
     commands,
   );
 
@@ -43,7 +44,7 @@ export function registerApprovalHandlers(socket: Socket, services: BridgeService
     socket,
     "approval.password",
     approvalCommands["approval.password"],
-    async ({ approvalId, password }) => services.approvals.providePassword(approvalId, password, WEB_DECIDER),
+    async ({ approvalId, password }) => services.approvals.providePassword(approvalId, password, decider()),
     commands,
   );
 

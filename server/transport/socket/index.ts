@@ -39,7 +39,11 @@ export function attachSocketServer(
   io.use((socket, next) => {
     const fromPayload = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
     const fromCookie = readCookie(socket.request, auth.cookieName);
-    if (auth.tokenMatches(fromPayload) || auth.tokenMatches(fromCookie)) return next();
+    const tokenName = auth.tokenName(fromPayload) ?? auth.tokenName(fromCookie);
+    if (tokenName) {
+      socket.data.tokenName = tokenName;
+      return next();
+    }
     // A share link: one session, one scope, enforced per packet by guardShareSocket.
     void shareFromHandshake(socket, services).then(
       (share) => {

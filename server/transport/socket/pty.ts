@@ -8,17 +8,19 @@ const roomOf = (sessionId: string) => `pty:${sessionId}`;
 
 /** Every tab that listed a session's terminals hears when one opens, is renamed or closes. */
 export function attachPtyBroadcast(io: Server, services: BridgeServices): void {
-  const { ptys } = services;
+  const { ptys, terminals } = services;
+  // In team mode the room spans the bridges (socket.io's Redis adapter) and the list is the deployment's.
   const announce = (info: TerminalInfo) =>
-    io
-      .to(roomOf(info.sessionId))
-      .emit("pty.terminals", { sessionId: info.sessionId, terminals: ptys.list(info.sessionId) });
+    void terminals.list(info.sessionId).then(
+      (list) => io.to(roomOf(info.sessionId)).emit("pty.terminals", { sessionId: info.sessionId, terminals: list }),
+      (error: unknown) => console.error("[worldline] listing terminals failed:", error),
+    );
   ptys.on({ opened: announce, renamed: announce, closed: announce });
 }
 
 /** A tab's terminals: lifecycle commands, viewing (snapshot then binary output), input, resize and acks. */
 export function registerPtyHandlers(socket: Socket, services: BridgeServices, commands: CommandCache): void {
-  const { ptys } = services;
+  const { ptys, terminals } = services;
   /** Terminals this socket views, by id, with their session. */
   const viewing = new Map<string, string>();
 
@@ -35,7 +37,7 @@ export function registerPtyHandlers(socket: Socket, services: BridgeServices, co
   onCommand(socket, "pty.list", ptyCommands["pty.list"], async ({ sessionId }) => {
     await services.sessions.get(sessionId);
     await socket.join(roomOf(sessionId));
-    return { terminals: ptys.list(sessionId) };
+    return { terminals: await terminals.list(sessionId) };
   });
 
   onCommand(
@@ -53,7 +55,7 @@ export function registerPtyHandlers(socket: Socket, services: BridgeServices, co
     socket,
     "pty.rename",
     ptyCommands["pty.rename"],
-    async ({ sessionId, terminalId, title }) => ptys.rename(sessionId, terminalId, title),
+    async ({ sessionId, terminalId, title }) => terminals.rename(sessionId, terminalId, title),
     commands,
   );
 
@@ -61,7 +63,7 @@ export function registerPtyHandlers(socket: Socket, services: BridgeServices, co
     socket,
     "pty.close",
     ptyCommands["pty.close"],
-    async ({ sessionId, terminalId }) => ({ exitCode: await ptys.close(sessionId, terminalId) }),
+    async ({ sessionId, terminalId }) => ({ exitCode: await terminals.close(sessionId, terminalId) }),
     commands,
   );
 
@@ -78,45 +80,45 @@ export function registerPtyHandlers(socket: Socket, services: BridgeServices, co
   );
 
   onCommand(socket, "pty.attach", ptyCommands["pty.attach"], async ({ sessionId, terminalId, cols, rows }) => {
-    const terminal = ptys.get(sessionId, terminalId);
+    const size = cols && rows ? { cols, rows } : undefined;
+    const attached = await terminals.attach(sessionId, terminalId, socket.id, sinkFor(terminalId), size);
     viewing.set(terminalId, sessionId);
-    terminal.attach(socket.id, sinkFor(terminalId), cols && rows ? { cols, rows } : undefined);
-    return { terminalId, title: terminal.title };
+    return attached;
   });
 
   onCommand(socket, "pty.detach", ptyCommands["pty.detach"], async ({ terminalId }) => {
     const sessionId = viewing.get(terminalId);
     viewing.delete(terminalId);
-    if (sessionId) findTerminal(sessionId, terminalId)?.detach(socket.id);
+    if (sessionId) quietly(() => terminals.detach(sessionId, terminalId, socket.id));
     return null;
   });
 
   onCommand(socket, "pty.input", ptyCommands["pty.input"], async ({ sessionId, terminalId, data }) => {
-    ptys.get(sessionId, terminalId).input(socket.id, data);
+    terminals.input(sessionId, terminalId, socket.id, data);
     return null;
   });
 
   onCommand(socket, "pty.resize", ptyCommands["pty.resize"], async ({ sessionId, terminalId, cols, rows }) => {
-    ptys.get(sessionId, terminalId).resize(socket.id, cols, rows);
+    terminals.resize(sessionId, terminalId, socket.id, cols, rows);
     return null;
   });
 
   onCommand(socket, "pty.ack", ptyCommands["pty.ack"], async ({ terminalId, bytes }) => {
     const sessionId = viewing.get(terminalId);
-    if (sessionId) findTerminal(sessionId, terminalId)?.ack(socket.id, bytes);
+    if (sessionId) quietly(() => terminals.ack(sessionId, terminalId, socket.id, bytes));
     return null;
   });
 
   socket.on("disconnect", () => {
-    for (const [terminalId, sessionId] of viewing) findTerminal(sessionId, terminalId)?.detach(socket.id);
+    for (const [terminalId, sessionId] of viewing) quietly(() => terminals.detach(sessionId, terminalId, socket.id));
     viewing.clear();
   });
 
-  function findTerminal(sessionId: string, terminalId: string) {
+  function quietly(call: () => void): void {
     try {
-      return ptys.get(sessionId, terminalId);
+      call();
     } catch {
-      return undefined; // Closed meanwhile: nothing left to detach from or ack.
+      // Closed meanwhile: nothing left to detach from or ack.
     }
   }
 }

@@ -129,7 +129,7 @@ export function registerSessionHandlers(
       const attached = images?.length
         ? { images: images.map(imageDataUrl), imagePreviews: images.map((image) => image.preview) }
         : {};
-      const started = await services.runtime.prompt(sessionId, text, { reasoning, ...attached });
+      const started = await services.turns.prompt(sessionId, text, { reasoning, ...attached });
       presence.prompted(socket, sessionId, started.turnId);
       return { turnId: started.turnId, queued: started.queued };
     },
@@ -140,7 +140,7 @@ export function registerSessionHandlers(
     socket,
     "turn.steer",
     clientCommands["turn.steer"],
-    async ({ sessionId, text }) => services.runtime.steer(sessionId, text),
+    async ({ sessionId, text }) => services.turns.steer(sessionId, text),
     commands,
   );
 
@@ -149,7 +149,7 @@ export function registerSessionHandlers(
     "session.compact",
     clientCommands["session.compact"],
     async ({ sessionId, focus }) => {
-      const started = await services.runtime.compact(sessionId, focus);
+      const started = await services.turns.compact(sessionId, focus);
       return { turnId: started.turnId, queued: started.queued };
     },
     commands,
@@ -159,7 +159,7 @@ export function registerSessionHandlers(
     socket,
     "turn.cancel",
     clientCommands["turn.cancel"],
-    async ({ sessionId }) => ({ cancelled: await services.runtime.cancel(sessionId) }),
+    async ({ sessionId }) => ({ cancelled: await services.turns.cancel(sessionId) }),
     commands,
   );
 

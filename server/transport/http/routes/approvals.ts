@@ -19,7 +19,10 @@ export const approvalRoutes: Route[] = [
     path: "/api/v1/approvals/:id",
     handler: async ({ services, params, req }) => {
       const body = DecideApprovalBody.parse(await readJson(req));
-      return services.approvals.decide(params.id, { ...body, decidedBy: "http" });
+      return services.approvals.decide(params.id, {
+        ...body,
+        decidedBy: services.auth.decider(services.auth.requestTokenName(req), "http"),
+      });
     },
   },
   {

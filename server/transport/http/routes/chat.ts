@@ -41,7 +41,7 @@ export const chatRoutes: Route[] = [
         sse?.end();
       };
       try {
-        const started = await services.runtime.prompt(session.id, body.message, { reasoning: body.reasoning });
+        const started = await services.turns.prompt(session.id, body.message, { reasoning: body.reasoning });
         taskId = started.turnId;
       } catch (error) {
         unsubscribe();

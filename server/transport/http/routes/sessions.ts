@@ -45,7 +45,7 @@ export const sessionRoutes: Route[] = [
     path: "/api/v1/sessions/:id/cancel",
     handler: async ({ services, params }) => {
       await services.sessions.get(params.id);
-      return { cancelled: await services.runtime.cancel(params.id) };
+      return { cancelled: await services.turns.cancel(params.id) };
     },
   },
   {

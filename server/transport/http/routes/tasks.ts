@@ -32,7 +32,7 @@ export const taskRoutes: Route[] = [
         await services.approvals.decide(approval.approval_id, {
           decision: body.decision ?? "allow_once",
           feedback: body.feedback,
-          decidedBy: "http",
+          decidedBy: services.auth.decider(services.auth.requestTokenName(req), "http"),
         });
       }
       streamTask(services, res, sessionId, params.task_id, afterSeq);

@@ -1,0 +1,3 @@
+export { Rpc } from "./rpc";
+export { TerminalRouter } from "./terminals";
+export { TurnRouter } from "./turns";

@@ -1,0 +1,186 @@
+import type { RedisLink } from "../bus";
+import { WorldlineError } from "../errors";
+import type { OwnerLease } from "../leases";
+import type { PtyManager, ScreenSnapshot, Terminal, TerminalInfo, ViewerSink } from "../pty";
+import type { Rpc } from "./rpc";
+
+type Size = { cols: number; rows: number } | undefined;
+
+/**
+ * A session's terminals across the bridges of a deployment. A terminal runs on the bridge that
+ * opened it (where the workspace is); its id, session and owner are in a Redis hash per session,
+ * so any bridge lists it, and a tab on another bridge views and types into it through the owner:
+ * attach, input, resize, acks and close are forwarded there, output comes back to the viewer's
+ * bridge. The terminal's own flow control (server/pty) sees a remote viewer like a local one.
+ * Without Redis every call goes straight to this bridge's PtyManager.
+ */
+export class TerminalRouter {
+  /** Sinks of tabs here viewing a terminal elsewhere, by viewer key. */
+  private readonly remoteViews = new Map<string, ViewerSink>();
+
+  constructor(private readonly deps: { ptys: PtyManager; lease: OwnerLease; link: RedisLink | null; rpc: Rpc | null }) {
+    const { ptys, rpc, link } = deps;
+    if (!rpc || !link) return;
+    const record = (info: TerminalInfo) =>
+      void link.pub
+        .hset(this.keyOf(info.sessionId), info.terminalId, JSON.stringify({ owner: deps.lease.id, info }))
+        .catch(reportRegistryError);
+    ptys.on({
+      opened: record,
+      renamed: record,
+      closed: (info) => void link.pub.hdel(this.keyOf(info.sessionId), info.terminalId).catch(reportRegistryError),
+    });
+    const local = (args: Record<string, unknown>) => ptys.get(args.sessionId as string, args.terminalId as string);
+    rpc.handle("pty.attach", (args, from) => {
+      const terminal = local(args);
+      terminal.attach(args.viewer as string, this.forwardingSink(from, args.viewer as string), args.size as Size);
+      return { terminalId: terminal.id, title: terminal.title };
+    });
+    rpc.handle("pty.detach", (args) => local(args).detach(args.viewer as string));
+    rpc.handle("pty.input", (args) => local(args).input(args.viewer as string, args.data as string));
+    rpc.handle("pty.resize", (args) =>
+      local(args).resize(args.viewer as string, args.cols as number, args.rows as number),
+    );
+    rpc.handle("pty.ack", (args) => local(args).ack(args.viewer as string, args.bytes as number));
+    rpc.handle("pty.close", (args) => ptys.close(args.sessionId as string, args.terminalId as string));
+    rpc.handle("pty.rename", (args) =>
+      ptys.rename(args.sessionId as string, args.terminalId as string, args.title as string),
+    );
+    rpc.handle("pty.out", (args) => this.deliver(args));
+  }
+
+  /** This bridge's terminals of the session and those of the other live bridges. */
+  async list(sessionId: string): Promise<TerminalInfo[]> {
+    const here = this.deps.ptys.list(sessionId);
+    const { link } = this.deps;
+    if (!link) return here;
+    const entries = Object.values(await link.pub.hgetall(this.keyOf(sessionId))).map(
+      (raw) => JSON.parse(raw) as { owner: string; info: TerminalInfo },
+    );
+    const live = new Set(await this.deps.lease.liveOwners());
+    const elsewhere = entries.filter((entry) => entry.owner !== this.deps.lease.id && live.has(entry.owner));
+    return here.concat(elsewhere.map((entry) => entry.info)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  async attach(sessionId: string, terminalId: string, viewer: string, sink: ViewerSink, size: Size) {
+    const terminal = this.localTerminal(sessionId, terminalId);
+    if (terminal) {
+      terminal.attach(viewer, sink, size);
+      return { terminalId, title: terminal.title };
+    }
+    const owner = await this.ownerOf(sessionId, terminalId);
+    const key = this.viewerKey(viewer);
+    this.remoteViews.set(key, sink);
+    return this.deps.rpc!.call<{ terminalId: string; title: string }>(owner, "pty.attach", {
+      sessionId,
+      terminalId,
+      viewer: key,
+      size,
+    });
+  }
+
+  detach(sessionId: string, terminalId: string, viewer: string): void {
+    this.toTerminal(sessionId, terminalId, viewer, "pty.detach", {}, (terminal) => terminal.detach(viewer));
+    this.remoteViews.delete(this.viewerKey(viewer));
+  }
+
+  input(sessionId: string, terminalId: string, viewer: string, data: string): void {
+    this.toTerminal(sessionId, terminalId, viewer, "pty.input", { data }, (terminal) => terminal.input(viewer, data));
+  }
+
+  resize(sessionId: string, terminalId: string, viewer: string, cols: number, rows: number): void {
+    this.toTerminal(sessionId, terminalId, viewer, "pty.resize", { cols, rows }, (terminal) =>
+      terminal.resize(viewer, cols, rows),
+    );
+  }
+
+  ack(sessionId: string, terminalId: string, viewer: string, bytes: number): void {
+    this.toTerminal(sessionId, terminalId, viewer, "pty.ack", { bytes }, (terminal) => terminal.ack(viewer, bytes));
+  }
+
+  async close(sessionId: string, terminalId: string): Promise<number | null> {
+    if (this.localTerminal(sessionId, terminalId)) return this.deps.ptys.close(sessionId, terminalId);
+    return this.deps.rpc!.call(await this.ownerOf(sessionId, terminalId), "pty.close", { sessionId, terminalId });
+  }
+
+  async rename(sessionId: string, terminalId: string, title: string): Promise<TerminalInfo> {
+    if (this.localTerminal(sessionId, terminalId)) return this.deps.ptys.rename(sessionId, terminalId, title);
+    const owner = await this.ownerOf(sessionId, terminalId);
+    return this.deps.rpc!.call(owner, "pty.rename", { sessionId, terminalId, title });
+  }
+
+  /** A local terminal gets the call now (input stays synchronous); a remote one after its owner is looked up. */
+  private toTerminal(
+    sessionId: string,
+    terminalId: string,
+    viewer: string,
+    method: string,
+    args: Record<string, unknown>,
+    here: (terminal: Terminal) => void,
+  ): void {
+    const terminal = this.localTerminal(sessionId, terminalId);
+    if (terminal) return here(terminal);
+    if (!this.deps.rpc) throw notFound(terminalId);
+    const key = this.viewerKey(viewer);
+    void this.ownerOf(sessionId, terminalId).then(
+      (owner) => this.deps.rpc!.send(owner, method, { sessionId, terminalId, viewer: key, ...args }),
+      () => undefined, // Closed meanwhile: nothing to forward to.
+    );
+  }
+
+  private localTerminal(sessionId: string, terminalId: string): Terminal | undefined {
+    try {
+      return this.deps.ptys.get(sessionId, terminalId);
+    } catch (error) {
+      if (this.deps.rpc) return undefined;
+      throw error;
+    }
+  }
+
+  private async ownerOf(sessionId: string, terminalId: string): Promise<string> {
+    const raw = await this.deps.link?.pub.hget(this.keyOf(sessionId), terminalId);
+    const owner = raw ? (JSON.parse(raw) as { owner: string }).owner : null;
+    if (!owner || owner === this.deps.lease.id || !(await this.deps.lease.isLive(owner))) throw notFound(terminalId);
+    return owner;
+  }
+
+  /** What the owner's terminal sends to a viewer on another bridge. */
+  private forwardingSink(to: string, viewer: string): ViewerSink {
+    const send = (args: Record<string, unknown>) => this.deps.rpc!.send(to, "pty.out", { viewer, ...args });
+    return {
+      data: (chunk) => send({ kind: "data", data: Buffer.from(chunk).toString("base64") }),
+      snapshot: (snapshot) => send({ kind: "snapshot", snapshot }),
+      resync: () => send({ kind: "resync" }),
+      exit: (exitCode) => send({ kind: "exit", exitCode }),
+    };
+  }
+
+  private deliver(args: Record<string, unknown>): void {
+    const key = args.viewer as string;
+    const sink = this.remoteViews.get(key);
+    if (!sink) return;
+    if (args.kind === "data") sink.data(Buffer.from(args.data as string, "base64"));
+    else if (args.kind === "snapshot") sink.snapshot(args.snapshot as ScreenSnapshot);
+    else if (args.kind === "resync") sink.resync();
+    else if (args.kind === "exit") {
+      this.remoteViews.delete(key);
+      sink.exit((args.exitCode as number | null) ?? null);
+    }
+  }
+
+  private viewerKey(viewer: string): string {
+    return `${this.deps.lease.id}/${viewer}`;
+  }
+
+  private keyOf(sessionId: string): string {
+    return `${this.deps.link!.prefix}:pty:${sessionId}`;
+  }
+}
+
+function notFound(terminalId: string): WorldlineError {
+  return new WorldlineError("pty:not_found", `No terminal "${terminalId}" in this session.`);
+}
+
+function reportRegistryError(error: unknown): void {
+  console.error("[worldline] terminal registry (redis):", error instanceof Error ? error.message : error);
+}

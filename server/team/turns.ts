@@ -1,0 +1,64 @@
+import type { AgentRuntime, PromptOptions } from "../agent";
+import type { OwnerLease } from "../leases";
+import * as store from "../store";
+import type { Rpc } from "./rpc";
+
+export interface StartedRemotely {
+  turnId: string;
+  queued: boolean;
+}
+
+/**
+ * Prompts, steering, compaction and cancel of a session, wherever its turn runs. A session whose
+ * turn runs on another bridge of the deployment (its Turn row's owner, alive) gets them forwarded
+ * to that bridge, which queues or steers as for its own tabs; otherwise they run here. Without
+ * Redis (one machine) there is nothing to forward to and the runtime answers (a turn of
+ * `worldline acp` next to the web bridge is refused as busy there).
+ */
+export class TurnRouter {
+  constructor(private readonly deps: { db: store.Db; runtime: AgentRuntime; lease: OwnerLease; rpc: Rpc | null }) {
+    const { rpc, runtime } = deps;
+    if (!rpc) return;
+    rpc.handle("turn.prompt", async (args) => {
+      const started = await runtime.prompt(
+        args.sessionId as string,
+        args.text as string,
+        args.options as PromptOptions,
+      );
+      return { turnId: started.turnId, queued: started.queued };
+    });
+    rpc.handle("turn.steer", (args) => runtime.steer(args.sessionId as string, args.text as string));
+    rpc.handle("turn.cancel", (args) => runtime.cancel(args.sessionId as string));
+  }
+
+  async prompt(sessionId: string, text: string, options: PromptOptions = {}): Promise<StartedRemotely> {
+    const owner = await this.elsewhere(sessionId);
+    if (owner) return this.deps.rpc!.call(owner, "turn.prompt", { sessionId, text, options });
+    const started = await this.deps.runtime.prompt(sessionId, text, options);
+    return { turnId: started.turnId, queued: started.queued };
+  }
+
+  async steer(sessionId: string, text: string): Promise<{ turnId: string; steered: boolean }> {
+    const owner = await this.elsewhere(sessionId);
+    if (owner) return this.deps.rpc!.call(owner, "turn.steer", { sessionId, text });
+    return this.deps.runtime.steer(sessionId, text);
+  }
+
+  compact(sessionId: string, focus?: string): Promise<StartedRemotely> {
+    return this.prompt(sessionId, focus?.trim() ? `/compact ${focus.trim()}` : "/compact");
+  }
+
+  async cancel(sessionId: string): Promise<boolean> {
+    const owner = await this.elsewhere(sessionId);
+    if (owner) return this.deps.rpc!.call(owner, "turn.cancel", { sessionId });
+    return this.deps.runtime.cancel(sessionId);
+  }
+
+  /** The live bridge, other than this one, running the session's turn (team mode only). */
+  private async elsewhere(sessionId: string): Promise<string | null> {
+    if (!this.deps.rpc || this.deps.runtime.isRunning(sessionId)) return null;
+    const owner = await store.runningTurnOwner(this.deps.db, sessionId);
+    if (!owner || owner === this.deps.lease.id) return null;
+    return (await this.deps.lease.isLive(owner)) ? owner : null;
+  }
+}
