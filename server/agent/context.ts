@@ -1,6 +1,16 @@
 import * as store from "../store";
 import type { ChatMessage } from "./provider";
 import { estimateTokens } from "./stats";
+import { toWireMessages, type WireEntry } from "./wire-messages";
+
+export { checkpointMarkerText } from "./wire-messages";
+
+/** What the model has been told about the workspace, to tell it only what changed (server/agent/turn-context.ts). */
+export interface WorkspaceTold {
+  listing: string;
+  agentsMd: string;
+  todos?: string;
+}
 
 /** One record of the append-only history. */
 export type HistoryRecord =
@@ -12,16 +22,18 @@ export type HistoryRecord =
    * records from `keepFrom` on. The replaced records stay in the log, so a
    * rewind to a checkpoint before the compaction restores them.
    */
-  | { kind: "compaction"; summary: string; keepFrom: number };
+  | { kind: "compaction"; summary: string; keepFrom: number }
+  /**
+   * The session's system prompt, fixed from here on so every request starts with the same bytes (a
+   * provider's prompt cache). Written before the first turn; a rewind to before it renders a new one.
+   */
+  | { kind: "system"; content: string }
+  /** What the model was told about the workspace (in the system prompt or a turn's context block). */
+  | ({ kind: "told" } & WorkspaceTold);
 
 export interface PositionedRecord {
   position: number;
   record: HistoryRecord;
-}
-
-/** The text a model sees for a checkpoint marker (Kimi CLI's wording, so send_dmail's description matches). */
-export function checkpointMarkerText(number: number): string {
-  return `<system>CHECKPOINT ${number}</system>`;
 }
 
 /**
@@ -75,20 +87,38 @@ export class Context {
     return [positioned[last], ...kept, ...positioned.slice(last + 1)];
   }
 
-  /** Chat messages in order; checkpoint markers appear as user messages only when asked (D-Mail on). */
+  /**
+   * Chat messages in order, as requests send them (server/agent/wire-messages.ts): roles alternate, and
+   * checkpoint ids ride inside messages, only when asked (D-Mail on).
+   */
   messages(options: { checkpoints?: boolean } = {}): ChatMessage[] {
-    return this.view().flatMap(({ record }): ChatMessage[] => {
+    const entries = this.view().flatMap(({ record }): WireEntry[] => {
       switch (record.kind) {
         case "message":
-          return [record.message];
+          return [{ message: record.message }];
         case "compaction":
-          return [{ role: "user", content: summaryMessage(record.summary) }];
+          return [{ message: { role: "user", content: summaryMessage(record.summary) } }];
         case "checkpoint":
-          return options.checkpoints ? [{ role: "user", content: checkpointMarkerText(record.number) }] : [];
-        case "usage":
+          return [{ checkpoint: record.number }];
+        default:
           return [];
       }
     });
+    return toWireMessages(entries, options);
+  }
+
+  /** The session's fixed system prompt, if one was written (compaction keeps it; a rewind before it drops it). */
+  systemPrompt(): string | undefined {
+    const record = findLast(this.records, (r) => r.kind === "system");
+    return record?.kind === "system" ? record.content : undefined;
+  }
+
+  /** What the model was last told about the workspace. */
+  told(): WorkspaceTold | undefined {
+    const record = findLast(this.records, (r) => r.kind === "told");
+    return record?.kind === "told"
+      ? { listing: record.listing, agentsMd: record.agentsMd, todos: record.todos }
+      : undefined;
   }
 
   /** Tokens reported by the provider for the context up to its last call. */
@@ -202,8 +232,8 @@ export function recordTokens(record: HistoryRecord): number {
       return messageTokens(record.message);
     case "compaction":
       return estimateTokens(summaryMessage(record.summary)) + MESSAGE_OVERHEAD_TOKENS;
-    case "checkpoint":
-    case "usage":
+    default:
+      // The system prompt is not counted here, as before it was a record: the provider's count includes it.
       return 0;
   }
 }
@@ -230,6 +260,11 @@ export function messageTokens(message: ChatMessage): number {
     for (const call of message.tool_calls ?? []) text += call.function.name + call.function.arguments;
   }
   return estimateTokens(text) + MESSAGE_OVERHEAD_TOKENS;
+}
+
+function findLast<T>(items: readonly T[], predicate: (item: T) => boolean): T | undefined {
+  const index = findLastIndex(items, predicate);
+  return index === -1 ? undefined : items[index];
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {

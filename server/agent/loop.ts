@@ -28,7 +28,11 @@ export interface TurnOptions {
   provider: ChatProvider;
   context: Context;
   systemPrompt: string;
+  /** The turn's `<context>` block (server/agent/turn-context.ts), appended to its user message for the model. */
+  userContext?: { text: string; records: HistoryRecord[] };
   tools: AgentTool[];
+  /** "none": the model answers without tools, which stay in the request so its prefix does not change. */
+  toolChoice?: "none";
   gate: ApprovalGate;
   emit: TurnEmitter;
   signal: AbortSignal;
@@ -80,7 +84,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
 
   try {
     await checkpoint(options, 0, "turn");
-    appendUser(options, options.prompt, options.images, options.modelNote);
+    appendUser(options, options.prompt, options.images, options.userContext, options.modelNote);
     for (let step = 1; step <= options.maxSteps; step++) {
       if (signal.aborted) {
         await context.save();
@@ -156,7 +160,9 @@ async function runStep(
           ...context.messages({ checkpoints: Boolean(options.dmail) }),
         ],
         tools: options.tools.map(toSpec),
+        toolChoice: options.toolChoice,
         reasoning: options.reasoning,
+        cacheKey: options.sessionId,
       },
       {
         signal,
@@ -291,22 +297,29 @@ function injectSteering(options: TurnOptions): boolean {
   return messages.length > 0;
 }
 
-function appendUser(options: TurnOptions, text: string, images: readonly string[] = [], note?: string): void {
+function appendUser(
+  options: TurnOptions,
+  text: string,
+  images: readonly string[] = [],
+  userContext?: TurnOptions["userContext"],
+  note?: string,
+): void {
   const { emit } = options;
   const refs = images.map((url, i) => imageRef(url, options.imagePreviews?.[i]));
   emit.event({
     type: "message.user",
     payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text, ...(refs.length ? { images: refs } : {}) },
   });
-  const modelText = note ? `${text}\n\n${note}` : text;
+  // The plan-mode note and the turn's <context> block are for the model; the transcript shows the prompt alone.
+  const forModel = [text, note, userContext?.text].filter(Boolean).join("\n\n");
   const content = images.length
     ? [
-        { type: "text" as const, text: modelText },
+        { type: "text" as const, text: forModel },
         ...images.map((url) => ({ type: "image_url" as const, image_url: { url } })),
       ]
-    : modelText;
+    : forModel;
   // Written with the next save (while the step's model request is on its way, at the latest when the step ends).
-  options.context.stage({ kind: "message", message: { role: "user", content } });
+  options.context.stage({ kind: "message", message: { role: "user", content } }, ...(userContext?.records ?? []));
 }
 
 /**

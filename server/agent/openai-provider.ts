@@ -1,6 +1,7 @@
 import OpenAI from "openai";
 import type { ModelConfig } from "../config";
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderChunk } from "./provider";
+import { reasoningHistoryFor, refusesField, withReasoningHistory } from "./provider-quirks";
 
 /** Per-request ceiling; a stuck provider becomes a retryable timeout instead of a hung turn. */
 const REQUEST_TIMEOUT_MS = 10 * 60_000;
@@ -17,24 +18,42 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
     maxRetries: 0,
     timeout: REQUEST_TIMEOUT_MS,
   });
+  const reasoningHistory = reasoningHistoryFor(config);
+  // Turned off for good once the server refuses the field (see provider-quirks.ts).
+  let sendCacheKey = config.promptCacheKey ?? true;
+  const create = (request: ChatRequest) =>
+    client.chat.completions.create(
+      {
+        model: request.model,
+        messages: withReasoningHistory(request.messages, reasoningHistory) as OpenAI.Chat.ChatCompletionMessageParam[],
+        tools: request.tools?.length ? request.tools : undefined,
+        ...(request.tools?.length && request.toolChoice ? { tool_choice: request.toolChoice } : {}),
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(sendCacheKey && request.cacheKey ? { prompt_cache_key: request.cacheKey } : {}),
+        // Kimi/DeepSeek-style switch; providers that don't know it ignore it.
+        ...(request.reasoning ? { thinking: { type: request.reasoning === "on" ? "enabled" : "disabled" } } : {}),
+      } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+      { signal: request.signal },
+    );
   return {
     async *stream(request: ChatRequest): AsyncIterable<ProviderChunk> {
       let stream;
       try {
-        stream = await client.chat.completions.create(
-          {
-            model: request.model,
-            messages: request.messages as OpenAI.Chat.ChatCompletionMessageParam[],
-            tools: request.tools?.length ? request.tools : undefined,
-            stream: true,
-            stream_options: { include_usage: true },
-            // Kimi/DeepSeek-style switch; providers that don't know it ignore it.
-            ...(request.reasoning ? { thinking: { type: request.reasoning === "on" ? "enabled" : "disabled" } } : {}),
-          } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-          { signal: request.signal },
-        );
+        stream = await create(request);
       } catch (error) {
-        throw toProviderError(error, request.signal);
+        const refused =
+          sendCacheKey &&
+          request.cacheKey &&
+          error instanceof OpenAI.APIError &&
+          refusesField(error.status, providerMessage(error), "prompt_cache_key");
+        if (!refused) throw toProviderError(error, request.signal);
+        sendCacheKey = false;
+        try {
+          stream = await create(request);
+        } catch (again) {
+          throw toProviderError(again, request.signal);
+        }
       }
       try {
         for await (const chunk of stream) yield* normalise(chunk);
@@ -66,10 +85,14 @@ function* normalise(chunk: OpenAI.Chat.ChatCompletionChunk): Generator<ProviderC
     if (choice.finish_reason) yield { type: "finish", reason: choice.finish_reason };
   }
   if (chunk.usage) {
+    const usage = chunk.usage as OpenAI.CompletionUsage & { prompt_cache_hit_tokens?: number };
+    // OpenAI-style `prompt_tokens_details.cached_tokens`, or DeepSeek's `prompt_cache_hit_tokens`.
+    const cached = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens;
     yield {
       type: "usage",
-      inputTokens: chunk.usage.prompt_tokens ?? 0,
-      outputTokens: chunk.usage.completion_tokens ?? 0,
+      inputTokens: usage.prompt_tokens ?? 0,
+      outputTokens: usage.completion_tokens ?? 0,
+      ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}),
     };
   }
 }

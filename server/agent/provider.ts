@@ -24,7 +24,11 @@ export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
   tools?: ToolSpec[];
+  /** "none" keeps the tools in the request (its cached prefix) while the model answers without them. */
+  toolChoice?: "none";
   reasoning?: "on" | "off";
+  /** Groups requests of one conversation on the provider's prompt cache (`prompt_cache_key`): the session id. */
+  cacheKey?: string;
   signal: AbortSignal;
 }
 
@@ -33,7 +37,8 @@ export type ProviderChunk =
   | { type: "text"; delta: string }
   | { type: "reasoning"; delta: string }
   | { type: "tool_call"; index: number; id?: string; name?: string; argsDelta: string }
-  | { type: "usage"; inputTokens: number; outputTokens: number }
+  /** `cachedInputTokens` when the provider reports it (absent = unknown, not zero). */
+  | { type: "usage"; inputTokens: number; outputTokens: number; cachedInputTokens?: number }
   | { type: "finish"; reason: string };
 
 export interface ChatProvider {

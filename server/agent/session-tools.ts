@@ -36,3 +36,21 @@ export function layerTools(base: readonly AgentTool[], layers: readonly (readonl
   }
   return result;
 }
+
+/**
+ * The tool list of a request, in an order that only changes at its end (a provider's prompt cache, issue 16):
+ * the workspace's own tools in their fixed order (a layer's replacement keeps the place), then the agent's
+ * tools, then tools that layers add (MCP servers, an ACP client), which may come and go between turns.
+ */
+export function orderSessionTools(
+  base: readonly AgentTool[],
+  layered: readonly AgentTool[],
+  agentTools: readonly AgentTool[],
+): AgentTool[] {
+  const baseNames = new Set(base.map((tool) => tool.name));
+  return [
+    ...layered.filter((tool) => baseNames.has(tool.name)),
+    ...agentTools,
+    ...layered.filter((tool) => !baseNames.has(tool.name)),
+  ];
+}

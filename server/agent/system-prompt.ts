@@ -9,26 +9,28 @@ export const LISTING_MAX_ENTRIES = 80;
 export const SYSTEM_PROMPT_OVERRIDE = path.join(".worldline", "system-prompt.md");
 
 /**
- * The default template. `{{now}}`, `{{workspace}}`, `{{listing}}`,
- * `{{agents_md}}`, `{{skills}}` and `{{memories}}` are filled in; an override file uses the same names.
+ * The default template. `{{now}}` (when the session started), `{{workspace}}`, `{{listing}}`,
+ * `{{agents_md}}` and `{{skills}}` are filled in once per session; an override file uses the same names
+ * (`{{memories}}` is accepted and empty: memories come with each user message, server/agent/turn-context.ts).
+ * The prompt is fixed for the session's life, so every request starts with the same bytes and a provider's
+ * prompt cache keeps working (issue 16); what changes travels at the end, in the turn's `<context>` block.
  */
 export const DEFAULT_SYSTEM_PROMPT_TEMPLATE = `You are Worldline, a coding agent working on the user's machine through tools.
 Be direct and precise. Read before you edit; prefer small, verifiable changes; run the checks that exist; say what you did and what you did not do.
 Use the todo tool for work with several steps. Use the task tool to research in a separate context when that keeps yours small.
 
-The current time is {{now}}.
 The working directory (the workspace) is {{workspace}}. Paths are relative to it.
-Its top level:
+Its top level when this session started:
 {{listing}}
-{{agents_md}}{{skills}}{{memories}}`;
+{{agents_md}}{{skills}}
+A user message may end with a <context> block written by Worldline, not by the user: the current time, memories from earlier sessions recalled for it (the user's current words win over them; answer from them when they answer the question), and what changed since you were last told (the top-level listing, AGENTS.md instructions, your task list). Newer context replaces older.`;
 
 export interface SystemPromptInput {
   workspace: string;
+  /** When the session started (the default template no longer shows it; override templates may). */
   now?: Date;
   /** A ready section listing the available skills (one line each); empty when there are none. */
   skills?: string;
-  /** Recalled memories (server/memory), one line each; empty when none are relevant. */
-  memories?: string;
 }
 
 /** What the system prompt takes from the workspace's files (see `readWorkspacePrompt`). */
@@ -39,15 +41,16 @@ export interface WorkspacePrompt {
   agentsMd: { path: string; text: string }[];
 }
 
-/** The system prompt for one turn: the workspace's template (or the default) with its arguments filled in. */
+/** The system prompt of a new session: the workspace's template (or the default) with its arguments filled in. */
 export async function buildSystemPrompt(input: SystemPromptInput): Promise<string> {
   return renderSystemPrompt(await readWorkspacePrompt(input.workspace), input);
 }
 
 /**
- * The workspace's part of the system prompt, read afresh at every turn. The reads are
- * synchronous: a directory listing, a few stats and small files take microseconds, where
- * each awaited call waited for a turn of the busy event loop (~1 ms of the time to first token).
+ * The workspace's part of the prompt, read at every turn (for the system prompt of a new session, and to
+ * tell the model what changed). The reads are synchronous: a directory listing, a few stats and small
+ * files take microseconds, where each awaited call waited for a turn of the busy event loop (~1 ms of the
+ * time to first token).
  */
 export async function readWorkspacePrompt(workspace: string): Promise<WorkspacePrompt> {
   return {
@@ -57,21 +60,24 @@ export async function readWorkspacePrompt(workspace: string): Promise<WorkspaceP
   };
 }
 
-/** Fills the template with the workspace's files and the turn's skills and memories. */
+/** The AGENTS.md section as the model reads it ("" when there are none). */
+export function formatAgentsMd(agentsMd: WorkspacePrompt["agentsMd"]): string {
+  return agentsMd.length
+    ? `\nProject instructions from AGENTS.md files (outermost first; deeper ones take precedence):\n${agentsMd.map((file) => `\n--- ${file.path} ---\n${file.text}`).join("\n")}\n`
+    : "";
+}
+
+/** Fills the template with the workspace's files and the session's skills. */
 export function renderSystemPrompt({ template, listing, agentsMd }: WorkspacePrompt, input: SystemPromptInput): string {
   const values: Record<string, string> = {
     now: (input.now ?? new Date()).toISOString(),
     workspace: input.workspace,
     listing,
-    agents_md: agentsMd.length
-      ? `\nProject instructions from AGENTS.md files (outermost first; deeper ones take precedence):\n${agentsMd.map((file) => `\n--- ${file.path} ---\n${file.text}`).join("\n")}\n`
-      : "",
+    agents_md: formatAgentsMd(agentsMd),
     skills: input.skills
       ? `\nAvailable skills (load one with the skill tool before using it; the user may invoke one with /skill:<name>):\n${input.skills}\n`
       : "",
-    memories: input.memories
-      ? `\nMemories from earlier sessions (the user's current words win over them; answer from them when they answer the question):\n${input.memories}\n`
-      : "",
+    memories: "",
   };
   return (template ?? DEFAULT_SYSTEM_PROMPT_TEMPLATE)
     .replace(/\{\{(\w+)\}\}/g, (match, name: string) => values[name] ?? match)

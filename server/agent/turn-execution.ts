@@ -12,7 +12,9 @@ import { DEFAULT_RETRY_POLICY } from "./retry";
 import type { RuntimeDeps } from "./runtime-types";
 import { gateToolsForPlanMode, PLAN_MODE_NOTE } from "./plan-mode";
 import { createSubagentRunner } from "./subagent";
-import { readWorkspacePrompt, renderSystemPrompt } from "./system-prompt";
+import { readWorkspacePrompt } from "./system-prompt";
+import { orderSessionTools } from "./session-tools";
+import { prepareTurnPrompt } from "./turn-context";
 import type { ToolLayers } from "./tool-layers";
 import { createAgentTools, type TodoItem } from "./tools";
 import type { PendingTurn } from "./turn-queue";
@@ -103,18 +105,20 @@ export async function executeTurn(
     ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
     plan: { active: planActive },
   });
-  const systemPrompt =
-    renderSystemPrompt(workspacePrompt, { workspace, skills: recall.skills, memories: recall.memories }) +
-    recall.invokedSkill;
+  const turnPrompt = prepareTurnPrompt({ context, workspace, workspacePrompt, recall, todos: session.todos });
+  context.stage(...turnPrompt.before);
   const options: TurnOptions = {
     ...base,
     prompt,
     images: pending.options.images,
     imagePreviews: pending.options.imagePreviews,
     context,
-    systemPrompt,
-    // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts).
-    tools: recall.direct ? [] : gateToolsForPlanMode([...workspaceTools, ...agentTools], planActive),
+    systemPrompt: turnPrompt.systemPrompt,
+    userContext: turnPrompt.userContext,
+    tools: gateToolsForPlanMode(orderSessionTools(deps.tools(), workspaceTools, agentTools), planActive),
+    // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts); the
+    // tools stay in the request, so it keeps the session's prefix.
+    toolChoice: recall.direct ? "none" : undefined,
     modelNote: session.mode === "plan" ? PLAN_MODE_NOTE : undefined,
     signal,
     maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,

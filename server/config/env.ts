@@ -45,6 +45,10 @@ const EnvSchema = z.object({
       "WORLDLINE_TOKENS must be name:token,… (tokens of at least 16 URL-safe characters)",
     )
     .optional(),
+  /** Overrides the provider default for `reasoning_content` in history (see ModelConfig). */
+  WORLDLINE_REASONING_HISTORY: z.enum(["drop", "tool_calls", "all"]).optional(),
+  /** "0" never sends `prompt_cache_key`. */
+  WORLDLINE_PROMPT_CACHE_KEY: z.enum(["0", "1"]).optional(),
 });
 
 export interface BridgeConfig {
@@ -69,7 +73,14 @@ export interface ModelConfig {
   baseURL?: string;
   apiKey: string;
   model: string;
+  /** Send `prompt_cache_key` (the session id); default on, dropped by itself where a server refuses it. */
+  promptCacheKey?: boolean;
+  /** Which `reasoning_content` goes back to the provider in history; default by provider (server/agent/provider-quirks.ts). */
+  reasoningHistory?: ReasoningHistory;
 }
+
+/** `drop`: none (DeepSeek refuses it; Qwen-style templates drop it anyway); `tool_calls`: on tool-call turns (Kimi thinking models need it); `all`. */
+export type ReasoningHistory = "drop" | "tool_calls" | "all";
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 
@@ -103,7 +114,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((h) => h.trim())
       .filter(Boolean),
     model: e.WORLDLINE_MODEL
-      ? { baseURL: e.OPENAI_BASE_URL, apiKey: e.OPENAI_API_KEY ?? "not-needed", model: e.WORLDLINE_MODEL }
+      ? {
+          baseURL: e.OPENAI_BASE_URL,
+          apiKey: e.OPENAI_API_KEY ?? "not-needed",
+          model: e.WORLDLINE_MODEL,
+          reasoningHistory: e.WORLDLINE_REASONING_HISTORY,
+          promptCacheKey: e.WORLDLINE_PROMPT_CACHE_KEY === undefined ? undefined : e.WORLDLINE_PROMPT_CACHE_KEY === "1",
+        }
       : null,
     contextWindow: e.WORLDLINE_CONTEXT_WINDOW,
     databaseUrl: e.DATABASE_URL,

@@ -1,5 +1,5 @@
 // Runs the fake LLM standalone, for tests in another process (Playwright, ACP subprocesses):
-//   npx tsx tests/fake-llm/cli.ts [--port N] [--host H] [--models a,b]
+//   npx tsx tests/fake-llm/cli.ts [--port N] [--host H] [--models a,b] [--lenient]
 // Prints "fake-llm ready: <url>" once listening; script it through /__admin/*.
 // A test that must stop it should spawn `node --import tsx tests/fake-llm/cli.ts`: npx does
 // not forward SIGTERM to its child, so killing an npx process leaves the server running.
@@ -11,6 +11,8 @@ const { values } = parseArgs({
     port: { type: "string" },
     host: { type: "string" },
     models: { type: "string" },
+    // Strict by default (consecutive same-role messages get a 400); --lenient accepts them.
+    lenient: { type: "boolean" },
   },
 });
 
@@ -24,6 +26,7 @@ const fake = await startFakeLlm({
   port,
   host: values.host,
   models: values.models?.split(",").filter(Boolean),
+  strict: !values.lenient,
 });
 process.stdout.write(`fake-llm ready: ${fake.url}\n`);
 

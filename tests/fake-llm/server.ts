@@ -35,6 +35,13 @@ export interface FakeLlmOptions {
   port?: number;
   host?: string;
   models?: string[];
+  /**
+   * Refuse consecutive same-role messages with a 400, like Gemma 3's template in vLLM or llama.cpp `--jinja`
+   * ("Conversation roles must alternate"). On by default: every suite talks to a strict model.
+   */
+  strict?: boolean;
+  /** Top-level request fields this server refuses with a 400, like servers that reject unknown fields. */
+  rejectFields?: string[];
 }
 
 export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
@@ -44,6 +51,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const requests: RecordedRequest[] = [];
   let toolCallCount = 0;
   let responseCount = 0;
+  const cache = new PrefixCache();
 
   const fake: FakeLlm = {
     url: "",
@@ -53,10 +61,12 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       queue.push(...responses);
     },
     onRequest: undefined,
+    strict: options.strict ?? true,
     reset: () => {
       queue.length = 0;
       requests.length = 0;
       toolCallCount = 0;
+      cache.clear();
     },
     close: () => closeServer(),
   };
@@ -67,11 +77,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
 
   function contextFor(body: RecordedRequest["body"]): ResponseContext {
     responseCount += 1;
+    const promptTokens = estimateTokens(JSON.stringify(body?.messages ?? []).length);
     return {
       id: `chatcmpl-fake-${responseCount}`,
       created: Math.floor(Date.now() / 1000),
       model: typeof body?.model === "string" ? body.model : DEFAULT_MODEL,
-      promptTokens: estimateTokens(JSON.stringify(body?.messages ?? []).length),
+      promptTokens,
+      cachedTokens: Math.min(promptTokens, cache.lookup(body)),
       nextToolCallId: () => `call_${++toolCallCount}`,
     };
   }
@@ -86,6 +98,13 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     };
     requests.push(recorded);
     if (!parsed.ok) return sendJson(res, 400, errorBody(400, "Request body is not valid JSON"));
+    const refused = (options.rejectFields ?? []).find((field) => recorded.body && field in recorded.body);
+    if (refused) return sendJson(res, 400, errorBody(400, `Unrecognized request argument supplied: ${refused}`));
+    const broken = fake.strict ? sameRoleTwice(recorded.body?.messages) : undefined;
+    if (broken !== undefined) {
+      const message = `Conversation roles must alternate user/assistant/user/assistant/... (messages ${broken - 1} and ${broken} are both "${recorded.body.messages[broken].role}")`;
+      return sendJson(res, 400, errorBody(400, message));
+    }
 
     const response = nextResponse(recorded);
     const ctx = contextFor(recorded.body);
@@ -167,6 +186,52 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   fake.port = port;
   fake.url = `http://${urlHost(host)}:${port}/v1`;
   return fake;
+}
+
+/** The index of the second of two consecutive messages with the same user/assistant/system role, if any. */
+function sameRoleTwice(messages: unknown): number | undefined {
+  if (!Array.isArray(messages)) return undefined;
+  for (let i = 1; i < messages.length; i++) {
+    const role = (messages[i] as { role?: unknown })?.role;
+    if ((role === "user" || role === "assistant" || role === "system") && role === messages[i - 1]?.role) return i;
+  }
+  return undefined;
+}
+
+/**
+ * What a caching server keeps of the prompts it was sent: a request's tool list and messages, serialized in
+ * order. A new request reuses the longest prefix it shares with any earlier one whose tools are the same
+ * (tools come first in every chat template), counted at ~4 characters a token.
+ */
+class PrefixCache {
+  private readonly entries: { tools: string; messages: string }[] = [];
+
+  lookup(body: RecordedRequest["body"]): number {
+    const tools = JSON.stringify(body?.tools ?? null);
+    const messages = JSON.stringify(body?.messages ?? []);
+    let best = 0;
+    for (const entry of this.entries) {
+      if (entry.tools !== tools) continue;
+      best = Math.max(best, commonPrefix(entry.messages, messages));
+    }
+    this.entries.push({ tools, messages });
+    // Like a real cache, it forgets the oldest prompts; a session's requests stay well inside this.
+    if (this.entries.length > PREFIX_CACHE_ENTRIES) this.entries.shift();
+    return Math.floor(best / 4);
+  }
+
+  clear(): void {
+    this.entries.length = 0;
+  }
+}
+
+const PREFIX_CACHE_ENTRIES = 64;
+
+function commonPrefix(a: string, b: string): number {
+  const max = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < max && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
 }
 
 function modelEntry(id: string): Record<string, unknown> {

@@ -9,6 +9,11 @@ export interface ScriptedUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens?: number;
+  /** OpenAI-style cache report; computed from the fake's prefix cache when a script leaves it out. */
+  prompt_tokens_details?: { cached_tokens: number };
+  /** DeepSeek-style cache report, passed through as scripted. */
+  prompt_cache_hit_tokens?: number;
+  prompt_cache_miss_tokens?: number;
 }
 
 /** A normal assistant turn: reasoning, then text, then tool calls. */
@@ -69,7 +74,9 @@ export interface FakeLlm {
   script(...responses: ScriptedResponse[]): void;
   /** Optional dynamic responder, consulted before the queue; `undefined` falls through. */
   onRequest?: (req: RecordedRequest) => ScriptedResponse | undefined;
-  /** Clears the queue, the recorded requests and the tool-call id counter. */
+  /** Strict mode (default on): two consecutive messages with the same user/assistant/system role get a 400, as strict chat templates do. */
+  strict: boolean;
+  /** Clears the queue, the recorded requests, the prefix cache and the tool-call id counter. */
   reset(): void;
   close(): Promise<void>;
 }

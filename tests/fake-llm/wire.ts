@@ -10,6 +10,9 @@ export interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+  prompt_cache_hit_tokens?: number;
+  prompt_cache_miss_tokens?: number;
 }
 
 export interface ToolCallDelta {
@@ -48,6 +51,8 @@ export interface ResponseContext {
   created: number;
   model: string;
   promptTokens: number;
+  /** Tokens of the prompt found in the fake's prefix cache. */
+  cachedTokens: number;
   nextToolCallId: () => string;
 }
 
@@ -77,19 +82,16 @@ function resolveToolCalls(calls: ScriptedToolCall[], ctx: ResponseContext): Reso
 
 function resolveUsage(response: ScriptedCompletion, calls: ResolvedToolCall[], ctx: ResponseContext): Usage {
   if (response.usage) return withTotal(response.usage);
+  const cached = { prompt_tokens_details: { cached_tokens: ctx.cachedTokens } };
   const completionChars =
     (response.text?.length ?? 0) +
     (response.reasoning?.length ?? 0) +
     calls.reduce((sum, call) => sum + call.name.length + call.arguments.length, 0);
-  return withTotal({ prompt_tokens: ctx.promptTokens, completion_tokens: estimateTokens(completionChars) });
+  return withTotal({ prompt_tokens: ctx.promptTokens, completion_tokens: estimateTokens(completionChars), ...cached });
 }
 
 function withTotal(usage: ScriptedUsage): Usage {
-  return {
-    prompt_tokens: usage.prompt_tokens,
-    completion_tokens: usage.completion_tokens,
-    total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
-  };
+  return { ...usage, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
 }
 
 function finishReasonOf(response: ScriptedCompletion): string {

@@ -145,6 +145,33 @@ function resetTurns(): ScriptedTurn[] {
   ];
 }
 
+/** A conversation without tool messages (for templates without tool support, Gemma 3): steering during an answer, a failed turn, a queued prompt and /compact. */
+function chatTurns(): ScriptedTurn[] {
+  return [
+    { prompt: "Hello! Who are you?", steps: [{ text: "Worldline, a coding agent." }] },
+    {
+      prompt: "Explain what a prefix cache is.",
+      steer: { at: 0, text: "Keep it to one sentence, please." },
+      steps: [
+        { text: "A prefix cache keeps the processed start of a prompt so the next request can skip it.", delayMs: 5 },
+        { text: "It reuses the shared start of prompts." },
+      ],
+    },
+    {
+      prompt: "This one fails at the provider.",
+      steps: [{ status: 400, body: { error: { message: "The provider had a bad day." } } }],
+    },
+    { prompt: "Try again, please.", steps: [{ text: "Working now." }] },
+    {
+      prompt: "Count to two.",
+      steps: [{ text: "One, two." }],
+      queued: { prompt: "And to three?", steps: [{ text: "One, two, three." }] },
+    },
+    { prompt: "/compact", steps: [] },
+    { prompt: "Still there?", steps: [{ text: "Yes." }] },
+  ];
+}
+
 function call1(name: string, args: Record<string, unknown>): ScriptedResponse {
   return { toolCalls: [call(name, args)] };
 }
@@ -159,11 +186,11 @@ function lastCheckpoint(request: RecordedRequest): number {
 
 /**
  * Runs the scripted session on a fresh bridge and workspace. `resets` adds the compaction and D-Mail turns
- * after the cache phase. `fake` lets a caller pass its own fake LLM (strict mode, prefix cache); one is started
+ * after the cache phase; `chat` runs the conversation without tool messages instead. `fake` lets a caller pass its own fake LLM (strict mode, prefix cache); one is started
  * and closed otherwise.
  */
 export async function runScriptedSession(
-  options: { resets?: boolean; fake?: FakeLlm; env?: Record<string, string> } = {},
+  options: { resets?: boolean; chat?: boolean; fake?: FakeLlm; env?: Record<string, string> } = {},
 ): Promise<SessionRecording> {
   const fake = options.fake ?? (await startFakeLlm());
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-scripted-home-"));
@@ -208,7 +235,7 @@ export async function runScriptedSession(
     });
     bridge = await startBridge({ config, ui: false, retry: { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 100 } });
     const { services } = bridge;
-    await services.memory.add({
+    await services.memory!.add({
       text: "The user prefers pnpm over npm for package management.",
       type: "preference",
       scope: "workspace",
@@ -228,7 +255,7 @@ export async function runScriptedSession(
       recording.outcomes.push((await started.done).outcome);
       if (queued) recording.outcomes.push((await queued.done).outcome);
     };
-    for (const turn of cacheTurns()) await run(turn);
+    for (const turn of options.chat ? chatTurns() : cacheTurns()) await run(turn);
     if (options.resets) {
       phase = "resets";
       for (const turn of resetTurns()) await run(turn);

@@ -37,7 +37,7 @@ export function createRememberTool(store: RememberStore): Tool {
   return defineTool({
     name: "remember",
     description: [
-      "Store a memory that future sessions will see in their system prompt.",
+      "Store a memory that future sessions will be reminded of.",
       "Use it for durable facts about the user or the project, the user's preferences and standing instructions, and lessons learned the hard way.",
       "Do not store secrets, passwords or details that only matter for the current task.",
     ].join(" "),

@@ -13,7 +13,7 @@ export function createSendDmailTool(box: DMailBox): Tool {
     name: "send_dmail",
     description: [
       "Send a message to your past self at an earlier checkpoint, like a D-Mail in Steins;Gate.",
-      "The context contains user messages `<system>CHECKPOINT n</system>`; pick one n as checkpoint_id.",
+      "User messages and tool results end (or start) with markers `<system>CHECKPOINT n</system>`; pick one n as checkpoint_id.",
       "After this step the conversation is reverted to that checkpoint: everything after it disappears from your context and your message is appended instead.",
       "Use it to drop a dead end or a huge tool output while keeping what you learned: say clearly what you found, what to do and what to avoid, because your past self knows nothing of what happened after the checkpoint.",
       "Only one D-Mail can be pending at a time. Files changed after the checkpoint may or may not be restored; you will be told.",

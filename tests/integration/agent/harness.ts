@@ -87,6 +87,23 @@ export function messagesOf(request: {
   return request.body.messages as ReturnType<typeof messagesOf>;
 }
 
+/**
+ * The same messages with what Worldline adds for the model taken out of their text: checkpoint markers
+ * (which travel inside messages) and a turn's `<context>` block, so tests can compare the user's own words.
+ */
+export function plainMessages(request: { body: { messages: unknown } }): ReturnType<typeof messagesOf> {
+  return messagesOf(request).map((message) =>
+    typeof message.content === "string" ? { ...message, content: plainText(message.content) } : message,
+  );
+}
+
+export function plainText(text: string): string {
+  return text
+    .replace(/<system>CHECKPOINT \d+<\/system>/g, "")
+    .replace(/<context>[\s\S]*?<\/context>/g, "")
+    .trim();
+}
+
 export function completedOutcomes(events: EventEnvelope[]): string[] {
   return events.flatMap((event) => (event.type === "turn.completed" ? [event.payload.outcome] : []));
 }

@@ -143,8 +143,17 @@ describe("agent loop over real HTTP", () => {
       // The turn's end-of-turn checkpoint is part of the turn: in the log before turn.completed.
       [3, 3, "turn_end"],
     ]);
-    // With send_dmail enabled the model sees the markers.
-    expect(messagesOf(fake.requests[1]).filter((m) => m.content === "<system>CHECKPOINT 1</system>")).toHaveLength(1);
+    // With send_dmail enabled the model sees the markers, inside the messages they follow: the user's
+    // message carries the turn's and the first step's, the tool result the second step's.
+    const [, user, , tool] = messagesOf(fake.requests[1]);
+    expect(user).toMatchObject({
+      role: "user",
+      content: expect.stringMatching(
+        /^<system>CHECKPOINT 0<\/system>\n\nlist\n\n<context>[\s\S]*<\/context>\n\n<system>CHECKPOINT 1<\/system>$/,
+      ),
+    });
+    expect(tool).toMatchObject({ role: "tool", content: expect.stringMatching(/\n\n<system>CHECKPOINT 2<\/system>$/) });
+    expect(messagesOf(fake.requests[1]).map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
   });
 
   it("emits context usage after every step", async () => {

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { createApiRouter } from "../../../server/transport/http";
-import { eventNames, startApiBridge, systemPromptOf, toolNamesOf, type ApiBridge } from "./support";
+import { eventNames, startApiBridge, systemPromptOf, toolNamesOf, turnMessageOf, type ApiBridge } from "./support";
 
 let fake: FakeLlm;
 let bridge: ApiBridge;
@@ -72,7 +72,7 @@ describe("memory", () => {
     expect((await bridge.api(`/api/v1/memory/${fact.id}`, { method: "DELETE" })).status).toBe(404);
   });
 
-  it("a fact stored after one turn reaches the system prompt of a later session, whose direct question skips tools", async () => {
+  it("a fact stored after one turn reaches the context of a later session, whose direct question skips tools", async () => {
     const first = await bridge.createSession();
     fake.script(
       { text: "Noted." },
@@ -111,8 +111,11 @@ describe("memory", () => {
     fake.script({ text: "It is called orca-db." });
     const answer = await bridge.chat({ message: "What is the staging database called?", session_id: second });
     const request = fake.requests.at(-1)!;
-    expect(systemPromptOf(request)).toContain("The staging database is called orca-db.");
-    expect(request.body.tools).toBeUndefined();
+    // Recalled memories travel with the turn's message; the system prompt stays the session's fixed one.
+    expect(turnMessageOf(request)).toContain("The staging database is called orca-db.");
+    expect(systemPromptOf(request)).not.toContain("orca-db");
+    // The tools stay in the request (its cached prefix), the model is told not to use them.
+    expect(request.body.tool_choice).toBe("none");
     expect(eventNames(answer)).not.toContain("memory_policy_decision");
     expect(fake.requests).toHaveLength(3);
 
@@ -120,7 +123,10 @@ describe("memory", () => {
     fake.script({ text: "ok" });
     await bridge.chat({ message: "Update the staging database config for the new orca-db host", session_id: second });
     expect(toolNamesOf(fake.requests.at(-1)!)).toEqual(expect.arrayContaining(["read_file", "remember"]));
-    expect(systemPromptOf(fake.requests.at(-1)!)).toContain("orca-db");
+    expect(fake.requests.at(-1)!.body.tool_choice).toBeUndefined();
+    // Told once in this session already: not repeated, still in the conversation.
+    expect(turnMessageOf(fake.requests.at(-1)!)).not.toContain("orca-db.");
+    expect(JSON.stringify(fake.requests.at(-1)!.body.messages)).toContain("The staging database is called orca-db.");
   });
 
   it("falls back to the rule's candidate when the deciding model's reply is unusable", async () => {
@@ -223,7 +229,7 @@ describe("reflection", () => {
       message: "commit the formatter changes",
       session_id: await bridge.createSession(),
     });
-    expect(systemPromptOf(fake.requests[0])).toContain("Run the formatter before committing");
+    expect(turnMessageOf(fake.requests[0])).toContain("Run the formatter before committing");
     expect(next.find((event) => event.event === "reflection_completed")!.data).toMatchObject({ outcome: "skipped" });
   });
 });
@@ -276,9 +282,9 @@ describe("skills", () => {
     fake.reset();
     fake.script({ text: "ok" });
     await bridge.chat({ message: "/skill:deploy now please", session_id: sessionId });
-    expect(systemPromptOf(fake.requests[0])).toContain(
-      "Run ./scripts/release.sh --staging and watch the health check.",
-    );
+    // An invoked skill's text comes with the turn's message; the system prompt does not change.
+    expect(turnMessageOf(fake.requests[0])).toContain("Run ./scripts/release.sh --staging and watch the health check.");
+    expect(systemPromptOf(fake.requests[0])).toBe(system);
   });
 });
 

@@ -48,6 +48,12 @@ export function systemPromptOf(request: FakeLlm["requests"][number]): string {
   return String(request.body.messages?.[0]?.content ?? "");
 }
 
+/** The last user message of a recorded request: the turn's prompt with its `<context>` block (memories, skills). */
+export function turnMessageOf(request: FakeLlm["requests"][number]): string {
+  const messages = (request.body.messages ?? []) as { role: string; content: unknown }[];
+  return String([...messages].reverse().find((message) => message.role === "user")?.content ?? "");
+}
+
 export function toolNamesOf(request: FakeLlm["requests"][number]): string[] {
   return ((request.body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);
 }
