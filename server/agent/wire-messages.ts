@@ -59,12 +59,19 @@ export function toWireMessages(entries: readonly WireEntry[], options: { checkpo
 
 function appendText<M extends Extract<ChatMessage, { role: "user" | "tool" }>>(message: M, text: string): M {
   if (typeof message.content === "string") return { ...message, content: `${message.content}\n\n${text}` };
-  return { ...message, content: [...message.content, { type: "text", text }] };
+  return { ...message, content: inFirstTextPart(message.content, (first) => `${first}\n\n${text}`) };
 }
 
 function prependText(message: Extract<ChatMessage, { role: "user" }>, text: string): ChatMessage {
   if (typeof message.content === "string") return { ...message, content: `${text}\n\n${message.content}` };
-  return { ...message, content: [{ type: "text", text }, ...message.content] };
+  return { ...message, content: inFirstTextPart(message.content, (first) => `${text}\n\n${first}`) };
+}
+
+/** A prompt with images is one text part and image parts: markers join its text rather than adding parts. */
+function inFirstTextPart(content: ContentPart[], edit: (text: string) => string): ContentPart[] {
+  const at = content.findIndex((part) => part.type === "text");
+  if (at === -1) return [{ type: "text", text: edit("").trim() }, ...content];
+  return content.map((part, i) => (i === at && part.type === "text" ? { type: "text", text: edit(part.text) } : part));
 }
 
 function merge(first: ChatMessage, second: ChatMessage): ChatMessage {

@@ -196,13 +196,20 @@ export function errorBody(status: number, message?: string): { error: Record<str
   return { error: { message: message ?? defaults.message, type: defaults.type, param: null, code: defaults.code } };
 }
 
-/** Text of the last user message; content may be a string or an array of content parts. */
+/**
+ * The user's own words in the last user message (content may be a string or content parts): what
+ * Worldline adds for the model (checkpoint markers, the turn's `<context>` block) is left out, so the
+ * echo answers what the user typed.
+ */
 export function lastUserText(messages: unknown): string {
   if (!Array.isArray(messages)) return "";
   for (let i = messages.length - 1; i >= 0; i--) {
     const message: unknown = messages[i];
     if (!isRecord(message) || message.role !== "user") continue;
-    return contentText(message.content);
+    return contentText(message.content)
+      .replace(/<system>CHECKPOINT \d+<\/system>/g, "")
+      .replace(/<context>[\s\S]*?<\/context>/g, "")
+      .trim();
   }
   return "";
 }
