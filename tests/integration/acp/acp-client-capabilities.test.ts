@@ -6,6 +6,7 @@ import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { plainText } from "../../support/model-text";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { createTestMcpServer } from "../tools/fixtures/mcp-test-server";
 import { cliEnv, ROOT, startAcp, tempDirs, updatesOf, type AcpProcess } from "./support";
@@ -126,7 +127,9 @@ beforeEach(() => fake.reset());
 
 type Message = { role: string; content: unknown; tool_call_id?: string };
 const toolResults = (index: number) =>
-  (fake.requests[index].body.messages as Message[]).filter((m) => m.role === "tool").map((m) => String(m.content));
+  (fake.requests[index].body.messages as Message[])
+    .filter((m) => m.role === "tool")
+    .map((m) => plainText(String(m.content)));
 
 async function prompt(text: string | acp.ContentBlock[]) {
   return proc.agent.request(acp.methods.agent.session.prompt, {

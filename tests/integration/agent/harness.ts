@@ -5,6 +5,7 @@ import type { RuntimeDeps } from "../../../server/agent";
 import { loadConfig } from "../../../server/config";
 import { startBridge, type Bridge } from "../../../server/main";
 import type { EventEnvelope } from "../../../server/protocol";
+import { plainText } from "../../support/model-text";
 import { readSse, TEST_TOKEN, waitFor } from "../helpers";
 import { testDatabaseUrl } from "../../db";
 
@@ -97,12 +98,7 @@ export function plainMessages(request: { body: { messages: unknown } }): ReturnT
   );
 }
 
-export function plainText(text: string): string {
-  return text
-    .replace(/<system>CHECKPOINT \d+<\/system>/g, "")
-    .replace(/<context>[\s\S]*?<\/context>/g, "")
-    .trim();
-}
+export { plainText };
 
 export function completedOutcomes(events: EventEnvelope[]): string[] {
   return events.flatMap((event) => (event.type === "turn.completed" ? [event.payload.outcome] : []));

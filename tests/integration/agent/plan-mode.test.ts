@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { plainText } from "../../support/model-text";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { messagesOf, startAgentBridge, type AgentBridge } from "./harness";
 
@@ -76,7 +77,7 @@ describe("plan mode over HTTP", () => {
 
     // The model was told once, with the prompt; the transcript shows the prompt alone.
     const user = messagesOf(fake.requests[0]).find(
-      (m) => m.role === "user" && String(m.content).startsWith("update app"),
+      (m) => m.role === "user" && plainText(String(m.content)).startsWith("update app"),
     );
     expect(String(user?.content)).toContain("Plan mode is on");
     const events = await bridge.events(sessionId);
@@ -96,7 +97,7 @@ describe("plan mode over HTTP", () => {
     );
     await bridge.chat(sessionId, "Approved: carry out the plan.");
     expect(await fs.readFile(path.join(bridge.workspace, "app.txt"), "utf8")).toBe("v2\n");
-    const approved = messagesOf(fake.requests.at(-2)!).find((m) => String(m.content).startsWith("Approved"));
+    const approved = messagesOf(fake.requests.at(-2)!).find((m) => plainText(String(m.content)).startsWith("Approved"));
     expect(String(approved?.content)).not.toContain("Plan mode is on");
   });
 });

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { plainText } from "../../support/model-text";
 import type { EventEnvelope } from "../../../server/protocol";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { startTestBridge, type TestBridge } from "../helpers";
@@ -54,7 +55,7 @@ const toolNames = (request: FakeLlm["requests"][number]) =>
 const toolMessages = (request: FakeLlm["requests"][number]) =>
   (request.body.messages as { role: string; content: string }[])
     .filter((message) => message.role === "tool")
-    .map((message) => message.content);
+    .map((message) => plainText(message.content));
 
 async function mcpStatus(sessionId: string) {
   const response = await bridge.api(`/api/v1/sessions/${sessionId}/mcp`);
