@@ -145,7 +145,10 @@ function resetTurns(): ScriptedTurn[] {
   ];
 }
 
-/** A conversation without tool messages (for templates without tool support, Gemma 3): steering during an answer, a failed turn, a queued prompt and /compact. */
+/**
+ * A conversation without tool messages (for templates without tool support, Gemma 3): steering during an
+ * answer, a failed turn, a queued prompt and /compact.
+ */
 function chatTurns(): ScriptedTurn[] {
   return [
     { prompt: "Hello! Who are you?", steps: [{ text: "Worldline, a coding agent." }] },
@@ -186,7 +189,8 @@ function lastCheckpoint(request: RecordedRequest): number {
 
 /**
  * Runs the scripted session on a fresh bridge and workspace. `resets` adds the compaction and D-Mail turns
- * after the cache phase; `chat` runs the conversation without tool messages instead. `fake` lets a caller pass its own fake LLM (strict mode, prefix cache); one is started
+ * after the cache phase; `chat` runs the conversation without tool messages instead. `fake` lets a caller
+ * pass its own fake LLM (strict mode, prefix cache); one is started
  * and closed otherwise.
  */
 export async function runScriptedSession(
