@@ -32,6 +32,7 @@ const BENCHES: Bench[] = [
   // 60 s of flood plus a 100 MB cat and the echo run.
   { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo", timeoutS: 180 },
   { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium", timeoutS: 60 },
+  { name: "prompt-cache", file: "./prompt-cache.ts", what: "prompt cache reuse over a scripted session", timeoutS: 90 },
 ];
 
 interface Target {
@@ -57,6 +58,8 @@ const TARGETS: Target[] = [
   { key: "bridge_cpu_ms_per_mb", bench: "pty", kind: "max", limit: 10, unit: "ms" },
   { key: "startup_ratio", bench: "startup", kind: "max", limit: 3, unit: "" },
   { key: "bridge_step_overhead_ms", bench: "loop", kind: "max", limit: 10, unit: "ms" },
+  // Issue 16.
+  { key: "prompt_cache_reuse", bench: "prompt-cache", kind: "min", limit: 0.99, unit: "" },
 ];
 
 /** Headline figures without a target in the issue, reported as measured. */
