@@ -1,6 +1,6 @@
 import { classifyCommand } from "../tools/shell/classify";
 import type { ToolResult } from "../tools/types";
-import type { AgentTool } from "./tools-port";
+import type { AgentTool, ApprovalGate } from "./tools-port";
 
 /**
  * Plan mode: the agent reads, searches and runs read-only commands, then presents a plan
@@ -92,6 +92,20 @@ export function gateToolsForPlanMode(tools: readonly AgentTool[], active: () => 
       },
     };
   });
+}
+
+/**
+ * For a session backed by an external ACP agent: its permission requests (edits, commands it
+ * considers risky) are refused while plan mode is on, without asking anyone; the agent is told why.
+ */
+export function planModeGate(gate: ApprovalGate, active: () => Promise<boolean>): ApprovalGate {
+  return {
+    ...gate,
+    check: async (request) => {
+      if (!(await active())) return gate.check(request);
+      return { approved: false, feedback: refusal(`"${request.tool}" needs approval, which plan mode never gives`) };
+    },
+  };
 }
 
 function parseLoose(raw: string): unknown {

@@ -10,7 +10,7 @@ import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import type { RuntimeDeps } from "./runtime-types";
-import { gateToolsForPlanMode, PLAN_MODE_NOTE } from "./plan-mode";
+import { gateToolsForPlanMode, PLAN_MODE_NOTE, planModeGate } from "./plan-mode";
 import { createSubagentRunner } from "./subagent";
 import { readWorkspacePrompt } from "./system-prompt";
 import { orderSessionTools } from "./session-tools";
@@ -57,6 +57,8 @@ export async function executeTurn(
   const session = pending.session ?? (await deps.sessions.get(sessionId));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
   const workspace = session.workspace.path;
+  // Read at every call, so plan mode switched on mid-turn stops writes at once.
+  const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
   if (session.agentCommand && deps.externalAgents) {
     markRunning();
     const command = session.agentCommand;
@@ -68,7 +70,7 @@ export async function executeTurn(
       prompt,
       emit,
       signal,
-      gate: deps.gate,
+      gate: planModeGate(deps.gate, planActive),
     });
   }
   const fallback = !deps.config.model && deps.defaultModel ? await deps.defaultModel() : null;
@@ -96,8 +98,6 @@ export async function executeTurn(
     decorateToolContext: deps.decorateToolContext,
   };
   const dmail = new DMailBox(() => context.visibleCheckpointNumbers());
-  // Read at every call, so plan mode switched on mid-turn stops writes at once.
-  const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
   const agentTools = createAgentTools({
     dmail,
     todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items) },

@@ -88,6 +88,21 @@ describe("a session backed by an external ACP agent", () => {
     });
   });
 
+  it("refuses its permission requests in plan mode without asking anyone", async () => {
+    const sessionId = await createExternalSession();
+    await bridge.services.sessions.update(sessionId, { mode: "plan" });
+    await fs.rm(path.join(bridge.workspace, "tiny.txt"), { force: true });
+    const { done } = await bridge.services.runtime.prompt(sessionId, "make the file in plan mode");
+    expect((await done).outcome).toBe("completed");
+    const events = await eventsOf(sessionId);
+    expect(events.some((e) => e.type === "approval.requested")).toBe(false);
+    expect(events.find((e) => e.type === "tool.state" && e.payload.state === "error")?.payload).toMatchObject({
+      toolCallId: "t1",
+      output: "rejected",
+    });
+    await expect(fs.access(path.join(bridge.workspace, "tiny.txt"))).rejects.toThrow();
+  });
+
   it("cancels the external agent's turn", async () => {
     const sessionId = await createExternalSession();
     const { done } = await bridge.services.runtime.prompt(sessionId, "wait for me");
