@@ -15,7 +15,7 @@ export type Provider = "sqlite" | "postgresql";
 const PRISMA_DIR = path.join(ROOT_DIR, "prisma");
 const providers = new WeakMap<Db, Provider>();
 
-/** Which database a client talks to, for the few statements that differ (see server/store/sql.ts). */
+/** Which database a client talks to, for the few statements that differ (see server/store/dialect.ts). */
 export function providerOf(db: Db): Provider {
   return providers.get(db) ?? "sqlite";
 }

@@ -79,10 +79,19 @@ async function connectCreating(url: string): Promise<pg.Client> {
   admin.pathname = "/postgres";
   const client = await connect(admin.toString());
   try {
-    await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
-  } catch (error) {
-    // 42P04: duplicate_database; 23505: the same, raced in pg_database's unique index.
-    if (!["42P04", "23505"].includes((error as { code?: string }).code ?? "")) throw error;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+        break;
+      } catch (error) {
+        const code = (error as { code?: string }).code ?? "";
+        // 42P04: duplicate_database; 23505: the same, raced in pg_database's unique index.
+        if (code === "42P04" || code === "23505") break;
+        // 55006: the template is in use, e.g. by another CREATE DATABASE copying it right now.
+        if (code !== "55006" || attempt >= 10) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
   } finally {
     await client.end();
   }

@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { applyMigrations } from "../../../server/store/migrate";
+import { openDb } from "../../../server/store";
 import { applyPostgresMigrations } from "../../../server/store/migrate-postgres";
 import { dropTestDatabases, TEST_POSTGRES, testDatabaseUrl } from "../../db";
 
@@ -106,6 +107,25 @@ describe("prisma: migrations give the schema's tables", () => {
       await client.query(createScript("prisma/postgres/schema.prisma", "prisma/postgres/prisma.config.ts"));
       await client.end();
       expect(await postgresShape(migrated)).toStrictEqual(await postgresShape(created));
+    },
+    60_000,
+  );
+
+  it.skipIf(!TEST_POSTGRES)(
+    "bridges opening a new PostgreSQL database at once create it and migrate it once",
+    async () => {
+      const home = path.join(tmp, "together");
+      const opened = await Promise.all([1, 2, 3].map(() => openDb(home, testDatabaseUrl(home))));
+      const applied = opened.flatMap((result) => result.migrated).sort();
+      const names = fs
+        .readdirSync(path.join(root, "prisma/postgres/migrations"), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory())
+        .map((entry) => entry.name)
+        .sort();
+      expect(applied).toEqual(names);
+      const rows = await opened[0].db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM "_prisma_migrations"`;
+      expect(rows[0].n).toBe(names.length);
+      await Promise.all(opened.map((result) => result.db.$disconnect()));
     },
     60_000,
   );
