@@ -29,6 +29,7 @@ const BENCHES: Bench[] = [
   { name: "loop", file: "./loop.ts", what: "agent loop per-step overhead", timeoutS: 60 },
   { name: "checkpoints", file: "./checkpoints.ts", what: "workspace snapshots on 10,000 files", timeoutS: 90 },
   { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay", timeoutS: 90 },
+  { name: "bridges", file: "./bridges.ts", what: "fan-out between two bridges (PostgreSQL + Redis)", timeoutS: 60 },
   // 60 s of flood plus a 100 MB cat and the echo run.
   { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo", timeoutS: 180 },
   { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium", timeoutS: 60 },
@@ -68,6 +69,9 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   { key: "startup_api_ready_ms", bench: "startup", unit: "ms" },
   { key: "acp_first_reply_ms", bench: "acp", unit: "ms" },
   { key: "loop_step_overhead_ms", bench: "loop", unit: "ms" },
+  // Issue 17: team mode, an event appended on one bridge until a tab on another has it.
+  { key: "bridge_fanout_p50_ms", bench: "bridges", unit: "ms" },
+  { key: "bridge_fanout_p99_ms", bench: "bridges", unit: "ms" },
 ];
 
 type Outcome =

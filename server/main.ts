@@ -177,7 +177,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const services: BridgeServices = {
     config,
     version: VERSION,
-    auth: createAuthPolicy({ token, host: config.host, port, extraHosts: config.extraHosts, named: config.tokens }),
+    auth: createAuthPolicy({
+      token,
+      host: config.host,
+      port,
+      extraHosts: config.extraHosts,
+      named: config.tokens,
+      team: Boolean(config.redisUrl),
+    }),
     log,
     sessions,
     runtime,

@@ -43,19 +43,27 @@ export function createAuthPolicy(options: {
   extraHosts?: string[];
   /** Named tokens (WORLDLINE_TOKENS), accepted besides `token`. */
   named?: { name: string; token: string }[];
+  /**
+   * Team mode: the bridges behind one URL share the cookies' names (otherwise named after the
+   * port), so a tab logged in through one bridge is logged in on all of them.
+   */
+  team?: boolean;
 }): AuthPolicy {
   const { token, port } = options;
   const named = options.named ?? [];
   const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
   if (!isLoopbackHost(options.host)) names.add(options.host.includes(":") ? `[${options.host}]` : options.host);
-  for (const extra of options.extraHosts ?? []) names.add(extra.toLowerCase());
+  // `name:port` (a load balancer's address) is allowed as given; a bare name on this bridge's port.
+  const withPort = (options.extraHosts ?? []).filter((extra) => /:\d+$/.test(extra)).map((h) => h.toLowerCase());
+  for (const extra of options.extraHosts ?? []) if (!/:\d+$/.test(extra)) names.add(extra.toLowerCase());
   // Bound to every interface (only possible with WORLDLINE_ALLOW_LAN=1): the machine's own addresses are its names.
   if (options.host === "0.0.0.0" || options.host === "::")
     for (const address of interfaceAddresses()) names.add(address);
-  const hosts = new Set([...names].map((name) => `${name}:${port}`));
+  const hosts = new Set([...names].map((name) => `${name}:${port}`).concat(withPort));
   const origins = new Set([...hosts].map((host) => `http://${host}`));
   // Cookies are shared by every port of a host, so the name carries the port.
-  const cookieName = `worldline_token_${port}`;
+  const cookieScope = options.team ? "team" : String(port);
+  const cookieName = `worldline_token_${cookieScope}`;
   const digests = [{ name: "default", digest: digest(token) }].concat(
     named.map((entry) => ({ name: entry.name, digest: digest(entry.token) })),
   );
@@ -96,9 +104,9 @@ export function createAuthPolicy(options: {
     requestTokenName: (req) => tokenName(bearerOf(req)) ?? tokenName(readCookie(req, cookieName)),
     sessionCookie: (value = token) =>
       serializeCookie(cookieName, value, { path: "/", httpOnly: true, sameSite: "strict" }),
-    shareCookieName: `worldline_share_${port}`,
+    shareCookieName: `worldline_share_${cookieScope}`,
     shareCookie: (value, maxAgeSeconds) =>
-      serializeCookie(`worldline_share_${port}`, value, {
+      serializeCookie(`worldline_share_${cookieScope}`, value, {
         path: "/",
         httpOnly: true,
         sameSite: "lax",

@@ -39,4 +39,26 @@ describe("auth policy", () => {
     expect(policy.sessionCookie()).toMatch(/HttpOnly/);
     expect(policy.sessionCookie()).toMatch(/SameSite=Strict/);
   });
+
+  it("team mode: named tokens give their name, a balancer's host:port is allowed, the cookie is the deployment's", () => {
+    const team = createAuthPolicy({
+      token: "secret-token-0123456789",
+      host: "0.0.0.0",
+      port: 4478,
+      extraHosts: ["lb.example:4477", "box"],
+      named: [{ name: "carol", token: "carol-token-0123456789" }],
+      team: true,
+    });
+    expect(team.tokenName("carol-token-0123456789")).toBe("carol");
+    expect(team.tokenName("secret-token-0123456789")).toBe("default");
+    expect(team.tokenName("carol-token-012345678")).toBeNull();
+    expect(team.decider("carol", "http")).toBe("carol");
+    expect(policy.decider("default", "http")).toBe("http");
+    expect(team.hostAllowed(req({ host: "lb.example:4477" }))).toBe(true);
+    expect(team.hostAllowed(req({ host: "lb.example:4478" }))).toBe(false);
+    expect(team.hostAllowed(req({ host: "box:4478" }))).toBe(true);
+    expect(team.originAllowed(req({ origin: "http://lb.example:4477" }))).toBe(true);
+    expect(team.requestTokenName(req({ cookie: "worldline_token_team=carol-token-0123456789" }))).toBe("carol");
+    expect(team.sessionCookie("carol-token-0123456789")).toMatch(/^worldline_token_team=carol-token-0123456789;/);
+  });
 });
