@@ -1,4 +1,5 @@
 import type { SessionEvent } from "../protocol";
+import { parseSkillCommand } from "../skills";
 import type { Context } from "./context";
 import type { TurnResult } from "./loop";
 import type { ChatProvider } from "./provider";
@@ -53,7 +54,6 @@ export interface TurnRecall {
   direct: boolean;
 }
 
-const SKILL_COMMAND = /^\/skill:([\w.-]+)(?:\s|$)/;
 /** The transcript the critic reads is capped; the end of the turn matters most. */
 const TRANSCRIPT_MAX_CHARS = 6000;
 /** The memory decision and the critic are short answers. */
@@ -70,7 +70,7 @@ export async function recallForTurn(
     ports.skills?.summaries(input.workspace).catch(() => ""),
   ]);
   const skills = summaries ?? "";
-  const name = SKILL_COMMAND.exec(input.prompt.trim())?.[1];
+  const name = parseSkillCommand(input.prompt)?.name;
   const skill = name ? await ports.skills?.load(input.workspace, name).catch(() => undefined) : undefined;
   const invokedSkill = skill
     ? `\n\nThe user invoked the skill "${skill.name}" (${skill.path}). Follow its instructions:\n\n${skill.text}`

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
+import { parse as parseYaml } from "yaml";
 import type { SkillView } from "../protocol";
 
 /** Where skills live, most specific first: a workspace skill shadows a home one of the same name. */
@@ -62,21 +63,25 @@ export function skillSummaries(skills: readonly SkillView[]): string {
   return skills.map((skill) => `- ${skill.name}: ${skill.description}`).join("\n");
 }
 
-/** `name` and `description` from a SKILL.md's front matter (plain `key: value` lines and folded blocks). */
+/**
+ * The string fields of a SKILL.md's YAML front matter (`name`, `description`, …), parsed by a YAML
+ * library: quoting, folded and literal blocks and comments all mean what YAML says. Front matter
+ * that is not valid YAML (or not a mapping) gives no fields: the folder name and first line stand in.
+ */
 export function parseFrontMatter(text: string): Record<string, string> {
   const match = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\s*(?:\r?\n|$)/.exec(text);
   if (!match) return {};
+  let data: unknown;
+  try {
+    data = parseYaml(match[1]);
+  } catch {
+    return {}; // a broken header is the skill author's to fix; the skill still loads
+  }
+  if (!data || typeof data !== "object" || Array.isArray(data)) return {};
   const fields: Record<string, string> = {};
-  let current: string | undefined;
-  for (const line of match[1].split(/\r?\n/)) {
-    const field = /^([A-Za-z][\w-]*):\s*(.*)$/.exec(line);
-    if (field) {
-      current = field[1];
-      const value = field[2].trim();
-      fields[current] = /^[>|][+-]?$/.test(value) ? "" : unquote(value);
-    } else if (current && /^\s+\S/.test(line)) {
-      fields[current] = `${fields[current]} ${line.trim()}`.trim();
-    }
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === "string" || typeof value === "number" || typeof value === "boolean")
+      fields[key] = String(value).trim();
   }
   return fields;
 }
@@ -147,10 +152,4 @@ function firstBodyLine(text: string): string | undefined {
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > DESCRIPTION_MAX_CHARS ? `${line.slice(0, DESCRIPTION_MAX_CHARS - 1)}…` : line;
-}
-
-function unquote(value: string): string {
-  if ((value.startsWith('"') && value.endsWith('"')) || (value.startsWith("'") && value.endsWith("'")))
-    return value.slice(1, -1);
-  return value;
 }

@@ -1,59 +1,44 @@
+import { convert, type FormatCallback } from "html-to-text";
+
 /**
- * Readable text from HTML without a DOM: drops scripts, styles and markup,
- * keeps paragraph breaks, list bullets and link targets.
+ * Readable text from HTML for the model (fetch_url), by a maintained converter (html-to-text)
+ * rather than regexes: scripts, styles and markup dropped, paragraphs and list bullets kept,
+ * links as `[label](href)` so the model can follow them, the page title first.
  */
 
-const NAMED_ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-  mdash: "—",
-  ndash: "–",
-  hellip: "…",
-  copy: "©",
-  reg: "®",
-  laquo: "«",
-  raquo: "»",
-  rsquo: "’",
-  lsquo: "‘",
-  rdquo: "”",
-  ldquo: "“",
+/** `[label](href)`; an in-page or script link is just its label. */
+const markdownLink: FormatCallback = (elem, walk, builder) => {
+  const href = String(elem.attribs?.href ?? "");
+  const plain = !href || href.startsWith("#") || href.startsWith("javascript:");
+  if (plain) return walk(elem.children, builder);
+  builder.addInline("[", { noWordTransform: true });
+  walk(elem.children, builder);
+  builder.addInline(`](${href})`, { noWordTransform: true });
 };
 
-const BLOCK_TAGS =
-  "p|div|section|article|header|footer|nav|main|aside|h[1-6]|ul|ol|table|tr|blockquote|pre|form|figure|figcaption|dl|dt|dd|hr";
+const OPTIONS = {
+  wordwrap: false as const,
+  formatters: { markdownLink },
+  selectors: [
+    { selector: "a", format: "markdownLink" },
+    { selector: "img", format: "skip" },
+    { selector: "head", format: "skip" },
+    { selector: "nav", format: "skip" },
+    { selector: "h1", options: { uppercase: false } },
+    { selector: "h2", options: { uppercase: false } },
+    { selector: "h3", options: { uppercase: false } },
+    { selector: "h4", options: { uppercase: false } },
+    { selector: "h5", options: { uppercase: false } },
+    { selector: "h6", options: { uppercase: false } },
+    { selector: "table", format: "dataTable" },
+    { selector: "ul", options: { itemPrefix: "- " } },
+  ],
+};
 
 export function htmlToText(html: string): string {
-  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]?.trim();
-  let text = html
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<(script|style|noscript|template|svg|head|iframe)\b[\s\S]*?<\/\1\s*>/gi, "")
-    .replace(/<a\b[^>]*href\s*=\s*["']([^"']+)["'][^>]*>([\s\S]*?)<\/a>/gi, (_m, href: string, inner: string) => {
-      const label = inner.replace(/<[^>]+>/g, "").trim();
-      return href.startsWith("#") || href.startsWith("javascript:") || !label ? label : `[${label}](${href})`;
-    })
-    .replace(/<li\b[^>]*>/gi, "\n- ")
-    .replace(/<br\s*\/?>/gi, "\n")
-    .replace(new RegExp(`</?(?:${BLOCK_TAGS})\\b[^>]*>`, "gi"), "\n\n")
-    .replace(/<\/(td|th)>/gi, "\t")
-    .replace(/<[^>]+>/g, "");
-  text = decodeEntities(text)
-    .replace(/[ \t\f\v\u00a0]+/g, " ")
-    .replace(/ *\n */g, "\n")
+  const title = convert(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? "", { wordwrap: false }).trim();
+  const text = convert(html, OPTIONS)
     .replace(/\n{3,}/g, "\n\n")
     .trim();
-  return title && !text.startsWith(decodeEntities(title)) ? `${decodeEntities(title)}\n\n${text}` : text;
-}
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, body: string) => {
-    if (body[0] === "#") {
-      const code = body[1] === "x" || body[1] === "X" ? parseInt(body.slice(2), 16) : parseInt(body.slice(1), 10);
-      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : whole;
-    }
-    return NAMED_ENTITIES[body.toLowerCase()] ?? whole;
-  });
+  return title && !text.startsWith(title) ? `${title}\n\n${text}` : text;
 }

@@ -16,7 +16,11 @@ describe("skills", () => {
       description: "Fill PDF forms.",
       license: "MIT",
     });
-    expect(parseFrontMatter("---\nname: x\ndescription: |\n  two\n  lines\n---\n").description).toBe("two lines");
+    // YAML's own rules (the `yaml` package): a literal block keeps its lines, a folded one joins them.
+    expect(parseFrontMatter("---\nname: x\ndescription: |\n  two\n  lines\n---\n").description).toBe("two\nlines");
+    expect(parseFrontMatter("---\nname: x\ndescription: >\n  two\n  lines\n---\n").description).toBe("two lines");
+    expect(parseFrontMatter("---\nname: 'it''s' # a comment\n---\n").name).toBe("it's");
+    expect(parseFrontMatter("---\nname: [unclosed\n---\nbody")).toEqual({});
     expect(parseFrontMatter("no front matter")).toEqual({});
   });
 
