@@ -1,5 +1,27 @@
 import type { RiskLevel } from "../types";
 import { parseShell, type SimpleCommand, type Word } from "./parse";
+import {
+  RISK_ORDER,
+  ACTION_ORDER,
+  ALLOWLIST,
+  READ_ONLY,
+  PRIVILEGED,
+  NETWORK,
+  NETWORK_READ,
+  FILE_WRITE,
+  FILE_DELETE,
+  PROCESS,
+  EXECUTE,
+  FILE_ARGUMENT_PROGRAMS,
+  SHELLS,
+  PACKAGE_MANAGERS,
+  PACKAGE_INSTALL_SUBCOMMANDS,
+  PACKAGE_CHECK_SUBCOMMANDS,
+  GIT_READ,
+  GIT_NETWORK,
+  HARMLESS_TARGETS,
+} from "./classify-tables";
+import { commandPrefix, looksLikePath, programName, quoteForShell, unwrap } from "./classify-words";
 
 export type ActionType =
   | "read_only"
@@ -32,94 +54,6 @@ export interface CommandClassification {
   /** Arguments and redirect targets that look like paths, for the workspace check. */
   pathArgs: string[];
 }
-
-const RISK_ORDER: RiskLevel[] = ["none", "low", "medium", "high"];
-// Later is more consequential; the line's action is the most consequential one seen.
-const ACTION_ORDER: ActionType[] = [
-  "read_only",
-  "git_read",
-  "package_check",
-  "unknown",
-  "process",
-  "execute",
-  "git_write",
-  "file_write",
-  "network",
-  "package_install",
-  "file_delete",
-  "privileged",
-];
-
-/** Read-only commands that run without approval when simple and confined to the workspace (see shellApproval). */
-const ALLOWLIST = new Set(["ls", "pwd", "cat", "head", "tail", "echo", "wc", "git status", "git diff", "git log"]);
-
-/** A set of program names from space-separated lines (long lists read better wrapped). */
-function words(...lines: string[]): Set<string> {
-  return new Set(lines.join(" ").split(" "));
-}
-
-const READ_ONLY = words(
-  "ls pwd cat head tail echo printf wc which whoami date uname hostname id true false stat file du df",
-  "tree realpath readlink basename dirname grep egrep fgrep rg ag sort uniq cut tr column diff cmp less",
-  "more jq nl ps pgrep top htop lsof printenv type test [ seq sleep cd pushd popd history free uptime",
-  "locale tput md5sum sha1sum sha256sum shasum cksum od hexdump xxd strings man help",
-);
-const PRIVILEGED = words(
-  "su doas pkexec mount umount systemctl service shutdown reboot halt poweroff fdisk parted iptables",
-  "nft ufw useradd userdel usermod groupadd passwd chroot launchctl visudo insmod modprobe rmmod sysctl",
-);
-const NETWORK = new Set("curl wget ssh scp sftp rsync nc ncat netcat telnet ftp socat http https".split(" "));
-const NETWORK_READ = new Set("ping dig nslookup host traceroute".split(" "));
-const FILE_WRITE = new Set(
-  "touch mkdir cp mv ln tee install patch chmod truncate split tar unzip zip gzip gunzip bzip2 xz 7z".split(" "),
-);
-const FILE_DELETE = new Set("rm rmdir unlink shred".split(" "));
-const PROCESS = new Set("kill pkill killall renice open xdg-open disown".split(" "));
-const EXECUTE = words(
-  "node python python3 ruby perl php java deno bun tsx ts-node make cmake ninja gcc g++ cc clang rustc",
-  "javac go cargo tsc vitest jest pytest mocha docker podman kubectl terraform",
-);
-/** Programs whose non-option arguments are all files. */
-const FILE_ARGUMENT_PROGRAMS = words(
-  "ls cat head tail wc less more stat file du tree nl od hexdump xxd strings md5sum sha1sum sha256sum",
-  "rm rmdir unlink shred cp mv touch mkdir ln tee chmod chown chgrp truncate",
-);
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "fish"]);
-const PACKAGE_MANAGERS = words(
-  "npm yarn pnpm bun pip pip3 uv poetry pipenv conda gem cargo go brew apt apt-get dnf yum pacman apk",
-  "composer bundle",
-);
-const PACKAGE_INSTALL_SUBCOMMANDS = new Set(
-  "install i ci add update upgrade up remove uninstall rm un unlink link get dlx x sync dist-upgrade".split(" "),
-);
-const PACKAGE_CHECK_SUBCOMMANDS = words(
-  "ls list outdated view info show why explain doctor search freeze check audit config --version -v",
-  "version help env tree",
-);
-const GIT_READ = words(
-  "status diff log show blame rev-parse ls-files ls-tree describe shortlog grep reflog cat-file show-",
-  "ref whatchanged",
-);
-const GIT_NETWORK = new Set(["push", "pull", "fetch", "clone", "ls-remote", "submodule"]);
-/** Wrappers that run the command after them; their own options are skipped. */
-const WRAPPERS = new Set([
-  "env",
-  "nice",
-  "nohup",
-  "time",
-  "timeout",
-  "command",
-  "builtin",
-  "exec",
-  "stdbuf",
-  "ionice",
-  "watch",
-  "xargs",
-  "sudo",
-  "doas",
-]);
-/** Redirect targets that write nothing. */
-const HARMLESS_TARGETS = /^(\/dev\/(null|stdout|stderr|tty)|&\d*-?)$/;
 
 interface Verdict {
   risk: RiskLevel;
@@ -418,109 +352,6 @@ function applyFindRules(verdict: Verdict, args: string[], depth: number): void {
       );
     }
   });
-}
-
-/** Strips `VAR=x`, `sudo -u x`, `env`, `timeout 5`, `xargs -n1` … and returns the real command words. */
-function unwrap(all: Word[]): { words: Word[]; wrappers: string[]; assignments: string[] } {
-  const wrappers: string[] = [];
-  const assignments: string[] = [];
-  let index = 0;
-  const takesValue: Record<string, Set<string>> = {
-    sudo: new Set(["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T"]),
-    timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
-    xargs: new Set(["-n", "-I", "-L", "-P", "-d", "-E", "-s", "-a"]),
-    nice: new Set(["-n"]),
-    ionice: new Set(["-c", "-n"]),
-    watch: new Set(["-n", "-d"]),
-    env: new Set(["-u", "-C", "-S"]),
-    doas: new Set(["-u", "-C"]),
-  };
-  while (index < all.length) {
-    const value = all[index].value;
-    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(value) && !all[index].quoted) {
-      assignments.push(value);
-      index++;
-      continue;
-    }
-    const name = programName(value);
-    if (!WRAPPERS.has(name) || all[index].quoted) break;
-    wrappers.push(name);
-    index++;
-    while (index < all.length && all[index].value.startsWith("-")) {
-      const flag = all[index].value;
-      index += takesValue[name]?.has(flag) ? 2 : 1;
-    }
-    if (name === "timeout" && index < all.length) index++;
-    while (name === "env" && index < all.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[index].value))
-      assignments.push(all[index++].value);
-  }
-  return { words: all.slice(index), wrappers, assignments };
-}
-
-const SUBCOMMAND_PROGRAMS = new Set([
-  "git",
-  "npm",
-  "yarn",
-  "pnpm",
-  "bun",
-  "cargo",
-  "go",
-  "pip",
-  "pip3",
-  "uv",
-  "poetry",
-  "docker",
-  "podman",
-  "kubectl",
-  "brew",
-  "apt",
-  "apt-get",
-  "gh",
-  "make",
-  "npx",
-  "deno",
-  "dotnet",
-  "gradle",
-  "mvn",
-  "terraform",
-  "systemctl",
-]);
-
-/** `git status`, `npm run`+script, `ls`: what an "allow for this session" remembers. */
-function commandPrefix(words: Word[], wrappers: string[]): string {
-  if (words.length === 0) return wrappers.join(" ");
-  const program = programName(words[0].value);
-  const parts = [...wrappers.filter((w) => w === "sudo" || w === "doas"), program];
-  if (SUBCOMMAND_PROGRAMS.has(program)) {
-    const rest = words.slice(1).map((w) => w.value);
-    let index = 0;
-    if (program === "git")
-      while (index < rest.length && rest[index].startsWith("-")) index += ["-C", "-c"].includes(rest[index]) ? 2 : 1;
-    const sub = rest[index];
-    if (sub && !sub.startsWith("-")) {
-      parts.push(sub);
-      if ((sub === "run" || sub === "exec") && rest[index + 1] && !rest[index + 1].startsWith("-"))
-        parts.push(rest[index + 1]);
-    }
-  }
-  return parts.join(" ");
-}
-
-function programName(value: string): string {
-  return value.includes("/") && !value.startsWith("./") && !value.startsWith("../")
-    ? value.slice(value.lastIndexOf("/") + 1)
-    : value;
-}
-
-/** Outside FILE_ARGUMENT_PROGRAMS, an argument counts as a path when it is shaped like one. */
-function looksLikePath(arg: string): boolean {
-  if (arg.startsWith("-")) return false;
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(arg)) return false;
-  return arg.includes("/") || arg.startsWith("~") || arg.startsWith(".");
-}
-
-function quoteForShell(value: string): string {
-  return /^[\w@%+=:,./{}-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }
 
 function raise(verdict: Verdict, risk: RiskLevel, action: ActionType, reason: string): void {
