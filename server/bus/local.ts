@@ -5,7 +5,7 @@ import type { LogBus, LogBusHooks } from "./types";
  * Processes on one machine sharing the database (the web bridge, `worldline acp`, `worldline
  * run`) re-read the end of the logs someone here watches this often: one indexed query per tick.
  */
-export const TAIL_INTERVAL_MS = 200;
+const TAIL_INTERVAL_MS = 200;
 
 /**
  * The embedded default: no broker, the database is the channel. Publishing is a no-op (the row

@@ -7,9 +7,9 @@ import * as store from "../store";
  * so an owner stalled by a long synchronous step or a busy database lock is not declared
  * dead, while a killed one is noticed well within the 30 s a user waits for a takeover.
  */
-export const LEASE_TTL_MS = 10_000;
+const LEASE_TTL_MS = 10_000;
 /** How often an owner renews its lease (and sweeps other owners' leftovers): a third of the TTL. */
-export const HEARTBEAT_MS = 3_000;
+const HEARTBEAT_MS = 3_000;
 /** Owner rows silent this long are deleted; they are kept a while for the record of who ran what. */
 const FORGET_OWNERS_AFTER_MS = 24 * 60 * 60_000;
 

@@ -8,7 +8,7 @@ export type Listener = (event: EventEnvelope) => void;
 export type ForeignListener = (sessionId: string, event: EventEnvelope) => void;
 
 /** An appended event not yet written (it has no seq until its insert commits). */
-export interface Unwritten {
+interface Unwritten {
   event: SessionEvent;
   turnId?: string;
   createdAt: Date;

@@ -23,7 +23,6 @@ export {
   runningTurnOwner,
   settleIdleSessions,
 } from "./owners";
-export type { OwnerRecord } from "./owners";
 export { getSetting, putSetting } from "./settings";
 export { createApproval, decidePendingApproval, getApproval, listApprovals } from "./approvals";
 export type { ApprovalRow } from "./approvals";
