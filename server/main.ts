@@ -127,6 +127,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     gate: approvals.gate,
     provider: options.provider,
     defaultModel: () => settings.resolveDefaultModel(),
+    prices: () => settings.prices(),
     retry: options.retry,
     externalAgents,
     sessionTools: mcp.toolSource(),

@@ -16,7 +16,8 @@ export interface WorkspaceTold {
 export type HistoryRecord =
   | { kind: "message"; message: ChatMessage }
   | { kind: "checkpoint"; checkpointId: string; number: number }
-  | { kind: "usage"; tokens: number }
+  /** A model call's usage: `tokens` is the context's size then; the rest as the provider reported them. */
+  | { kind: "usage"; tokens: number; input?: number; cached?: number; output?: number }
   /**
    * Older messages replaced by a summary: the model sees the summary, then the
    * records from `keepFrom` on. The replaced records stay in the log, so a

@@ -25,3 +25,4 @@ export type { ChatMessage, ChatProvider, ChatRequest, ProviderChunk } from "./pr
 export type { AgentTool, ApprovalGate, GateRequest } from "./tools-port";
 export { DEFAULT_RETRY_POLICY } from "./retry";
 export type { RetryPolicy } from "./retry";
+export { defaultPrices, priceFor, costUsd } from "./pricing";

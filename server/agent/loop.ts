@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { imageRef, type TurnOutcome } from "../protocol";
+import { imageRef, type ModelPrice, type TurnOutcome } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
 import type { ToolContext } from "../tools/types";
 import type { CheckpointPort, CheckpointReason } from "./checkpoint-port";
@@ -41,6 +41,8 @@ export interface TurnOptions {
   contextWindow: number;
   /** The turn's number in the session, for checkpoint rows. */
   turnNumber?: number;
+  /** The model's price, for the turn's `cost_usd` (server/agent/pricing.ts). */
+  price?: ModelPrice;
   /** Omitted for subagents: their steps are not checkpoints of the session. */
   checkpoints?: CheckpointPort;
   /** Present when `send_dmail` is enabled; checkpoint markers are shown to the model only then. */
@@ -77,7 +79,7 @@ type StepOutcome =
 /** A turn: checkpoint, append the user message, then steps until the model answers without tool calls. */
 export async function runTurn(options: TurnOptions): Promise<TurnResult> {
   const { emit, context, signal } = options;
-  const stats = new StatsCollector();
+  const stats = new StatsCollector(options.price);
   const result = (outcome: TurnOutcome, message?: string): TurnResult => ({ outcome, message, stats: stats.result() });
   const guard = new LoopGuard();
   let compactionFutileAt = -1;
@@ -206,6 +208,7 @@ async function runStep(
   }
 
   stats.addStep(result.outputTokens, result.seconds);
+  stats.addUsage(result.usage);
   const results = await tools.results(result.toolCalls);
   const verdict = guard.observe(result.toolCalls);
   if (verdict !== "ok" && results.length) {
@@ -215,7 +218,15 @@ async function runStep(
   // The assistant message and all its results are appended together, in call
   // order: a cancel can never leave a tool call without a result in history.
   const usage: HistoryRecord[] = result.usage
-    ? [{ kind: "usage", tokens: result.usage.inputTokens + result.usage.outputTokens }]
+    ? [
+        {
+          kind: "usage",
+          tokens: result.usage.inputTokens + result.usage.outputTokens,
+          input: result.usage.inputTokens,
+          cached: result.usage.cachedInputTokens,
+          output: result.usage.outputTokens,
+        },
+      ]
     : [];
   await context.append({ kind: "message", message: result.message }, ...usage, ...toolMessages(results));
   emit.event({
@@ -225,6 +236,7 @@ async function runStep(
       window: options.contextWindow,
       inputTokens: result.usage?.inputTokens,
       outputTokens: result.usage?.outputTokens,
+      cachedInputTokens: result.usage?.cachedInputTokens,
     },
   });
 

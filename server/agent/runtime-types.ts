@@ -1,3 +1,4 @@
+import type { ModelPrice } from "../protocol";
 import type { BridgeConfig } from "../config";
 import type { EventLog, Sessions } from "../sessions";
 import type * as store from "../store";
@@ -17,6 +18,8 @@ export interface RuntimeDeps {
   /** The Settings page's default model, used when the environment names none (server/settings). */
   defaultModel?: () => Promise<{ baseURL?: string; apiKey: string; model: string; contextWindow: number } | null>;
   db: store.Db;
+  /** The user's prices per model id (Settings); the built-in defaults fill in the rest (server/agent/pricing.ts). */
+  prices?: () => Promise<Record<string, ModelPrice>>;
   log: EventLog;
   sessions: Sessions;
   config: BridgeConfig;

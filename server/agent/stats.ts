@@ -1,4 +1,5 @@
-import type { GenerationStats } from "../protocol";
+import type { GenerationStats, ModelPrice } from "../protocol";
+import { costUsd } from "./pricing";
 
 /** Rough tokens for text the provider didn't count: ~4 characters a token for English and code. */
 export function estimateTokens(text: string): number {
@@ -10,6 +11,19 @@ export class StatsCollector {
   private readonly rates: number[] = [];
   private tokens = 0;
   private seconds = 0;
+  /** Provider-reported prompt tokens; null until a step reports them. */
+  private input: number | null = null;
+  private cached: number | null = null;
+
+  /** `price`: the model's, for `cost_usd` (none: null). */
+  constructor(private readonly price?: ModelPrice) {}
+
+  /** A model call's usage as the provider reported it (summary and memory calls count too: they cost the same). */
+  addUsage(usage: { inputTokens: number; cachedInputTokens?: number } | undefined): void {
+    if (!usage) return;
+    this.input = (this.input ?? 0) + usage.inputTokens;
+    if (usage.cachedInputTokens !== undefined) this.cached = (this.cached ?? 0) + usage.cachedInputTokens;
+  }
 
   addStep(outputTokens: number, seconds: number): void {
     if (outputTokens <= 0) return;
@@ -26,6 +40,15 @@ export class StatsCollector {
       min_tokens_per_second: round(this.rates.length ? Math.min(...this.rates) : 0),
       avg_tokens_per_second: round(this.seconds > 0 ? this.tokens / this.seconds : 0),
       max_tokens_per_second: round(this.rates.length ? Math.max(...this.rates) : 0),
+      input_tokens: this.input,
+      cached_input_tokens: this.cached,
+      cost_usd:
+        this.input === null
+          ? null
+          : costUsd(
+              { input_tokens: this.input, cached_input_tokens: this.cached, output_tokens: this.tokens },
+              this.price,
+            ),
     };
   }
 }

@@ -8,7 +8,7 @@ import type { TurnEmitter } from "./turn-emitter";
 export interface StepResult {
   message: Extract<ChatMessage, { role: "assistant" }>;
   toolCalls: ToolCallMessagePart[];
-  usage?: { inputTokens: number; outputTokens: number };
+  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
   outputTokens: number;
   /** From the first streamed token to the end of the stream. */
   seconds: number;
@@ -113,7 +113,11 @@ async function streamOnce(
         break;
       }
       case "usage":
-        usage = { inputTokens: chunk.inputTokens, outputTokens: chunk.outputTokens };
+        usage = {
+          inputTokens: chunk.inputTokens,
+          outputTokens: chunk.outputTokens,
+          ...(chunk.cachedInputTokens !== undefined ? { cachedInputTokens: chunk.cachedInputTokens } : {}),
+        };
         break;
       case "finish":
         break;

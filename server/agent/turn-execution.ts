@@ -15,6 +15,7 @@ import { createSubagentRunner } from "./subagent";
 import { readWorkspacePrompt } from "./system-prompt";
 import { orderSessionTools } from "./session-tools";
 import { prepareTurnPrompt } from "./turn-context";
+import { priceFor } from "./pricing";
 import type { ToolLayers } from "./tool-layers";
 import { createAgentTools, type TodoItem } from "./tools";
 import type { PendingTurn } from "./turn-queue";
@@ -38,7 +39,16 @@ export interface TurnExecutionEnv {
 }
 
 export function emptyStats(): TurnResult["stats"] {
-  return { output_tokens: 0, seconds: 0, min_tokens_per_second: 0, avg_tokens_per_second: 0, max_tokens_per_second: 0 };
+  return {
+    output_tokens: 0,
+    seconds: 0,
+    min_tokens_per_second: 0,
+    avg_tokens_per_second: 0,
+    max_tokens_per_second: 0,
+    input_tokens: null,
+    cached_input_tokens: null,
+    cost_usd: null,
+  };
 }
 
 /**
@@ -79,11 +89,12 @@ export async function executeTurn(
   if (!provider || !model) return noModel(pending, emit);
   // Independent lookups (history, MCP/session tools, memories and skills, the workspace's prompt
   // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
-  const [context, workspaceTools, recall, workspacePrompt] = await Promise.all([
+  const [context, workspaceTools, recall, workspacePrompt, prices] = await Promise.all([
     env.context(sessionId),
     env.tools.toolsFor({ sessionId, workspace, emit, signal }),
     recallForTurn(deps, { sessionId, workspace, prompt }),
     readWorkspacePrompt(workspace),
+    deps.prices?.().catch(() => ({})) ?? {},
   ]);
   const base = {
     sessionId,
@@ -114,6 +125,7 @@ export async function executeTurn(
     imagePreviews: pending.options.imagePreviews,
     context,
     systemPrompt: turnPrompt.systemPrompt,
+    price: priceFor(model, prices),
     userContext: turnPrompt.userContext,
     tools: gateToolsForPlanMode(orderSessionTools(deps.tools(), workspaceTools, agentTools), planActive),
     // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts); the

@@ -60,6 +60,8 @@ export const SessionSummary = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   last_seq: z.number().int(),
+  /** What the session's turns cost so far at the models' prices; null until one is known. */
+  cost_usd: z.number().nullable().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 

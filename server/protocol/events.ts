@@ -38,6 +38,12 @@ export const GenerationStats = z.object({
   min_tokens_per_second: z.number(),
   avg_tokens_per_second: z.number(),
   max_tokens_per_second: z.number(),
+  /** Prompt tokens over the turn's model calls; null when the provider reported no usage. */
+  input_tokens: z.number().nullable().optional(),
+  /** The part of `input_tokens` the provider served from its prompt cache; null when it does not say. */
+  cached_input_tokens: z.number().nullable().optional(),
+  /** At the model's price (Settings); null when the model has no known price. */
+  cost_usd: z.number().nullable().optional(),
 });
 export type GenerationStats = z.infer<typeof GenerationStats>;
 
@@ -136,6 +142,8 @@ export const eventPayloads = {
     window: z.number(),
     inputTokens: z.number().optional(),
     outputTokens: z.number().optional(),
+    /** Of `inputTokens`, what the provider's prompt cache served (absent: not reported). */
+    cachedInputTokens: z.number().optional(),
   }),
   "checkpoint.created": z.object({
     checkpointId: z.string(),

@@ -66,6 +66,23 @@ export const ModelEntry = z.object({
 });
 export type ModelEntry = z.infer<typeof ModelEntry>;
 
+/** USD per million tokens: input, cached input and output (server/agent/pricing.ts has the defaults). */
+export const ModelPrice = z.object({
+  input: z.number().min(0).max(10_000),
+  cached_input: z.number().min(0).max(10_000),
+  output: z.number().min(0).max(10_000),
+});
+export type ModelPrice = z.infer<typeof ModelPrice>;
+
+/** Prices by model id: the user's own (editable) and the built-in defaults they override. */
+export const PricesView = z.object({
+  prices: z.record(z.string(), ModelPrice),
+  defaults: z.record(z.string(), ModelPrice),
+});
+export type PricesView = z.infer<typeof PricesView>;
+
+export const SavePricesBody = z.object({ prices: z.record(z.string().min(1).max(200), ModelPrice) }).strict();
+
 /** A provider as the browser sees it: the key only as a hint ("sk-…a1b2"). */
 export const ProviderView = z.object({
   id: z.string(),

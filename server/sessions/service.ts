@@ -92,6 +92,12 @@ export class Sessions {
       created_at: session.createdAt.toISOString(),
       updated_at: session.updatedAt.toISOString(),
       last_seq: this.log.lastSeq(session.id),
+      cost_usd: (await this.usage(session.id)).cost_usd,
     };
+  }
+
+  /** Input, cached-input and output tokens and cost over the session's turns (DESIGN.md §11). */
+  usage(sessionId: string): Promise<store.SessionUsage> {
+    return store.sessionUsage(this.db, sessionId);
   }
 }

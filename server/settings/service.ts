@@ -2,6 +2,7 @@ import {
   DefaultModel,
   IdeLayout,
   ModelEntry,
+  ModelPrice,
   ProviderKind,
   type SaveProviderBody,
   type SettingsView,
@@ -15,6 +16,7 @@ import { KeyFile, keyHint } from "./keys";
 const PROVIDERS_KEY = "providers";
 const DEFAULT_MODEL_KEY = "defaultModel";
 const LAYOUT_KEY = "ide.layout";
+const PRICES_KEY = "model.prices";
 /** A provider that doesn't answer /models in this time is reported as unreachable. */
 export const TEST_CONNECTION_TIMEOUT_MS = 8_000;
 
@@ -155,6 +157,17 @@ export class SettingsService {
       const message = error instanceof Error ? error.message : String(error);
       return { ok: false, models: [], message: `Cannot reach ${baseURL}: ${message}` };
     }
+  }
+
+  /** The user's prices per model id, over the built-in defaults (server/agent/pricing.ts). */
+  async prices(): Promise<Record<string, ModelPrice>> {
+    const parsed = z.record(z.string(), ModelPrice).safeParse(await store.getSetting(this.db, PRICES_KEY));
+    return parsed.success ? parsed.data : {};
+  }
+
+  async savePrices(prices: Record<string, ModelPrice>): Promise<Record<string, ModelPrice>> {
+    await store.putSetting(this.db, PRICES_KEY, prices);
+    return prices;
   }
 
   async layout(): Promise<IdeLayout | null> {

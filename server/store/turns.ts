@@ -56,3 +56,36 @@ export async function finishTurn(db: Db, id: string, data: { status: string; sta
 export async function getTurn(db: Db, id: string) {
   return db.turn.findUnique({ where: { id } });
 }
+
+/** A session's token usage and cost, summed over its turns' stats (null where no turn reported one). */
+export interface SessionUsage {
+  input_tokens: number;
+  cached_input_tokens: number | null;
+  output_tokens: number;
+  cost_usd: number | null;
+}
+
+export async function sessionUsage(db: Db, sessionId: string): Promise<SessionUsage> {
+  const rows = await db.turn.findMany({ where: { sessionId, stats: { not: null } }, select: { stats: true } });
+  const usage: SessionUsage = { input_tokens: 0, cached_input_tokens: null, output_tokens: 0, cost_usd: null };
+  for (const row of rows) {
+    let stats: {
+      input_tokens?: number | null;
+      cached_input_tokens?: number | null;
+      output_tokens?: number;
+      cost_usd?: number | null;
+    };
+    try {
+      stats = JSON.parse(row.stats ?? "{}") as typeof stats;
+    } catch {
+      continue; // a row written by a broken build is not worth failing the session view over
+    }
+    usage.input_tokens += stats.input_tokens ?? 0;
+    usage.output_tokens += stats.output_tokens ?? 0;
+    if (typeof stats.cached_input_tokens === "number")
+      usage.cached_input_tokens = (usage.cached_input_tokens ?? 0) + stats.cached_input_tokens;
+    if (typeof stats.cost_usd === "number") usage.cost_usd = (usage.cost_usd ?? 0) + stats.cost_usd;
+  }
+  if (usage.cost_usd !== null) usage.cost_usd = Math.round(usage.cost_usd * 1e6) / 1e6;
+  return usage;
+}

@@ -29,6 +29,7 @@ export const sessionRoutes: Route[] = [
       return {
         ...(await services.sessions.summary(session)),
         running_task_id: services.runtime.runningTurn(session.id) ?? null,
+        usage: await services.sessions.usage(session.id),
       };
     },
   },

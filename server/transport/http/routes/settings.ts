@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { DefaultModelBody, IdeLayout, SaveProviderBody, TestConnectionBody } from "../../../protocol";
+import {
+  DefaultModelBody,
+  IdeLayout,
+  PricesView,
+  SavePricesBody,
+  SaveProviderBody,
+  TestConnectionBody,
+} from "../../../protocol";
+import { defaultPrices } from "../../../agent";
 import { readJson } from "../io";
 import type { Route } from "../router";
 
@@ -27,6 +35,30 @@ export const settingsRoutes: Route[] = [
     path: "/api/v1/settings/test-connection",
     handler: async ({ services, req }) =>
       services.settings.testConnection(TestConnectionBody.parse(await readJson(req))),
+  },
+  {
+    method: "GET",
+    path: "/api/v1/settings/prices",
+    doc: {
+      summary: "Model prices (USD per million tokens): the user's and the defaults",
+      tags: ["settings"],
+      response: PricesView,
+    },
+    handler: async ({ services }) => ({ prices: await services.settings.prices(), defaults: defaultPrices() }),
+  },
+  {
+    method: "PUT",
+    path: "/api/v1/settings/prices",
+    doc: {
+      summary: "Save the user's model prices (replaces them all)",
+      tags: ["settings"],
+      body: SavePricesBody,
+      response: PricesView,
+    },
+    handler: async ({ services, req }) => ({
+      prices: await services.settings.savePrices(SavePricesBody.parse(await readJson(req)).prices),
+      defaults: defaultPrices(),
+    }),
   },
   {
     method: "GET",
