@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import type { SessionSummary } from "@/server/protocol";
+import { formatCost, type SessionSummary } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 /** One session in the list: open, rename in place, archive, delete after confirmation. */
@@ -56,7 +56,10 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
           <span className="truncate">{session.title}</span>
           {session.status === "running" ? <span className="text-xs text-accent">running</span> : null}
           {session.archived ? <span className="text-xs text-muted">archived</span> : null}
-          <span className="ml-auto shrink-0 text-xs text-muted">{new Date(session.updated_at).toLocaleString()}</span>
+          <span className="ml-auto shrink-0 text-xs text-muted" data-testid="session-cost" title="Cost so far">
+            {formatCost(session.cost_usd)}
+          </span>
+          <span className="shrink-0 text-xs text-muted">{new Date(session.updated_at).toLocaleString()}</span>
         </Link>
       )}
       {error ? <span className="text-xs text-danger">{error}</span> : null}

@@ -1,6 +1,6 @@
 "use client";
 
-import type { TranscriptState } from "@/server/protocol";
+import { cacheHitPercent, formatCost, type TranscriptState } from "@/server/protocol";
 import type { ConnectionState } from "./use-session";
 
 /** One dense line at the bottom: model, context fill, tokens, connection, viewers, approvals. */
@@ -21,6 +21,8 @@ export function StatusBar({
   const fill = context && context.window > 0 ? Math.min(1, context.tokens / context.window) : null;
   const pending = Object.keys(state.approvals).length;
   const outputTokens = state.items.length > 0 ? state.lastStats?.output_tokens : undefined;
+  const usage = state.usage;
+  const cacheHit = usage ? cacheHitPercent(usage.input, usage.cached) : null;
   return (
     <footer
       className="flex h-6 shrink-0 items-center gap-4 overflow-x-auto whitespace-nowrap border-t border-border bg-panel px-3 text-[11px] text-muted"
@@ -53,6 +55,19 @@ export function StatusBar({
         {fill !== null ? `${Math.round(fill * 100)}%` : "—"}
       </span>
       {context ? <span data-testid="status-tokens">{formatTokens(context.tokens)} tokens</span> : null}
+      {usage ? (
+        <span
+          data-testid="status-cache"
+          title="Share of this session's prompt tokens the provider served from its prompt cache"
+        >
+          cache {cacheHit === null ? "—" : `${cacheHit}%`}
+        </span>
+      ) : null}
+      {usage ? (
+        <span data-testid="status-cost" title="This session's cost so far, at the model's price (Settings)">
+          {formatCost(usage.cost)}
+        </span>
+      ) : null}
       {outputTokens !== undefined ? (
         <span title="Output tokens of the last turn">
           last turn {formatTokens(outputTokens)} out · {state.lastStats?.avg_tokens_per_second.toFixed(0)} tok/s

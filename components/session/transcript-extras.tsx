@@ -1,7 +1,13 @@
 "use client";
 
 import { useState } from "react";
-import type { TranscriptItem, UserImageRef } from "@/server/protocol";
+import {
+  cacheHitPercent,
+  formatCost,
+  type GenerationStats,
+  type TranscriptItem,
+  type UserImageRef,
+} from "@/server/protocol";
 import { command } from "@/components/transport/client";
 import { RESUME_PROMPT } from "./resume";
 
@@ -78,5 +84,18 @@ export function InterruptedTurn({
       </button>
       {state.error ? <span className="w-full text-danger">{state.error}</span> : null}
     </div>
+  );
+}
+
+/** Under a turn's last answer: prompt tokens with the share served from cache, output tokens, cost. */
+export function TurnFooter({ stats }: { stats: GenerationStats | undefined }) {
+  if (!stats || typeof stats.input_tokens !== "number") return null;
+  const hit = cacheHitPercent(stats.input_tokens, stats.cached_input_tokens);
+  const k = (n: number) => (n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+  return (
+    <span className="text-[11px] text-muted" data-testid="turn-footer">
+      {k(stats.input_tokens)} in{hit === null ? "" : ` (${hit}% cached)`} · {k(stats.output_tokens)} out ·{" "}
+      {formatCost(stats.cost_usd)}
+    </span>
   );
 }

@@ -3,7 +3,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef } from "react";
 import type { TranscriptItem, TranscriptState } from "@/server/protocol";
-import { InterruptedTurn, UserImages } from "./transcript-extras";
+import { InterruptedTurn, TurnFooter, UserImages } from "./transcript-extras";
 import { Markdown } from "./markdown";
 import { ToolCard } from "./tool-card";
 import { PlanCard } from "@/components/review/plan-mode";
@@ -32,6 +32,7 @@ export function Transcript({
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
   const { rows, children } = useMemo(() => groupSubagents(state.items), [state.items]);
+  const turnEnds = useMemo(() => lastAnswers(state.items), [state.items]);
 
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -85,7 +86,14 @@ export function Transcript({
               className="absolute left-0 top-0 w-full px-4 py-1.5"
               style={{ transform: `translateY(${row.start}px)` }}
             >
-              <Item item={item} state={state} childrenOf={children} onOpenDiff={onOpenDiff} sessionId={sessionId} />
+              <Item
+                item={item}
+                state={state}
+                childrenOf={children}
+                onOpenDiff={onOpenDiff}
+                sessionId={sessionId}
+                isLastOfTurn={turnEnds.has(item.id)}
+              />
             </div>
           );
         })}
@@ -108,18 +116,27 @@ function groupSubagents(items: TranscriptItem[]): { rows: TranscriptItem[]; chil
   return { rows, children };
 }
 
+/** The last answer of each turn: its footer shows the turn's tokens, cache hits and cost. */
+function lastAnswers(items: TranscriptItem[]): Set<string> {
+  const last = new Map<string, string>();
+  for (const item of items) if (item.kind === "assistant") last.set(item.turnId, item.id);
+  return new Set(last.values());
+}
+
 function Item({
   item,
   state,
   childrenOf,
   onOpenDiff,
   sessionId,
+  isLastOfTurn,
 }: {
   item: TranscriptItem;
   state: TranscriptState;
   childrenOf: Map<string, ToolItem[]>;
   onOpenDiff?: (title: string, diff: string) => void;
   sessionId?: string;
+  isLastOfTurn?: boolean;
 }) {
   switch (item.kind) {
     case "user":
@@ -159,6 +176,7 @@ function Item({
             </div>
           ) : null}
           {!item.done && !item.text && !item.reasoning ? <span className="text-muted">…</span> : null}
+          {item.done && isLastOfTurn ? <TurnFooter stats={state.turnStats?.[item.turnId]} /> : null}
         </div>
       );
     case "tool": {

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import type { ProviderView, SettingsView as SettingsData } from "@/server/protocol";
 import { api } from "@/components/transport/client";
+import { PricesForm } from "./prices-form";
 import { ProviderForm } from "./provider-form";
 
 /** /settings: providers and their models, the default model. */
@@ -62,6 +63,12 @@ export function SettingsView() {
                 </option>
               ))}
             </select>
+          </section>
+          <section className="flex flex-col gap-2" aria-labelledby="prices">
+            <h2 id="prices" className="text-xs font-semibold uppercase tracking-wider text-muted">
+              Model prices
+            </h2>
+            <PricesForm />
           </section>
           <section className="flex flex-col gap-2" aria-labelledby="providers">
             <div className="flex items-center">

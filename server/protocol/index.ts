@@ -33,6 +33,7 @@ export * from "./memory";
 export { approvalCommands } from "./approval-commands";
 export { applyEvent, applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";
+export { addUsage, cacheHitPercent, formatCost, type SessionUsageTotals } from "./usage";
 export * from "./ide";
 export { PTY_ACK_EVERY_BYTES, PtyDataArgs, PtySnapshot, TerminalInfo, ptyCommands, ptyMessages } from "./pty";
 export type { PtyCommand, PtyCommandPayload } from "./pty";

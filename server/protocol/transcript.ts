@@ -1,5 +1,6 @@
 import type { EventEnvelope, GenerationStats, ToolState, TurnStage } from "./events";
 import type { UserImageRef } from "./images";
+import { addUsage, type SessionUsageTotals } from "./usage";
 
 /**
  * The view of a session that every tab derives from its event log. Pure and
@@ -68,6 +69,10 @@ export interface TranscriptState {
   /** The running turn, if any. */
   running: { turnId: string; stage: TurnStage } | null;
   lastStats?: GenerationStats;
+  /** Each finished turn's stats (the turn footer), by turn id. */
+  turnStats?: Record<string, GenerationStats>;
+  /** The session's totals over its turns: prompt tokens, the cached part and cost (null while unknown). */
+  usage?: SessionUsageTotals;
   approvals: Record<string, PendingApproval>;
   context?: { tokens: number; window: number };
   todos: { title: string; status: string }[];
@@ -149,7 +154,12 @@ export function applyEvent(state: TranscriptState, event: EventEnvelope): Transc
       return next;
     case "turn.completed":
       next.running = null;
-      if (event.payload.stats) next.lastStats = event.payload.stats;
+      if (event.payload.stats) {
+        const stats = event.payload.stats;
+        next.lastStats = stats;
+        next.turnStats = { ...next.turnStats, [event.payload.turnId]: stats };
+        next.usage = addUsage(next.usage, stats);
+      }
       next.items = next.items.map((item) =>
         item.kind === "assistant" && item.turnId === event.payload.turnId && !item.done
           ? { ...item, done: true }
