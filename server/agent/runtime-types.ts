@@ -16,7 +16,13 @@ import type { TurnEmitter } from "./turn-emitter";
 
 export interface RuntimeDeps {
   /** The Settings page's default model, used when the environment names none (server/settings). */
-  defaultModel?: () => Promise<{ baseURL?: string; apiKey: string; model: string; contextWindow: number } | null>;
+  defaultModel?: () => Promise<{
+    baseURL?: string;
+    apiKey: string;
+    model: string;
+    contextWindow: number;
+    capabilities?: { images: boolean };
+  } | null>;
   db: store.Db;
   /** The user's prices per model id (Settings); the built-in defaults fill in the rest (server/agent/pricing.ts). */
   prices?: () => Promise<Record<string, ModelPrice>>;

@@ -87,6 +87,13 @@ export async function executeTurn(
   const provider = env.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
   const model = session.model ?? deps.config.model?.model ?? fallback?.model;
   if (!provider || !model) return noModel(pending, emit);
+  // A model the Settings page marks without image input would answer 400 or ignore them: say so instead.
+  if (pending.options.images?.length && fallback?.model === model && fallback.capabilities?.images === false) {
+    const message =
+      `The model ${model} is marked without image input (Settings → Providers), so the images were not sent. ` +
+      "Remove them, or choose a model that takes images.";
+    return refuse(pending, emit, "model:no_vision", message);
+  }
   // Independent lookups (history, MCP/session tools, memories and skills, the workspace's prompt
   // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
   const [context, workspaceTools, recall, workspacePrompt, prices] = await Promise.all([
@@ -155,16 +162,21 @@ export async function executeTurn(
 
 /** With no model configured the prompt is still recorded, with an error that says how to set one. */
 function noModel(pending: PendingTurn, emit: TurnEmitter): TurnResult {
+  const message =
+    "No model is configured. Set WORLDLINE_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for your provider) " +
+    "and restart, or add one on the Settings page.";
+  return refuse(pending, emit, "config:no_model", message);
+}
+
+/** A turn that cannot reach the model: the prompt is still recorded, with the reason as the turn's error. */
+function refuse(pending: PendingTurn, emit: TurnEmitter, code: string, message: string): TurnResult {
   const { turnId, prompt, options } = pending;
   const images = (options.images ?? []).map((url, i) => imageRef(url, options.imagePreviews?.[i]));
   emit.event({
     type: "message.user",
     payload: { turnId, messageId: `msg_${turnId}`, text: prompt, ...(images.length ? { images } : {}) },
   });
-  const message =
-    "No model is configured. Set WORLDLINE_MODEL (and OPENAI_BASE_URL / OPENAI_API_KEY for your provider) " +
-    "and restart, or add one on the Settings page.";
-  emit.event({ type: "turn.error", payload: { turnId, code: "config:no_model", message } });
+  emit.event({ type: "turn.error", payload: { turnId, code, message } });
   return { outcome: "error", message, stats: emptyStats() };
 }
 

@@ -145,3 +145,46 @@ describe("servers that refuse unknown fields", () => {
     }
   });
 });
+
+describe("models without vision", () => {
+  it("refuse a prompt with images with a clear message, without calling the model", async () => {
+    const visionFake = await startFakeLlm();
+    // No model from the environment: the Settings page's default model, marked without images, is used.
+    const settingsOnly = await startAgentBridge(visionFake.url, { env: { WORLDLINE_MODEL: "" } });
+    try {
+      const json = { "content-type": "application/json", authorization: `Bearer ${settingsOnly.token}` };
+      const provider = await fetch(`${settingsOnly.url}/api/v1/settings/providers`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({
+          kind: "openai_compatible",
+          name: "Local",
+          baseURL: visionFake.url,
+          models: [
+            { id: "text-only", contextWindow: 32_000, capabilities: { tools: true, images: false, thinking: false } },
+          ],
+        }),
+      });
+      const providerId = ((await provider.json()) as { providers: { id: string }[] }).providers[0].id;
+      await fetch(`${settingsOnly.url}/api/v1/settings/default-model`, {
+        method: "PUT",
+        headers: json,
+        body: JSON.stringify({ providerId, model: "text-only" }),
+      });
+      const sessionId = await settingsOnly.createSession();
+      const started = await settingsOnly.services.runtime.prompt(sessionId, "What is in this picture?", {
+        images: ["data:image/png;base64,iVBORw0KGgo="],
+      });
+      expect((await started.done).outcome).toBe("error");
+      expect(visionFake.requests).toHaveLength(0);
+      const error = (await settingsOnly.events(sessionId)).find((event) => event.type === "turn.error");
+      expect(error?.type === "turn.error" && error.payload).toMatchObject({
+        code: "model:no_vision",
+        message: expect.stringContaining("text-only is marked without image input"),
+      });
+    } finally {
+      await settingsOnly.close();
+      await visionFake.close();
+    }
+  });
+});
