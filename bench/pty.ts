@@ -97,11 +97,15 @@ async function serveBridge(): Promise<void> {
 
 async function startBridgeChild(workspace: string): Promise<BridgeChild> {
   const self = fileURLToPath(import.meta.url);
-  const child = spawn(process.execPath, ["--import", "tsx", self, "--bridge"], {
-    cwd: path.resolve(path.dirname(self), ".."),
-    env: { ...process.env, WL_BENCH_WORKSPACE: workspace },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.WL_BENCH_BRIDGE_FLAGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", self, "--bridge"],
+    {
+      cwd: path.resolve(path.dirname(self), ".."),
+      env: { ...process.env, WL_BENCH_WORKSPACE: workspace },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let buffered = "";
     child.stdout?.on("data", (data: Buffer) => {

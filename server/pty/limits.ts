@@ -62,22 +62,19 @@ export const DEFAULT_ROWS = 24;
 export const MIRROR_RING_BYTES = 4 * 1024 * 1024;
 
 /**
- * The screen mirror's worker may lag this far behind the shell before it pauses it: above the 1 MB it gathers before
- * parsing (mirror-worker.mjs), so only a worker that really is slower than the shell (long coloured output on a busy
- * machine) paces it.
+ * Output the screen mirror gathers in the ring before its worker parses it in one piece (sooner when a viewer needs the
+ * screen: a snapshot, a resize). Parsing is most of the bridge's CPU per MB of terminal output; in a 2 MB piece most
+ * lines scroll out and are skipped unparsed (mirror-skip.mjs). Half the ring: the rest is room for the worker to finish.
  */
-export const MIRROR_HIGH_WATERMARK_BYTES = 1_500_000;
-
-/** The mirror lets the shell resume below this, well before the worker runs dry. */
-export const MIRROR_LOW_WATERMARK_BYTES = 500_000;
-
+export const MIRROR_LAZY_BYTES = 2 * 1024 * 1024;
 /**
- * Output handed to the mirror's worker but not yet parsed, beyond which the bridge stops handing it more and catches
- * it up from the ring later: a safety net above the mirror's high mark (pausing takes a batch to bite, and an exited
- * shell is drained without pausing), so the worker's queue stays bounded.
+ * Output not yet on the mirror's screen (gathered, or being parsed) beyond which the shell is paused: only a worker
+ * really slower than the shell reaches it, and it stays below the ring's size by more than a batch (pausing takes a
+ * batch to bite), so the ring never drops output the mirror has not parsed while the shell runs.
  */
-export const MIRROR_MAX_BACKLOG_BYTES = 2 * 1024 * 1024;
-
+export const MIRROR_HIGH_WATERMARK_BYTES = 3_500_000;
+/** The mirror lets the shell resume below this, still above MIRROR_LAZY_BYTES so the next piece can gather. */
+export const MIRROR_LOW_WATERMARK_BYTES = 2_500_000;
 /** The mirror worker is stopped after this long without any terminal; the next terminal starts it again (tens of ms). */
 export const MIRROR_WORKER_IDLE_MS = 5_000;
 

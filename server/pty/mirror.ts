@@ -1,7 +1,7 @@
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import {
-  MIRROR_MAX_BACKLOG_BYTES,
+  MIRROR_LAZY_BYTES,
   MIRROR_RING_BYTES,
   MIRROR_SCROLLBACK_LINES,
   MIRROR_WORKER_IDLE_MS,
@@ -114,13 +114,13 @@ let mirrorCount = 0;
  * offset of the last byte parsed. A viewer gets that snapshot, then the ring's bytes
  * after the offset, then live output: exact, no gap, nothing twice.
  *
- * The terminal counts `lag` like a viewer's unacknowledged bytes (with wider marks), so a
- * worker slower than the shell paces it instead of missing output. Should it still lag
- * more than MIRROR_MAX_BACKLOG_BYTES (a shell that exited is drained without pausing),
- * posting stops and resumes from the ring once it caught up — exact as long as the ring
- * still holds the gap. If it doesn't (the worker fell more than MIRROR_RING_BYTES behind),
- * the mirror is reset and rebuilt from the ring: its screen and scrollback are right
- * (the ring holds far more lines than the scrollback), but modes set before the ring's
+ * Parsing is lazy: the ring gathers MIRROR_LAZY_BYTES before the worker gets them in one
+ * piece, and a snapshot or resize hands over whatever waits first, so a screen is always
+ * exact. The terminal counts `lag` (bytes not yet parsed) like a viewer's unacknowledged
+ * bytes, with marks below the ring's size, so a worker slower than the shell paces it
+ * instead of missing output. If the ring overran anyway (an exited shell is drained without
+ * pausing), the mirror is reset and rebuilt from the ring: its screen and scrollback are
+ * right (the ring holds far more lines than the scrollback), but modes set before the ring's
  * start (an alternate screen, colours left on, a scroll region) are lost. That is the
  * trade-off for bounded memory and an unthrottled shell.
  */
@@ -131,8 +131,6 @@ export class ScreenMirror {
   private posted = 0;
   /** Output offset the worker last reported as parsed. */
   private parsed = 0;
-  /** Posting stopped at `posted` because the worker lagged too far. */
-  private behind = false;
   private requests = 0;
   private readonly pending = new Map<number, (snapshot: MirrorSnapshot) => void>();
   private disposed = false;
@@ -158,16 +156,16 @@ export class ScreenMirror {
     return this.ring.end - this.parsed;
   }
 
-  /** Records a chunk of output (the viewers get the same bytes) and hands it to the worker. */
+  /**
+   * Records a chunk of output (the viewers get the same bytes). The worker gets it later, in
+   * one large piece: when MIRROR_LAZY_BYTES have gathered, or a snapshot or resize needs the
+   * screen. Parsing is most of a terminal's CPU on the bridge, and a large piece is mostly
+   * text that scrolls out and is skipped (mirror-skip.mjs), so a flood costs little to mirror.
+   */
   write(chunk: Uint8Array): void {
     if (this.disposed || chunk.length === 0) return;
     this.ring.push(chunk);
-    if (this.behind) return;
-    if (this.posted - this.parsed + chunk.length > MIRROR_MAX_BACKLOG_BYTES) {
-      this.behind = true;
-      return;
-    }
-    this.post(chunk);
+    if (this.ring.end - this.posted >= MIRROR_LAZY_BYTES) this.catchUp(false);
   }
 
   /** Output from `offset` to now, or null if the ring no longer holds all of it. */
@@ -178,7 +176,7 @@ export class ScreenMirror {
   /** The screen after everything written so far, with the offset it reflects. */
   snapshot(): Promise<MirrorSnapshot> {
     if (this.disposed || host.broken) return Promise.resolve(this.replay());
-    if (this.behind) this.catchUp();
+    this.catchUp(true);
     const req = ++this.requests;
     return new Promise((resolve) => {
       this.pending.set(req, resolve);
@@ -190,6 +188,8 @@ export class ScreenMirror {
     if (this.disposed || (cols === this.cols && rows === this.rows)) return;
     this.cols = cols;
     this.rows = rows;
+    // Output written before the resize is parsed at the old size.
+    this.catchUp(true);
     host.post({ type: "resize", id: this.id, cols, rows });
   }
 
@@ -207,7 +207,7 @@ export class ScreenMirror {
   onReply(reply: WorkerReply): void {
     if (reply.type === "parsed") {
       this.parsed = Math.max(this.parsed, reply.offset);
-      if (this.behind && this.parsed >= this.posted) this.catchUp();
+      if (this.parsed >= this.posted && this.ring.end - this.posted >= MIRROR_LAZY_BYTES) this.catchUp(false);
       this.onProgress();
       return;
     }
@@ -231,30 +231,40 @@ export class ScreenMirror {
     host.post({ type: "open", id: this.id, cols: this.cols, rows: this.rows, scrollback: MIRROR_SCROLLBACK_LINES });
   }
 
-  private post(chunk: Uint8Array): void {
-    // One copy into a buffer of its own, transferred: pty chunks are views into larger
-    // shared buffers, which structured cloning would copy whole.
-    const bytes = new Uint8Array(chunk);
-    this.posted += bytes.length;
+  /** Hands the worker `chunks` as one piece: one copy into a buffer of its own, transferred (never cloned). */
+  private post(chunks: readonly Uint8Array[]): void {
+    const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    if (size === 0) return;
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const chunk of chunks) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
+    this.posted += size;
     host.post({ type: "data", id: this.id, bytes, end: this.posted }, [bytes.buffer]);
   }
 
-  /** Gives the worker the output it missed while behind: exactly, or rebuilt from the ring. */
-  private catchUp(): void {
-    this.behind = false;
+  /**
+   * Gives the worker the output it has not had yet, exactly from the ring (or rebuilt from it
+   * if the ring overran). Unless `now`, waits while the worker still parses the last piece:
+   * one piece in flight, the next one bigger; the ring holds what waits, and the terminal's
+   * flow control (lag) pauses the shell before the ring could overrun.
+   */
+  private catchUp(now: boolean): void {
+    if (!now && this.posted > this.parsed) return;
     const gap = this.ring.since(this.posted);
     if (!gap) return this.rebuild();
-    for (const chunk of gap) this.post(chunk);
+    this.post(gap);
   }
 
   private rebuild(): void {
-    this.behind = false;
     // From the first whole line the ring holds, so the rebuilt screen starts on a line boundary.
     const from = this.ring.lineStartFrom(this.ring.start);
     host.post({ type: "reset", id: this.id, offset: from });
     this.posted = from;
     this.parsed = from;
-    for (const chunk of this.ring.since(from) ?? []) this.post(chunk);
+    this.post(this.ring.since(from) ?? []);
   }
 
   /** Without a worker: no screen, the viewer replays what the ring holds (the issue's other design). */
