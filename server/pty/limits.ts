@@ -63,10 +63,11 @@ export const MIRROR_RING_BYTES = 4 * 1024 * 1024;
 
 /**
  * Output the screen mirror gathers in the ring before its worker parses it in one piece (sooner when a viewer needs the
- * screen: a snapshot, a resize). Parsing is most of the bridge's CPU per MB of terminal output; in a 2 MB piece most
- * lines scroll out and are skipped unparsed (mirror-skip.mjs). Half the ring: the rest is room for the worker to finish.
+ * screen: a snapshot, a resize). Parsing is most of the bridge's CPU per MB of terminal output; in a 1 MB piece of
+ * ordinary output ~90% of the lines scroll out and are skipped unparsed (mirror-skip.mjs), and a snapshot never waits
+ * for more than that much to be parsed (a few ms). A quarter of the ring: the rest is room for the worker to finish.
  */
-export const MIRROR_LAZY_BYTES = 2 * 1024 * 1024;
+export const MIRROR_LAZY_BYTES = 1024 * 1024;
 /**
  * Output not yet on the mirror's screen (gathered, or being parsed) beyond which the shell is paused: only a worker
  * really slower than the shell reaches it, and it stays below the ring's size by more than a batch (pausing takes a
