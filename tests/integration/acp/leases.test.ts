@@ -117,8 +117,15 @@ describe("ownership by lease", () => {
       return rows.length === 1 ? rows : undefined;
     }, 15_000);
     expect(interrupted[0]).toMatchObject({ approval_id: pending[0].approval_id });
-    const task = await bridge.services.approvals.task(pending[0].task_id);
-    expect(task.status).toBe("interrupted");
+    // The sweep settles the request first, then its turn (and appends the turn's end to the log).
+    await untilAsync(async () => {
+      const task = await bridge.services.approvals.task(pending[0].task_id);
+      return task.status === "interrupted" ? task : undefined;
+    }, 15_000);
+    await untilAsync(async () => {
+      const events = await bridge.events(sessionId);
+      return events.some((event) => event.type === "turn.completed") ? events : undefined;
+    }, 15_000);
 
     fake.reset();
     fake.script({ text: "Taken over." });
