@@ -3,7 +3,18 @@ import { WorldlineError } from "../errors";
 import type { ApprovalChange, ApprovalsQuery, ApprovalView, EventEnvelope } from "../protocol";
 import * as store from "../store";
 import type { ApprovalDecision } from "../tools/types";
-import { matchRules } from "./rule-engine";
+import {
+  allowForSession,
+  checkPasswordAnswer,
+  decideByPolicy,
+  eventsOfTask,
+  interruptOrphanRequests,
+  listApprovalRows,
+  notPendingError,
+  passwordExpected,
+  reportPollError,
+  taskOf,
+} from "./queries";
 import { RuleBook } from "./rules";
 import { PASSWORD_PROMPT_KEY, toApprovalView } from "./views";
 
@@ -53,22 +64,8 @@ export class ApprovalService {
 
   async check(request: GateRequest): Promise<ApprovalDecision> {
     const { need } = request;
-    const session = await this.deps.sessions.get(request.sessionId);
-    const rules = await store.listApplicableRules(this.deps.db, session.id, session.workspaceId);
-    const match = matchRules(rules, { tool: request.tool, subject: need.subject, compound: need.compound });
-    if (match?.action === "deny") {
-      return {
-        approved: false,
-        feedback: `Blocked by a ${match.rule.scope} deny rule (${match.rule.tool}: \`${match.rule.pattern}\`). Do not retry it; find another way or ask the user.`,
-        decidedBy: ruleName(match.rule),
-      };
-    }
-    if (match?.action === "allow") return { approved: true, decidedBy: ruleName(match.rule) };
-    if (match?.action !== "ask") {
-      if (need.level === "none") return { approved: true, decidedBy: "no approval needed" };
-      // Yolo approves what stays inside the workspace; `always` (outside, sensitive, privileged) still asks.
-      if (need.level === "ask" && session.yolo) return { approved: true, decidedBy: "yolo" };
-    }
+    const byPolicy = await decideByPolicy(this.deps, request);
+    if (byPolicy) return byPolicy;
     const outcome = await this.ask(request, {
       kind: "tool",
       args: request.args,
@@ -101,18 +98,12 @@ export class ApprovalService {
       // Asked by another process: a password request can only be declined from here.
       const existing = await store.getApproval(this.deps.db, approvalId);
       if (existing?.status === "pending" && toApprovalView(existing).kind === "password") {
-        throw new WorldlineError(
-          "approval:invalid",
-          "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.",
-        );
+        throw passwordExpected();
       }
     }
     if (waiter?.kind === "password") {
       if (input.decision !== "reject") {
-        throw new WorldlineError(
-          "approval:invalid",
-          "This request asks for a password: answer it with the password (POST /api/v1/tasks/:task_id/password/stream) or reject it.",
-        );
+        throw passwordExpected();
       }
       return this.providePassword(approvalId, null, input.decidedBy);
     }
@@ -128,13 +119,7 @@ export class ApprovalService {
     if (!waiter) return this.announceDecided(row);
     if (input.decision === "allow_session" && waiter.scope) {
       // Recorded before the waiting call resumes, so the next matching call in this turn already passes.
-      await store.createRule(this.deps.db, {
-        scope: "session",
-        sessionId: row.sessionId,
-        tool: row.tool,
-        pattern: waiter.scope,
-        action: "allow",
-      });
+      await allowForSession(this.deps.db, row, waiter.scope);
     }
     const view = this.finish(row, { decision: input.decision, feedback: feedback ?? undefined });
     waiter.resolve({ decision: input.decision, feedback: feedback ?? undefined, decidedBy: input.decidedBy });
@@ -145,18 +130,7 @@ export class ApprovalService {
   async providePassword(approvalId: string, password: string | null, decidedBy: string): Promise<ApprovalView> {
     const waiter = this.waiters.get(approvalId);
     const existing = await store.getApproval(this.deps.db, approvalId);
-    if (existing && toApprovalView(existing).kind !== "password") {
-      throw new WorldlineError(
-        "approval:invalid",
-        "This request is not a password request; decide it with POST /api/v1/approvals/:id.",
-      );
-    }
-    if (!waiter && password !== null && existing?.status === "pending") {
-      throw new WorldlineError(
-        "approval:conflict",
-        "This password is asked for by a turn running in another Worldline process (worldline acp or run); answer it there, or reject it here.",
-      );
-    }
+    checkPasswordAnswer(existing, { waiting: Boolean(waiter), declining: password === null });
     const row = await this.decideRow(approvalId, {
       status: password === null ? "rejected" : "approved",
       decision: password === null ? "reject" : "password_given",
@@ -177,42 +151,18 @@ export class ApprovalService {
 
   /** Pending requests oldest first; decided ones ("decided", "all" or one status) newest first. */
   async list(query: Partial<ApprovalsQuery> = {}): Promise<ApprovalView[]> {
-    const status = query.status ?? "pending";
-    const statuses =
-      status === "all"
-        ? undefined
-        : status === "decided"
-          ? ["approved", "rejected", "interrupted", "cancelled"]
-          : [status];
-    const rows = await store.listApprovals(this.deps.db, {
-      status: statuses,
-      sessionId: query.session_id,
-      limit: query.limit,
-      newestFirst: status !== "pending",
-    });
+    const rows = await listApprovalRows(this.deps.db, query);
     return rows.map((row) => toApprovalView(row, this.waiters.get(row.id)?.scope ?? null));
   }
 
   /** A turn as the HTTP API names it (a task): its session and status. */
-  async task(taskId: string): Promise<{ id: string; sessionId: string; status: string }> {
-    const turn = await store.getTurn(this.deps.db, taskId);
-    if (!turn) throw new WorldlineError("task:not_found", `No task with id "${taskId}".`);
-    return { id: turn.id, sessionId: turn.sessionId, status: turn.status };
+  task(taskId: string): Promise<{ id: string; sessionId: string; status: string }> {
+    return taskOf(this.deps.db, taskId);
   }
 
   /** Every event of one task, in log order (what a resumed SSE stream replays). */
-  async taskEvents(taskId: string): Promise<EventEnvelope[]> {
-    await this.deps.log.flush();
-    const rows = await store.readTurnEvents(this.deps.db, taskId);
-    return rows.map(
-      (row) =>
-        ({
-          seq: row.seq,
-          type: row.type,
-          payload: JSON.parse(row.payload),
-          createdAt: row.createdAt.toISOString(),
-        }) as EventEnvelope,
-    );
+  taskEvents(taskId: string): Promise<EventEnvelope[]> {
+    return eventsOfTask(this.deps, taskId);
   }
 
   /** Hears every new request and every decision across all sessions (the /approvals page, ACP). */
@@ -226,29 +176,8 @@ export class ApprovalService {
    * Pending requests of owners that are gone (server/leases: none of `live`) are marked
    * interrupted, visibly; requests a live process waits on are left to it.
    */
-  async interruptOrphans(live: string[]): Promise<number> {
-    let count = 0;
-    for (const orphan of await store.orphanApprovals(this.deps.db, live)) {
-      if (!(await store.interruptOrphanApproval(this.deps.db, orphan.id, orphan.ownerId, RESTART_DECIDER))) continue;
-      count += 1;
-      await this.deps.log.open(orphan.sessionId);
-      this.deps.log.append(
-        orphan.sessionId,
-        {
-          type: "approval.decided",
-          payload: {
-            approvalId: orphan.id,
-            toolCallId: orphan.toolCallId,
-            turnId: orphan.turnId ?? undefined,
-            status: "interrupted",
-            decidedBy: RESTART_DECIDER,
-          },
-        },
-        orphan.turnId ?? undefined,
-      );
-    }
-    if (count > 0) await this.deps.log.flush();
-    return count;
+  interruptOrphans(live: string[]): Promise<number> {
+    return interruptOrphanRequests(this.deps, live, RESTART_DECIDER);
   }
 
   private async ask(
@@ -435,13 +364,7 @@ export class ApprovalService {
         ? row.decision
         : undefined;
     if (decision === "allow_session" && waiter.scope) {
-      await store.createRule(this.deps.db, {
-        scope: "session",
-        sessionId: row.sessionId,
-        tool: row.tool,
-        pattern: waiter.scope,
-        action: "allow",
-      });
+      await allowForSession(this.deps.db, row, waiter.scope);
     }
     this.finish(row, { decision: row.decision ?? undefined, feedback });
     if (waiter.kind === "password") return waiter.resolve({ password: null });
@@ -452,13 +375,8 @@ export class ApprovalService {
     );
   }
 
-  private async notPending(approvalId: string): Promise<WorldlineError> {
-    const row = await store.getApproval(this.deps.db, approvalId);
-    if (!row) return new WorldlineError("approval:not_found", `No approval request with id "${approvalId}".`);
-    const by = row.decidedBy ? ` by ${row.decidedBy}` : "";
-    return new WorldlineError("approval:already_decided", `This request was already ${row.status}${by}.`, {
-      details: toApprovalView(row),
-    });
+  private notPending(approvalId: string): Promise<WorldlineError> {
+    return notPendingError(this.deps.db, approvalId);
   }
 
   private broadcast(change: ApprovalChange): void {
@@ -471,16 +389,4 @@ export class ApprovalService {
       }
     }
   }
-}
-
-function reportPollError(error: unknown): void {
-  console.error(
-    "[worldline] reading the approval queue failed; will retry:",
-    error instanceof Error ? error.message : error,
-  );
-}
-
-/** How the audit log names a rule that decided: `rule: session deny shell rm *`. */
-function ruleName(rule: { scope: string; action: string; tool: string; pattern: string }): string {
-  return `rule: ${rule.scope} ${rule.action} ${rule.tool} ${rule.pattern}`;
 }
