@@ -6,6 +6,7 @@ import { MAX_PROMPT_IMAGES, MAX_PROMPT_IMAGES_TOTAL_BYTES } from "@/server/proto
 import { runInTerminal } from "@/components/terminal/run-in-terminal";
 import { command } from "@/components/transport/client";
 import { imageFiles, toAttachment, type Attachment } from "./attachments";
+import { AttachmentStrip, InputNotice, ThinkingToggle } from "./prompt-input-parts";
 import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands";
 import { PlanModeToggle, setPlanMode } from "@/components/review/plan-mode";
 import { mentionAt, useMentionSearch } from "./use-mentions";
@@ -288,41 +289,12 @@ export function PromptInput({
           ))}
         </ul>
       ) : null}
-      {notice ? (
-        <div
-          className={`mb-1.5 whitespace-pre-wrap rounded px-2 py-1 text-xs ${notice.level === "error" ? "bg-danger/10 text-danger" : "bg-raised text-muted"}`}
-          data-testid="input-notice"
-          role="status"
-        >
-          {notice.text}
-        </div>
-      ) : null}
+      {notice ? <InputNotice text={notice.text} level={notice.level} /> : null}
       {attachments.length && !shellMode ? (
-        <ul className="mb-1.5 flex flex-wrap gap-2" aria-label="Attached images" data-testid="attachments">
-          {attachments.map((image) => (
-            <li
-              key={image.id}
-              className="group relative h-14 w-14 overflow-hidden rounded border border-border bg-bg"
-              data-testid="attachment"
-              title={`${image.name} · ${formatBytes(image.bytes)}`}
-            >
-              <img
-                src={image.preview || `data:${image.mediaType};base64,${image.dataBase64}`}
-                alt={image.name}
-                className="h-full w-full object-cover"
-              />
-              <button
-                type="button"
-                onClick={() => setAttachments((current) => current.filter((a) => a.id !== image.id))}
-                className="absolute right-0.5 top-0.5 flex h-4 w-4 items-center justify-center rounded-full bg-bg/90 text-[10px] leading-none text-fg hover:bg-danger hover:text-bg"
-                aria-label={`Remove image ${image.name}`}
-                data-testid="attachment-remove"
-              >
-                ✕
-              </button>
-            </li>
-          ))}
-        </ul>
+        <AttachmentStrip
+          attachments={attachments}
+          onRemove={(id) => setAttachments((current) => current.filter((a) => a.id !== id))}
+        />
       ) : null}
       <div
         className={`flex items-end gap-2 rounded-md border bg-bg px-2 py-1 ${shellMode ? "border-warn/60" : "border-border focus-within:border-accent"}`}
@@ -378,19 +350,7 @@ export function PromptInput({
         </button>
       </div>
       <div className="mt-1 flex items-center gap-3 px-1 text-[11px] text-muted">
-        <label
-          className="flex cursor-pointer items-center gap-1"
-          title="Ask the model to think before answering (where it supports it)"
-        >
-          <input
-            type="checkbox"
-            checked={thinking}
-            onChange={(e) => setThinking(e.target.checked)}
-            data-testid="thinking-toggle"
-            className="accent-[var(--wl-accent)]"
-          />
-          Thinking
-        </label>
+        <ThinkingToggle on={thinking} onChange={setThinking} />
         <button
           type="button"
           className={shellMode ? "text-warn" : "hover:text-fg"}
@@ -432,8 +392,4 @@ export function PromptInput({
       </div>
     </div>
   );
-}
-
-function formatBytes(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
