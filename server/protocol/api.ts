@@ -65,6 +65,14 @@ export const SessionSummary = z.object({
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
+/** `GET /sessions/:id`'s `usage`: tokens over the session's turns and their cost (null while unknown). */
+export const SessionUsageView = z.object({
+  input_tokens: z.number(),
+  cached_input_tokens: z.number().nullable(),
+  output_tokens: z.number(),
+  cost_usd: z.number().nullable(),
+});
+
 export const DirectoryListing = z.object({
   path: z.string(),
   parent: z.string().nullable(),

@@ -24,6 +24,7 @@ export {
   Health,
   SessionMode,
   SessionSummary,
+  SessionUsageView,
   UpdateSessionBody,
 } from "./api";
 export * from "./approvals";

@@ -39,6 +39,7 @@ import {
   RuleView,
   SaveProviderBody,
   SessionSummary,
+  SessionUsageView,
   SettingsView,
   ShareLinkView,
   TestConnectionBody,
@@ -121,7 +122,7 @@ export const DOCS: Record<string, RouteDoc> = {
   "GET /api/v1/sessions/:id": {
     summary: "A session, with its running task id",
     tags: sessions,
-    response: SessionSummary.extend({ running_task_id: z.string().nullable() }),
+    response: SessionSummary.extend({ running_task_id: z.string().nullable(), usage: SessionUsageView }),
   },
   "PATCH /api/v1/sessions/:id": {
     summary: "Change yolo, title, model, archived or mode (`plan`: read, search and propose a plan only)",
