@@ -254,3 +254,65 @@ describe("fake LLM wire format", () => {
     expect(body.data.map((m: { id: string }) => m.id)).toEqual(["fake-model", "fake-reasoner"]);
   });
 });
+
+describe("a caching, strict server", () => {
+  const conversation = [
+    { role: "system", content: "You are a test." },
+    { role: "user", content: "first question" },
+  ];
+
+  it("reports the prefix it saw before as cached prompt tokens", async () => {
+    fake.script({ text: "one" }, { text: "two" });
+    const first = (await (await chat({ messages: conversation })).json()) as { usage: Record<string, unknown> };
+    expect(first.usage.prompt_tokens_details).toEqual({ cached_tokens: 0 });
+    const longer = [...conversation, { role: "assistant", content: "one" }, { role: "user", content: "second" }];
+    const second = (await (await chat({ messages: longer })).json()) as {
+      usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } };
+    };
+    const cached = second.usage.prompt_tokens_details.cached_tokens;
+    // Everything but the closing bracket of the first request's messages.
+    expect(cached).toBe(Math.floor((JSON.stringify(conversation).length - 1) / 4));
+    expect(cached).toBeLessThan(second.usage.prompt_tokens);
+  });
+
+  it("caches nothing when the tool list changed (tools come first in every template)", async () => {
+    fake.script({ text: "one" }, { text: "two" });
+    await chat({ messages: conversation });
+    const withTools = (await (
+      await chat({ messages: conversation, tools: [{ type: "function", function: { name: "t", parameters: {} } }] })
+    ).json()) as { usage: { prompt_tokens_details: { cached_tokens: number } } };
+    expect(withTools.usage.prompt_tokens_details.cached_tokens).toBe(0);
+  });
+
+  it("answers 400 to two consecutive messages of one role, as strict chat templates do", async () => {
+    const res = await chat({ messages: [...conversation, { role: "user", content: "again" }] });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
+      "Conversation roles must alternate",
+    );
+    // Consecutive tool results are the normal protocol.
+    const tools = [
+      ...conversation,
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "t", arguments: "{}" } },
+          { id: "b", type: "function", function: { name: "t", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "a", content: "1" },
+      { role: "tool", tool_call_id: "b", content: "2" },
+    ];
+    expect((await chat({ messages: tools })).status).toBe(200);
+  });
+
+  it("accepts them when strict mode is off", async () => {
+    fake.strict = false;
+    try {
+      expect((await chat({ messages: [...conversation, { role: "user", content: "again" }] })).status).toBe(200);
+    } finally {
+      fake.strict = true;
+    }
+  });
+});
