@@ -25,6 +25,8 @@ export function ProviderForm({
   const [name, setName] = useState(initial?.name ?? KIND_DEFAULTS.openai.name);
   const [baseURL, setBaseURL] = useState(initial?.baseURL ?? KIND_DEFAULTS.openai.baseURL);
   const [apiKey, setApiKey] = useState("");
+  const [reasoningHistory, setReasoningHistory] = useState(initial?.options?.reasoningHistory ?? "");
+  const [promptCacheKey, setPromptCacheKey] = useState(initial?.options?.promptCacheKey ?? true);
   const [models, setModels] = useState<ModelEntry[]>(initial?.models.length ? initial.models : [EMPTY_MODEL]);
   const [test, setTest] = useState<TestConnectionResult | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -49,6 +51,10 @@ export function ProviderForm({
         name,
         baseURL,
         models: models.filter((m) => m.id.trim()),
+        options: {
+          ...(reasoningHistory ? { reasoningHistory: reasoningHistory as "drop" | "tool_calls" | "all" } : {}),
+          promptCacheKey,
+        },
         ...(apiKey ? { apiKey } : {}),
       };
       onSaved(await api<SettingsView>("/api/v1/settings/providers", { method: "POST", body }));
@@ -127,6 +133,34 @@ export function ProviderForm({
             onChange={(e) => setApiKey(e.target.value)}
             data-testid="provider-key"
           />
+        </label>
+      </div>
+      <div className="flex flex-wrap items-center gap-4 text-xs text-muted">
+        <label
+          className="flex items-center gap-1.5"
+          title="Which reasoning_content goes back to the provider in history"
+        >
+          Reasoning in history
+          <select
+            className={input}
+            value={reasoningHistory}
+            onChange={(e) => setReasoningHistory(e.target.value)}
+            data-testid="provider-reasoning-history"
+          >
+            <option value="">Default ({kind === "moonshot" ? "tool-call turns" : "drop"})</option>
+            <option value="drop">Drop (DeepSeek refuses it)</option>
+            <option value="tool_calls">Keep on tool-call turns (Kimi thinking)</option>
+            <option value="all">Keep all</option>
+          </select>
+        </label>
+        <label className="flex items-center gap-1.5" title="Send the session id as prompt_cache_key">
+          <input
+            type="checkbox"
+            checked={promptCacheKey}
+            onChange={(e) => setPromptCacheKey(e.target.checked)}
+            data-testid="provider-cache-key"
+          />
+          prompt_cache_key
         </label>
       </div>
       <fieldset className="flex flex-col gap-1.5">

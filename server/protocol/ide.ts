@@ -83,6 +83,17 @@ export type PricesView = z.infer<typeof PricesView>;
 
 export const SavePricesBody = z.object({ prices: z.record(z.string().min(1).max(200), ModelPrice) }).strict();
 
+/**
+ * How a provider takes what Worldline sends (server/agent/provider-quirks.ts); absent = the default for its
+ * kind: `reasoningHistory` drop (DeepSeek refuses reasoning_content in input) or tool_calls for Moonshot
+ * (Kimi's thinking models need it on tool-call turns); `promptCacheKey` on (dropped after a refusal).
+ */
+export const ProviderOptions = z.object({
+  reasoningHistory: z.enum(["drop", "tool_calls", "all"]).optional(),
+  promptCacheKey: z.boolean().optional(),
+});
+export type ProviderOptions = z.infer<typeof ProviderOptions>;
+
 /** A provider as the browser sees it: the key only as a hint ("sk-…a1b2"). */
 export const ProviderView = z.object({
   id: z.string(),
@@ -90,6 +101,7 @@ export const ProviderView = z.object({
   name: z.string(),
   baseURL: z.string(),
   models: z.array(ModelEntry),
+  options: ProviderOptions.optional(),
   hasKey: z.boolean(),
   keyHint: z.string().nullable(),
 });
@@ -116,6 +128,7 @@ export const SaveProviderBody = z
     name: z.string().min(1).max(100),
     baseURL: z.string().url().max(2000),
     models: z.array(ModelEntry).max(200).default([]),
+    options: ProviderOptions.optional(),
     /** A new key; omitted keeps the stored one, "" removes it. */
     apiKey: z.string().max(1000).optional(),
   })

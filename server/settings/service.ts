@@ -4,6 +4,7 @@ import {
   ModelEntry,
   ModelPrice,
   ProviderKind,
+  ProviderOptions,
   type SaveProviderBody,
   type SettingsView,
   type TestConnectionResult,
@@ -26,6 +27,7 @@ const StoredProvider = z.object({
   name: z.string(),
   baseURL: z.string(),
   models: z.array(ModelEntry),
+  options: ProviderOptions.optional(),
 });
 type StoredProvider = z.infer<typeof StoredProvider>;
 
@@ -36,6 +38,8 @@ export interface ResolvedModel {
   model: string;
   contextWindow: number;
   capabilities: { tools: boolean; images: boolean; thinking: boolean };
+  reasoningHistory?: ProviderOptions["reasoningHistory"];
+  promptCacheKey?: boolean;
 }
 
 /**
@@ -75,6 +79,7 @@ export class SettingsService {
       name: body.name,
       baseURL: body.baseURL.replace(/\/+$/, ""),
       models: body.models,
+      ...(body.options ? { options: body.options } : {}),
     };
     const index = providers.findIndex((provider) => provider.id === id);
     if (index === -1) providers.push(entry);
@@ -121,6 +126,8 @@ export class SettingsService {
       model: choice.model,
       contextWindow: model?.contextWindow ?? 128_000,
       capabilities: model?.capabilities ?? { tools: true, images: false, thinking: false },
+      reasoningHistory: provider.options?.reasoningHistory ?? (provider.kind === "moonshot" ? "tool_calls" : undefined),
+      promptCacheKey: provider.options?.promptCacheKey,
     };
   }
 

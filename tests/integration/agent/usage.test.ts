@@ -146,8 +146,8 @@ describe("servers that refuse unknown fields", () => {
   });
 });
 
-describe("models without vision", () => {
-  it("refuse a prompt with images with a clear message, without calling the model", async () => {
+describe("models from the Settings page", () => {
+  it("marked without vision refuse a prompt with images with a clear message, without calling the model", async () => {
     const visionFake = await startFakeLlm();
     // No model from the environment: the Settings page's default model, marked without images, is used.
     const settingsOnly = await startAgentBridge(visionFake.url, { env: { WORLDLINE_MODEL: "" } });
@@ -160,6 +160,8 @@ describe("models without vision", () => {
           kind: "openai_compatible",
           name: "Local",
           baseURL: visionFake.url,
+          // Per-provider settings (server/agent/provider-quirks.ts): this one takes no prompt_cache_key.
+          options: { promptCacheKey: false },
           models: [
             { id: "text-only", contextWindow: 32_000, capabilities: { tools: true, images: false, thinking: false } },
           ],
@@ -182,6 +184,13 @@ describe("models without vision", () => {
         code: "model:no_vision",
         message: expect.stringContaining("text-only is marked without image input"),
       });
+      // Without images the same model answers; the provider's own settings apply.
+      visionFake.script({ text: "words only" });
+      expect(
+        (await (await settingsOnly.services.runtime.prompt(sessionId, "Describe it in words.")).done).outcome,
+      ).toBe("completed");
+      expect(visionFake.requests).toHaveLength(1);
+      expect("prompt_cache_key" in visionFake.requests[0].body).toBe(false);
     } finally {
       await settingsOnly.close();
       await visionFake.close();
