@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { imageRef, type ModelPrice, type TurnOutcome } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
 import type { ToolContext } from "../tools/types";
-import type { CheckpointPort, CheckpointReason } from "./checkpoint-port";
+import type { CheckpointPort } from "./checkpoint-port";
 import { compactContext } from "./compaction";
 import type { Context, HistoryRecord } from "./context";
-import { dmailMessage, type DMail, type DMailBox } from "./dmail";
+import type { DMailBox } from "./dmail";
 import { LOOP_WARNING, LoopGuard } from "./loop-guard";
 import type { ChatProvider, ToolSpec } from "./provider";
 import type { RetryPolicy } from "./retry";
@@ -14,6 +14,7 @@ import { streamStep } from "./stream-step";
 import { StepTools, type CallResult } from "./tool-runner";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
+import { checkpoint, travelBack } from "./loop-checkpoints";
 
 export interface TurnOptions {
   sessionId: string;
@@ -257,31 +258,6 @@ async function runStep(
   return { kind: "continue" };
 }
 
-/** D-Mail: back to the checkpoint, then on with the message (Kimi CLI's BackToTheFuture). */
-async function travelBack(options: TurnOptions, mail: DMail, step: number): Promise<void> {
-  const { context, emit } = options;
-  const position = context.checkpointPosition(mail.checkpoint);
-  if (position === undefined) return; // validated when sent; the context only grew since
-  const marker = context.all()[position] as Extract<HistoryRecord, { kind: "checkpoint" }>;
-  await context.truncate(position);
-  // Restoring files is the checkpoint service's business; a failure there must not lose the D-Mail.
-  const revert = options.checkpoints?.revertTo?.({ sessionId: options.sessionId, checkpointId: marker.checkpointId });
-  const filesRestored = revert ? await revert.catch(() => false) : false;
-  emit.event({
-    type: "notice",
-    payload: {
-      level: "info",
-      text: `D-Mail sent back to checkpoint ${mail.checkpoint}: ${mail.message}`,
-      turnId: emit.turnId,
-    },
-  });
-  await checkpoint(options, step, "dmail");
-  await context.append({
-    kind: "message",
-    message: { role: "user", content: dmailMessage(mail.message, filesRestored) },
-  });
-}
-
 function needsCompaction(options: TurnOptions): boolean {
   if (options.compactionThreshold === undefined) return false;
   return options.context.estimatedTokens() >= options.compactionThreshold * options.contextWindow;
@@ -362,36 +338,6 @@ function afterRequest(options: TurnOptions): { streamed(): void; cancel(): void 
       if (immediate) clearImmediate(immediate);
     },
   };
-}
-
-/** A checkpoint row (through the port) plus its marker in the history and an event. */
-async function checkpoint(options: TurnOptions, step: number, reason: CheckpointReason): Promise<void> {
-  const { checkpoints, context, emit } = options;
-  if (!checkpoints) return;
-  const turn = options.turnNumber ?? 0;
-  let created;
-  try {
-    created = await checkpoints.create({
-      sessionId: options.sessionId,
-      turn,
-      step,
-      reason,
-      historyPosition: context.length,
-    });
-  } catch (error) {
-    // A failed snapshot must not stop the work; the user sees why there's no checkpoint.
-    emit.event({
-      type: "notice",
-      payload: { level: "warning", text: `No checkpoint for this step: ${errorMessage(error)}`, turnId: emit.turnId },
-    });
-    return;
-  }
-  // Staged: written with the user's message while the step's model request is on its way.
-  context.stage({ kind: "checkpoint", checkpointId: created.id, number: created.number });
-  emit.event({
-    type: "checkpoint.created",
-    payload: { checkpointId: created.id, number: created.number, turn, step, reason },
-  });
 }
 
 function toolMessages(results: readonly CallResult[]): HistoryRecord[] {

@@ -1,0 +1,62 @@
+import { errorMessage } from "../errors";
+import type { CheckpointReason } from "./checkpoint-port";
+import type { HistoryRecord } from "./context";
+import { dmailMessage, type DMail } from "./dmail";
+import type { TurnOptions } from "./loop";
+
+/** The loop's checkpoints (server/agent/loop.ts): one per step, and the D-Mail jump back to one. */
+
+/** D-Mail: back to the checkpoint, then on with the message (Kimi CLI's BackToTheFuture). */
+export async function travelBack(options: TurnOptions, mail: DMail, step: number): Promise<void> {
+  const { context, emit } = options;
+  const position = context.checkpointPosition(mail.checkpoint);
+  if (position === undefined) return; // validated when sent; the context only grew since
+  const marker = context.all()[position] as Extract<HistoryRecord, { kind: "checkpoint" }>;
+  await context.truncate(position);
+  // Restoring files is the checkpoint service's business; a failure there must not lose the D-Mail.
+  const revert = options.checkpoints?.revertTo?.({ sessionId: options.sessionId, checkpointId: marker.checkpointId });
+  const filesRestored = revert ? await revert.catch(() => false) : false;
+  emit.event({
+    type: "notice",
+    payload: {
+      level: "info",
+      text: `D-Mail sent back to checkpoint ${mail.checkpoint}: ${mail.message}`,
+      turnId: emit.turnId,
+    },
+  });
+  await checkpoint(options, step, "dmail");
+  await context.append({
+    kind: "message",
+    message: { role: "user", content: dmailMessage(mail.message, filesRestored) },
+  });
+}
+
+/** A checkpoint row (through the port) plus its marker in the history and an event. */
+export async function checkpoint(options: TurnOptions, step: number, reason: CheckpointReason): Promise<void> {
+  const { checkpoints, context, emit } = options;
+  if (!checkpoints) return;
+  const turn = options.turnNumber ?? 0;
+  let created;
+  try {
+    created = await checkpoints.create({
+      sessionId: options.sessionId,
+      turn,
+      step,
+      reason,
+      historyPosition: context.length,
+    });
+  } catch (error) {
+    // A failed snapshot must not stop the work; the user sees why there's no checkpoint.
+    emit.event({
+      type: "notice",
+      payload: { level: "warning", text: `No checkpoint for this step: ${errorMessage(error)}`, turnId: emit.turnId },
+    });
+    return;
+  }
+  // Staged: written with the user's message while the step's model request is on its way.
+  context.stage({ kind: "checkpoint", checkpointId: created.id, number: created.number });
+  emit.event({
+    type: "checkpoint.created",
+    payload: { checkpointId: created.id, number: created.number, turn, step, reason },
+  });
+}
