@@ -1,4 +1,8 @@
 import { defineConfig } from "vitest/config";
+import { useHermeticHome } from "./tests/support/hermetic-home.mjs";
+
+// Workers inherit it: every shell a test opens starts from an empty HOME.
+useHermeticHome();
 
 export default defineConfig({
   test: {
