@@ -10,6 +10,7 @@ import {
   type TranscriptState,
 } from "@/server/protocol";
 import { command, getSocket } from "@/components/transport/client";
+import { checkedEvents } from "./checked-events";
 
 export type ConnectionState = "connecting" | "live" | "offline";
 
@@ -48,7 +49,7 @@ export function useSession(sessionId: string) {
           ...live.resumeFrom(),
         });
         if (cancelled) return;
-        if (live.subscribed(result)) publish();
+        if (live.subscribed({ ...result, events: checkedEvents(result.events) })) publish();
         setConnection("live");
         setError(null);
       } catch (err) {
@@ -61,7 +62,7 @@ export function useSession(sessionId: string) {
     };
     const onEvents = (message: { sessionId: string; events: EventEnvelope[] }) => {
       if (message.sessionId !== sessionId) return;
-      if (live.live(message.events)) publish();
+      if (live.live(checkedEvents(message.events))) publish();
       if (live.gap()) void subscribe();
     };
     const onPresence = (message: PresenceState) => {
