@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { approvalCommands, approvalServerMessages } from "./approval-commands";
+import { approvalCommands } from "./approval-commands";
 import { EventEnvelope } from "./events";
 import { PromptImages } from "./images";
-import { presenceCommands, presenceMessages, TranscriptSnapshot } from "./sync";
+import { presenceCommands, TranscriptSnapshot } from "./sync";
 
 /**
  * Socket.io messages from a tab to the bridge. Commands that change state carry a
@@ -72,10 +72,3 @@ export type SubscribeResult = {
   snapshot?: TranscriptSnapshot;
   reset?: boolean;
 };
-
-/** Messages from the bridge to tabs. */
-export const serverMessages = {
-  "session.events": z.object({ sessionId: z.string(), events: z.array(EventEnvelope) }),
-  ...approvalServerMessages,
-  ...presenceMessages,
-} as const;

@@ -13,7 +13,7 @@ export {
   TurnStage,
 } from "./events";
 export type { EventPayload, SessionEvent } from "./events";
-export { clientCommands, serverMessages, SubscribeResult, WireError } from "./commands";
+export { clientCommands, SubscribeResult, WireError } from "./commands";
 export type { Ack, ClientCommand, ClientCommandPayload } from "./commands";
 export {
   ChatStreamBody,

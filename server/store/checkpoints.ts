@@ -46,11 +46,3 @@ export async function listCheckpoints(db: Db, sessionId: string) {
 export async function lastCheckpoint(db: Db, sessionId: string) {
   return db.checkpoint.findFirst({ where: { sessionId }, orderBy: { number: "desc" } });
 }
-
-export async function updateCheckpoint(
-  db: Db,
-  id: string,
-  data: { snapshot?: string | null; filesChanged?: string; note?: string | null },
-) {
-  return db.checkpoint.update({ where: { id }, data });
-}

@@ -35,7 +35,6 @@ export {
   getCheckpointByNumber,
   lastCheckpoint,
   listCheckpoints,
-  updateCheckpoint,
 } from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";

@@ -92,8 +92,6 @@ export function createGrepTool(options: GrepToolOptions = {}) {
   });
 }
 
-export const grepTool = createGrepTool();
-
 export function formatSearch(
   outcome: SearchOutcome,
   show: (absolute: string) => string,
