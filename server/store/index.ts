@@ -29,13 +29,7 @@ export type { ApprovalRow } from "./approvals";
 export { createRule, deleteRule, getWorkspaceByPath, listApplicableRules, listRules } from "./rules";
 export type { RuleRow } from "./rules";
 export { listRecentWorkspaces, upsertWorkspace } from "./workspaces";
-export {
-  createCheckpoint,
-  getCheckpoint,
-  getCheckpointByNumber,
-  lastCheckpoint,
-  listCheckpoints,
-} from "./checkpoints";
+export { createCheckpoint, getCheckpoint, getCheckpointByNumber, lastCheckpoint, listCheckpoints } from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
 export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";
