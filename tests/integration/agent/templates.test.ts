@@ -14,7 +14,8 @@ beforeAll(async () => {
   fake = await startFakeLlm({ strict: true });
   coding = await runScriptedSession({ fake, resets: true });
   fake.reset();
-  chat = await runScriptedSession({ fake, chat: true });
+  // A tiny window: compaction (automatic and /compact) really summarises in the conversation without tools.
+  chat = await runScriptedSession({ fake, chat: true, env: { WORLDLINE_CONTEXT_WINDOW: "400" } });
 }, 120_000);
 afterAll(() => fake.close());
 
@@ -28,6 +29,12 @@ describe("requests of multi-turn sessions", () => {
     expect(coding.outcomes.every((outcome) => outcome === "completed")).toBe(true);
     // The one failure is the scripted provider 400; the prompt after it still goes through.
     expect(chat.outcomes).toEqual(["completed", "completed", "error", ...Array(5).fill("completed")]);
+    // The resets really happened: a D-Mail and compaction summaries reached the model, and the steering.
+    const sent = JSON.stringify(coding.requests.filter((request) => request.phase === "resets").map((r) => r.body));
+    expect(sent).toContain("You just got a D-Mail from your future self");
+    const chatMain = JSON.stringify(chat.requests.filter((r) => r.kind === "main").map((r) => r.body));
+    expect(chatMain).toContain("SUMMARY: a refactor");
+    expect(chatMain).toContain("Keep it to one sentence");
   });
 
   it("never have two consecutive messages with the same user, assistant or system role", () => {
