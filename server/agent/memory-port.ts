@@ -1,4 +1,5 @@
 import type { SessionEvent } from "../protocol";
+import type { TurnEnd } from "../memory";
 import { parseSkillCommand } from "../skills";
 import type { Context } from "./context";
 import type { TurnResult } from "./loop";
@@ -24,17 +25,8 @@ export interface MemoryPort {
     input: RememberArgs & { sessionId: string; workspace: string; turnId: string },
     emit: (event: SessionEvent) => void,
   ): Promise<{ id: string }>;
-  afterTurn(input: {
-    sessionId: string;
-    workspace: string;
-    turnId: string;
-    prompt: string;
-    answer: string;
-    transcript: string;
-    outcome: string;
-    emit: (event: SessionEvent) => void;
-    complete?: (system: string, user: string) => Promise<string>;
-  }): Promise<void>;
+  /** The post-turn decision and reflection; its input is server/memory's own (one definition). */
+  afterTurn(input: TurnEnd): Promise<void>;
 }
 
 /** Skills as the runtime uses them (server/skills). */
