@@ -8,6 +8,7 @@ import { ExternalAgents } from "./acp";
 import { connectRedis } from "./bus";
 import { MemoryService } from "./memory";
 import { SkillCatalog } from "./skills";
+import { SessionTitles } from "./titles";
 import { ApprovalService } from "./approvals";
 import { CheckpointService } from "./checkpoints";
 import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
@@ -110,6 +111,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   });
   const memory = new MemoryService(db);
   const skills = new SkillCatalog(config.home);
+  const titles = new SessionTitles(sessions);
   const runtime = new AgentRuntime({
     db,
     log,
@@ -133,6 +135,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     sessionTools: mcp.toolSource(),
     memory,
     skills,
+    titles,
     // Every shell command the tools run is written, redacted, to the audit log.
     decorateToolContext: (ctx) => ({
       ...ctx,
@@ -236,6 +239,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         await sharedTaskRegistry.stopAll();
         await externalAgents.closeAll();
         await mcp.close();
+        await titles.close();
         await ptys.closeAll();
         await new Promise<void>((resolve) => io.close(() => resolve()));
         server.closeAllConnections();

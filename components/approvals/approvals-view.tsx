@@ -1,20 +1,20 @@
 "use client";
 
-import { useEffect, useState } from "react";
-import { onNewRequest, usePendingApprovals } from "./approvals-store";
+import { useState } from "react";
+import { AttentionMenu } from "@/components/attention/attention-menu";
+import { useApprovalsAttention } from "@/components/attention/use-approvals-attention";
+import { usePendingApprovals } from "./approvals-store";
 import { HistoryPanel } from "./history-panel";
 import { PendingQueue, SHORTCUTS } from "./pending-queue";
 import { RulesPanel } from "./rules-panel";
 
 type Tab = "pending" | "history" | "rules";
 
-const NOTIFY_KEY = "worldline.approvals.notify";
-
 /** The /approvals page: the live queue across sessions, its history and the rules. */
 export function ApprovalsView() {
   const pending = usePendingApprovals();
   const [tab, setTab] = useState<Tab>("pending");
-  const notify = useNotifications();
+  useApprovalsAttention();
 
   return (
     <div className="mx-auto flex max-w-4xl flex-col gap-4 p-3 sm:p-6" data-testid="approvals-page">
@@ -40,17 +40,9 @@ export function ApprovalsView() {
             </button>
           ))}
         </nav>
-        {notify.supported ? (
-          <label className="ml-auto flex items-center gap-1 text-xs text-muted">
-            <input
-              type="checkbox"
-              checked={notify.enabled}
-              onChange={(event) => void notify.setEnabled(event.target.checked)}
-              data-testid="approvals-notify"
-            />
-            Notify me
-          </label>
-        ) : null}
+        <span className="ml-auto">
+          <AttentionMenu />
+        </span>
       </header>
       {tab === "pending" ? (
         <>
@@ -70,33 +62,4 @@ export function ApprovalsView() {
       )}
     </div>
   );
-}
-
-/** Optional browser notifications for new requests while the tab is hidden; the choice stays in this browser. */
-function useNotifications() {
-  const [enabled, setEnabledState] = useState(false);
-  const supported = typeof window !== "undefined" && "Notification" in window;
-
-  useEffect(() => {
-    setEnabledState(supported && localStorage.getItem(NOTIFY_KEY) === "1" && Notification.permission === "granted");
-  }, [supported]);
-
-  useEffect(() => {
-    if (!enabled) return;
-    return onNewRequest((approval) => {
-      if (!document.hidden) return;
-      new Notification(`Approval needed · ${approval.session_title}`, {
-        body: approval.description,
-        tag: approval.approval_id,
-      });
-    });
-  }, [enabled]);
-
-  const setEnabled = async (value: boolean) => {
-    if (value && Notification.permission !== "granted" && (await Notification.requestPermission()) !== "granted")
-      return;
-    localStorage.setItem(NOTIFY_KEY, value ? "1" : "0");
-    setEnabledState(value);
-  };
-  return { supported, enabled, setEnabled };
 }

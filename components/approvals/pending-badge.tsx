@@ -1,29 +1,10 @@
 "use client";
 
-import { useEffect } from "react";
 import { usePendingApprovals } from "./approvals-store";
 
-const TITLE_PREFIX = /^\(\d+\) /;
-
-/** The pending count next to "Approvals" in the nav; it also prefixes the tab title, "(2) …". */
+/** The pending count next to "Approvals" in the nav (the tab title and favicon: components/attention/tab-badge). */
 export function PendingBadge() {
   const count = usePendingApprovals().length;
-
-  useEffect(() => {
-    const apply = () => {
-      const base = document.title.replace(TITLE_PREFIX, "");
-      const next = count > 0 ? `(${count}) ${base}` : base;
-      if (document.title !== next) document.title = next;
-    };
-    apply();
-    // Pages set their own titles later; keep the count in front of whatever they set.
-    const observer = new MutationObserver(apply);
-    observer.observe(document.head, { subtree: true, childList: true, characterData: true });
-    return () => {
-      observer.disconnect();
-      document.title = document.title.replace(TITLE_PREFIX, "");
-    };
-  }, [count]);
 
   if (count === 0) return null;
   return (

@@ -20,6 +20,9 @@ import { PresenceBar } from "./presence-bar";
 import { ShareDialog, useAccess } from "./share-dialog";
 import { McpStatus } from "./mcp-status";
 import { ChangesView } from "@/components/review/changes-view";
+import { SessionTitle } from "./session-title";
+import { AttentionMenu } from "@/components/attention/attention-menu";
+import { useSessionAttention } from "@/components/attention/use-session-attention";
 
 /** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
 const NARROW_PX = 768;
@@ -38,6 +41,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [timelineOpen, setTimelineOpen] = useState(false);
   const [changesOpen, setChangesOpen] = useState(false);
   const access = useAccess();
+  useSessionAttention(sessionId, state.title ?? summary?.title, () => setPane("agent"));
 
   const [settings, setSettings] = useState<SettingsView | null>(null);
   const defaultModel = settings ? (settings.envModel ?? settings.defaultModel?.model ?? null) : null;
@@ -126,9 +130,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   return (
     <div className="flex h-full flex-col" data-testid="ide" data-narrow={narrow}>
       <header className="flex h-8 shrink-0 items-center gap-2 border-b border-border px-3 text-muted">
-        <span className="truncate font-medium text-fg" data-testid="session-title">
-          {state.title ?? summary?.title ?? "…"}
-        </span>
+        <SessionTitle sessionId={sessionId} title={state.title ?? summary?.title} />
         <span className="hidden truncate font-mono text-xs sm:inline" title={summary?.workspace}>
           {summary?.workspace}
         </span>
@@ -136,6 +138,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           <PresenceBar presence={presence} running={state.running !== null} noteTyping={noteTyping} />
           <McpStatus sessionId={sessionId} refreshKey={state.running?.turnId ?? null} />
           <ShareDialog sessionId={sessionId} />
+          <AttentionMenu sessionId={sessionId} />
           {!narrow ? (
             <>
               <ToggleButton

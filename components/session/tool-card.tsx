@@ -80,7 +80,8 @@ export function ToolCard({
       ) : null}
       {approval && item.state === "waiting_approval" ? (
         <div className="px-3 pb-2 font-sans">
-          <ApprovalCard approval={fromPending(approval)} />
+          {/* The diff is shown once, above with "Open in editor"; the approval only decides. */}
+          <ApprovalCard approval={{ ...fromPending(approval), diff: null }} />
         </div>
       ) : null}
       {output && !diff ? <Output text={output} error={item.isError || item.state === "error"} /> : null}

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import type { ProviderView, SettingsView as SettingsData } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { PricesForm } from "./prices-form";
+import { AttentionSettings } from "@/components/attention/attention-settings";
 import { ProviderForm } from "./provider-form";
 
 /** /settings: providers and their models, the default model. */
@@ -150,6 +151,7 @@ export function SettingsView() {
           </section>
         </>
       ) : null}
+      <AttentionSettings />
     </div>
   );
 }

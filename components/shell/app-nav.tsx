@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { PendingBadge } from "@/components/approvals/pending-badge";
+import { TabBadge } from "@/components/attention/tab-badge";
 
 const LINKS = [
   { href: "/", label: "Sessions" },
@@ -15,6 +16,7 @@ export function AppNav() {
   const pathname = usePathname();
   return (
     <nav className="flex h-9 shrink-0 items-center gap-1 border-b border-border bg-panel px-3" aria-label="Main">
+      <TabBadge />
       <Link href="/" className="mr-3 font-semibold tracking-tight text-fg">
         Worldline
       </Link>

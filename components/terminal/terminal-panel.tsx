@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { ptyMessages, type TerminalInfo } from "@/server/protocol";
 import { getSocket } from "@/components/transport/client";
 import { ptyCommand } from "./pty-commands";
@@ -9,7 +9,8 @@ import { TerminalView } from "./terminal-view";
 
 /**
  * The session's terminals: a tab per terminal (new, rename, close) and the active one
- * below. Every tab of the browser that shows the session sees the same terminals.
+ * below. Every tab of the browser that shows the session sees the same terminals. Opening
+ * the panel on a session without terminals starts one (closing the last one later does not).
  */
 export function TerminalPanel({ sessionId }: { sessionId: string }) {
   const [terminals, setTerminals] = useState<TerminalInfo[] | null>(null);
@@ -44,18 +45,29 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     setActiveId(terminals.at(-1)?.terminalId ?? null);
   }, [terminals, activeId]);
 
-  const create = useCallback(async () => {
-    setError(null);
-    try {
-      const info = await ptyCommand<"pty.create", TerminalInfo>("pty.create", { sessionId });
-      setTerminals((current) =>
-        current?.some((t) => t.terminalId === info.terminalId) ? current : [...(current ?? []), info],
-      );
-      setActiveId(info.terminalId);
-    } catch (err) {
-      setError((err as Error).message);
-    }
-  }, [sessionId]);
+  const create = useCallback(
+    async (quiet = false) => {
+      setError(null);
+      try {
+        const info = await ptyCommand<"pty.create", TerminalInfo>("pty.create", { sessionId });
+        setTerminals((current) =>
+          current?.some((t) => t.terminalId === info.terminalId) ? current : [...(current ?? []), info],
+        );
+        setActiveId(info.terminalId);
+      } catch (err) {
+        // A quiet start that fails (a view-only link) leaves the "Open a terminal" button, no error.
+        if (!quiet) setError((err as Error).message);
+      }
+    },
+    [sessionId],
+  );
+
+  const opened = useRef<"loading" | "empty" | "populated">("loading");
+  useEffect(() => {
+    if (!terminals || opened.current !== "loading") return;
+    opened.current = terminals.length === 0 ? "empty" : "populated";
+    if (terminals.length === 0) void create(true);
+  }, [terminals, create]);
 
   const close = useCallback(
     (terminalId: string) => {
@@ -72,12 +84,16 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
   );
 
   return (
-    <div className="flex h-full min-h-0 flex-col bg-panel" data-testid="terminal-panel">
+    <div
+      className="flex h-full min-h-0 flex-col bg-panel"
+      data-testid="terminal-panel"
+      data-opened={terminals ? (opened.current === "empty" ? "empty" : "populated") : "loading"}
+    >
       <TerminalTabs
         terminals={terminals ?? []}
         activeId={activeId}
         onSelect={setActiveId}
-        onCreate={create}
+        onCreate={() => void create()}
         onClose={close}
         onRename={rename}
       />
@@ -97,7 +113,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
             <button
               type="button"
               className="rounded border border-border px-3 py-1 hover:bg-raised"
-              onClick={create}
+              onClick={() => void create()}
               data-testid="terminal-empty-new"
             >
               Open a terminal

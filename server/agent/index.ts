@@ -23,6 +23,7 @@ export { createOpenAIProvider } from "./openai-provider";
 export { ProviderError } from "./provider";
 export type { ChatMessage, ChatProvider, ChatRequest, ProviderChunk } from "./provider";
 export type { AgentTool, ApprovalGate, GateRequest } from "./tools-port";
+export type { TitlePort } from "./title-port";
 export { DEFAULT_RETRY_POLICY } from "./retry";
 export type { RetryPolicy } from "./retry";
 export { defaultPrices, priceFor, costUsd } from "./pricing";

@@ -112,18 +112,20 @@ export async function completeText(
   system: string,
   user: string,
   signal: AbortSignal,
+  options: { purpose?: string; timeoutMs?: number } = {},
 ): Promise<string> {
   const controller = new AbortController();
   const forward = () => controller.abort(signal.reason);
   signal.addEventListener("abort", forward, { once: true });
-  const timer = setTimeout(() => controller.abort(new Error("timed out")), AFTER_TURN_TIMEOUT_MS);
+  const timer = setTimeout(() => controller.abort(new Error("timed out")), options.timeoutMs ?? AFTER_TURN_TIMEOUT_MS);
   try {
     let text = "";
     const messages = [
       { role: "system" as const, content: system },
       { role: "user" as const, content: user },
     ];
-    for await (const chunk of provider.stream({ model, messages, reasoning: "off", signal: controller.signal })) {
+    const request = { model, messages, reasoning: "off" as const, signal: controller.signal, purpose: options.purpose };
+    for await (const chunk of provider.stream(request)) {
       if (chunk.type === "text") text += chunk.delta;
     }
     return text;

@@ -34,7 +34,7 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
         // Kimi/DeepSeek-style switch; providers that don't know it ignore it.
         ...(request.reasoning ? { thinking: { type: request.reasoning === "on" ? "enabled" : "disabled" } } : {}),
       } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-      { signal: request.signal },
+      { signal: request.signal, headers: request.purpose ? { "X-Worldline-Purpose": request.purpose } : undefined },
     );
   return {
     async *stream(request: ChatRequest): AsyncIterable<ProviderChunk> {

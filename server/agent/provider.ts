@@ -30,6 +30,11 @@ export interface ChatRequest {
   /** Groups requests of one conversation on the provider's prompt cache (`prompt_cache_key`): the session id. */
   cacheKey?: string;
   signal: AbortSignal;
+  /**
+   * Set on calls that are not a turn's own step (e.g. "title"): sent as the X-Worldline-Purpose
+   * header, so a proxy's logs (and the tests' fake model) can tell them from the conversation.
+   */
+  purpose?: string;
 }
 
 /** What a provider streams, normalised. */

@@ -10,6 +10,7 @@ import type { ChatProvider } from "./provider";
 import type { RetryPolicy } from "./retry";
 import type { SessionToolSource } from "./session-tools";
 import type { AgentTool, ApprovalGate } from "./tools-port";
+import type { TitlePort } from "./title-port";
 import type { TurnEmitter } from "./turn-emitter";
 
 /** What the runtime is built from and what its callers pass and get back (server/agent/runtime.ts). */
@@ -50,6 +51,8 @@ export interface RuntimeDeps {
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
   /** Runs turns of sessions backed by an external ACP agent command (server/acp). */
   externalAgents?: ExternalAgentPort;
+  /** Names a session after its first prompt (server/titles). */
+  titles?: TitlePort;
   /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
   sessionTools?: SessionToolSource;
 }

@@ -19,6 +19,7 @@ import { priceFor } from "./pricing";
 import type { ToolLayers } from "./tool-layers";
 import { createAgentTools, type TodoItem } from "./tools";
 import type { PendingTurn } from "./turn-queue";
+import { nameAfterFirstPrompt } from "./title-port";
 import type { TurnEmitter } from "./turn-emitter";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
@@ -70,6 +71,7 @@ export async function executeTurn(
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
   const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
   if (session.agentCommand && deps.externalAgents) {
+    nameAfterFirstPrompt(deps, pending, session.title);
     markRunning();
     const command = session.agentCommand;
     return deps.externalAgents.runTurn({
@@ -86,6 +88,7 @@ export async function executeTurn(
   const fallback = !deps.config.model && deps.defaultModel ? await deps.defaultModel() : null;
   const provider = env.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
   const model = session.model ?? deps.config.model?.model ?? fallback?.model;
+  nameAfterFirstPrompt(deps, pending, session.title, provider && model ? { provider, model } : undefined);
   if (!provider || !model) return noModel(pending, emit);
   // A model the Settings page marks without image input would answer 400 or ignore them: say so instead.
   if (pending.options.images?.length && fallback?.model === model && fallback.capabilities?.images === false) {

@@ -5,7 +5,14 @@
 export { openDb, providerOf } from "./db";
 export type { Db, Provider } from "./db";
 export { isUniqueViolation } from "./dialect";
-export { createSession, deleteSession, getSession, listSessions, updateSession } from "./sessions";
+export {
+  DEFAULT_SESSION_TITLE,
+  createSession,
+  deleteSession,
+  getSession,
+  listSessions,
+  updateSession,
+} from "./sessions";
 export type { SessionRow } from "./sessions";
 export { insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, readTurnEvents } from "./events";
 export type { StoredEvent } from "./events";

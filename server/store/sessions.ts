@@ -2,6 +2,9 @@ import type { Db } from "./db";
 import type { Prisma } from "./generated/prisma/client";
 import { upsertWorkspace } from "./workspaces";
 
+/** A session nobody has named yet; its first prompt names it (server/titles). */
+export const DEFAULT_SESSION_TITLE = "New session";
+
 export type SessionRow = Prisma.SessionGetPayload<{ include: { workspace: true } }>;
 
 /** A session row joined with its workspace's columns, prefixed `w_`. */
@@ -29,7 +32,7 @@ export async function createSession(
     data: {
       workspaceId: workspace.id,
       yolo: input.yolo ?? false,
-      title: input.title ?? "New session",
+      title: input.title ?? DEFAULT_SESSION_TITLE,
       model: input.model ?? null,
       parentId: input.parentId,
       forkCheckpointId: input.forkCheckpointId,

@@ -49,6 +49,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
   const models = options.models ?? DEFAULT_MODELS;
   const queue: ScriptedResponse[] = [];
   const requests: RecordedRequest[] = [];
+  const titleQueue: ScriptedResponse[] = [];
+  const titleRequests: RecordedRequest[] = [];
   let toolCallCount = 0;
   let responseCount = 0;
   const cache = new PrefixCache();
@@ -60,11 +62,17 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
     script: (...responses) => {
       queue.push(...responses);
     },
+    titleRequests,
+    scriptTitle: (...responses) => {
+      titleQueue.push(...responses);
+    },
     onRequest: undefined,
     strict: options.strict ?? true,
     reset: () => {
       queue.length = 0;
       requests.length = 0;
+      titleQueue.length = 0;
+      titleRequests.length = 0;
       toolCallCount = 0;
       cache.clear();
     },
@@ -96,7 +104,8 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       headers: { ...req.headers },
       at: Date.now(),
     };
-    requests.push(recorded);
+    const naming = req.headers["x-worldline-purpose"] === "title";
+    (naming ? titleRequests : requests).push(recorded);
     if (!parsed.ok) return sendJson(res, 400, errorBody(400, "Request body is not valid JSON"));
     const refused = (options.rejectFields ?? []).find((field) => recorded.body && field in recorded.body);
     if (refused) return sendJson(res, 400, errorBody(400, `Unrecognized request argument supplied: ${refused}`));
@@ -106,7 +115,9 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       return sendJson(res, 400, errorBody(400, message));
     }
 
-    const response = nextResponse(recorded);
+    const response = naming
+      ? (titleQueue.shift() ?? { text: titleOf(recorded.body?.messages) })
+      : nextResponse(recorded);
     const ctx = contextFor(recorded.body);
     const streaming = recorded.body?.stream === true;
     if ("hang" in response) return waitForClose(res);
@@ -129,6 +140,14 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       fake.reset();
       return sendJson(res, 200, { ok: true });
     }
+    if (req.method === "POST" && path === "/__admin/title") {
+      const parsed = parseJson(await readBody(req));
+      if (!parsed.ok || typeof parsed.value !== "object" || parsed.value === null)
+        return sendJson(res, 400, errorBody(400, "Expected one scripted response"));
+      titleQueue.push(parsed.value as ScriptedResponse);
+      return sendJson(res, 200, { queued: titleQueue.length });
+    }
+    if (req.method === "GET" && path === "/__admin/title-requests") return sendJson(res, 200, titleRequests);
     if (req.method === "POST" && path === "/__admin/script") {
       const parsed = parseJson(await readBody(req));
       const responses: unknown =
@@ -316,4 +335,10 @@ async function cut(res: ServerResponse, ctx: ResponseContext, text: string, stre
 
 function waitForClose(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => res.once("close", () => resolve()));
+}
+
+/** The default answer to a title request: the message's first words in title case. */
+function titleOf(messages: unknown): string {
+  const words = lastUserText(messages).split(/\s+/).filter(Boolean).slice(0, 4);
+  return words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(" ") || "Untitled";
 }

@@ -72,6 +72,13 @@ export interface FakeLlm {
   requests: RecordedRequest[];
   /** Appends to a FIFO queue consumed one response per chat completion request. */
   script(...responses: ScriptedResponse[]): void;
+  /**
+   * Requests marked `X-Worldline-Purpose: title` (the bridge naming a session): kept apart from
+   * `requests` and answered from their own queue (`scriptTitle`), else with the prompt's first
+   * words in title case, so turns' scripts and request counts never see them.
+   */
+  titleRequests: RecordedRequest[];
+  scriptTitle(...responses: ScriptedResponse[]): void;
   /** Optional dynamic responder, consulted before the queue; `undefined` falls through. */
   onRequest?: (req: RecordedRequest) => ScriptedResponse | undefined;
   /** Strict mode (default on): two consecutive messages with the same user/assistant/system role get a 400, as strict chat templates do. */

@@ -58,13 +58,22 @@ export class IdePage {
     return this.page.getByTestId("attachment");
   }
 
-  /** Opens the bottom panel if needed and a new terminal; resolves when it is live. */
+  /**
+   * Opens the bottom panel if needed and a new terminal (the panel starts one itself on a
+   * session without terminals); resolves when it is live.
+   */
   async openTerminal(): Promise<Locator> {
-    if ((await this.page.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true")
-      await this.page.getByTestId("toggle-terminal").click();
-    const before = await this.page.getByTestId("terminal-tab").count();
-    await this.page.getByTestId("terminal-new").click();
-    await expect(this.page.getByTestId("terminal-tab")).toHaveCount(before + 1);
+    const opening = (await this.page.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true";
+    if (opening) await this.page.getByTestId("toggle-terminal").click();
+    const panel = this.page.getByTestId("terminal-panel");
+    await expect(panel).not.toHaveAttribute("data-opened", "loading");
+    if (opening && (await panel.getAttribute("data-opened")) === "empty") {
+      await expect(this.page.getByTestId("terminal-tab")).toHaveCount(1);
+    } else {
+      const before = await this.page.getByTestId("terminal-tab").count();
+      await this.page.getByTestId("terminal-new").click();
+      await expect(this.page.getByTestId("terminal-tab")).toHaveCount(before + 1);
+    }
     const view = this.page.getByTestId("terminal-view");
     await expect(view).toHaveAttribute("data-status", "live");
     return view;

@@ -1,0 +1,31 @@
+"use client";
+
+import { useEffect } from "react";
+import { onNewRequest } from "@/components/approvals/approvals-store";
+import { playChime } from "./chime";
+import { approvalSubject } from "./describe";
+import { effectivePrefs } from "./prefs";
+import { isAway, showNotification } from "./notify";
+import { revealApproval } from "./reveal";
+
+/** /approvals: every session's new requests call for attention while the tab is in the background. */
+export function useApprovalsAttention(): void {
+  useEffect(
+    () =>
+      onNewRequest((approval) => {
+        if (!isAway()) return;
+        // The session's own choice wins here too: a muted session stays quiet everywhere.
+        const prefs = effectivePrefs(approval.session_id);
+        const shown =
+          prefs.notify &&
+          showNotification({
+            title: `Approval needed · ${approval.session_title}`,
+            body: approvalSubject(approval),
+            tag: `approval:${approval.approval_id}`,
+            onClick: () => revealApproval(approval.approval_id),
+          });
+        if (prefs.sound && (shown || !prefs.notify)) playChime();
+      }),
+    [],
+  );
+}

@@ -1,0 +1,81 @@
+"use client";
+
+import { useEffect, useRef } from "react";
+import { parseSessionEvent, type EventEnvelope } from "@/server/protocol";
+import { getSocket } from "@/components/transport/client";
+import { playChime } from "./chime";
+import { approvalSubject, turnEnding } from "./describe";
+import { effectivePrefs } from "./prefs";
+import { isAway, showNotification } from "./notify";
+import { REVEAL_EVENT, revealApproval } from "./reveal";
+import { noteUnseenEnding } from "./tab-badge";
+
+/**
+ * The session page's attention: while the tab is hidden or unfocused, a waiting approval
+ * and a turn that ended or failed raise a notification (naming the session and the command
+ * or file), an optional chime, and, for endings, the tab's count. Only live events count:
+ * the catch-up a tab gets when it opens or reconnects is history, not news.
+ */
+export function useSessionAttention(sessionId: string, title: string | undefined, onReveal: () => void) {
+  const titleRef = useRef(title);
+  titleRef.current = title;
+  const revealRef = useRef(onReveal);
+  revealRef.current = onReveal;
+
+  useEffect(() => {
+    const reveal = () => revealRef.current();
+    window.addEventListener(REVEAL_EVENT, reveal);
+    return () => window.removeEventListener(REVEAL_EVENT, reveal);
+  }, []);
+
+  useEffect(() => {
+    const socket = getSocket();
+    /** The turn's latest answer text, for the "finished" notification. */
+    let answer = { messageId: "", text: "" };
+    const alert = (notice: { title: string; body: string; tag: string; onClick: () => void }) => {
+      const prefs = effectivePrefs(sessionId);
+      const shown = prefs.notify && showNotification(notice);
+      // The chime goes with the notification (once across tabs), or alone when notifications are off.
+      if (prefs.sound && (shown || !prefs.notify)) playChime();
+    };
+    const name = () => titleRef.current ?? "Session";
+    const onEvents = (message: { sessionId: string; events: EventEnvelope[] }) => {
+      if (message.sessionId !== sessionId) return;
+      for (const raw of message.events) {
+        if (raw.type === "message.part.delta") {
+          const { messageId, part, delta } = raw.payload;
+          if (part !== "text") continue;
+          answer =
+            messageId === answer.messageId ? { messageId, text: answer.text + delta } : { messageId, text: delta };
+          continue;
+        }
+        if (raw.type !== "approval.requested" && raw.type !== "turn.completed") continue;
+        if (!isAway()) continue;
+        const event = parseSessionEvent(raw);
+        if (event.type === "approval.requested") {
+          const { approvalId } = event.payload;
+          alert({
+            title: `Approval needed · ${name()}`,
+            body: approvalSubject(event.payload),
+            tag: `approval:${approvalId}`,
+            onClick: () => revealApproval(approvalId),
+          });
+        } else if (event.type === "turn.completed") {
+          const ending = turnEnding(event.payload, answer.text);
+          if (!ending) continue;
+          noteUnseenEnding();
+          alert({
+            title: `${ending.failed ? "Turn failed" : "Turn finished"} · ${name()}`,
+            body: ending.body,
+            tag: `turn:${event.payload.turnId}`,
+            onClick: () => revealApproval(null),
+          });
+        }
+      }
+    };
+    socket.on("session.events", onEvents);
+    return () => {
+      socket.off("session.events", onEvents);
+    };
+  }, [sessionId]);
+}

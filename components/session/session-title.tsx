@@ -1,0 +1,55 @@
+"use client";
+
+import { useState } from "react";
+import { api } from "@/components/transport/client";
+
+/**
+ * The session's title in the header, renamed in place (click, type, Enter). The new title
+ * reaches every tab through the session's `session.updated` event, not from here.
+ */
+export function SessionTitle({ sessionId, title }: { sessionId: string; title: string | undefined }) {
+  const [draft, setDraft] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  const save = async () => {
+    const next = draft?.trim();
+    setDraft(null);
+    if (!next || next === title) return;
+    try {
+      await api(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, { method: "PATCH", body: { title: next } });
+      setError(null);
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  if (draft !== null) {
+    return (
+      <input
+        autoFocus
+        className="min-w-0 max-w-[50%] flex-1 rounded border border-accent bg-bg px-1.5 py-0 font-medium text-fg outline-none"
+        value={draft}
+        maxLength={200}
+        onChange={(event) => setDraft(event.target.value)}
+        onBlur={() => void save()}
+        onKeyDown={(event) => {
+          if (event.key === "Enter") void save();
+          else if (event.key === "Escape") setDraft(null);
+        }}
+        aria-label="Session title"
+        data-testid="session-title-input"
+      />
+    );
+  }
+  return (
+    <button
+      type="button"
+      className="min-w-0 truncate rounded px-1 text-left font-medium text-fg hover:bg-raised"
+      title={error ? `Rename failed: ${error}` : "Rename this session"}
+      onClick={() => setDraft(title ?? "")}
+      data-testid="session-title"
+    >
+      {title ?? "…"}
+    </button>
+  );
+}

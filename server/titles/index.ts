@@ -1,0 +1,2 @@
+export { SessionTitles } from "./service";
+export { cleanModelTitle, firstWordsTitle, TITLE_MAX_CHARS } from "./words";
