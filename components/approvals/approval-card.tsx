@@ -181,11 +181,15 @@ export function ApprovalCard({
             aria-label="Feedback for the agent"
             data-testid="approval-feedback"
           />
-          <div className="flex flex-wrap gap-2">
+          {/* On a phone: full-width buttons held at the bottom of the screen while the card is in view (one thumb). */}
+          <div
+            className="flex flex-wrap gap-2 max-sm:sticky max-sm:bottom-0 max-sm:z-10 max-sm:-mx-3 max-sm:-mb-3 max-sm:grid max-sm:grid-cols-2 max-sm:rounded-b-md max-sm:border-t max-sm:border-border max-sm:bg-panel max-sm:p-2 max-sm:pb-[max(0.5rem,env(safe-area-inset-bottom))]"
+            data-testid="approval-actions"
+          >
             <button
               type="button"
               disabled={busy}
-              className="rounded bg-ok/20 px-3 py-1.5 text-ok hover:bg-ok/30"
+              className="rounded bg-ok/20 px-3 py-1.5 text-ok hover:bg-ok/30 max-sm:order-2 max-sm:min-h-[44px] max-sm:text-base"
               onClick={() => void decide("allow_once")}
               data-testid="approval-allow-once"
             >
@@ -194,7 +198,7 @@ export function ApprovalCard({
             <button
               type="button"
               disabled={busy || !approval.scope}
-              className="rounded bg-raised px-3 py-1.5 hover:text-accent disabled:opacity-50"
+              className="rounded bg-raised px-3 py-1.5 hover:text-accent disabled:opacity-50 max-sm:order-1 max-sm:col-span-2 max-sm:truncate"
               onClick={() => void decide("allow_session")}
               title={approval.scope ? `Records an allow rule for ${approval.tool}: ${approval.scope}` : undefined}
               data-testid="approval-allow-session"
@@ -206,7 +210,7 @@ export function ApprovalCard({
             <button
               type="button"
               disabled={busy}
-              className="rounded bg-danger/15 px-3 py-1.5 text-danger hover:bg-danger/25"
+              className="rounded bg-danger/15 px-3 py-1.5 text-danger hover:bg-danger/25 max-sm:order-3 max-sm:min-h-[44px] max-sm:text-base"
               onClick={() => void decide("reject")}
               data-testid="approval-reject"
             >

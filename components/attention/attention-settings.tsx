@@ -16,7 +16,7 @@ export function AttentionSettings() {
   };
   const test = async () => {
     if (global.notify && (await request()) === "granted")
-      showNotification({ title: "Worldline", body: "Notifications work.", tag: `test:${Date.now()}` });
+      await showNotification({ title: "Worldline", body: "Notifications work.", tag: `test:${Date.now()}` });
     if (global.sound) playChime();
   };
 

@@ -30,8 +30,18 @@ export function isAway(): boolean {
   return document.visibilityState === "hidden" || !document.hasFocus();
 }
 
-/** True for the first tab of this browser to claim `tag`; false if another did already. */
-export function claim(tag: string): boolean {
+/**
+ * True for the first tab of this browser to claim `tag`; false if another did already. Tabs
+ * hear the same event within a millisecond or two, so the read-and-write runs under a Web Lock
+ * (one at a time across the origin's tabs), where the browser has them.
+ */
+export async function claim(tag: string): Promise<boolean> {
+  if (typeof navigator !== "undefined" && navigator.locks)
+    return navigator.locks.request("worldline-attention-claims", () => claimInStorage(tag));
+  return claimInStorage(tag);
+}
+
+function claimInStorage(tag: string): boolean {
   const now = Date.now();
   let claims: Record<string, number> = {};
   try {
@@ -58,9 +68,9 @@ export interface AttentionNotice {
   onClick?: () => void;
 }
 
-/** Shows the notice if allowed and not already shown by another tab; returns whether it did. */
-export function showNotification(notice: AttentionNotice): boolean {
-  if (notificationPermission() !== "granted" || !claim(notice.tag)) return false;
+/** Shows the notice if allowed and not already shown by another tab; resolves to whether it did. */
+export async function showNotification(notice: AttentionNotice): Promise<boolean> {
+  if (notificationPermission() !== "granted" || !(await claim(notice.tag))) return false;
   const notification = new Notification(notice.title, {
     body: notice.body,
     tag: notice.tag,

@@ -12,18 +12,18 @@ import { revealApproval } from "./reveal";
 export function useApprovalsAttention(): void {
   useEffect(
     () =>
-      onNewRequest((approval) => {
+      onNewRequest(async (approval) => {
         if (!isAway()) return;
         // The session's own choice wins here too: a muted session stays quiet everywhere.
         const prefs = effectivePrefs(approval.session_id);
         const shown =
           prefs.notify &&
-          showNotification({
+          (await showNotification({
             title: `Approval needed · ${approval.session_title}`,
             body: approvalSubject(approval),
             tag: `approval:${approval.approval_id}`,
             onClick: () => revealApproval(approval.approval_id),
-          });
+          }));
         if (prefs.sound && (shown || !prefs.notify)) playChime();
       }),
     [],

@@ -32,9 +32,9 @@ export function useSessionAttention(sessionId: string, title: string | undefined
     const socket = getSocket();
     /** The turn's latest answer text, for the "finished" notification. */
     let answer = { messageId: "", text: "" };
-    const alert = (notice: { title: string; body: string; tag: string; onClick: () => void }) => {
+    const alert = async (notice: { title: string; body: string; tag: string; onClick: () => void }) => {
       const prefs = effectivePrefs(sessionId);
-      const shown = prefs.notify && showNotification(notice);
+      const shown = prefs.notify && (await showNotification(notice));
       // The chime goes with the notification (once across tabs), or alone when notifications are off.
       if (prefs.sound && (shown || !prefs.notify)) playChime();
     };
@@ -54,7 +54,7 @@ export function useSessionAttention(sessionId: string, title: string | undefined
         const event = parseSessionEvent(raw);
         if (event.type === "approval.requested") {
           const { approvalId } = event.payload;
-          alert({
+          void alert({
             title: `Approval needed · ${name()}`,
             body: approvalSubject(event.payload),
             tag: `approval:${approvalId}`,
@@ -64,7 +64,7 @@ export function useSessionAttention(sessionId: string, title: string | undefined
           const ending = turnEnding(event.payload, answer.text);
           if (!ending) continue;
           noteUnseenEnding();
-          alert({
+          void alert({
             title: `${ending.failed ? "Turn failed" : "Turn finished"} · ${name()}`,
             body: ending.body,
             tag: `turn:${event.payload.turnId}`,
