@@ -7,6 +7,10 @@ import { ptyCommand } from "./pty-commands";
 import { TerminalTabs } from "./terminal-tabs";
 import { TerminalView } from "./terminal-view";
 
+/** See the auto-start below. */
+const AUTO_START_DEDUPE_MS = 5_000;
+const autoStarts = new Map<string, number>();
+
 /**
  * The session's terminals: a tab per terminal (new, rename, close) and the active one
  * below. Every tab of the browser that shows the session sees the same terminals. Opening
@@ -66,8 +70,14 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     if (!terminals || opened.current !== "loading") return;
     opened.current = terminals.length === 0 ? "empty" : "populated";
-    if (terminals.length === 0) void create(true);
-  }, [terminals, create]);
+    if (terminals.length > 0) return;
+    // A panel closed and reopened at once (the layout arriving from the server can do that)
+    // may list before the first start landed: one start per session per moment, not two.
+    const last = autoStarts.get(sessionId) ?? 0;
+    if (Date.now() - last < AUTO_START_DEDUPE_MS) return;
+    autoStarts.set(sessionId, Date.now());
+    void create(true);
+  }, [terminals, create, sessionId]);
 
   const close = useCallback(
     (terminalId: string) => {

@@ -2,6 +2,8 @@ import { expect, type Locator, type Page } from "@playwright/test";
 
 /** The IDE around a session at `/s/<id>`: tree, editor tabs, agent panel, status bar. */
 export class IdePage {
+  private autoStartedUsed = false;
+
   constructor(readonly page: Page) {}
 
   async goto(baseUrl: string, sessionId: string): Promise<void> {
@@ -63,11 +65,13 @@ export class IdePage {
    * session without terminals); resolves when it is live.
    */
   async openTerminal(): Promise<Locator> {
-    const opening = (await this.page.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true";
-    if (opening) await this.page.getByTestId("toggle-terminal").click();
+    if ((await this.page.getByTestId("toggle-terminal").getAttribute("aria-pressed")) !== "true")
+      await this.page.getByTestId("toggle-terminal").click();
     const panel = this.page.getByTestId("terminal-panel");
     await expect(panel).not.toHaveAttribute("data-opened", "loading");
-    if (opening && (await panel.getAttribute("data-opened")) === "empty") {
+    // The panel was empty when it opened (now, or with the page): the terminal it started is the new one.
+    if (!this.autoStartedUsed && (await panel.getAttribute("data-opened")) === "empty") {
+      this.autoStartedUsed = true;
       await expect(this.page.getByTestId("terminal-tab")).toHaveCount(1);
     } else {
       const before = await this.page.getByTestId("terminal-tab").count();
