@@ -14,6 +14,8 @@ export interface ApprovalCardData {
   riskLevel: string;
   kind: "tool" | "password";
   diff?: string | null;
+  /** The tool card around it already shows the arguments and diff: the card only decides. */
+  detailsShownAbove?: boolean;
   scope?: string | null;
   status?: string;
   sessionId?: string;
@@ -127,12 +129,12 @@ export function ApprovalCard({
         >
           {command_}
         </pre>
-      ) : approval.kind === "tool" ? (
+      ) : approval.kind === "tool" && !approval.detailsShownAbove ? (
         <pre className="max-h-40 overflow-auto whitespace-pre-wrap break-all rounded bg-bg px-2 py-1 font-mono text-xs text-muted">
           {JSON.stringify(approval.args, null, 2)}
         </pre>
       ) : null}
-      {approval.diff ? <DiffBlock diff={approval.diff} /> : null}
+      {approval.diff && !approval.detailsShownAbove ? <DiffBlock diff={approval.diff} /> : null}
 
       {approval.kind === "password" ? (
         <form

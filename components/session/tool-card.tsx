@@ -81,7 +81,7 @@ export function ToolCard({
       {approval && item.state === "waiting_approval" ? (
         <div className="px-3 pb-2 font-sans">
           {/* The diff is shown once, above with "Open in editor"; the approval only decides. */}
-          <ApprovalCard approval={{ ...fromPending(approval), diff: null }} />
+          <ApprovalCard approval={{ ...fromPending(approval), detailsShownAbove: true }} />
         </div>
       ) : null}
       {output && !diff ? <Output text={output} error={item.isError || item.state === "error"} /> : null}

@@ -110,6 +110,8 @@ test("a write approval shows its diff once; on a 390 px phone approve and reject
   await expect(tool.getByTestId("approval-card")).toBeVisible();
   await expect(tool.getByTestId("tool-diff")).toHaveCount(1);
   await expect(tool.getByTestId("approval-diff")).toHaveCount(0);
+  // Nor again as the raw arguments inside the approval.
+  await expect(tool.getByTestId("approval-card").getByText(/export const value0/)).toHaveCount(0);
   await expect(tool.getByText("+line 1: export const value0 = 0;")).toHaveCount(1);
 
   for (const theme of ["dark", "light"] as const) {
