@@ -22,36 +22,6 @@ export const STALE_LOCK_MS = 10 * 60 * 1000;
 export const GC_EVERY_SNAPSHOTS = 200;
 
 /**
- * Never snapshotted, at any depth, on top of the workspace's own .gitignore files:
- * dependency trees, build output, caches and virtualenvs are large, regenerable, and
- * restoring them file by file would be slower than rebuilding them.
- */
-export const BUILTIN_IGNORES: readonly string[] = [
-  ".git/",
-  "node_modules/",
-  ".next/",
-  ".nuxt/",
-  ".svelte-kit/",
-  ".turbo/",
-  ".parcel-cache/",
-  "dist/",
-  "build/",
-  "target/",
-  ".venv/",
-  "venv/",
-  "__pycache__/",
-  "*.pyc",
-  ".mypy_cache/",
-  ".pytest_cache/",
-  ".ruff_cache/",
-  ".tox/",
-  ".gradle/",
-  ".terraform/",
-  ".DS_Store",
-  ".worldline/cache/",
-];
-
-/**
  * Written to `info/attributes`, which outranks the workspace's .gitattributes: snapshots
  * must store bytes exactly as they are on disk (no EOL conversion, no clean/smudge filters
  * such as git-lfs, no re-encoding), or a restore would not be exact.

@@ -11,7 +11,7 @@ export { DMAIL_RESTORES_FILES_SETTING } from "./core.ts";
 export type { CheckpointRequest, CheckpointServiceDeps, HistoryHost } from "./core.ts";
 export type { RewindRequest } from "./rewind.ts";
 export type { ForkRequest } from "./fork.ts";
-export { BUILTIN_IGNORES, DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, MAX_PATCH_CHARS } from "./constants.ts";
+export { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, MAX_PATCH_CHARS } from "./constants.ts";
 export type {
   DiffResult,
   FileChange,

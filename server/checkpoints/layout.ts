@@ -3,7 +3,8 @@ import { mkdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { WorldlineError } from "../errors.ts";
-import { BUILTIN_IGNORES, RAW_ATTRIBUTES, STALE_LOCK_MS } from "./constants.ts";
+import { SKIP_PATTERNS } from "../ignore/index.ts";
+import { RAW_ATTRIBUTES, STALE_LOCK_MS } from "./constants.ts";
 import { git, gitText, type GitTarget } from "./git.ts";
 
 /** Where shadow repositories live and how one is created. */
@@ -31,9 +32,9 @@ export async function resolveWorkspace(workspace: string): Promise<string> {
   return resolved;
 }
 
-/** The exclude file: built-in ignores, extra patterns, and our own data dir when it sits inside the workspace. */
+/** The exclude file: the workspace skip list (as the file tree and glob/grep apply it), extra patterns, our data dir inside the workspace. */
 export function excludeFileText(workspace: string, home: string, extra: readonly string[]): string {
-  const lines = ["# Written by Worldline; regenerated on every open.", ...BUILTIN_IGNORES, ...extra];
+  const lines = ["# Written by Worldline; regenerated on every open.", ...SKIP_PATTERNS, ...extra];
   const homeInside = relative(workspace, home);
   if (homeInside && !homeInside.startsWith("..") && !isAbsolute(homeInside)) {
     lines.push(`/${homeInside.split(sep).join("/")}/`);

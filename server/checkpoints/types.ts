@@ -69,6 +69,6 @@ export interface ShadowRepoOptions {
   maxFileBytes?: number;
   /** New content one snapshot may hash; the rest is skipped (reported) and captured later. */
   maxSnapshotBytes?: number;
-  /** Extra gitignore-style patterns, on top of BUILTIN_IGNORES and the workspace's .gitignore files. */
+  /** Extra gitignore-style patterns, on top of the workspace skip list (server/ignore) and the workspace's .gitignore files. */
   extraIgnores?: readonly string[];
 }

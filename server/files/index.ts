@@ -6,5 +6,4 @@ export type { TreeEntry } from "./tree";
 export type { GitMarker } from "./git-status";
 export { parsePorcelain } from "./git-status";
 export { fuzzyFilter, fuzzyScore } from "./fuzzy";
-export { HEAVY_DIRS, IgnoreRules } from "./filter";
 export { MAX_WATCHED_DIRS, DirWatcher } from "./watcher";

@@ -1,5 +1,5 @@
 import { readContent, writeContent, type FileContent } from "./content";
-import { IgnoreRules } from "./filter";
+import { WorkspaceIgnore } from "../ignore";
 import { fuzzyFilter } from "./fuzzy";
 import { gitStatus, type GitMarker } from "./git-status";
 import { listDir, walkFiles, type TreeEntry } from "./tree";
@@ -16,7 +16,7 @@ const GIT_CACHE_MS = 1_000;
 export type FilesChangedListener = (workspace: string, paths: string[]) => void;
 
 interface WorkspaceState {
-  rules: IgnoreRules;
+  rules: WorkspaceIgnore;
   watcher: DirWatcher;
   index: { at: number; files: string[]; truncated: boolean } | null;
   git: { at: number; markers: Promise<Record<string, GitMarker> | null> } | null;
@@ -80,7 +80,7 @@ export class WorkspaceFiles {
     let ws = this.workspaces.get(root);
     if (!ws) {
       const state: WorkspaceState = {
-        rules: new IgnoreRules(root),
+        rules: new WorkspaceIgnore(root),
         index: null,
         git: null,
         watcher: new DirWatcher(root, (paths) => {

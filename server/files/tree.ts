@@ -1,5 +1,5 @@
 import fs from "node:fs/promises";
-import type { IgnoreRules } from "./filter";
+import type { WorkspaceIgnore } from "../ignore";
 import { resolveInside } from "./paths";
 
 export interface TreeEntry {
@@ -14,7 +14,7 @@ export const MAX_DIR_ENTRIES = 2_000;
 /** One level of the tree: folders first, then files, names sorted, ignored entries left out. */
 export async function listDir(
   root: string,
-  rules: IgnoreRules,
+  rules: WorkspaceIgnore,
   relDir: string,
 ): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
   const { abs, rel } = await resolveInside(root, relDir);
@@ -39,7 +39,7 @@ export async function listDir(
 /** Every file of the workspace (ignored ones left out), breadth first, up to `cap`. */
 export async function walkFiles(
   root: string,
-  rules: IgnoreRules,
+  rules: WorkspaceIgnore,
   cap: number,
 ): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];

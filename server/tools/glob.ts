@@ -25,7 +25,7 @@ const GlobParameters = z.object({
 export const globTool = defineTool({
   name: "glob",
   description:
-    "Find files by name pattern. Returns matching file paths relative to the workspace, most recently modified first. Skips .git, node_modules, files ignored by .gitignore and secret files such as .env.",
+    "Find files by name pattern. Returns matching file paths relative to the workspace, most recently modified first. Skips .git, node_modules, build output and caches, files ignored by .gitignore and secret files such as .env.",
   parameters: GlobParameters,
   needsApproval: async (args, ctx) =>
     pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search files in"),

@@ -68,7 +68,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
   return defineTool({
     name: "grep",
     description:
-      "Search file contents with a regular expression. Returns `path:line:text` for matching lines (`path-line-text` for context lines). Skips .git, node_modules, .gitignored and secret files. Use include/exclude globs to narrow the search.",
+      "Search file contents with a regular expression. Returns `path:line:text` for matching lines (`path-line-text` for context lines). Skips .git, node_modules, build output and caches, .gitignored and secret files. Use include/exclude globs to narrow the search.",
     parameters: GrepParameters,
     needsApproval: async (args, ctx) =>
       pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search in"),

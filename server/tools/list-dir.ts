@@ -1,13 +1,12 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { isSkipped } from "../ignore";
 import { defineTool } from "./define";
 import { pathApproval, resolveInWorkspace } from "./paths";
 
 /** Entries shown at most; big folders get a note instead of flooding the context. */
 export const LIST_DIR_MAX_ENTRIES = 500;
-/** Folders listed by name but not descended into: they are large and rarely what the model wants. */
-const NOT_DESCENDED = new Set([".git", "node_modules"]);
 
 const ListDirParameters = z.object({
   path: z.string().optional().describe("Folder to list, relative to the workspace root (default: the workspace root)."),
@@ -66,7 +65,8 @@ async function listInto(
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       lines.push(`${indent}${entry.name}/`);
-      if (depth > 1 && !NOT_DESCENDED.has(entry.name)) await listInto(full, depth - 1, `${indent}  `, lines, state);
+      // Skip-list folders (.git, node_modules, build output) are listed by name but not descended into.
+      if (depth > 1 && !isSkipped(entry.name, true)) await listInto(full, depth - 1, `${indent}  `, lines, state);
     } else if (entry.isSymbolicLink()) {
       const target = await fs.readlink(full).catch(() => "?");
       lines.push(`${indent}${entry.name} -> ${target}`);

@@ -2,13 +2,14 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, promises as fs } from "node:fs";
 import path from "node:path";
 import { WorldlineError } from "../../errors";
+import { skipGlobsForRipgrep } from "../../ignore";
 import { sensitiveReason } from "../paths";
 import type { FileMatches, SearchOutcome, SearchRequest } from "./types";
 
 /** Same limit as the JavaScript back end, so both search the same files. */
 const RG_MAX_FILESIZE = "20M";
-/** Skipped as in walk.ts; ripgrep would otherwise search them when no .gitignore lists them. */
-const SKIPPED_DIR_GLOBS = ["!.git", "!node_modules", "!.hg", "!.svn"];
+/** The workspace skip list, as walk.ts applies it; ripgrep would otherwise search them when no .gitignore lists them. */
+const SKIPPED_GLOBS = skipGlobsForRipgrep();
 
 /** The `rg` executable on PATH, or undefined. */
 export function findRipgrep(envPath: string | undefined = process.env.PATH): string | undefined {
@@ -40,7 +41,7 @@ export async function searchWithRipgrep(rg: string, request: SearchRequest): Pro
   if (request.contextLines > 0) args.push("--context", String(request.contextLines));
   for (const glob of request.include) args.push("--glob", glob);
   for (const glob of request.exclude) args.push("--glob", `!${glob}`);
-  for (const glob of SKIPPED_DIR_GLOBS) args.push("--glob", glob);
+  for (const glob of SKIPPED_GLOBS) args.push("--glob", glob);
   args.push("--regexp", request.pattern, "--", target);
 
   const child = spawn(rg, args, { cwd, stdio: ["ignore", "pipe", "pipe"], signal: request.signal });

@@ -1,0 +1,61 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import ignore, { type Ignore } from "ignore";
+import { isSkipped } from "./skip-list";
+
+interface CachedRules {
+  mtimeMs: number;
+  rules: Ignore | null;
+}
+
+/**
+ * What is in the workspace: the skip list plus every .gitignore from the root down to a
+ * path, each applied relative to its own folder, the deepest match winning as in git.
+ * Shared by the file tree, glob/grep and (through the exclude list) checkpoints, so they agree.
+ */
+export class WorkspaceIgnore {
+  private readonly byDir = new Map<string, Promise<CachedRules>>();
+
+  /**
+   * @param revalidate re-stat each .gitignore on every lookup (a long-lived tree that must see
+   *   edits); a one-shot walk passes false and reads each .gitignore once.
+   */
+  constructor(
+    private readonly root: string,
+    private readonly revalidate = true,
+  ) {}
+
+  /** True when `rel` (posix, relative to the root, non-empty) is not part of the workspace. */
+  async ignored(rel: string, isDir: boolean): Promise<boolean> {
+    if (isSkipped(rel, isDir)) return true;
+    const parts = rel.split("/");
+    let ignored = false;
+    for (let depth = 0; depth < parts.length; depth++) {
+      const rules = await this.rulesOf(parts.slice(0, depth).join("/"));
+      if (!rules) continue;
+      const sub = parts.slice(depth).join("/") + (isDir ? "/" : "");
+      const result = rules.test(sub);
+      if (result.ignored) ignored = true;
+      else if (result.unignored) ignored = false;
+    }
+    return ignored;
+  }
+
+  private async rulesOf(dir: string): Promise<Ignore | null> {
+    const file = path.join(this.root, dir, ".gitignore");
+    const cached = this.byDir.get(dir);
+    if (cached && !this.revalidate) return (await cached).rules;
+    const stat = await fs.stat(file).catch(() => null);
+    const mtimeMs = stat?.mtimeMs ?? -1;
+    if (cached) {
+      const known = await cached;
+      if (known.mtimeMs === mtimeMs) return known.rules;
+    }
+    const loading = (async (): Promise<CachedRules> => {
+      const text = stat ? await fs.readFile(file, "utf8").catch(() => "") : "";
+      return { mtimeMs, rules: text ? ignore().add(text) : null };
+    })();
+    this.byDir.set(dir, loading);
+    return (await loading).rules;
+  }
+}
