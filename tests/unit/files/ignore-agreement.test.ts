@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openShadowRepo } from "../../../server/checkpoints/index.ts";
 import { listDir, walkFiles as treeFiles } from "../../../server/files/tree.ts";
 import { WorkspaceIgnore } from "../../../server/ignore/index.ts";
+import { searchWithJavaScript } from "../../../server/tools/search/js-search.ts";
+import { findRipgrep, searchWithRipgrep } from "../../../server/tools/search/ripgrep.ts";
+import type { SearchRequest } from "../../../server/tools/search/types.ts";
 import { walkFiles as searchFiles } from "../../../server/tools/walk.ts";
 import { snapshotEntries, userGit } from "../checkpoints/helpers.ts";
 
@@ -66,6 +69,13 @@ async function treeListing(rules: WorkspaceIgnore, dir = ""): Promise<string[]> 
   return files;
 }
 
+/** Files grep finds with a pattern every non-empty file matches. */
+async function grepped(search: (request: SearchRequest) => Promise<{ files: { absolute: string }[] }>) {
+  const request = { pattern: ".", root: ws, ignoreCase: false, contextLines: 0, include: [], exclude: [] };
+  const outcome = await search({ ...request, maxMatches: 1_000 });
+  return outcome.files.map((file) => file.absolute.slice(ws.length + 1)).sort();
+}
+
 describe("one ignore engine", () => {
   it("the file tree, glob/grep and the checkpoint snapshot list the same files", async () => {
     const tree = (await treeListing(new WorkspaceIgnore(ws))).sort();
@@ -80,6 +90,12 @@ describe("one ignore engine", () => {
     expect(mentions).toEqual(EXPECTED);
     expect(search.sort()).toEqual(EXPECTED);
     expect(snapshot).toEqual(EXPECTED);
+    expect(await grepped(searchWithJavaScript)).toEqual(EXPECTED);
+  });
+
+  it.skipIf(!findRipgrep())("grep through ripgrep skips the same files", async () => {
+    const rg = findRipgrep() as string;
+    expect(await grepped((request) => searchWithRipgrep(rg, request))).toEqual(EXPECTED);
   });
 
   it("sees a .gitignore edit in a long-lived tree", async () => {
