@@ -1,6 +1,7 @@
 import js from "@eslint/js";
 import reactHooks from "eslint-plugin-react-hooks";
 import tseslint from "typescript-eslint";
+import globals from "globals";
 
 /**
  * Lint, plus the dependency rules of STYLE.md made checkable:
@@ -68,6 +69,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The app shell's service worker runs in the worker scope (self, caches, clients).
+    files: ["public/sw.js"],
+    languageOptions: { globals: globals.serviceworker },
   },
   {
     files: ["app/**", "components/**"],
