@@ -76,6 +76,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       toolCallCount = 0;
       cache.clear();
     },
+    clearCache: () => cache.clear(),
     close: () => closeServer(),
   };
 

@@ -85,5 +85,7 @@ export interface FakeLlm {
   strict: boolean;
   /** Clears the queue, the recorded requests, the prefix cache and the tool-call id counter. */
   reset(): void;
+  /** Forgets the prompts the prefix cache holds (each holds a whole history), as a server evicting them would. */
+  clearCache(): void;
   close(): Promise<void>;
 }

@@ -71,8 +71,10 @@ describe("soak", () => {
           outcome: result.outcome,
           message: "message" in result ? result.message : undefined,
         }).toMatchObject({ turn: i, outcome: "completed" });
-        // The fake LLM lives in this process and records every request (each holds the whole history): not the bridge's memory.
+        // The fake LLM lives in this process and records every request and caches its prompt (each holds
+        // the whole history): not the bridge's memory.
         fake.requests.length = 0;
+        fake.clearCache();
       }
     };
 
