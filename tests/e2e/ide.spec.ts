@@ -23,6 +23,13 @@ async function newSession(workspace: string, title: string): Promise<string> {
 }
 
 test.beforeEach(async ({ page }) => {
+  // The layout is kept on the server for every tab: start each test from the default one, whatever the
+  // specs before it left (a light theme, an open terminal panel).
+  await bridgeApi(
+    "/api/v1/settings/layout",
+    { treeWidth: 240, agentWidth: 460, bottomHeight: 220, treeOpen: true, bottomOpen: false, theme: "dark" },
+    "PUT",
+  );
   await login(page);
 });
 
