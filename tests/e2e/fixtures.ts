@@ -64,5 +64,20 @@ export async function login(page: Page): Promise<void> {
   await expect(page).toHaveURL(`${e2e.baseUrl}/`);
 }
 
-export const test = base;
+/**
+ * Every test starts with the shared fake LLM's queue empty: a test that fails leaves its scripted replies
+ * behind, and the next test's turns would answer with them (one failure cascading through the specs).
+ */
+export const test = base.extend<{ freshLlm: void }>({
+  freshLlm: [
+    // Playwright reads a fixture's needs from its first parameter, which must be a destructuring pattern.
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const response = await fetch(new URL("/__admin/reset", e2e.fakeUrl), { method: "POST" });
+      if (!response.ok) throw new Error(`fake LLM reset: HTTP ${response.status}`);
+      await use();
+    },
+    { auto: true },
+  ],
+});
 export { expect };
