@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import { ptyMessages, type TerminalInfo } from "@/server/protocol";
 import { getSocket } from "@/components/transport/client";
 import { ptyCommand } from "./pty-commands";
@@ -66,18 +66,24 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     [sessionId],
   );
 
-  const opened = useRef<"loading" | "empty" | "populated">("loading");
+  // What the panel found when it first listed (state, not a ref: the page and tests read it from the DOM).
+  const [opened, setOpened] = useState<"loading" | "empty" | "populated">("loading");
   useEffect(() => {
-    if (!terminals || opened.current !== "loading") return;
-    opened.current = terminals.length === 0 ? "empty" : "populated";
+    if (!terminals || opened !== "loading") return;
+    setOpened(terminals.length === 0 ? "empty" : "populated");
     if (terminals.length > 0) return;
     // A panel closed and reopened at once (the layout arriving from the server can do that)
     // may list before the first start landed: one start per session per moment, not two.
     const last = autoStarts.get(sessionId) ?? 0;
     if (Date.now() - last < AUTO_START_DEDUPE_MS) return;
     autoStarts.set(sessionId, Date.now());
-    void create(true);
-  }, [terminals, create, sessionId]);
+    // The first list may predate a terminal started meanwhile (shell mode, another tab): ask again right
+    // before starting one.
+    ptyCommand<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
+      (result) => (result.terminals.length === 0 ? create(true) : setTerminals(result.terminals)),
+      () => create(true),
+    );
+  }, [terminals, create, sessionId, opened]);
 
   const close = useCallback(
     (terminalId: string) => {
@@ -94,11 +100,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
   );
 
   return (
-    <div
-      className="flex h-full min-h-0 flex-col bg-panel"
-      data-testid="terminal-panel"
-      data-opened={terminals ? (opened.current === "empty" ? "empty" : "populated") : "loading"}
-    >
+    <div className="flex h-full min-h-0 flex-col bg-panel" data-testid="terminal-panel" data-opened={opened}>
       <TerminalTabs
         terminals={terminals ?? []}
         activeId={activeId}

@@ -36,7 +36,8 @@ export class PtyManager {
   private readonly terminals = new Map<string, Terminal>();
   private readonly closing = new Map<string, Promise<number | null>>();
   private readonly listeners = new Set<PtyManagerEvents>();
-  private counter = 0;
+  /** Terminals are numbered per session ("Terminal 1" in each), as an editor numbers them per window. */
+  private readonly counters = new Map<string, number>();
 
   constructor(private readonly options: PtyManagerOptions) {
     if (options.events) this.listeners.add(options.events);
@@ -63,7 +64,7 @@ export class PtyManager {
     const terminal = new Terminal({
       id,
       sessionId,
-      title: input.title ?? `Terminal ${++this.counter}`,
+      title: input.title ?? `Terminal ${this.nextNumber(sessionId)}`,
       cwd: fs.existsSync(cwd) ? cwd : process.cwd(),
       shell,
       args: ["-l"],
@@ -126,7 +127,14 @@ export class PtyManager {
     return info(terminal);
   }
 
+  private nextNumber(sessionId: string): number {
+    const next = (this.counters.get(sessionId) ?? 0) + 1;
+    this.counters.set(sessionId, next);
+    return next;
+  }
+
   async closeSession(sessionId: string): Promise<void> {
+    this.counters.delete(sessionId);
     await Promise.all(
       this.list(sessionId).map((terminal) => this.close(sessionId, terminal.terminalId).catch(() => null)),
     );
