@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { installProcessErrorPolicy } from "./process-errors";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
-import { ExternalAgents } from "./acp";
 import { connectRedis } from "./bus";
+import { ExternalAgents } from "./external-agents";
 import { MemoryService } from "./memory";
 import { SkillCatalog } from "./skills";
 import { SessionTitles } from "./titles";
@@ -68,7 +68,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // Shell commands, background tasks and terminals a bridge killed with SIGKILL left running.
   const processRecords = new ProcessRecords(path.join(config.home, "run", "processes"));
   // Records of a live process (`worldline acp` next to this one) are left alone.
-  const killed = processRecords.cleanupOrphans();
+  const killed = await processRecords.cleanupOrphans();
   if (killed.length > 0)
     process.stderr.write(`[worldline] stopped ${killed.length} process(es) left running by a bridge that died\n`);
   setProcessRecords(processRecords);

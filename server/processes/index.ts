@@ -1,8 +1,3 @@
-export {
-  ProcessRecords,
-  activeProcessRecords,
-  forgetProcess,
-  recordProcess,
-  setProcessRecords,
-  type ProcessRecord,
-} from "./records";
+export { ProcessRecords, activeProcessRecords, forgetProcess, recordProcess, setProcessRecords } from "./records";
+export { groupAlive, groupMembers, pidExists, terminalMembers } from "./proc";
+export { killProcesses } from "./kill";

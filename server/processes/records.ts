@@ -1,5 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
+import { killNow } from "./kill";
+import { listProcesses, pidExists, readStatSync } from "./proc";
 
 /**
  * Process groups and terminal sessions the bridge started, recorded on disk under
@@ -9,6 +12,8 @@ import path from "node:path";
  * session (an interactive shell puts each job in its own group, but they all share
  * the shell's session id). The leader's start time guards against a reused pid:
  * only processes of that group/session started no earlier than the leader are killed.
+ * Records are written synchronously, right after the spawn: a bridge killed a moment later
+ * must not leave a process nobody recorded.
  */
 export interface ProcessRecord {
   /** The process group id (kind "group") or session id (kind "session"); the leader's pid. */
@@ -26,14 +31,15 @@ export class ProcessRecords {
   constructor(private readonly dir: string) {}
 
   add(id: number, kind: ProcessRecord["kind"], label: string): void {
-    const startTicks = procStat(id)?.startTicks;
-    if (startTicks === undefined) return;
-    const record: ProcessRecord = { id, kind, label, startTicks, ownerPid: process.pid };
+    const stat = readStatSync(id);
+    if (!stat) return; // Already gone (or no procfs): nothing to clean up later.
+    const record: ProcessRecord = { id, kind, label, startTicks: stat.startTicks, ownerPid: process.pid };
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       writeFileSync(this.file(id), JSON.stringify(record));
-    } catch {
-      // Recording is best effort: a failure only means no cleanup after a crash.
+    } catch (error) {
+      // Best effort: a failure only means no cleanup after a crash.
+      console.warn(`[worldline] could not record process ${id}:`, (error as Error).message);
     }
   }
 
@@ -41,19 +47,19 @@ export class ProcessRecords {
     rmSync(this.file(id), { force: true });
   }
 
-  list(): ProcessRecord[] {
+  async list(): Promise<ProcessRecord[]> {
     let names: string[];
     try {
-      names = readdirSync(this.dir);
+      names = await readdir(this.dir);
     } catch {
-      return [];
+      return []; // No records written yet.
     }
     const records: ProcessRecord[] = [];
     for (const name of names) {
       try {
-        records.push(JSON.parse(readFileSync(path.join(this.dir, name), "utf8")) as ProcessRecord);
+        records.push(JSON.parse(await readFile(path.join(this.dir, name), "utf8")) as ProcessRecord);
       } catch {
-        rmSync(path.join(this.dir, name), { force: true });
+        await rm(path.join(this.dir, name), { force: true });
       }
     }
     return records;
@@ -63,27 +69,24 @@ export class ProcessRecords {
    * Kills what dead bridges left behind; returns the pids killed. Records of a live
    * bridge (`worldline acp` or `run` sharing the home) are kept.
    */
-  cleanupOrphans(): number[] {
+  async cleanupOrphans(): Promise<number[]> {
     const killed: number[] = [];
-    const stats = process.platform === "linux" ? allProcStats() : [];
-    for (const record of this.list()) {
-      if (record.ownerPid !== process.pid && isAlive(record.ownerPid)) continue;
+    const records = await this.list();
+    if (records.length === 0) return killed;
+    const stats = await listProcesses();
+    for (const record of records) {
+      if (record.ownerPid !== process.pid && pidExists(record.ownerPid)) continue;
       const members = stats.filter(
         (stat) =>
           (record.kind === "group" ? stat.pgrp === record.id : stat.session === record.id) &&
           stat.startTicks >= record.startTicks &&
           stat.pid !== process.pid,
       );
-      for (const member of members) {
-        try {
-          process.kill(member.pid, "SIGKILL");
-          killed.push(member.pid);
-        } catch {
-          // Already gone.
-        }
-      }
+      killed.push(...members.map((member) => member.pid));
       this.remove(record.id);
     }
+    // Gone, not only signalled, when the bridge says it is ready.
+    await killNow(killed);
     return killed;
   }
 
@@ -109,45 +112,4 @@ export function recordProcess(id: number, kind: ProcessRecord["kind"], label: st
 
 export function forgetProcess(id: number): void {
   active?.remove(id);
-}
-
-interface ProcStat {
-  pid: number;
-  pgrp: number;
-  session: number;
-  startTicks: number;
-}
-
-function procStat(pid: number): ProcStat | undefined {
-  try {
-    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return undefined;
-  }
-}
-
-function parseStat(pid: number, stat: string): ProcStat | undefined {
-  // Fields after the parenthesised command name: state(3) ppid(4) pgrp(5) session(6) … starttime(22).
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  if (fields[0] === "Z") return undefined;
-  return { pid, pgrp: Number(fields[2]), session: Number(fields[3]), startTicks: Number(fields[19]) };
-}
-
-function allProcStats(): ProcStat[] {
-  const stats: ProcStat[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = procStat(Number(entry));
-    if (stat) stats.push(stat);
-  }
-  return stats;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

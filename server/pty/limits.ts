@@ -42,9 +42,6 @@ export const PAUSED_EXIT_POLL_MS = 40;
  */
 export const MIRROR_SCROLLBACK_LINES = 1_000;
 
-/** After SIGTERM/SIGHUP, processes of a closed terminal get this long to exit before SIGKILL. */
-export const KILL_GRACE_MS = 1_500;
-
 /** Terminals a session may have open at once: more tabs than anyone reads, few enough that a runaway script can't fork-bomb shells. */
 export const MAX_TERMINALS_PER_SESSION = 10;
 

@@ -9,8 +9,7 @@ import {
   PAUSED_EXIT_POLL_MS,
 } from "./limits";
 import { ScreenMirror, type ScreenSnapshot } from "./mirror";
-import { killProcessTree } from "./process-tree";
-import { forgetProcess, recordProcess } from "../processes";
+import { forgetProcess, killProcesses, pidExists, recordProcess } from "../processes";
 
 /** Where a terminal's output goes for one viewer (a socket in a tab, or a test). */
 export interface ViewerSink {
@@ -176,7 +175,8 @@ export class Terminal {
 
   /** Kills the shell's whole process tree; resolves with the exit code once the exit was announced. */
   async close(): Promise<number | null> {
-    if (!this.exited) await killProcessTree(this.pty.pid);
+    if (!this.exited)
+      await killProcesses({ kind: "terminal", shellPid: this.pty.pid }, { leaderExited: this.exitedPromise });
     return this.exitedPromise;
   }
 
@@ -266,7 +266,7 @@ export class Terminal {
 
   /** Notices stalled viewers (no ack arrives to trigger it) and a shell that exited while paused. */
   private whilePaused(): void {
-    if (!isAlive(this.pty.pid)) {
+    if (!pidExists(this.pty.pid)) {
       // node-pty discards unread output shortly after exit unless reading resumes now.
       this.draining = true;
       this.stopPauseTimer();
@@ -310,14 +310,5 @@ function openSlave(pty: nodePty.IPty): number | null {
     return fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
   } catch {
     return null; // Only a lost tail of output is at stake, never the terminal itself.
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,13 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { forgetProcess, recordProcess } from "../../processes";
+import { forgetProcess, groupAlive, killProcesses, recordProcess } from "../../processes";
 
-/** Time between SIGTERM and SIGKILL: enough for a polite process to clean up. */
-export const KILL_GRACE_MS = 2_000;
-/** How often to look whether a killed group is gone. */
-const GROUP_POLL_MS = 50;
-/** After SIGKILL the kernel needs a moment; past this we stop waiting and report what is left. */
-const KILL_WAIT_MS = 3_000;
+/** After the group is gone, how long to wait for the shell's exit event before resolving anyway. */
+const EXIT_WAIT_MS = 3_000;
 /** After the shell exits, how long its output may keep draining before leftovers are stopped. */
 export const POST_EXIT_DRAIN_MS = 300;
 
@@ -71,7 +66,7 @@ export class ProcessGroup {
       this.streamsClosed.then(() => true),
       delay(POST_EXIT_DRAIN_MS).then(() => false),
     ]);
-    const leftovers = groupAlive(this.pid);
+    const leftovers = await groupAlive(this.pid);
     if (leftovers) await this.stop();
     else if (!drained) this.destroyStreams();
     forgetProcess(this.pid);
@@ -82,15 +77,10 @@ export class ProcessGroup {
    * SIGTERM to the whole group, SIGKILL after the grace period, then resolves
    * once no process of the group is left, even if one still holds the pipe.
    */
-  stop(graceMs: number = KILL_GRACE_MS): Promise<void> {
+  stop(graceMs?: number): Promise<void> {
     this.stopping ??= (async () => {
-      signalGroup(this.pid, "SIGTERM");
-      await waitUntil(() => !groupAlive(this.pid), graceMs);
-      if (groupAlive(this.pid)) {
-        signalGroup(this.pid, "SIGKILL");
-        await waitUntil(() => !groupAlive(this.pid), KILL_WAIT_MS);
-      }
-      await Promise.race([this.exited, delay(KILL_WAIT_MS)]);
+      await killProcesses({ kind: "group", pgid: this.pid }, { graceMs, leaderExited: this.exited });
+      await Promise.race([this.exited, delay(EXIT_WAIT_MS)]);
       // Give buffered output a moment to arrive, but never wait on the pipe.
       await Promise.race([this.streamsClosed, delay(50)]);
       this.destroyStreams();
@@ -104,58 +94,6 @@ export class ProcessGroup {
     this.child.stderr?.destroy();
     this.child.stdin?.destroy();
   }
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
-
-/**
- * Whether any live (non-zombie) process is in the group. On Linux it reads
- * /proc, because zombies whose parent does not reap them would otherwise look
- * alive forever; elsewhere it asks the kernel with signal 0.
- */
-export function groupAlive(pgid: number): boolean {
-  if (process.platform === "linux") return groupMembers(pgid).length > 0;
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Live process ids in a process group (Linux only; empty elsewhere). */
-export function groupMembers(pgid: number): number[] {
-  const members: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return members;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    // Fields after the parenthesised command name: state ppid pgrp …
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") members.push(Number(entry));
-  }
-  return members;
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await delay(GROUP_POLL_MS);
 }
 
 function delay(ms: number): Promise<void> {

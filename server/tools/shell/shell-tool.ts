@@ -6,7 +6,7 @@ import { shellApproval, rewriteSudo } from "./approval";
 import { auditCommand } from "./audit";
 import { classifyCommand } from "./classify";
 import { HeadTailBuffer, RollingLog } from "./output";
-import { KILL_GRACE_MS, ProcessGroup } from "./process-group";
+import { ProcessGroup } from "./process-group";
 import { TASK_LOG_MAX_CHARS, sharedTaskRegistry, type BackgroundTask, type TaskRegistry } from "./tasks";
 
 /** Default time a foreground command may run; builds and test suites fit, a hung server does not. */
@@ -22,6 +22,7 @@ export interface ShellToolOptions {
   /** Extra environment for commands (on top of the bridge's). */
   env?: Record<string, string | undefined>;
   tasks?: TaskRegistry;
+  /** Time between SIGTERM and SIGKILL when a command is stopped (default: the processes module's). */
   killGraceMs?: number;
 }
 
@@ -37,7 +38,6 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
   const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_SHELL_TIMEOUT_MS;
   const maxTimeoutMs = options.maxTimeoutMs ?? MAX_SHELL_TIMEOUT_MS;
   const tasks = options.tasks ?? sharedTaskRegistry;
-  const graceMs = options.killGraceMs ?? KILL_GRACE_MS;
 
   const ShellParameters = z.object({
     command: z
@@ -98,7 +98,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
       };
       if (args.background) return startBackground(run, ctx, tasks);
       const timeoutMs = Math.min((args.timeout_seconds ?? defaultTimeoutMs / 1000) * 1000, maxTimeoutMs);
-      return runForeground(run, ctx, timeoutMs, graceMs);
+      return runForeground(run, ctx, timeoutMs, options.killGraceMs);
     },
   });
 }
@@ -111,7 +111,7 @@ interface RunSpec {
   audit: (exitCode: number | null, durationMs: number) => Promise<void>;
 }
 
-async function runForeground(run: RunSpec, ctx: ToolContext, timeoutMs: number, graceMs: number) {
+async function runForeground(run: RunSpec, ctx: ToolContext, timeoutMs: number, graceMs: number | undefined) {
   const started = Date.now();
   const output = new HeadTailBuffer(SHELL_OUTPUT_MAX_CHARS);
   const group = new ProcessGroup({

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processTree } from "../../../server/pty";
+import { terminalMembers } from "../../../server/processes";
 import type { TerminalInfo } from "../../../server/protocol";
 import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
 import { markerScanner, PtyViewer } from "./pty-client";
@@ -191,8 +191,14 @@ describe("terminals through socket.io", () => {
     await viewer.attach();
     viewer.input("sleep 1000 & bash -c 'trap \"\" TERM HUP; sleep 1000' & echo STARTED-$((1+1))\r");
     await waitFor(() => viewer.text().includes("STARTED-2"), 10_000, "jobs started");
-    await waitFor(() => processTree(terminal.pid).length >= 3, 5_000, "jobs visible in /proc");
-    const before = processTree(terminal.pid);
+    const before = await waitFor(
+      async () => {
+        const members = await terminalMembers(terminal.pid);
+        return members.length >= 3 ? members : undefined;
+      },
+      5_000,
+      "jobs visible in /proc",
+    );
     await closeTerminal(socket, terminal.terminalId);
     await waitFor(
       () =>

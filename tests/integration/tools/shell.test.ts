@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { classifyCommand, createShellTool, TaskRegistry, type Tool } from "../../../server/tools";
-import { groupMembers } from "../../../server/tools/shell/process-group";
+import { groupMembers } from "../../../server/processes";
 import { createTaskOutputTool, createTaskStopTool } from "../../../server/tools/shell/task-tools";
 import { SHELL_OUTPUT_MAX_CHARS } from "../../../server/tools/shell/shell-tool";
 import { fakeCtx, makeWorkspace, write } from "../../unit/tools/support";
@@ -66,7 +66,7 @@ describe("shell", () => {
     expect(result.output).toMatch(/\[timed out after 1s; the command and every process it started were killed\]/);
     const pgid = groupOf(result.output);
     expect(pgid).toBeGreaterThan(0);
-    expect(groupMembers(pgid)).toEqual([]);
+    expect(await groupMembers(pgid)).toEqual([]);
   });
 
   it("escalates to SIGKILL for processes that ignore SIGTERM", async () => {
@@ -77,7 +77,7 @@ describe("shell", () => {
     const pgid = groupOf(result.output);
     expect(result.output).not.toContain("survived");
     expect(result.output).toMatch(/\[killed by SIGKILL\]$/);
-    expect(groupMembers(pgid)).toEqual([]);
+    expect(await groupMembers(pgid)).toEqual([]);
   });
 
   it("does not wait forever for a grandchild that keeps the pipe open after the shell exits", async () => {
@@ -86,7 +86,7 @@ describe("shell", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.output).toContain("done");
     expect(result.output).toMatch(/processes the command left running in the background were stopped/);
-    expect(groupMembers(groupOf(result.output))).toEqual([]);
+    expect(await groupMembers(groupOf(result.output))).toEqual([]);
   });
 
   it("kills the whole group when the call is cancelled", async () => {
@@ -99,7 +99,7 @@ describe("shell", () => {
     const result = await pending;
     expect(result.isError).toBe(true);
     expect(result.output).toMatch(/\[cancelled; the command and every process it started were killed\]/);
-    expect(groupMembers(groupOf(result.output))).toEqual([]);
+    expect(await groupMembers(groupOf(result.output))).toEqual([]);
   });
 
   it("caps the timeout at the configured maximum and rejects larger values", async () => {
@@ -210,7 +210,7 @@ describe("background tasks", () => {
     expect(stopped.output).toMatch(new RegExp(`^${id}: stopped`));
     const pgid = Number(/\n(\d+)/.exec(stopped.output)?.[1]);
     expect(pgid).toBeGreaterThan(0);
-    expect(groupMembers(pgid)).toEqual([]);
+    expect(await groupMembers(pgid)).toEqual([]);
   });
 
   it("keeps running after the turn's signal aborts", async () => {
