@@ -89,7 +89,6 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
   };
 
   const connectMcp = (sessionId: string, servers: acp.McpServer[] | undefined) => {
-    rememberMcpServers(sessionId, servers ?? []);
     services.mcp?.setClientServers(sessionId, mcpConfigs(servers ?? []));
   };
 
@@ -362,17 +361,6 @@ async function findSession(sessions: Sessions, id: string): Promise<Session | un
     if (isWorldlineError(error) && error.code === "session:not_found") return undefined;
     throw error;
   }
-}
-
-/** MCP servers a client asked for, per session (the tool layer reads them through `acpMcpServers`). */
-const mcpServersBySession = new Map<string, acp.McpServer[]>();
-
-function rememberMcpServers(sessionId: string, servers: acp.McpServer[]): void {
-  if (servers.length > 0) mcpServersBySession.set(sessionId, servers);
-}
-
-export function acpMcpServers(sessionId: string): acp.McpServer[] {
-  return mcpServersBySession.get(sessionId) ?? [];
 }
 
 /** ACP's MCP server entries as Worldline's MCP config; SSE (not advertised) is skipped with a line on stderr. */

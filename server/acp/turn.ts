@@ -47,6 +47,9 @@ export async function driveTurn(
   try {
     const started = await deps.runtime.prompt(sessionId, text, options);
     const result = await started.done;
+    // The turn's end is on disk before the caller answers: another process (a web bridge on the
+    // same home) reading the session after the prompt's response must see it.
+    await deps.log.flush();
     await chain;
     return { turnId: started.turnId, outcome: result.outcome, message: result.message, error, usage };
   } finally {

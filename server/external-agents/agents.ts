@@ -2,14 +2,22 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalGate, ExternalAgentPort, TurnEmitter, TurnResult } from "../agent";
 import type { ToolState } from "../protocol";
 import { isWithin } from "../tools";
-import { ExternalTerminals } from "./external-terminals";
+import { ExternalTerminals } from "./terminals";
+
+type Sdk = typeof import("@agentclientprotocol/sdk");
+
+/** The ACP SDK (~50 ms to load), loaded when a session first starts an external agent, not at start-up. */
+let loadedSdk: Sdk | undefined;
+const loadSdk = async (): Promise<Sdk> => (loadedSdk ??= await import("@agentclientprotocol/sdk"));
 
 /** One running external agent: its process, the ACP connection, and its session id there. */
 interface AgentProcess {
+  /** The SDK the connection was made with. */
+  acp: Sdk;
   child: ChildProcessWithoutNullStreams;
   connection: acp.ClientConnection;
   remoteSessionId: string;
@@ -60,6 +68,7 @@ export class ExternalAgents implements ExternalAgentPort {
       messageId: `msg_${turnId}`,
       toolStates: new Map(),
     };
+    const { acp } = agent;
     const onAbort = () =>
       void agent.connection.agent
         .notify(acp.methods.agent.session.cancel, { sessionId: agent.remoteSessionId })
@@ -123,6 +132,7 @@ export class ExternalAgents implements ExternalAgentPort {
   }
 
   private async start(workspace: string, command: string): Promise<AgentProcess> {
+    const acp = await loadSdk();
     // Not a login shell, and no rc files: the bridge's environment is inherited, and profile scripts can block
     // (pyenv's rehash lock, 60 s). `--norc` matters even for `-c`: bash runs ~/.bashrc when its stdin is a
     // socket (it takes that for rshd/sshd), and Node's stdio pipes are sockets.
@@ -131,7 +141,7 @@ export class ExternalAgents implements ExternalAgentPort {
       stdio: ["pipe", "pipe", "pipe"],
     });
     child.stderr.on("data", (chunk: Buffer) => process.stderr.write(`[external agent] ${chunk.toString()}`));
-    const state = { workspace, terminals: new ExternalTerminals(workspace) } as AgentProcess;
+    const state = { acp, workspace, terminals: new ExternalTerminals(workspace, acp.RequestError) } as AgentProcess;
     state.child = child;
     child.once("exit", () => {
       for (const [id, pending] of this.agents)
@@ -166,6 +176,7 @@ export class ExternalAgents implements ExternalAgentPort {
   }
 
   private clientApp(state: AgentProcess): acp.ClientApp {
+    const { acp } = state;
     const inside = (file: string) => {
       const full = path.resolve(state.workspace, file);
       if (!isWithin(state.workspace, full))

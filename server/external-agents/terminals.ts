@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
 
 /** Output kept per terminal when the agent gives no limit: enough for build logs, bounded memory. */
 const DEFAULT_OUTPUT_LIMIT = 1_000_000;
@@ -22,7 +22,11 @@ interface RunningTerminal {
 export class ExternalTerminals {
   private readonly terminals = new Map<string, RunningTerminal>();
 
-  constructor(private readonly workspace: string) {}
+  constructor(
+    private readonly workspace: string,
+    /** The SDK's error type, from the connection's (lazily loaded) SDK. */
+    private readonly errors: typeof acp.RequestError,
+  ) {}
 
   create(params: acp.CreateTerminalRequest): acp.CreateTerminalResponse {
     const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
@@ -91,7 +95,7 @@ export class ExternalTerminals {
 
   private get(terminalId: string): RunningTerminal {
     const terminal = this.terminals.get(terminalId);
-    if (!terminal) throw acp.RequestError.resourceNotFound(terminalId);
+    if (!terminal) throw this.errors.resourceNotFound(terminalId);
     return terminal;
   }
 }
