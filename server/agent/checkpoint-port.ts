@@ -12,6 +12,8 @@ export interface CheckpointInput {
   reason: CheckpointReason;
   /** Where the checkpoint's marker goes in the history (its position). */
   historyPosition: number;
+  /** The session's workspace: what a snapshot captures. */
+  workspace: string;
 }
 
 /**
@@ -26,10 +28,11 @@ export interface CheckpointPort {
    */
   revertTo?(input: { sessionId: string; checkpointId: string }): Promise<boolean>;
   /**
-   * Resolves once every checkpoint created so far has its snapshot. A port may snapshot
-   * after `create` answers (the model call overlaps it); tools wait for this before they run.
+   * Resolves once every checkpoint created so far has its snapshot (its row may still be being
+   * written). A port may snapshot after `create` answers (the model call overlaps it); tools
+   * wait for this before they run.
    */
-  settled?(sessionId: string): Promise<void>;
+  captured?(sessionId: string): Promise<void>;
   /**
    * The turn's work is done: records its end-of-turn checkpoint (snapshot, row and
    * `checkpoint.created` event). The runtime awaits it before `turn.completed`, so every event
@@ -47,7 +50,7 @@ export function storeCheckpoints(db: store.Db): CheckpointPort {
   const next = new Map<string, Promise<number>>();
   let writes: Promise<unknown> = Promise.resolve();
   return {
-    async create(input) {
+    async create({ workspace: _workspace, ...input }) {
       const counter =
         next.get(input.sessionId) ??
         store.lastCheckpoint(db, input.sessionId).then((last) => (last ? last.number + 1 : 0));

@@ -44,6 +44,7 @@ export async function checkpoint(options: TurnOptions, step: number, reason: Che
       step,
       reason,
       historyPosition: context.length,
+      workspace: options.workspace,
     });
   } catch (error) {
     // A failed snapshot must not stop the work; the user sees why there's no checkpoint.

@@ -15,7 +15,7 @@ export interface ToolRunEnv {
   /** Adds what other modules give tools (audit, password prompts) to the loop's context. */
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
   /** The step's checkpoint may still be snapshotting: a tool runs only once it is taken. */
-  checkpoints?: Pick<CheckpointPort, "settled">;
+  checkpoints?: Pick<CheckpointPort, "captured">;
 }
 
 export interface CallResult {
@@ -168,7 +168,7 @@ async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<Tool
       return finish({ output, isError: true, display: { rejected: true, feedback: decision.feedback } });
     }
     if (decision.decidedBy) ctx.approvedBy = decision.decidedBy;
-    await env.checkpoints?.settled?.(env.sessionId);
+    await env.checkpoints?.captured?.(env.sessionId);
     if (signal.aborted) return finish(cancelledResult());
     emit.event({ type: "tool.state", payload: { turnId: emit.turnId, toolCallId: call.id, state: "running" } });
     emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "running_tool" } });

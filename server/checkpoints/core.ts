@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type { CheckpointView, CheckpointDiff, CheckpointFile, CheckpointSettings } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
 import type { EventLog, Sessions } from "../sessions";
 import * as store from "../store";
 import { openShadowRepo, type ShadowRepo } from "./shadow-repo.ts";
-import type { FileChange, ShadowRepoOptions } from "./types.ts";
+import type { FileChange, ShadowRepoOptions, SnapshotResult } from "./types.ts";
 
 /** What the agent loop calls at every turn and step (structurally the agent's CheckpointPort). */
 export interface CheckpointRequest {
@@ -13,6 +12,18 @@ export interface CheckpointRequest {
   step: number;
   reason: string;
   historyPosition: number;
+}
+
+/** A step's checkpoint from the loop, which knows its session's workspace (no lookup on the step's path). */
+export type StepCheckpointRequest = CheckpointRequest & { workspace: string };
+
+/** A snapshot taken for a checkpoint whose row is not written yet. */
+interface Capture {
+  workspace: string;
+  repo?: ShadowRepo;
+  result?: SnapshotResult;
+  /** Why there is no snapshot. */
+  error?: string;
 }
 
 /** The runtime side the service needs: whether a turn runs, and rewriting a session's history safely. */
@@ -35,9 +46,9 @@ export interface CheckpointServiceDeps {
 export const DMAIL_RESTORES_FILES_SETTING = "checkpoints.dmail_restores_files";
 const BASELINE_SETTING = "checkpoints.baseline:";
 /**
- * A step's snapshot starts this long after its checkpoint is created, or at once when a tool
- * needs it: the model request goes out first, since each git spawn blocks the event loop for
- * a few ms (fork of a large process) and would delay the request and the first tokens.
+ * A step's snapshot starts once the step's model request is on its way (the loop asks through
+ * `captured`), when a tool needs it, or at the latest this long after its checkpoint is created:
+ * the request goes out first, since starting git costs the event loop a little.
  */
 const CAPTURE_DELAY_MS = 25;
 /** Checkpoints taken while no turn runs: changes since the baseline there are not the agent's. */
@@ -63,6 +74,8 @@ export class CheckpointCore {
   private readonly lastReasons = new Map<string, string>();
   /** Per session: starters of snapshots waiting for their delay (see CAPTURE_DELAY_MS). */
   private readonly waiting = new Map<string, Set<() => void>>();
+  /** Per session: settles once the snapshot of the step checkpoint queued last is taken (its row may follow). */
+  private readonly captures = new Map<string, Promise<unknown>>();
   private host: HistoryHost | undefined;
 
   constructor(readonly deps: CheckpointServiceDeps) {}
@@ -91,12 +104,13 @@ export class CheckpointCore {
     this.numbers.delete(sessionId);
     this.lastReasons.delete(sessionId);
     this.waiting.delete(sessionId);
+    this.captures.delete(sessionId);
   }
 
   /** Sessions with bookkeeping held (tests bound it). */
   heldSessions(): number {
-    return new Set([...this.chains.keys(), ...this.numbers.keys(), ...this.lastReasons.keys(), ...this.waiting.keys()])
-      .size;
+    const maps = [this.chains, this.numbers, this.lastReasons, this.waiting, this.captures];
+    return new Set(maps.flatMap((map) => [...map.keys()])).size;
   }
 
   repo(workspace: string): Promise<ShadowRepo> {
@@ -122,8 +136,21 @@ export class CheckpointCore {
 
   /** Waits for pending checkpoint jobs (a turn-end snapshot) of the session. */
   async settled(sessionId: string): Promise<void> {
-    for (const start of this.waiting.get(sessionId) ?? []) start();
+    this.startWaiting(sessionId);
     await this.chains.get(sessionId);
+  }
+
+  /**
+   * Waits until every step checkpoint created so far has its snapshot, not its row: what a tool
+   * needs before it may write (the row, the diffs and the baseline follow behind it).
+   */
+  async captured(sessionId: string): Promise<void> {
+    this.startWaiting(sessionId);
+    await this.captures.get(sessionId);
+  }
+
+  private startWaiting(sessionId: string): void {
+    for (const start of this.waiting.get(sessionId) ?? []) start();
   }
 
   /** Waits for the pending checkpoint work of every session (shutdown). */
@@ -134,19 +161,27 @@ export class CheckpointCore {
   /**
    * The port's `create`: answers with the checkpoint's id and number at once, and queues the
    * snapshot and the row. The model call of the step overlaps the snapshot; tools wait for it
-   * (`settled`, through the port), so a snapshot never sees a tool's writes. Measured on 2
-   * shared cores: two snapshots (~25 ms each) sat between a prompt and the model request.
-   * Never throws for snapshot trouble.
+   * (`captured`, through the port), so a snapshot never sees a tool's writes, but not for the
+   * row, the diffs and the baseline written after it. Measured on 2 shared cores: two snapshots
+   * (~25 ms each) sat between a prompt and the model request. Never throws for snapshot trouble.
    */
-  async create(input: CheckpointRequest): Promise<{ id: string; number: number }> {
+  async create(input: StepCheckpointRequest): Promise<{ id: string; number: number }> {
+    const { workspace, ...request } = input;
     const id = `cp_${randomUUID()}`;
     const number = this.allocate(input.sessionId, input.reason);
     // The loop appends the marker and the checkpoint.created event for its own checkpoints.
     const delayed = this.delay(input.sessionId);
-    void this.serial(input.sessionId, async () => {
+    const captured = this.serial(input.sessionId, async () => {
       await delayed;
-      return this.record(input, { announce: false, id, number: await number });
-    }).catch((error: unknown) => {
+      return this.capture(request, workspace);
+    });
+    this.captures.set(
+      input.sessionId,
+      captured.catch(() => undefined),
+    );
+    void this.serial(input.sessionId, async () =>
+      this.store(request, await captured, { announce: false, id, number: await number }),
+    ).catch((error: unknown) => {
       // The marker in the history still works for D-Mail; only the timeline row is missing.
       console.warn(`[worldline] checkpoint of ${input.sessionId} was not saved: ${errorMessage(error)}`);
     });
@@ -191,45 +226,56 @@ export class CheckpointCore {
   ): Promise<CheckpointRow> {
     const number = options.number ?? (await this.allocate(input.sessionId, input.reason));
     const session = await this.deps.sessions.get(input.sessionId);
-    const workspace = session.workspace.path;
-    const previous = await store.lastCheckpoint(this.deps.db, input.sessionId);
-    let snapshot: string | null = null;
-    let files: StoredFileChange[] = [];
-    let note: string | null = null;
+    return this.store(input, await this.capture(input, session.workspace.path), { ...options, number });
+  }
+
+  /** The snapshot alone. A failure is kept as the reason there is none: it must never fail the turn. */
+  private async capture(input: CheckpointRequest, workspace: string): Promise<Capture> {
     try {
       const repo = await this.repo(workspace);
       const result = await repo.snapshot({
         message: `${input.reason} ${input.sessionId} turn ${input.turn} step ${input.step}`,
       });
-      snapshot = result.commit;
-      const baseline = await this.baseline(workspace);
-      const outside = new Set<string>();
-      // Between turns (and before a rewind), what differs from the state the agent last left was
-      // changed by someone else (editor, terminal); within a turn, changes are the agent's.
-      if (OUTSIDE_CAN_CHANGE.has(input.reason) && baseline && baseline !== snapshot) {
-        for (const change of (await repo.diff(baseline, snapshot)).files) {
-          outside.add(change.path);
-          if (change.oldPath) outside.add(change.oldPath);
+      return { workspace, repo, result };
+    } catch (error) {
+      return { workspace, error: errorMessage(error) };
+    }
+  }
+
+  /** The row of a captured snapshot: what changed since the previous checkpoint, and the new baseline. */
+  private async store(
+    input: CheckpointRequest,
+    capture: Capture,
+    options: { announce?: boolean; id?: string; number: number },
+  ): Promise<CheckpointRow> {
+    const previous = await store.lastCheckpoint(this.deps.db, input.sessionId);
+    const snapshot = capture.result?.commit ?? null;
+    let files: StoredFileChange[] = [];
+    let note = capture.error === undefined ? null : `No snapshot of the files: ${capture.error}`;
+    try {
+      if (capture.repo && capture.result) {
+        files = await this.changesSince(
+          input.reason,
+          capture.workspace,
+          capture.repo,
+          previous?.snapshot,
+          capture.result.commit,
+        );
+        await this.setBaseline(capture.workspace, capture.result.commit);
+        const skipped = capture.result.skipped;
+        if (skipped.length > 0) {
+          const shown = skipped.slice(0, 5).map((entry) => `${entry.path} (${entry.reason})`);
+          const more = skipped.length > shown.length ? ` and ${skipped.length - shown.length} more` : "";
+          note = `Not captured: ${shown.join(", ")}${more}. A rewind leaves these paths alone.`;
         }
       }
-      if (previous?.snapshot && previous.snapshot !== snapshot) {
-        files = (await repo.diff(previous.snapshot, snapshot)).files.map((change) =>
-          outside.has(change.path) ? { ...change, outside: true } : change,
-        );
-      }
-      await this.setBaseline(workspace, snapshot);
-      if (result.skipped.length > 0) {
-        const shown = result.skipped.slice(0, 5).map((entry) => `${entry.path} (${entry.reason})`);
-        const more = result.skipped.length > shown.length ? ` and ${result.skipped.length - shown.length} more` : "";
-        note = `Not captured: ${shown.join(", ")}${more}. A rewind leaves these paths alone.`;
-      }
     } catch (error) {
-      // A snapshot failure must never fail the turn: the row still marks the conversation position.
-      note = `No snapshot of the files: ${errorMessage(error)}`;
+      // The snapshot exists but its diff failed: the row still marks the conversation position.
+      note = `No list of changed files: ${errorMessage(error)}`;
     }
     const row = await store.createCheckpoint(this.deps.db, {
       id: options.id,
-      number,
+      number: options.number,
       sessionId: input.sessionId,
       turn: input.turn,
       step: input.step,
@@ -249,6 +295,32 @@ export class CheckpointCore {
   }
 
   /**
+   * The files changed since the previous checkpoint. Between turns (and before a rewind), what
+   * differs from the state the agent last left (the baseline) was changed by someone else
+   * (editor, terminal): marked `outside`. Within a turn, changes are the agent's.
+   */
+  private async changesSince(
+    reason: string,
+    workspace: string,
+    repo: ShadowRepo,
+    previous: string | null | undefined,
+    snapshot: string,
+  ): Promise<StoredFileChange[]> {
+    if (!previous || previous === snapshot) return [];
+    const outside = new Set<string>();
+    const baseline = OUTSIDE_CAN_CHANGE.has(reason) ? await this.baseline(workspace) : undefined;
+    if (baseline && baseline !== snapshot) {
+      for (const change of (await repo.diff(baseline, snapshot)).files) {
+        outside.add(change.path);
+        if (change.oldPath) outside.add(change.oldPath);
+      }
+    }
+    return (await repo.diff(previous, snapshot)).files.map((change) =>
+      outside.has(change.path) ? { ...change, outside: true } : change,
+    );
+  }
+
+  /**
    * The port's `turnEnded`: a snapshot when each turn ends, recorded as a `turn_end` checkpoint
    * (it is the baseline for telling the user's later edits apart, and it shows what the turn's
    * last step changed). The runtime awaits it before appending `turn.completed`, so the
@@ -261,7 +333,7 @@ export class CheckpointCore {
     if (queued === undefined || queued === "turn_end") return;
     const number = this.allocate(sessionId, "turn_end");
     // The turn's model calls are over: delayed step snapshots need not wait any longer.
-    for (const start of this.waiting.get(sessionId) ?? []) start();
+    this.startWaiting(sessionId);
     await this.serial(sessionId, async () => {
       const last = await store.lastCheckpoint(this.deps.db, sessionId);
       const position = (await store.readHistory(this.deps.db, sessionId)).length;
@@ -296,43 +368,6 @@ export class CheckpointCore {
     }
     return row;
   }
-
-  async list(sessionId: string): Promise<CheckpointView[]> {
-    await this.deps.sessions.get(sessionId);
-    await this.settled(sessionId);
-    return (await store.listCheckpoints(this.deps.db, sessionId)).map(toView);
-  }
-
-  /** The diff from a checkpoint to the workspace now: what a files rewind would undo. */
-  async diff(sessionId: string, ref: string | number): Promise<CheckpointDiff> {
-    const session = await this.deps.sessions.get(sessionId);
-    await this.settled(sessionId); // a checkpoint announced during a turn may still be writing its row
-    const row = await this.find(sessionId, ref);
-    if (!row.snapshot) throw noSnapshot(row);
-    const result = await (await this.repo(session.workspace.path)).diff(row.snapshot);
-    return {
-      checkpoint: row.id,
-      files: result.files.map(toWireFile),
-      patch: result.patch,
-      truncated: result.truncated,
-      skipped: result.skipped,
-    };
-  }
-
-  async settings(sessionId: string): Promise<CheckpointSettings> {
-    await this.deps.sessions.get(sessionId);
-    const own = await store.getSetting(this.deps.db, `${DMAIL_RESTORES_FILES_SETTING}:${sessionId}`);
-    const global = await store.getSetting(this.deps.db, DMAIL_RESTORES_FILES_SETTING);
-    return { dmail_restores_files: typeof own === "boolean" ? own : global === true };
-  }
-
-  async updateSettings(sessionId: string, patch: Partial<CheckpointSettings>): Promise<CheckpointSettings> {
-    await this.deps.sessions.get(sessionId);
-    if (patch.dmail_restores_files !== undefined) {
-      await store.putSetting(this.deps.db, `${DMAIL_RESTORES_FILES_SETTING}:${sessionId}`, patch.dmail_restores_files);
-    }
-    return this.settings(sessionId);
-  }
 }
 
 export function noSnapshot(row: CheckpointRow): WorldlineError {
@@ -348,31 +383,4 @@ export function storedFiles(row: CheckpointRow): StoredFileChange[] {
   } catch {
     return [];
   }
-}
-
-function toWireFile(change: StoredFileChange): CheckpointFile {
-  return {
-    path: change.path,
-    status: change.status,
-    additions: change.additions,
-    deletions: change.deletions,
-    ...(change.oldPath ? { old_path: change.oldPath } : {}),
-    ...(change.binary ? { binary: true } : {}),
-    ...(change.outside ? { outside: true } : {}),
-  };
-}
-
-function toView(row: CheckpointRow): CheckpointView {
-  return {
-    id: row.id,
-    number: row.number,
-    turn: row.turn,
-    step: row.step,
-    reason: row.reason,
-    created_at: row.createdAt.toISOString(),
-    history_position: row.historyPosition,
-    has_snapshot: row.snapshot !== null,
-    note: row.note,
-    files: storedFiles(row).map(toWireFile),
-  };
 }

@@ -7,19 +7,3 @@
 export { openShadowRepo, ShadowRepo } from "./shadow-repo.ts";
 export { shadowGitDir } from "./layout.ts";
 export { CheckpointService } from "./service.ts";
-export { DMAIL_RESTORES_FILES_SETTING } from "./core.ts";
-export type { CheckpointRequest, CheckpointServiceDeps, HistoryHost } from "./core.ts";
-export type { RewindRequest } from "./rewind.ts";
-export type { ForkRequest } from "./fork.ts";
-export { DEFAULT_MAX_FILE_BYTES, DEFAULT_MAX_SNAPSHOT_BYTES, MAX_PATCH_CHARS } from "./constants.ts";
-export type {
-  DiffResult,
-  FileChange,
-  FileChangeStatus,
-  MaterializeResult,
-  RestoreOptions,
-  RestoreResult,
-  ShadowRepoOptions,
-  SkippedPath,
-  SnapshotResult,
-} from "./types.ts";

@@ -3,6 +3,8 @@ import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { noSnapshot, storedFiles, type CheckpointCore, type CheckpointRow } from "./core.ts";
 import type { ShadowRepo } from "./shadow-repo.ts";
+import { checkpointSettings } from "./timeline.ts";
+import type { RestoreResult } from "./types.ts";
 
 /** Setting key prefix: what a rewind did and the whole history it replaced, stored with its undo point. */
 const REWIND_RECORD = "checkpoints.rewind:";
@@ -39,7 +41,7 @@ export async function rewind(
   request: RewindRequest,
   options: { undo?: boolean } = {},
 ): Promise<RewindResult> {
-  const { db, log, sessions } = core.deps;
+  const { db, sessions } = core.deps;
   const session = await sessions.get(sessionId);
   refuseWhileRunning(core, sessionId);
   await core.settled(sessionId);
@@ -59,43 +61,20 @@ export async function rewind(
   }
   const records = request.conversation ? await historyAt(core, target) : undefined;
   const current = await store.readHistory(db, sessionId);
-  const last = await store.lastCheckpoint(db, sessionId);
-  const undoPoint = await core.serial(sessionId, () =>
-    core.record({
-      sessionId,
-      turn: last?.turn ?? 0,
-      step: last?.step ?? 0,
-      reason: "rewind",
-      historyPosition: current.length,
-    }),
-  );
-  const saved: RewindRecord = { target: target.id, conversation: request.conversation, files: request.files };
-  if (request.conversation) saved.history = current.map(({ kind, data }) => ({ kind, data }));
-  await store.putSetting(db, REWIND_RECORD + undoPoint.id, saved);
+  const undoPoint = await recordUndoPoint(core, sessionId, {
+    target: target.id,
+    conversation: request.conversation,
+    files: request.files,
+    history: request.conversation ? current.map(({ kind, data }) => ({ kind, data })) : undefined,
+  });
 
-  let outcome = { written: [] as string[], deleted: [] as string[], untouched: [] as string[] };
+  let outcome: Pick<RestoreResult, "written" | "deleted" | "untouched"> = { written: [], deleted: [], untouched: [] };
   // Both writes happen under the runtime's guard, so no turn starts on a half-rewound session.
   await core.history.rewriteHistory(sessionId, async () => {
     if (records) await replaceHistory(db, sessionId, current, records);
-    if (repo && target.snapshot) {
-      outcome = await repo.restore(target.snapshot, { force: true });
-      await core.setBaseline(workspace, (await repo.snapshot({ message: `rewind to #${target.number}` })).commit);
-    }
+    if (repo) outcome = await restoreFiles(core, repo, target, `rewind to #${target.number}`);
   });
-  log.append(sessionId, {
-    type: "checkpoint.rewound",
-    payload: {
-      checkpointId: target.id,
-      number: target.number,
-      undoCheckpointId: undoPoint.id,
-      undoNumber: undoPoint.number,
-      conversation: request.conversation,
-      files: request.files,
-      written: outcome.written.length,
-      deleted: outcome.deleted.length,
-      ...(options.undo ? { undo: true } : {}),
-    },
-  });
+  announceRewind(core, target, undoPoint, request, outcome, options.undo);
   return {
     checkpoint: target.id,
     undo_checkpoint: undoPoint.id,
@@ -143,8 +122,8 @@ export async function revertFilesForDmail(
   sessionId: string,
   checkpointId: string,
 ): Promise<boolean> {
-  const { db, log } = core.deps;
-  if (!(await core.settings(sessionId)).dmail_restores_files) return false;
+  const { log } = core.deps;
+  if (!(await checkpointSettings(core, sessionId)).dmail_restores_files) return false;
   const session = await core.deps.sessions.get(sessionId);
   const target = await core.find(sessionId, checkpointId).catch(() => undefined);
   if (!target?.snapshot) return false;
@@ -161,30 +140,9 @@ export async function revertFilesForDmail(
     });
     return false;
   }
-  const historyLength = (await store.readHistory(db, sessionId)).length;
-  const undoPoint = await core.serial(sessionId, () =>
-    core.record({ sessionId, turn: target.turn, step: target.step, reason: "rewind", historyPosition: historyLength }),
-  );
-  await store.putSetting(db, REWIND_RECORD + undoPoint.id, {
-    target: target.id,
-    conversation: false,
-    files: true,
-  } satisfies RewindRecord);
-  const outcome = await repo.restore(target.snapshot, { force: true });
-  await core.setBaseline(workspace, (await repo.snapshot({ message: `D-Mail to #${target.number}` })).commit);
-  log.append(sessionId, {
-    type: "checkpoint.rewound",
-    payload: {
-      checkpointId: target.id,
-      number: target.number,
-      undoCheckpointId: undoPoint.id,
-      undoNumber: undoPoint.number,
-      conversation: false,
-      files: true,
-      written: outcome.written.length,
-      deleted: outcome.deleted.length,
-    },
-  });
+  const undoPoint = await recordUndoPoint(core, sessionId, { target: target.id, conversation: false, files: true });
+  const outcome = await restoreFiles(core, repo, target, `D-Mail to #${target.number}`);
+  announceRewind(core, target, undoPoint, { conversation: false, files: true }, outcome);
   return true;
 }
 
@@ -193,7 +151,19 @@ export async function revertFilesForDmail(
  * checkpoint of the workspace as it is, recorded like a files-only rewind's, so POST
  * …/rewind/undo (or a rewind to it) puts the files back. Call `setBaseline` after writing.
  */
-export async function recordFilesUndoPoint(core: CheckpointCore, sessionId: string): Promise<CheckpointRow> {
+export function recordFilesUndoPoint(core: CheckpointCore, sessionId: string): Promise<CheckpointRow> {
+  return recordUndoPoint(core, sessionId, { conversation: false, files: true });
+}
+
+/**
+ * Records an undo point: a `rewind` checkpoint of the workspace and history as they are, with
+ * what undoing to it restores (`target` defaults to the undo point itself).
+ */
+async function recordUndoPoint(
+  core: CheckpointCore,
+  sessionId: string,
+  record: Omit<RewindRecord, "target"> & { target?: string },
+): Promise<CheckpointRow> {
   const { db } = core.deps;
   const historyLength = (await store.readHistory(db, sessionId)).length;
   const last = await store.lastCheckpoint(db, sessionId);
@@ -206,12 +176,46 @@ export async function recordFilesUndoPoint(core: CheckpointCore, sessionId: stri
       historyPosition: historyLength,
     }),
   );
-  await store.putSetting(db, REWIND_RECORD + undoPoint.id, {
-    target: undoPoint.id,
-    conversation: false,
-    files: true,
-  } satisfies RewindRecord);
+  await store.putSetting(db, REWIND_RECORD + undoPoint.id, { ...record, target: record.target ?? undoPoint.id });
   return undoPoint;
+}
+
+/** Makes the workspace equal to the target's snapshot; the result becomes the agent's baseline. */
+async function restoreFiles(
+  core: CheckpointCore,
+  repo: ShadowRepo,
+  target: CheckpointRow,
+  message: string,
+): Promise<RestoreResult> {
+  if (!target.snapshot) throw noSnapshot(target);
+  const outcome = await repo.restore(target.snapshot, { force: true });
+  await core.setBaseline(repo.workspace, (await repo.snapshot({ message })).commit);
+  return outcome;
+}
+
+/** Tells every tab a rewind happened (rewind, its undo, or a D-Mail's file restore). */
+function announceRewind(
+  core: CheckpointCore,
+  target: CheckpointRow,
+  undoPoint: CheckpointRow,
+  parts: { conversation: boolean; files: boolean },
+  outcome: Pick<RestoreResult, "written" | "deleted">,
+  undo = false,
+): void {
+  core.deps.log.append(target.sessionId, {
+    type: "checkpoint.rewound",
+    payload: {
+      checkpointId: target.id,
+      number: target.number,
+      undoCheckpointId: undoPoint.id,
+      undoNumber: undoPoint.number,
+      conversation: parts.conversation,
+      files: parts.files,
+      written: outcome.written.length,
+      deleted: outcome.deleted.length,
+      ...(undo ? { undo: true } : {}),
+    },
+  });
 }
 
 /**

@@ -1,8 +1,9 @@
 import type { CheckpointDiff, CheckpointSettings, CheckpointView, ForkResult, RewindResult } from "../protocol";
-import { CheckpointCore, type CheckpointRequest, type CheckpointServiceDeps, type HistoryHost } from "./core.ts";
+import { CheckpointCore, type CheckpointServiceDeps, type HistoryHost, type StepCheckpointRequest } from "./core.ts";
 import { fork, type ForkRequest } from "./fork.ts";
 import type { ReviewActionBody, ReviewBase, ReviewChanges, ReviewRevertResult } from "../protocol";
 import { acceptChange, reviewChanges, revertChange } from "./review.ts";
+import { checkpointSettings, diffCheckpoint, listCheckpoints, updateCheckpointSettings } from "./timeline.ts";
 import { revertFilesForDmail, rewind, undoRewind, undoTurn, type RewindRequest } from "./rewind.ts";
 
 /**
@@ -27,11 +28,15 @@ export class CheckpointService {
   }
 
   /** Port: a checkpoint at the start of a turn or step (or for compaction/D-Mail). */
-  create(input: CheckpointRequest): Promise<{ id: string; number: number }> {
+  create(input: StepCheckpointRequest): Promise<{ id: string; number: number }> {
     return this.core.create(input);
   }
 
-  /** Port: the turn is done; records its `turn_end` checkpoint (awaited before `turn.completed`). */
+  /** Port: resolves once every step checkpoint so far has its snapshot (tools wait for it). */
+  captured(sessionId: string): Promise<void> {
+    return this.core.captured(sessionId);
+  }
+
   /** Frees the per-session bookkeeping once its checkpoint work is done (deleted or idle session). */
   forgetSession(sessionId: string): Promise<void> {
     return this.core.forgetSession(sessionId);
@@ -42,6 +47,7 @@ export class CheckpointService {
     return this.core.heldSessions();
   }
 
+  /** Port: the turn is done; records its `turn_end` checkpoint (awaited before `turn.completed`). */
   turnEnded(sessionId: string): Promise<void> {
     return this.core.turnEnded(sessionId);
   }
@@ -52,11 +58,11 @@ export class CheckpointService {
   }
 
   list(sessionId: string): Promise<CheckpointView[]> {
-    return this.core.list(sessionId);
+    return listCheckpoints(this.core, sessionId);
   }
 
   diff(sessionId: string, checkpoint: string | number): Promise<CheckpointDiff> {
-    return this.core.diff(sessionId, checkpoint);
+    return diffCheckpoint(this.core, sessionId, checkpoint);
   }
 
   rewind(sessionId: string, request: RewindRequest): Promise<RewindResult> {
@@ -91,11 +97,11 @@ export class CheckpointService {
   }
 
   settings(sessionId: string): Promise<CheckpointSettings> {
-    return this.core.settings(sessionId);
+    return checkpointSettings(this.core, sessionId);
   }
 
   updateSettings(sessionId: string, patch: Partial<CheckpointSettings>): Promise<CheckpointSettings> {
-    return this.core.updateSettings(sessionId, patch);
+    return updateCheckpointSettings(this.core, sessionId, patch);
   }
 
   /** Waits for pending checkpoint work of a session (tests, shutdown). */

@@ -21,6 +21,7 @@ import {
   resolveWorkspace,
   shadowGitDir,
 } from "./layout.ts";
+import { Fingerprint, FINGERPRINT_MAX_ENTRIES, indexEntryCount, racyWindowMs, walkWorkTree } from "./fingerprint.ts";
 import { serialize } from "./queue.ts";
 import { readRef } from "./refs.ts";
 import { stageWorkTree, type StageLimits, type StageResult, type TreeCache } from "./stage.ts";
@@ -72,6 +73,10 @@ export class ShadowRepo {
   private readonly commits = new Map<string, Omit<Head, "commit">>();
   /** The tree last written from the workspace's index (stage.ts writeTree). */
   private readonly treeCache: TreeCache = {};
+  /** The work tree's stat data at the last snapshot (fingerprint.ts); undefined when git must look. */
+  private fingerprint: Fingerprint | undefined;
+  /** How recent a change is too recent to trust its stats (fingerprint.ts RACY_MS). */
+  private racyMs: number | undefined;
 
   constructor(init: { target: GitTarget; limits: StageLimits; emptyBlob: string; rescanIgnored: boolean }) {
     this.target = init.target;
@@ -145,6 +150,7 @@ export class ShadowRepo {
       }
       await checkPlan(this.workspace, plan);
       const { written, deleted } = await applyPlan(this.target, plan);
+      this.fingerprint = undefined; // the stats would tell too; the next snapshot asks git anyway
       // Paths skipped now were never captured, so whatever the target says about them was not applied.
       const untouched = [...new Set([...plan.untouched, ...before.skipped.map((entry) => entry.path)])].sort();
       return { before: before.commit, written, deleted, untouched };
@@ -200,7 +206,31 @@ export class ShadowRepo {
   }
 
   private async snapshotNow(message: string): Promise<SnapshotResult> {
-    const staged = await this.stage(this.target);
+    const known = await this.head();
+    const fingerprint = this.fingerprint;
+    this.fingerprint = undefined;
+    if (
+      known &&
+      fingerprint &&
+      !this.rescanIgnored &&
+      fingerprint.tree === known.tree &&
+      known.skipped.length === 0 &&
+      (await fingerprint.unchanged())
+    ) {
+      this.fingerprint = fingerprint;
+      return { commit: known.commit, changed: [], skipped: [] };
+    }
+    // Stats first, then git: whatever changes in between shows up as a change next time. A tree
+    // whose index is already too big is not walked at all (reading its header is one small read).
+    this.racyMs ??= await racyWindowMs(this.workspace);
+    const walk =
+      indexEntryCount(this.target.indexFile) <= FINGERPRINT_MAX_ENTRIES
+        ? await walkWorkTree(this.workspace, this.racyMs)
+        : undefined;
+    const fingerprinting = walk !== undefined;
+    const staged = await this.stage(this.target, fingerprinting);
+    if (fingerprinting && staged.ignored)
+      this.fingerprint = Fingerprint.confirm(this.workspace, walk, { ...staged, ignored: staged.ignored });
     const head = await this.head();
     if (head && head.tree === staged.tree && sameSkipped(head.skipped, staged.skipped)) {
       return { commit: head.commit, changed: [], skipped: staged.skipped };
@@ -218,12 +248,13 @@ export class ShadowRepo {
     return { commit, changed, skipped: staged.skipped };
   }
 
-  private async stage(target: GitTarget): Promise<StageResult> {
+  private async stage(target: GitTarget, listIgnored = false): Promise<StageResult> {
     await resolveWorkspace(target.workTree); // a clear error for a workspace deleted since open, not a git one
     const staged = await stageWorkTree(target, this.emptyBlob, {
       ...this.limits,
       rescanIgnored: this.rescanIgnored,
       treeCache: target === this.target ? this.treeCache : undefined,
+      listIgnored,
     });
     this.rescanIgnored = false;
     return staged;
@@ -234,7 +265,7 @@ export class ShadowRepo {
    * memory (a commit never changes), so a step where nothing changed asks git nothing here.
    */
   private async head(): Promise<Head | undefined> {
-    const commit = await readRef(this.gitDir, SNAPSHOT_REF);
+    const commit = readRef(this.gitDir, SNAPSHOT_REF);
     if (!commit) return undefined;
     let known = this.commits.get(commit);
     if (!known) {

@@ -34,6 +34,8 @@ export interface StageOptions extends StageLimits {
   rescanIgnored: boolean;
   /** The tree last written from this index, by the index's checksum (see writeTree). */
   treeCache?: TreeCache;
+  /** Also list what the ignore rules exclude (fingerprint.ts); git skips its untracked cache then. */
+  listIgnored?: boolean;
 }
 
 export interface TreeCache {
@@ -44,12 +46,15 @@ export interface TreeCache {
 export interface StageResult {
   tree: string;
   skipped: SkippedPath[];
+  /** With `listIgnored`: ignored paths, folders as `dir/` (their contents not listed). */
+  ignored?: string[];
 }
 
 interface StatusScan {
   /** Tracked paths whose work-tree state differs from the index. */
   changed: string[];
   untracked: string[];
+  ignored: string[];
 }
 
 const MIB = 1024 * 1024;
@@ -67,7 +72,7 @@ function pathAfterFields(record: string, fields: number): string {
 /** git status only warns about folders it cannot read; we report them as skipped instead of losing them silently. */
 const UNREADABLE_DIR = /^warning: could not open directory '(.+)': (.+)$/gm;
 
-async function scanStatus(target: GitTarget, skipped: SkippedPath[]): Promise<StatusScan> {
+async function scanStatus(target: GitTarget, skipped: SkippedPath[], listIgnored: boolean): Promise<StatusScan> {
   const { stdout, stderr } = await git(target, [
     "status",
     "--porcelain=v2",
@@ -75,6 +80,7 @@ async function scanStatus(target: GitTarget, skipped: SkippedPath[]): Promise<St
     "--untracked-files=all",
     "--no-renames",
     "--ignore-submodules=all",
+    ...(listIgnored ? ["--ignored=matching"] : []),
   ]);
   for (const [, dir, reason] of stderr.matchAll(UNREADABLE_DIR)) {
     const path = dir.endsWith("/") ? dir : `${dir}/`; // a trailing slash marks a folder for restore's protection
@@ -82,11 +88,12 @@ async function scanStatus(target: GitTarget, skipped: SkippedPath[]): Promise<St
       skipped.push({ path, reason: `folder not readable (${reason})` });
   }
   const records = splitNul(stdout);
-  const scan: StatusScan = { changed: [], untracked: [] };
+  const scan: StatusScan = { changed: [], untracked: [], ignored: [] };
   for (let i = 0; i < records.length; i++) {
     const record = records[i];
     const kind = record[0];
     if (kind === "?") scan.untracked.push(record.slice(2));
+    if (kind === "!") scan.ignored.push(record.slice(2));
     const fields = FIELDS_BEFORE_PATH[kind];
     if (fields === undefined) continue;
     // Y, the second status letter, compares the index with the work tree; X (index vs last commit) is not our concern.
@@ -97,9 +104,14 @@ async function scanStatus(target: GitTarget, skipped: SkippedPath[]): Promise<St
 }
 
 /** Runs status, walking into nested repositories until none is left opaque. */
-async function scanWithNestedRepos(target: GitTarget, emptyBlob: string, skipped: SkippedPath[]): Promise<StatusScan> {
+async function scanWithNestedRepos(
+  target: GitTarget,
+  emptyBlob: string,
+  skipped: SkippedPath[],
+  listIgnored: boolean,
+): Promise<StatusScan> {
   for (let depth = 0; ; depth++) {
-    const scan = await scanStatus(target, skipped);
+    const scan = await scanStatus(target, skipped, listIgnored);
     const nested = scan.untracked.filter((path) => path.endsWith("/"));
     if (nested.length === 0) return scan;
     if (depth === MAX_NESTED_REPO_DEPTH) {
@@ -151,7 +163,7 @@ interface Candidate {
 
 export async function stageWorkTree(target: GitTarget, emptyBlob: string, options: StageOptions): Promise<StageResult> {
   const skipped: SkippedPath[] = [];
-  const scan = await scanWithNestedRepos(target, emptyBlob, skipped);
+  const scan = await scanWithNestedRepos(target, emptyBlob, skipped, options.listIgnored ?? false);
   const paths = [...new Set([...scan.changed, ...scan.untracked])];
   const parentCache = new Map<string, Promise<boolean>>();
 
@@ -210,7 +222,7 @@ export async function stageWorkTree(target: GitTarget, emptyBlob: string, option
 
   const tree = await writeTree(target, options.treeCache);
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { tree, skipped };
+  return { tree, skipped, ...(options.listIgnored ? { ignored: scan.ignored } : {}) };
 }
 
 /** git's index ends with a SHA-1 of everything before it: equal checksums, equal index. */

@@ -195,9 +195,11 @@ export class EventLog {
     }
     this.emitPendingDelta(sessionId, log);
     if (!log.startedParts.has(key)) {
-      // The first token goes out at once: time to first token is what users feel.
+      // The first token goes out at once, not at the end of the tick: time to first token is what
+      // users feel, and a tick can be long (a stream that arrived whole, then the turn's end).
       log.startedParts.add(key);
-      return this.enqueue(sessionId, log, event, turnId);
+      log.unwritten.push({ event, turnId, createdAt: new Date() });
+      return this.startWrite(sessionId, log);
     }
     log.pendingDelta = { event, turnId };
     log.deltaTimer = setTimeout(() => this.emitPendingDelta(sessionId, log), DELTA_COALESCE_MS);
@@ -224,13 +226,18 @@ export class EventLog {
     log.writeScheduled = true;
     const run = () => {
       log.writeScheduled = false;
-      this.serial(log, () => this.write(sessionId, log)).catch((error: unknown) => {
-        reportError("persisting events", error);
-        if (!this.closed) this.scheduleWrite(sessionId, log, WRITE_RETRY_MS);
-      });
+      this.startWrite(sessionId, log);
     };
     if (delayMs > 0) setTimeout(run, delayMs).unref();
     else setImmediate(run);
+  }
+
+  /** Writes what is unwritten after the writes before it; a failed write is retried. */
+  private startWrite(sessionId: string, log: SessionLog): void {
+    this.serial(log, () => this.write(sessionId, log)).catch((error: unknown) => {
+      reportError("persisting events", error);
+      if (!this.closed) this.scheduleWrite(sessionId, log, WRITE_RETRY_MS);
+    });
   }
 
   /** Inserts the session's unwritten events after the log's end, then fans them out. */

@@ -58,7 +58,8 @@ export class Sessions {
   }
 
   async setStatus(id: string, status: "idle" | "running" | "interrupted"): Promise<void> {
-    await store.updateSession(this.db, id, { status });
+    if (!(await store.setSessionStatus(this.db, id, status)))
+      throw new WorldlineError("session:not_found", `No session with id "${id}".`);
     this.log.append(id, { type: "session.updated", payload: { status } });
   }
 

@@ -1,4 +1,5 @@
 import type { Db } from "./db";
+import { Prisma } from "./generated/prisma/client";
 
 /** The model-facing conversation: append-only entries with positions from 0. */
 export async function appendHistory(
@@ -7,7 +8,12 @@ export async function appendHistory(
   entries: { position: number; kind: string; data: string }[],
 ) {
   if (entries.length === 0) return;
-  await db.historyEntry.createMany({ data: entries.map((entry) => ({ ...entry, sessionId })) });
+  // Raw, storing what createMany stores (tests/unit/store compares them): written at every agent step.
+  const now = new Date();
+  const rows = entries.map(
+    (entry) => Prisma.sql`(${sessionId}, ${entry.position}, ${entry.kind}, ${entry.data}, ${now})`,
+  );
+  await db.$executeRaw`INSERT INTO "HistoryEntry" ("sessionId", "position", "kind", "data", "createdAt") VALUES ${Prisma.join(rows)}`;
 }
 
 export async function readHistory(db: Db, sessionId: string) {

@@ -77,6 +77,17 @@ export async function listSessions(db: Db, options: { includeArchived?: boolean;
   });
 }
 
+/**
+ * A session's status, as `updateSession` sets it (updatedAt too): raw, since it is written as
+ * every turn starts and ends, and Prisma's update read the row and its workspace back (three
+ * statements). False when there is no such session.
+ */
+export async function setSessionStatus(db: Db, id: string, status: string): Promise<boolean> {
+  const changed =
+    await db.$executeRaw`UPDATE "Session" SET "status" = ${status}, "updatedAt" = ${new Date()} WHERE "id" = ${id}`;
+  return changed > 0;
+}
+
 export async function updateSession(
   db: Db,
   id: string,

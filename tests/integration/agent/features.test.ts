@@ -122,6 +122,35 @@ describe("features", () => {
     expect(completedOutcomes(await bridge.events(sessionId))).toEqual(["completed", "completed"]);
   });
 
+  it("a D-Mail restores the checkpoint's files when the session allows it, and the restore is undoable", async () => {
+    const sessionId = await bridge.createSession();
+    const allow = await fetch(`${bridge.url}/api/v1/sessions/${sessionId}/checkpoint-settings`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${bridge.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ dmail_restores_files: true }),
+    });
+    expect(allow.status).toBe(200);
+    fake.script({ text: "hi there" });
+    await bridge.chat(sessionId, "first turn"); // checkpoints 0 (turn) and 1 (step), no files yet
+    const file = path.join(bridge.workspace, "dmail-idea.txt");
+    fake.script(
+      { toolCalls: [{ name: "write_file", arguments: { path: "dmail-idea.txt", content: "a bad idea\n" } }] },
+      { toolCalls: [{ name: "send_dmail", arguments: { checkpoint_id: 1, message: "the idea was bad" } }] },
+      { text: "went another way" },
+    );
+    await bridge.chat(sessionId, "second turn");
+    await expect(fs.access(file)).rejects.toThrow(); // back as at checkpoint 1
+    const rewound = (await bridge.events(sessionId)).filter((event) => event.type === "checkpoint.rewound");
+    expect(rewound.map((event) => event.payload)).toEqual([
+      expect.objectContaining({ number: 1, conversation: false, files: true, written: 0, deleted: 1 }),
+    ]);
+    expect(messagesOf(fake.requests.at(-1)!).at(-1)?.content).toContain("restored to that checkpoint as well");
+
+    const undo = await bridge.api(`/api/v1/sessions/${sessionId}/rewind/undo`, {});
+    expect(undo.status).toBe(200);
+    expect(await fs.readFile(file, "utf8")).toBe("a bad idea\n");
+  });
+
   it("refuses a D-Mail to a checkpoint that does not exist", async () => {
     const sessionId = await bridge.createSession();
     fake.script(

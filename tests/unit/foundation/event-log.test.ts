@@ -52,6 +52,19 @@ describe("EventLog", () => {
     expect(seen).toEqual([1, 2]);
   });
 
+  it("delivers a part's first delta without waiting for the end of the tick", async () => {
+    const seen: string[] = [];
+    log.subscribe(sessionId, (event) => seen.push(event.type));
+    // Whatever the event loop does next (here: the check phase, where writes of ordinary events
+    // are started) comes after a long tick of promise continuations, e.g. a stream that arrived
+    // whole and then the turn's end. The first token must reach the tabs within that tick.
+    const atTickEnd = new Promise<string[]>((resolve) => setImmediate(() => resolve([...seen])));
+    log.append(sessionId, notice("before"));
+    log.append(sessionId, delta("Hel"));
+    for (let i = 0; i < 1000 && seen.length < 2; i++) await Promise.resolve();
+    expect(await atTickEnd).toEqual(["notice", "message.part.delta"]);
+  });
+
   it("sends the first delta at once and coalesces the rest into one event", async () => {
     const seen: EventEnvelope[] = [];
     log.subscribe(sessionId, (event) => seen.push(event));

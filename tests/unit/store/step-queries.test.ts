@@ -1,0 +1,160 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  appendHistory,
+  createCheckpoint,
+  createRule,
+  createSession,
+  getSetting,
+  lastCheckpoint,
+  listApplicableRules,
+  openDb,
+  putSetting,
+  setSessionStatus,
+  updateSession,
+  type Db,
+} from "../../../server/store";
+import { dropTestDatabases, testDatabaseUrl } from "../../db";
+
+/**
+ * The statements an agent step runs are raw SQL (Prisma's query building cost more than the
+ * query): each must read and write exactly what the Prisma call it replaced does.
+ */
+describe("store: the raw statements of an agent step", () => {
+  let db: Db;
+  let home: string;
+
+  beforeAll(async () => {
+    home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-step-"));
+    ({ db } = await openDb(home, testDatabaseUrl(home)));
+  });
+
+  afterAll(async () => {
+    await db.$disconnect();
+    await dropTestDatabases();
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it("lastCheckpoint and a numbered createCheckpoint read and write what findFirst and create do", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-step-a" });
+    const other = await createSession(db, { workspace: "/tmp/wl-step-b" });
+    expect(await lastCheckpoint(db, session.id)).toBeNull();
+    const written = [];
+    for (const number of [0, 2, 1]) {
+      written.push(
+        await createCheckpoint(db, {
+          sessionId: session.id,
+          number,
+          turn: 1,
+          step: number,
+          historyPosition: number * 3,
+          reason: "step",
+          ...(number === 2 ? { snapshot: "abc", filesChanged: '[{"path":"é.txt"}]', note: "Not captured: x" } : {}),
+        }),
+      );
+      await createCheckpoint(db, {
+        sessionId: other.id,
+        number: number + 10,
+        turn: 1,
+        step: 0,
+        historyPosition: 0,
+        reason: "turn",
+      });
+    }
+    for (const row of written) expect(row).toStrictEqual(await db.checkpoint.findUnique({ where: { id: row.id } }));
+    expect(written[0].filesChanged).toBe("[]");
+    expect(written[0].id).toMatch(/^c[0-9a-z]{24}$/);
+    const expected = await db.checkpoint.findFirst({ where: { sessionId: session.id }, orderBy: { number: "desc" } });
+    expect(await lastCheckpoint(db, session.id)).toStrictEqual(expected);
+    expect(expected?.number).toBe(2);
+  });
+
+  it("putSetting stores what upsert stores, and replaces the value", async () => {
+    await putSetting(db, "step.a", { on: true });
+    await db.setting.upsert({ where: { key: "step.b" }, create: { key: "step.b", value: '{"on":true}' }, update: {} });
+    const [a, b] = await Promise.all(["step.a", "step.b"].map((key) => db.setting.findUnique({ where: { key } })));
+    expect({ ...a, key: "" }).toMatchObject({ ...b, key: "", updatedAt: expect.any(Date) });
+    const before = a!.updatedAt;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await putSetting(db, "step.a", "next");
+    expect(await getSetting(db, "step.a")).toBe("next");
+    expect((await db.setting.findUnique({ where: { key: "step.a" } }))!.updatedAt.getTime()).toBeGreaterThan(
+      before.getTime(),
+    );
+  });
+
+  it("getSetting reads what putSetting stored; undefined for none", async () => {
+    await putSetting(db, "step.read", { prices: [1, 2] });
+    expect(await getSetting(db, "step.read")).toEqual({ prices: [1, 2] });
+    expect(await getSetting(db, "step.none")).toBeUndefined();
+  });
+
+  it("setSessionStatus sets what updateSession sets, updatedAt included, and says when there is no session", async () => {
+    const raw = await createSession(db, { workspace: "/tmp/wl-step-f" });
+    const orm = await createSession(db, { workspace: "/tmp/wl-step-f" });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await setSessionStatus(db, raw.id, "running")).toBe(true);
+    await updateSession(db, orm.id, { status: "running" });
+    const [a, b] = await Promise.all([raw.id, orm.id].map((id) => db.session.findUnique({ where: { id } })));
+    expect(a!.status).toBe("running");
+    expect(a!.updatedAt.getTime()).toBeGreaterThan(raw.updatedAt.getTime());
+    const { id: _a, updatedAt: _au, createdAt: _ac, ...restA } = a!;
+    const { id: _b, updatedAt: _bu, createdAt: _bc, ...restB } = b!;
+    expect(restA).toStrictEqual(restB);
+    expect(await setSessionStatus(db, "no-such-session", "idle")).toBe(false);
+  });
+
+  it("appendHistory stores what createMany stores", async () => {
+    const raw = await createSession(db, { workspace: "/tmp/wl-step-c" });
+    const orm = await createSession(db, { workspace: "/tmp/wl-step-c" });
+    const entries = [
+      { position: 0, kind: "message", data: '{"role":"user","content":"é\\u0000"}' },
+      { position: 1, kind: "checkpoint", data: '{"number":0}' },
+    ];
+    await appendHistory(db, raw.id, entries);
+    await db.historyEntry.createMany({ data: entries.map((entry) => ({ ...entry, sessionId: orm.id })) });
+    const read = async (sessionId: string) =>
+      (await db.historyEntry.findMany({ where: { sessionId }, orderBy: { position: "asc" } })).map(
+        ({ id: _id, sessionId: _session, createdAt, ...rest }) => ({ ...rest, createdAt: createdAt instanceof Date }),
+      );
+    expect(await read(raw.id)).toStrictEqual(await read(orm.id));
+    expect(await read(raw.id)).toHaveLength(2);
+  });
+
+  it("listApplicableRules reads what findMany reads: global, the workspace's and the session's, unexpired, oldest first", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-step-d" });
+    const other = await createSession(db, { workspace: "/tmp/wl-step-e" });
+    const now = new Date();
+    const rule = (scope: string, extra: object, minutes: number | null, pattern: string) =>
+      createRule(db, {
+        scope,
+        tool: "shell",
+        pattern,
+        action: "allow",
+        expiresAt: minutes === null ? null : new Date(now.getTime() + minutes * 60_000),
+        ...extra,
+      });
+    await rule("global", {}, null, "g");
+    await rule("session", { sessionId: session.id }, 5, "s-live");
+    await rule("session", { sessionId: session.id }, -5, "s-expired");
+    await rule("session", { sessionId: other.id }, null, "other-session");
+    await rule("workspace", { workspaceId: session.workspaceId }, null, "w");
+    await rule("workspace", { workspaceId: other.workspaceId }, null, "other-workspace");
+    const expected = await db.rule.findMany({
+      where: {
+        OR: [
+          { scope: "global" },
+          { scope: "workspace", workspaceId: session.workspaceId },
+          { scope: "session", sessionId: session.id },
+        ],
+        AND: [{ OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] }],
+      },
+      orderBy: { createdAt: "asc" },
+    });
+    const rules = await listApplicableRules(db, session.id, session.workspaceId, now);
+    expect(rules).toStrictEqual(expected);
+    expect(rules.map((row) => row.pattern).sort()).toEqual(["g", "s-live", "w"]);
+  });
+});
