@@ -3,8 +3,6 @@ import type { ChatMessage } from "./provider";
 import { estimateTokens } from "./stats";
 import { toWireMessages, type WireEntry } from "./wire-messages";
 
-export { checkpointMarkerText } from "./wire-messages";
-
 /** What the model has been told about the workspace, to tell it only what changed (server/agent/turn-context.ts). */
 export interface WorkspaceTold {
   listing: string;

@@ -13,7 +13,6 @@ import { COMPACT_COMMAND, emptyStats, executeTurn, type TurnExecutionEnv } from 
 import { TurnQueue, type PendingTurn } from "./turn-queue";
 
 export type { ExternalAgentPort, PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
-export { DEFAULT_MAX_STEPS } from "./turn-execution";
 export { MAX_CONCURRENT_TURNS, MAX_QUEUED_TURNS_PER_SESSION } from "./turn-queue";
 
 /**

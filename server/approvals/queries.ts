@@ -19,7 +19,9 @@ export async function decideByPolicy(
   request: GateRequest,
 ): Promise<ApprovalDecision | undefined> {
   const { need } = request;
-  const session = await deps.sessions.get(request.sessionId);
+  // The row alone: a policy decision needs no catch-up of the session's event log.
+  const session = await store.getSession(deps.db, request.sessionId);
+  if (!session) throw new WorldlineError("session:not_found", `No session with id "${request.sessionId}".`);
   const rules = await store.listApplicableRules(deps.db, session.id, session.workspaceId);
   const match = matchRules(rules, { tool: request.tool, subject: need.subject, compound: need.compound });
   if (match?.action === "deny") {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApprovalChange, ApprovalDecisionKind } from "./approvals";
+import { ApprovalDecisionKind } from "./approvals";
 
 /** Socket commands of the approval queue (merged into `clientCommands`). */
 const CommandId = z.string().min(8).max(64);
@@ -21,8 +21,4 @@ export const approvalCommands = {
   "approval.password": z
     .object({ commandId: CommandId, approvalId: ApprovalId, password: z.string().max(4096).nullable() })
     .strict(),
-} as const;
-
-export const approvalServerMessages = {
-  "approvals.changed": ApprovalChange,
 } as const;

@@ -79,10 +79,6 @@ export const presenceCommands = {
     .strict(),
 } as const;
 
-export const presenceMessages = {
-  "presence.state": PresenceState,
-} as const;
-
 export const ShareScope = z.enum(["view", "drive"]);
 export type ShareScope = z.infer<typeof ShareScope>;
 

@@ -1,2 +1,2 @@
-export { redactSecrets, redactSecretShapes, redactForOutput, redactKnownValues, secretEnvValues } from "./redact";
+export { redactSecrets, redactForOutput, redactKnownValues, secretEnvValues } from "./redact";
 export { StreamRedactor } from "./stream";

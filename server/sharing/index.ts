@@ -1,4 +1,3 @@
 export { ShareLinks, hashToken } from "./service";
 export type { ShareCapability } from "./service";
 export { httpVerdict, pageAllowed, socketVerdict } from "./policy";
-export type { HttpVerdict, SocketVerdict } from "./policy";

@@ -1,8 +1,15 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import fs from "node:fs/promises";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import type { SkillView } from "../protocol";
+
+/** The YAML parser (~40 ms to load), required by the first skill that has front matter, not at start-up. */
+let yamlParse: ((text: string) => unknown) | undefined;
+function parseYaml(text: string): unknown {
+  yamlParse ??= (createRequire(import.meta.url)("yaml") as typeof import("yaml")).parse;
+  return yamlParse(text);
+}
 
 /** Where skills live, most specific first: a workspace skill shadows a home one of the same name. */
 export const WORKSPACE_SKILL_DIRS = [

@@ -3,7 +3,7 @@
  * the `Db` handle they were given at start-up.
  */
 export { openDb, providerOf } from "./db";
-export type { Db, Provider } from "./db";
+export type { Db } from "./db";
 export { isUniqueViolation } from "./dialect";
 export {
   DEFAULT_SESSION_TITLE,
@@ -11,6 +11,7 @@ export {
   deleteSession,
   getSession,
   listSessions,
+  setSessionStatus,
   updateSession,
 } from "./sessions";
 export type { SessionRow } from "./sessions";
@@ -34,14 +35,13 @@ export { getSetting, putSetting } from "./settings";
 export { createApproval, decidePendingApproval, getApproval, listApprovals } from "./approvals";
 export type { ApprovalRow } from "./approvals";
 export { createRule, deleteRule, getWorkspaceByPath, listApplicableRules, listRules } from "./rules";
-export type { RuleRow } from "./rules";
-export { listRecentWorkspaces, upsertWorkspace } from "./workspaces";
+export { listRecentWorkspaces } from "./workspaces";
 export { createCheckpoint, getCheckpoint, getCheckpointByNumber, lastCheckpoint, listCheckpoints } from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
 export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";
 export type { ShareLinkRow } from "./share-links";
 export { createMemory, deleteMemory, listMemories } from "./memory";
-export type { MemoryRow, NewMemory } from "./memory";
+export type { MemoryRow } from "./memory";
 export { listCommands, recordCommand } from "./audit";
-export type { AuditedCommand, CommandAuditRecord } from "./audit";
+export type { AuditedCommand } from "./audit";

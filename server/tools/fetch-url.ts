@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "../errors";
 import { defineTool } from "./define";
-import { htmlToText } from "./html-text";
 import type { ToolResult } from "./types";
 
 /** Bytes read from a response at most; the rest is not downloaded. */
@@ -99,7 +98,8 @@ async function fetchText(
   }
   const decoded = new TextDecoder(charsetOf(type)).decode(body.bytes);
   const isHtml = /html/i.test(type) || (!type && /^\s*<(!doctype html|html)/i.test(decoded));
-  let text = isHtml && !args.raw ? htmlToText(decoded) : decoded;
+  // The converter (~70 ms to load) is loaded by the first page that needs it, not at start-up.
+  let text = isHtml && !args.raw ? (await import("./html-text")).htmlToText(decoded) : decoded;
   const notes: string[] = [];
   if (body.cut) notes.push(`[response cut at ${FETCH_MAX_BYTES} bytes]`);
   if (text.length > FETCH_MAX_TEXT_CHARS) {

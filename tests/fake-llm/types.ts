@@ -58,7 +58,6 @@ export type ScriptedResponse = ScriptedCompletion | ScriptedError | ScriptedCut 
 
 export interface RecordedRequest {
   // Parsed request bodies are whatever the client sent; tests inspect them loosely.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   headers: Record<string, string | string[] | undefined>;
   at: number;

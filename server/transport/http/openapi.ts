@@ -3,8 +3,6 @@ import { WireError } from "../../protocol";
 import { DOCS, SSE_EVENT_NAMES, SseEvent, type JsonSchema } from "./openapi-docs";
 import type { Route, RouteDoc } from "./router";
 
-export { SSE_EVENT_NAMES } from "./openapi-docs";
-
 /** An OpenAPI 3.1 document for every route of the router, from the zod schemas the routes validate with. */
 export function buildOpenApi(routes: readonly Route[], version: string): JsonSchema {
   const paths: Record<string, Record<string, unknown>> = {};

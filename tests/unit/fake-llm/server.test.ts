@@ -14,7 +14,6 @@ beforeEach(() => {
 
 interface SseResult {
   // Chunks are inspected loosely, the way a hand-written client would.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   chunks: any[];
   done: boolean;
 }
