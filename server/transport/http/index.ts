@@ -54,7 +54,7 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     try {
-      const url = new URL(req.url ?? "/", "http://bridge.invalid");
+      const url = requestUrl(req.url);
       if (!auth.hostAllowed(req)) {
         throw new WorldlineError(
           "auth:forbidden",
@@ -103,6 +103,22 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       sendError(res, error);
     }
   };
+}
+
+const URL_BASE = "http://bridge.invalid";
+
+/**
+ * The request target as a URL on this server. Anything but a path of our own (`//host/x`, `/\\x`,
+ * `http://host/`, `*`) is a 400: WHATWG URL reads those as other hosts or refuses them.
+ */
+function requestUrl(target = "/"): URL {
+  try {
+    const url = new URL(target, URL_BASE);
+    if (target.startsWith("/") && url.origin === URL_BASE) return url;
+  } catch {
+    // Not a URL at all: refused below.
+  }
+  throw new WorldlineError("request:invalid", `The request target is not a path: ${target.slice(0, 100)}`);
 }
 
 /** On every response: no token-bearing URL leaks through Referer, no MIME sniffing, no framing (clickjacked approvals). */

@@ -135,6 +135,18 @@ describe("header fuzzing", () => {
     expect((await bridge.api("/api/v1/health")).status).toBe(200);
   }, 300_000);
 
+  it("answers request targets that are not paths of its own with 400, not 500", async () => {
+    const headers = { host: `127.0.0.1:${bridge.port}`, authorization: `Bearer ${TEST_TOKEN}` };
+    for (const path of ["//", "//evil.example/api/v1/sessions", "/\\evil.example/", "http://evil.example/", "*"]) {
+      const result = await probe(bridge.port, { path, headers });
+      expect({ path, status: result.status, code: JSON.parse(result.body).error.code }).toEqual({
+        path,
+        status: 400,
+        code: "request:invalid",
+      });
+    }
+  });
+
   it("logged no internal error or unhandled rejection", () => {
     expect(internalErrors).toEqual([]);
   });
