@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { errorMessage } from "./errors";
 import { installProcessErrorPolicy } from "./process-errors";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
 import { connectRedis } from "./bus";
@@ -168,13 +169,16 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const turns = new TurnRouter({ db, runtime, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
 
-  const pages = options.ui === false ? null : await loadPages(config, options.dev ?? false);
   const server = createServer();
   const token = config.token ?? createToken();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
   });
+  // Next.js (~250 ms to load and prepare) loads once the server listens: the ready line, the API,
+  // sockets and terminals do not wait for it, and a page asked for sooner waits. Loading it earlier,
+  // alongside the start-up, brought the first page no sooner (all of it runs on this one thread).
+  const pages = options.ui === false ? null : loadPages(config, options.dev ?? false);
   // The auth policy needs the real port (PORT=0 picks one), so it is built after listen;
   // no request is read before the handler below is attached (no await in between).
   const port = (server.address() as AddressInfo).port;
@@ -256,13 +260,19 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   };
 }
 
-async function loadPages(config: BridgeConfig, dev: boolean) {
-  const { default: next } = await import("next");
-  const app = next({ dev, dir: ROOT_DIR, hostname: config.host, port: config.port });
-  await app.prepare();
-  const handler = app.getRequestHandler();
+/** The Next.js pages, loading in the background: requests wait for them; a failure to load answers each with it. */
+function loadPages(config: BridgeConfig, dev: boolean) {
+  const loading = (async () => {
+    const { default: next } = await import("next");
+    const app = next({ dev, dir: ROOT_DIR, hostname: config.host, port: config.port });
+    await app.prepare();
+    return { app, handler: app.getRequestHandler() };
+  })();
+  loading.catch((error: unknown) =>
+    process.stderr.write(`[worldline] the web UI failed to load: ${errorMessage(error)}\n`),
+  );
   return {
-    handle: (req: IncomingMessage, res: ServerResponse) => handler(req, res),
-    close: () => app.close(),
+    handle: async (req: IncomingMessage, res: ServerResponse) => (await loading).handler(req, res),
+    close: async () => (await loading.catch(() => undefined))?.app.close(),
   };
 }

@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ModelConfig } from "../config";
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderChunk } from "./provider";
 import { reasoningHistoryFor, refusesField, withReasoningHistory } from "./provider-quirks";
@@ -9,20 +9,28 @@ const REQUEST_TIMEOUT_MS = 10 * 60_000;
 /** Statuses worth retrying: request timeout, conflict, rate limit, server errors. */
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
 
+type Sdk = typeof OpenAI;
+
+/** The SDK (~60 ms to load) is loaded by the first model request, not at start-up. */
+let sdkLoading: Promise<Sdk> | undefined;
+const loadSdk = (): Promise<Sdk> => (sdkLoading ??= import("openai").then((module) => module.default));
+
 /** The one adapter: any OpenAI-compatible Chat Completions endpoint. */
 export function createOpenAIProvider(config: ModelConfig): ChatProvider {
-  // The SDK's own retries are off: retry.ts owns the policy and reports each attempt.
-  const client = new OpenAI({
-    baseURL: config.baseURL,
-    apiKey: config.apiKey,
-    maxRetries: 0,
-    timeout: REQUEST_TIMEOUT_MS,
-  });
+  let client: OpenAI | undefined;
+  const clientOf = (Sdk: Sdk) =>
+    // The SDK's own retries are off: retry.ts owns the policy and reports each attempt.
+    (client ??= new Sdk({
+      baseURL: config.baseURL,
+      apiKey: config.apiKey,
+      maxRetries: 0,
+      timeout: REQUEST_TIMEOUT_MS,
+    }));
   const reasoningHistory = reasoningHistoryFor(config);
   // Turned off for good once the server refuses the field (see provider-quirks.ts).
   let sendCacheKey = config.promptCacheKey ?? true;
-  const create = (request: ChatRequest) =>
-    client.chat.completions.create(
+  const create = (sdk: Sdk, request: ChatRequest) =>
+    clientOf(sdk).chat.completions.create(
       {
         model: request.model,
         messages: withReasoningHistory(request.messages, reasoningHistory) as OpenAI.Chat.ChatCompletionMessageParam[],
@@ -38,27 +46,28 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
     );
   return {
     async *stream(request: ChatRequest): AsyncIterable<ProviderChunk> {
+      const sdk = await loadSdk();
       let stream;
       try {
-        stream = await create(request);
+        stream = await create(sdk, request);
       } catch (error) {
         const refused =
           sendCacheKey &&
           request.cacheKey &&
-          error instanceof OpenAI.APIError &&
+          error instanceof sdk.APIError &&
           refusesField(error.status, providerMessage(error), "prompt_cache_key");
-        if (!refused) throw toProviderError(error, request.signal);
+        if (!refused) throw toProviderError(sdk, error, request.signal);
         sendCacheKey = false;
         try {
-          stream = await create(request);
+          stream = await create(sdk, request);
         } catch (again) {
-          throw toProviderError(again, request.signal);
+          throw toProviderError(sdk, again, request.signal);
         }
       }
       try {
         for await (const chunk of stream) yield* normalise(chunk);
       } catch (error) {
-        throw toProviderError(error, request.signal);
+        throw toProviderError(sdk, error, request.signal);
       }
     },
   };
@@ -97,21 +106,21 @@ function* normalise(chunk: OpenAI.Chat.ChatCompletionChunk): Generator<ProviderC
   }
 }
 
-function toProviderError(error: unknown, signal: AbortSignal): unknown {
+function toProviderError(sdk: Sdk, error: unknown, signal: AbortSignal): unknown {
   if (signal.aborted) return error;
-  if (error instanceof OpenAI.APIConnectionTimeoutError) {
+  if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ProviderError("The model provider timed out.", undefined, true, undefined, {
       cause: error,
       kind: "timeout",
     });
   }
-  if (error instanceof OpenAI.APIConnectionError) {
+  if (error instanceof sdk.APIConnectionError) {
     return new ProviderError(`Cannot reach the model provider: ${error.message}`, undefined, true, undefined, {
       cause: error,
       kind: "connection",
     });
   }
-  if (error instanceof OpenAI.APIError) {
+  if (error instanceof sdk.APIError) {
     const status = error.status;
     const retryable = status !== undefined && (RETRYABLE_STATUS.has(status) || status >= 500);
     const message = providerMessage(error);
