@@ -18,15 +18,46 @@ const MIN_SKIP_BYTES = 4096;
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** @param {Uint8Array} bytes @param {number} index */
-function plain(bytes, index) {
-  const byte = bytes[index];
-  if (byte >= 0x20 && byte <= 0x7e) return true;
-  if (byte === LF || byte === CR || byte === 0x09) return true;
-  if (byte < 0x80) return false; // Other C0 controls, ESC, DEL.
-  // U+0080–U+009F (C1 controls such as CSI) are 0xC2 0x80–0x9F in UTF-8.
-  if (byte <= 0x9f && index > 0 && bytes[index - 1] === 0xc2) return false;
-  return true;
+const PLAIN = 0;
+const NOT_PLAIN = 1;
+/** A UTF-8 continuation byte 0x80–0x9F: a C1 control (such as CSI) when it follows 0xC2. */
+const PLAIN_UNLESS_AFTER_C2 = 2;
+
+/** Each byte's class, looked up instead of compared: the scan runs over every byte of a flood. */
+const BYTE_CLASS = new Uint8Array(256).map((_, byte) => {
+  if ((byte >= 0x20 && byte <= 0x7e) || byte === LF || byte === CR || byte === 0x09) return PLAIN;
+  if (byte < 0x80) return NOT_PLAIN; // Other C0 controls, ESC, DEL.
+  return byte <= 0x9f ? PLAIN_UNLESS_AFTER_C2 : PLAIN;
+});
+
+/** Index of the last byte before `end` that is not plain, or -1. @param {Uint8Array} bytes @param {number} end */
+function lastNotPlain(bytes, end) {
+  // Four bytes at a time where aligned: a word of printable ASCII (most of a flood) needs no per-byte look.
+  const wordsFrom = (4 - (bytes.byteOffset % 4)) % 4;
+  const wordCount = Math.max(0, Math.floor((end - wordsFrom) / 4));
+  const wordsEnd = wordsFrom + 4 * wordCount;
+  const found = lastNotPlainBytes(bytes, wordsEnd, end);
+  if (found >= 0 || wordCount === 0) return found;
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + wordsFrom, wordCount);
+  for (let w = wordCount - 1; w >= 0; w--) {
+    const x = words[w];
+    // Some byte below 0x20, or above 0x7E (the classic "hasless"/"hasmore" bit tricks).
+    if ((((x - 0x20202020) & ~x) | ((x + 0x01010101) | x)) & 0x80808080) {
+      const at = lastNotPlainBytes(bytes, wordsFrom + 4 * w, wordsFrom + 4 * w + 4);
+      if (at >= 0) return at;
+    }
+  }
+  return lastNotPlainBytes(bytes, 0, wordsFrom);
+}
+
+/** The same, byte by byte over [from, end). @param {Uint8Array} bytes @param {number} from @param {number} end */
+function lastNotPlainBytes(bytes, from, end) {
+  for (let i = end - 1; i >= from; i--) {
+    const kind = BYTE_CLASS[bytes[i]];
+    if (kind === PLAIN) continue;
+    if (kind === NOT_PLAIN || (i > 0 && bytes[i - 1] === 0xc2)) return i;
+  }
+  return -1;
 }
 
 /**
@@ -49,9 +80,7 @@ export function skippableRange(bytes, keepLines) {
     lineFeeds++;
   }
   if (end < 0) return null;
-  let first = end - 1;
-  while (first >= 0 && plain(bytes, first)) first--;
-  first++; // The run of plain bytes is [first, end).
+  const first = lastNotPlain(bytes, end) + 1; // The run of plain bytes is [first, end).
   let start = -1;
   for (let i = first + 1; i < end; i++) {
     if (bytes[i] === LF && bytes[i - 1] === CR) {

@@ -53,6 +53,27 @@ describe("the screen mirror's skipping of scrolled-out plain text", () => {
     expect(c1Range!.start).toBeGreaterThan(c1.indexOf(Buffer.from([0xc2, 0x9b])));
   });
 
+  it("stops the skip at any control byte, wherever it sits in a word", () => {
+    const plain = Buffer.from(lines(0, 2_000));
+    const middle = plain.indexOf(0x0a, plain.length / 4) + 1;
+    const controls = [...Array.from({ length: 0x20 }, (_, byte) => byte), 0x7f].filter(
+      (byte) => byte !== 0x09 && byte !== 0x0a && byte !== 0x0d,
+    );
+    for (const shift of [0, 1, 2, 3])
+      for (const control of [...controls.map((byte) => [byte]), [0xc2, 0x85]]) {
+        // `shift` leading bytes move the control across the positions of a 4-byte word, and the buffer off alignment.
+        const bytes = Buffer.concat([
+          Buffer.alloc(shift, 0x61),
+          plain.subarray(0, middle),
+          Buffer.from(control),
+          plain.subarray(middle),
+        ]);
+        const range = skippableRange(bytes.subarray(shift), 1100);
+        expect(range, `byte ${control.join(",")} shifted ${shift}`).not.toBeNull();
+        expect(range!.start).toBeGreaterThan(middle);
+      }
+  });
+
   const cases: Array<[string, () => Buffer[]]> = [
     [
       "a plain flood with colours before and after",
