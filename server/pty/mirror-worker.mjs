@@ -28,7 +28,12 @@ const COALESCE_MS = 20;
 /** Queued output beyond which parsing starts at once. */
 const COALESCE_BYTES = 1024 * 1024;
 
-/** @type {Map<string, {term: any, serializer: any, scrollback: number, offset: number, ops: any[], queued: number, busy: boolean, timer: any}>} */
+/**
+ * Per terminal. `held`: the end of the last piece, not parsed yet (see `write`); every op but
+ * more data parses it first, so a snapshot, resize or close never sees the screen without it.
+ * @typedef {{term: any, serializer: any, scrollback: number, offset: number, ops: any[], queued: number}} MirrorState
+ * @type {Map<string, MirrorState & {busy: boolean, timer: any, held: Uint8Array | null}>}
+ */
 const mirrors = new Map();
 
 parentPort.on("message", (message) => {
@@ -50,6 +55,7 @@ parentPort.on("message", (message) => {
       queued: 0,
       busy: false,
       timer: null,
+      held: null,
     });
     return;
   }
@@ -85,21 +91,30 @@ function pump(id, mirror) {
     }
     if (mirror.timer) clearTimeout(mirror.timer);
     mirror.timer = null;
+    if (mirror.held && mirror.ops[0].type !== "data") {
+      const held = mirror.held;
+      mirror.held = null;
+      if (mirror.ops[0].type === "reset" || mirror.ops[0].type === "close") continue; // Never to be shown.
+      mirror.busy = true;
+      mirror.term.write(held, () => {
+        mirror.busy = false;
+        if (mirrors.get(id) === mirror) pump(id, mirror);
+      });
+      return;
+    }
     const op = mirror.ops.shift();
     if (op.type === "data") {
       // Everything queued behind it is written in one go: the longer the backlog, the more
       // of it scrolls out of the scrollback anyway and can be skipped (see mirror-skip.mjs).
-      let bytes = op.bytes;
+      const parts = mirror.held ? [mirror.held, op.bytes] : [op.bytes];
+      mirror.held = null;
       let end = op.end;
-      if (mirror.ops.length > 0 && mirror.ops[0].type === "data") {
-        const parts = [bytes];
-        while (mirror.ops.length > 0 && mirror.ops[0].type === "data") {
-          const next = mirror.ops.shift();
-          parts.push(next.bytes);
-          end = next.end;
-        }
-        bytes = Buffer.concat(parts);
+      while (mirror.ops.length > 0 && mirror.ops[0].type === "data") {
+        const next = mirror.ops.shift();
+        parts.push(next.bytes);
+        end = next.end;
       }
+      const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
       mirror.queued = 0;
       mirror.busy = true;
       write(mirror, bytes, () => {
@@ -134,7 +149,13 @@ function pump(id, mirror) {
   }
 }
 
-/** Writes `bytes` to the mirror, skipping a middle part that provably cannot change what a snapshot shows. */
+/**
+ * Writes `bytes` to the mirror, skipping a middle part that provably cannot change what a
+ * snapshot shows. What follows the skipped part (the last screens and scrollback of a flood) is
+ * held rather than parsed: it is the start of the next piece, where it mostly scrolls out and is
+ * skipped in turn, and it is parsed before anything looks at the screen. In a flood the
+ * mirror's parsing then stays with the bytes that change state, not ~1,000 lines per piece.
+ */
 function write(mirror, bytes, done) {
   const { term } = mirror;
   const range = skippableRange(bytes, mirror.scrollback + 2 * term.rows + 2);
@@ -142,8 +163,12 @@ function write(mirror, bytes, done) {
   term.write(bytes.subarray(0, range.start), () => {
     // Only valid from the parser's ground state (not inside an OSC/DCS string that a
     // newline does not end) and with the whole screen as the scroll region.
-    const skip = canSkip(term);
-    term.write(bytes.subarray(skip ? range.end : range.start), done);
+    if (!canSkip(term)) return term.write(bytes.subarray(range.start), done);
+    // The held bytes start right after a skipped run of plain lines, at a "\r\n" boundary
+    // in the ground state: prepending them to the next piece keeps the skip rule's premises.
+    mirror.held = new Uint8Array(bytes.subarray(range.end)); // a copy: the piece itself can go
+
+    done();
   });
 }
 

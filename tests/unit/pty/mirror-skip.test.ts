@@ -111,6 +111,25 @@ describe("the screen mirror's skipping of scrolled-out plain text", () => {
     ["yes", () => [Buffer.from("$ yes\r\n" + "y\r\n".repeat(200_000) + "^C\r\n$ ")]],
   ];
 
+  it("leaves the same snapshot when a flood reaches the worker in several pieces, each parsed before the next", async () => {
+    // Each piece is over MIRROR_LAZY_BYTES, so it is handed over and parsed alone; the end of one
+    // (held, not parsed) begins the next, and state changes sit in the held parts too.
+    const pieces = [
+      Buffer.from("\x1b[1;32mgreen\r\n" + lines(0, 30_000)),
+      Buffer.from(lines(30_000, 30_000) + "\x1b[44mblue left on\r\n" + lines(60_000, 200)),
+      Buffer.from(lines(60_200, 30_000) + "\x1b[?25l" + lines(90_200, 40) + "\x1b]0;title\x07end $ "),
+    ];
+    const mirror = new ScreenMirror(80, 24);
+    for (const piece of pieces) {
+      mirror.write(piece);
+      for (let i = 0; i < 500 && mirror.lag > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(mirror.lag).toBe(0);
+    }
+    const { snapshot } = await mirror.snapshot();
+    mirror.dispose();
+    expect(snapshot.data).toBe(await directSerialize(pieces, 80, 24));
+  });
+
   for (const [name, make] of cases) {
     it(`leaves the same snapshot as parsing everything: ${name}`, async () => {
       const chunks = make();
