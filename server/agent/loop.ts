@@ -313,10 +313,11 @@ function appendUser(
 /**
  * What the loop staged for the history since the last step (checkpoint markers, the user's
  * message) and the runtime's status row are written, and the step's snapshot is started, after
- * the step's model request, not before it: once the stream's first event has gone out to the clients (setImmediate runs after the
- * socket writes queued in microtasks), or after STAGED_WRITE_DELAY_MS if the model is slow to
- * answer. Each write costs ~0.5–1 ms of the event loop, which otherwise sat between the prompt
- * and the first token; the step's own `save` waits for them before it ends.
+ * the step's model request, not before it: once the stream's first event has gone out to the
+ * clients (setImmediate runs after the socket writes queued in microtasks), or after
+ * STAGED_WRITE_DELAY_MS if the model is slow to answer. Each write costs ~0.5–1 ms of the event
+ * loop, which otherwise sat between the prompt and the first token; the step's own `save` waits
+ * for them before it ends.
  */
 function afterRequest(options: TurnOptions, step: number): { streamed(): void; cancel(): void } {
   let done = false;
