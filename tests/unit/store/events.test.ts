@@ -1,24 +1,10 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession, insertEvents, openDb, readEvents, type Db } from "../../../server/store";
-import { dropTestDatabases, testDatabaseUrl } from "../../db";
+import { describe, expect, it } from "vitest";
+import { createSession, insertEvents, readEvents, type Db } from "../../../server/store";
+import { useStoreDb } from "./store-db";
 
 describe("store: readEvents", () => {
   let db: Db;
-  let home: string;
-
-  beforeAll(async () => {
-    home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-events-"));
-    ({ db } = await openDb(home, testDatabaseUrl(home)));
-  });
-
-  afterAll(async () => {
-    await db.$disconnect();
-    await dropTestDatabases();
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  useStoreDb("wl-store-events-", (opened) => (db = opened));
 
   it("reads what findMany reads (after a seq, in order, limited), only of the session", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-ev-a" });

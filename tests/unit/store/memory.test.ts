@@ -1,24 +1,10 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemory, createSession, listMemories, openDb, type Db } from "../../../server/store";
-import { dropTestDatabases, testDatabaseUrl } from "../../db";
+import { describe, expect, it } from "vitest";
+import { createMemory, createSession, listMemories, type Db } from "../../../server/store";
+import { useStoreDb } from "./store-db";
 
 describe("store: listMemories for a turn's recall", () => {
   let db: Db;
-  let home: string;
-
-  beforeAll(async () => {
-    home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-memory-"));
-    ({ db } = await openDb(home, testDatabaseUrl(home)));
-  });
-
-  afterAll(async () => {
-    await db.$disconnect();
-    await dropTestDatabases();
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  useStoreDb("wl-store-memory-", (opened) => (db = opened));
 
   it("reads what the equivalent findMany reads, in the same order, with workspace paths", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-mem-a" });

@@ -1,24 +1,10 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession, getSession, openDb, updateSession, type Db } from "../../../server/store";
-import { dropTestDatabases, testDatabaseUrl } from "../../db";
+import { describe, expect, it } from "vitest";
+import { createSession, getSession, updateSession, type Db } from "../../../server/store";
+import { useStoreDb } from "./store-db";
 
 describe("store: getSession", () => {
   let db: Db;
-  let home: string;
-
-  beforeAll(async () => {
-    home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-sessions-"));
-    ({ db } = await openDb(home, testDatabaseUrl(home)));
-  });
-
-  afterAll(async () => {
-    await db.$disconnect();
-    await dropTestDatabases();
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  useStoreDb("wl-store-sessions-", (opened) => (db = opened));
 
   it("reads exactly what Prisma's include reads (every column, the same types)", async () => {
     const parent = await createSession(db, { workspace: "/tmp/wl-a" });

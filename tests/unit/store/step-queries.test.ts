@@ -1,7 +1,4 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   appendHistory,
   createCheckpoint,
@@ -10,13 +7,12 @@ import {
   getSetting,
   lastCheckpoint,
   listApplicableRules,
-  openDb,
   putSetting,
   setSessionStatus,
   updateSession,
   type Db,
 } from "../../../server/store";
-import { dropTestDatabases, testDatabaseUrl } from "../../db";
+import { useStoreDb } from "./store-db";
 
 /**
  * The statements an agent step runs are raw SQL (Prisma's query building cost more than the
@@ -24,18 +20,7 @@ import { dropTestDatabases, testDatabaseUrl } from "../../db";
  */
 describe("store: the raw statements of an agent step", () => {
   let db: Db;
-  let home: string;
-
-  beforeAll(async () => {
-    home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-step-"));
-    ({ db } = await openDb(home, testDatabaseUrl(home)));
-  });
-
-  afterAll(async () => {
-    await db.$disconnect();
-    await dropTestDatabases();
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  useStoreDb("wl-store-step-", (opened) => (db = opened));
 
   it("lastCheckpoint and a numbered createCheckpoint read and write what findFirst and create do", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-step-a" });

@@ -1,24 +1,10 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSession, createTurn, getTurn, openDb, providerOf, type Db } from "../../../server/store";
-import { dropTestDatabases, testDatabaseUrl } from "../../db";
+import { describe, expect, it } from "vitest";
+import { createSession, createTurn, getTurn, providerOf, type Db } from "../../../server/store";
+import { useStoreDb } from "./store-db";
 
 describe("store: createTurn", () => {
   let db: Db;
-  let home: string;
-
-  beforeAll(async () => {
-    home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-store-turns-"));
-    ({ db } = await openDb(home, testDatabaseUrl(home)));
-  });
-
-  afterAll(async () => {
-    await db.$disconnect();
-    await dropTestDatabases();
-    fs.rmSync(home, { recursive: true, force: true });
-  });
+  useStoreDb("wl-store-turns-", (opened) => (db = opened));
 
   it("numbers turns after the session's last one, also when created at once or by another writer", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-turns" });
