@@ -3,10 +3,13 @@
  * never in parallel), a human summary, then ONE JSON object as the last line of stdout.
  * Each bench file exports `run()`; a file that is missing or has no `run()` is reported
  * "not measured" and the rest still run; one that throws is reported and the rest still run.
- * See bench/README.md for what each figure means.
+ * Each runs in a process of its own (`run.ts --one <name>`), so no benchmark's heap, compiled
+ * code or leftovers weigh on the next one's in-process clients, and a benchmark that times out
+ * is stopped with everything it started. See bench/README.md for what each figure means.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { printJsonLine } from "./lib/cli.ts";
 import { round } from "./lib/stats.ts";
 
@@ -75,34 +78,78 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   { key: "bridge_fanout_p99_ms", bench: "bridges", unit: "ms" },
 ];
 
-type Outcome =
-  | { status: "ok"; figures: Figures; seconds: number }
-  | { status: "not_measured" | "failed"; reason: string; seconds: number };
+/** What a benchmark's process reports. */
+type Reported = { status: "ok"; figures: Figures } | { status: "not_measured" | "failed"; reason: string };
 
-async function runBench(bench: Bench): Promise<Outcome> {
-  const start = performance.now();
-  const seconds = () => round((performance.now() - start) / 1000, 1);
+type Outcome = Reported & { seconds: number };
+
+/** How the child running one benchmark reports back: this prefix, then its outcome as JSON, as its last line. */
+const OUTCOME_MARK = "@@bench-outcome ";
+
+/** The child's side: runs one benchmark in this process and prints its outcome. */
+async function runOne(name: string): Promise<void> {
+  const report = (outcome: Reported): void => {
+    process.stdout.write(`${OUTCOME_MARK}${JSON.stringify(outcome)}\n`, () => process.exit(0));
+  };
+  const bench = BENCHES.find((candidate) => candidate.name === name);
+  if (!bench) return report({ status: "not_measured", reason: `no benchmark named ${name}` });
   let module: { run?: () => Promise<Figures> };
   try {
     module = (await import(bench.file)) as typeof module;
   } catch (error) {
-    return { status: "not_measured", reason: `cannot load ${bench.file}: ${firstLine(error)}`, seconds: seconds() };
+    return report({ status: "not_measured", reason: `cannot load ${bench.file}: ${firstLine(error)}` });
   }
   if (typeof module.run !== "function")
-    return { status: "not_measured", reason: `${bench.file} exports no run()`, seconds: seconds() };
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`timed out after ${bench.timeoutS} s (its processes may linger until the run exits)`)),
-      bench.timeoutS * 1000,
-    );
-  });
+    return report({ status: "not_measured", reason: `${bench.file} exports no run()` });
   try {
-    return { status: "ok", figures: await Promise.race([module.run(), timeout]), seconds: seconds() };
+    report({ status: "ok", figures: await module.run() });
   } catch (error) {
-    return { status: "failed", reason: firstLine(error), seconds: seconds() };
-  } finally {
-    clearTimeout(timer);
+    report({ status: "failed", reason: firstLine(error) });
+  }
+}
+
+/** Runs one benchmark in a child process (its own process group), passing its output through. */
+async function runBench(bench: Bench): Promise<Outcome> {
+  const start = performance.now();
+  const seconds = () => round((performance.now() - start) / 1000, 1);
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--one", bench.name], {
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: true,
+  });
+  let reported: Reported | null = null;
+  let pending = "";
+  child.stdout.setEncoding("utf8").on("data", (text: string) => {
+    const lines = (pending + text).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      if (line.startsWith(OUTCOME_MARK)) reported = JSON.parse(line.slice(OUTCOME_MARK.length)) as typeof reported;
+      else console.log(line);
+    }
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stopGroup(child.pid);
+  }, bench.timeoutS * 1000);
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) =>
+    child.once("close", (...exit) => resolve(exit)),
+  );
+  clearTimeout(timer);
+  if (pending) console.log(pending);
+  // Whatever the benchmark left running (a bridge it did not stop) goes with it.
+  stopGroup(child.pid);
+  const outcome: Reported = reported ?? {
+    status: "failed",
+    reason: timedOut ? `timed out after ${bench.timeoutS} s` : `exited (${code ?? signal}) before reporting`,
+  };
+  return { ...outcome, seconds: seconds() };
+}
+
+function stopGroup(pid: number | undefined): void {
+  try {
+    if (pid) process.kill(-pid, "SIGKILL");
+  } catch {
+    // already gone
   }
 }
 
@@ -114,26 +161,6 @@ function firstLine(error: unknown): string {
 function verdict(target: Target, value: unknown): "ok" | "MISSED" | "not measured" {
   if (typeof value !== "number" || Number.isNaN(value)) return "not measured";
   return (target.kind === "max" ? value <= target.limit : value >= target.limit) ? "ok" : "MISSED";
-}
-
-/** SIGTERM to the processes this run started and left behind (a timed-out benchmark's bridge); Linux only. */
-function stopOwnChildren(): void {
-  let children: number[] = [];
-  try {
-    for (const task of readdirSync(`/proc/${process.pid}/task`)) {
-      const listed = readFileSync(`/proc/${process.pid}/task/${task}/children`, "utf8").trim();
-      if (listed) children = children.concat(listed.split(/\s+/).map(Number));
-    }
-  } catch {
-    return; // no /proc: nothing to clean up this way
-  }
-  for (const pid of children) {
-    try {
-      process.kill(pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
 }
 
 async function main(): Promise<void> {
@@ -204,10 +231,10 @@ async function main(): Promise<void> {
       ]),
     ),
   });
-  // Benchmarks may leave sockets, timers or (after a time-out) child processes behind; the run is over once stdout is written.
-  stopOwnChildren();
   await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
   process.exit(notRun.some(([, outcome]) => outcome.status === "failed") ? 1 : 0);
 }
 
-await main();
+const one = process.argv.indexOf("--one");
+if (one >= 0) await runOne(process.argv[one + 1] ?? "");
+else await main();

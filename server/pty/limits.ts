@@ -8,24 +8,28 @@
 /** Output is merged for this long before it is sent: VS Code's TerminalDataBufferer uses 5 ms, one burst becomes one frame and nobody perceives it. */
 export const OUTPUT_BATCH_MS = 5;
 
-/** A batch is sent early at this size, so a flood never sits in one buffer and the watermarks are checked often. */
-export const MAX_BATCH_BYTES = 128 * 1024;
-
 /**
- * Above this many unacknowledged bytes for any viewer the pty is paused. VS Code uses
- * 100 K chars, but with one 128 KB batch that pauses after every batch and the page
- * idles while the shell resumes and the next batch crosses the wire (bench/pty.ts: ~29
- * MB/s against ~50 at 1 MB). 1 MB is ~30 ms of parsing for xterm.js in a page, so Ctrl-C
- * still shows at once, and it bounds what a viewer can make the bridge buffer.
+ * A batch is sent early at this size, so a flood never sits in one buffer and the watermarks are checked often. Large
+ * enough that a flood costs few frames: each one costs the bridge a socket.io packet and the viewer a wake-up (and,
+ * once its xterm has run dry, a timer tick before parsing resumes). bench/pty.ts: ~6.7 ms of bridge CPU per MB at
+ * 128 KB, ~5 at 512 KB, with the viewer idle less often.
  */
-export const HIGH_WATERMARK_BYTES = 1_000_000;
+export const MAX_BATCH_BYTES = 512 * 1024;
 
 /**
- * Below this for every viewer the pty resumes: half the high mark, so the page still has ~15 ms of output to parse
+ * Above this many unacknowledged bytes for any viewer the pty is paused. VS Code uses 100 K chars, but then the page
+ * idles while the shell resumes and the next batch crosses the wire. 2 MB is four batches in flight, ~40 ms of
+ * parsing for xterm.js in a page (so Ctrl-C still shows within a glance), and it bounds what a viewer can make the
+ * bridge buffer.
+ */
+export const HIGH_WATERMARK_BYTES = 2_000_000;
+
+/**
+ * Below this for every viewer the pty resumes: half the high mark, so the page still has ~20 ms of output to parse
  * while the next batches arrive (VS Code's 5 K lets it run dry); pausing and resuming a pty is cheap, so the narrower
  * band costs nothing.
  */
-export const LOW_WATERMARK_BYTES = 500_000;
+export const LOW_WATERMARK_BYTES = 1_000_000;
 
 /** A viewer that keeps the shell paused this long is dropped to "resync" so the others go on; it gets a fresh screen once it has caught up. */
 export const STALLED_VIEWER_MS = 2_000;
@@ -65,14 +69,18 @@ export const MIRROR_RING_BYTES = 4 * 1024 * 1024;
  * for more than that much to be parsed (a few ms). A quarter of the ring: the rest is room for the worker to finish.
  */
 export const MIRROR_LAZY_BYTES = 1024 * 1024;
+/** The size of a buffer a piece for the mirror's worker is copied into: a piece is posted once MIRROR_LAZY_BYTES have gathered, by a batch at a time. */
+export const MIRROR_PIECE_BYTES = MIRROR_LAZY_BYTES + MAX_BATCH_BYTES;
+/** Piece buffers kept for reuse once the worker is done with them: one being parsed, one held, one filling, one spare. */
+export const MIRROR_SPARE_PIECES = 4;
 /**
  * Output not yet on the mirror's screen (gathered, or being parsed) beyond which the shell is paused: only a worker
  * really slower than the shell reaches it, and it stays below the ring's size by more than a batch (pausing takes a
  * batch to bite), so the ring never drops output the mirror has not parsed while the shell runs.
  */
-export const MIRROR_HIGH_WATERMARK_BYTES = 3_500_000;
+export const MIRROR_HIGH_WATERMARK_BYTES = 3_000_000;
 /** The mirror lets the shell resume below this, still above MIRROR_LAZY_BYTES so the next piece can gather. */
-export const MIRROR_LOW_WATERMARK_BYTES = 2_500_000;
+export const MIRROR_LOW_WATERMARK_BYTES = 2_000_000;
 /** The mirror worker is stopped after this long without any terminal; the next terminal starts it again (tens of ms). */
 export const MIRROR_WORKER_IDLE_MS = 5_000;
 

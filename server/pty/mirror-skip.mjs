@@ -61,11 +61,23 @@ function lastNotPlainBytes(bytes, from, end) {
 }
 
 /**
+ * Whether `bytes` can continue a run of plain text that `before` (its last byte, or -1) ended:
+ * every byte plain, and no C1 control split between the two.
+ * @param {Uint8Array} bytes
+ * @param {number} before
+ */
+export function continuesPlain(bytes, before) {
+  if (bytes.length > 0 && before === 0xc2 && BYTE_CLASS[bytes[0]] === PLAIN_UNLESS_AFTER_C2) return false;
+  return lastNotPlain(bytes, bytes.length) < 0;
+}
+
+/**
  * The range [start, end) of `bytes` that may be skipped, or null. `start` and `end` are
- * both just after a "\r\n", and at least `keepLines` line feeds follow `end`.
+ * both just after a "\r\n", and at least `keepLines` line feeds follow `end`. `plainFrom`
+ * is where the run of plain bytes that ends at `end` begins (0: all of `bytes` before `end`).
  * @param {Uint8Array} bytes
  * @param {number} keepLines
- * @returns {{start: number, end: number} | null}
+ * @returns {{start: number, end: number, plainFrom: number} | null}
  */
 export function skippableRange(bytes, keepLines) {
   if (bytes.length < MIN_SKIP_BYTES) return null;
@@ -89,5 +101,5 @@ export function skippableRange(bytes, keepLines) {
     }
   }
   if (start < 0 || end - start < MIN_SKIP_BYTES) return null;
-  return { start, end };
+  return { start, end, plainFrom: first };
 }

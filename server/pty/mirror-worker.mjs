@@ -6,14 +6,17 @@
 // Messages in (all carry `id`, the terminal):
 //   open {cols, rows, scrollback}   data {bytes, end}   resize {cols, rows}
 //   reset {offset}                  snapshot {req}      close
+// (and, from this worker itself, flush: parse the held tail, see HELD_IDLE_MS)
 // Messages out:
 //   parsed {id, offset}             snapshot {id, req, data, cols, rows, offset}
+//   spare {buffer}: a data message's buffer, transferred back once nothing here refers to it,
+//   for the bridge to fill with a later piece instead of allocating one (see mirror.ts)
 // Operations of one terminal run strictly in order; `offset` counts the bytes of output
 // that are on the mirror's screen, so a snapshot names the exact byte it reflects.
 import { parentPort } from "node:worker_threads";
 import serializePackage from "@xterm/addon-serialize";
 import headlessPackage from "@xterm/headless";
-import { skippableRange } from "./mirror-skip.mjs";
+import { continuesPlain, skippableRange } from "./mirror-skip.mjs";
 
 const { SerializeAddon } = serializePackage;
 const { Terminal } = headlessPackage;
@@ -27,12 +30,18 @@ const { Terminal } = headlessPackage;
 const COALESCE_MS = 20;
 /** Queued output beyond which parsing starts at once. */
 const COALESCE_BYTES = 1024 * 1024;
+/**
+ * A held tail still waiting for the next piece after this long is parsed: the flood is over,
+ * and its piece's buffer (a view of which the tail is) goes back instead of staying here.
+ */
+const HELD_IDLE_MS = 1_000;
 
 /**
- * Per terminal. `held`: the end of the last piece, not parsed yet (see `write`); every op but
- * more data parses it first, so a snapshot, resize or close never sees the screen without it.
+ * Per terminal. `held`: the end of the last piece, not parsed yet (see `write`), a view into that
+ * piece's buffer; every op but more data parses it first, so a snapshot, resize or close never
+ * sees the screen without it.
  * @typedef {{term: any, serializer: any, scrollback: number, offset: number, ops: any[], queued: number}} MirrorState
- * @type {Map<string, MirrorState & {busy: boolean, timer: any, held: Uint8Array | null}>}
+ * @type {Map<string, MirrorState & {busy: boolean, timer: any, held: Uint8Array | null, heldTimer: any}>}
  */
 const mirrors = new Map();
 
@@ -56,6 +65,7 @@ parentPort.on("message", (message) => {
       busy: false,
       timer: null,
       held: null,
+      heldTimer: null,
     });
     return;
   }
@@ -94,9 +104,13 @@ function pump(id, mirror) {
     if (mirror.held && mirror.ops[0].type !== "data") {
       const held = mirror.held;
       mirror.held = null;
-      if (mirror.ops[0].type === "reset" || mirror.ops[0].type === "close") continue; // Never to be shown.
+      if (mirror.ops[0].type === "reset" || mirror.ops[0].type === "close") {
+        release(held);
+        continue; // Never to be shown.
+      }
       mirror.busy = true;
       mirror.term.write(held, () => {
+        release(held);
         mirror.busy = false;
         if (mirrors.get(id) === mirror) pump(id, mirror);
       });
@@ -106,18 +120,29 @@ function pump(id, mirror) {
     if (op.type === "data") {
       // Everything queued behind it is written in one go: the longer the backlog, the more
       // of it scrolls out of the scrollback anyway and can be skipped (see mirror-skip.mjs).
-      const parts = mirror.held ? [mirror.held, op.bytes] : [op.bytes];
-      mirror.held = null;
+      let bytes = op.bytes;
       let end = op.end;
-      while (mirror.ops.length > 0 && mirror.ops[0].type === "data") {
-        const next = mirror.ops.shift();
-        parts.push(next.bytes);
-        end = next.end;
+      if (mirror.ops[0]?.type === "data") {
+        const parts = [op.bytes];
+        while (mirror.ops[0]?.type === "data") {
+          const next = mirror.ops.shift();
+          parts.push(next.bytes);
+          end = next.end;
+        }
+        bytes = concat(parts); // A buffer of its own (never Node's shared pool): it goes back too.
+        parts.forEach(release);
       }
-      const bytes = parts.length === 1 ? parts[0] : Buffer.concat(parts);
       mirror.queued = 0;
       mirror.busy = true;
-      write(mirror, bytes, () => {
+      write(mirror, bytes, (held) => {
+        if (held) {
+          clearTimeout(mirror.heldTimer);
+          mirror.heldTimer = setTimeout(() => {
+            if (mirrors.get(id) !== mirror || !mirror.held) return;
+            mirror.ops.push({ type: "flush" }); // Parsed first, like before any op but data.
+            pump(id, mirror);
+          }, HELD_IDLE_MS);
+        }
         mirror.busy = false;
         mirror.offset = end;
         if (mirrors.get(id) !== mirror) return;
@@ -142,6 +167,8 @@ function pump(id, mirror) {
       });
     } else if (op.type === "close") {
       if (mirror.timer) clearTimeout(mirror.timer);
+      clearTimeout(mirror.heldTimer);
+      for (const queued of mirror.ops) if (queued.type === "data") release(queued.bytes);
       mirrors.delete(id);
       mirror.term.dispose();
       return;
@@ -155,21 +182,68 @@ function pump(id, mirror) {
  * held rather than parsed: it is the start of the next piece, where it mostly scrolls out and is
  * skipped in turn, and it is parsed before anything looks at the screen. In a flood the
  * mirror's parsing then stays with the bytes that change state, not ~1,000 lines per piece.
+ * `bytes`' buffer goes back to the bridge once nothing refers to it. `done(true)` when a tail is held.
  */
 function write(mirror, bytes, done) {
   const { term } = mirror;
   const range = skippableRange(bytes, mirror.scrollback + 2 * term.rows + 2);
-  if (!range) return term.write(bytes, done);
-  term.write(bytes.subarray(0, range.start), () => {
-    // Only valid from the parser's ground state (not inside an OSC/DCS string that a
-    // newline does not end) and with the whole screen as the scroll region.
-    if (!canSkip(term)) return term.write(bytes.subarray(range.start), done);
-    // The held bytes start right after a skipped run of plain lines, at a "\r\n" boundary
-    // in the ground state: prepending them to the next piece keeps the skip rule's premises.
-    mirror.held = new Uint8Array(bytes.subarray(range.end)); // a copy: the piece itself can go
-
-    done();
+  const held = mirror.held;
+  mirror.held = null;
+  if (held && range?.plainFrom === 0 && continuesPlain(held, -1) && continuesPlain(bytes.subarray(0, 1), held.at(-1))) {
+    // The held bytes start in the ground state (checked when they were held, nothing parsed
+    // since) and are plain, and this piece continues them as plain text up to the range's end:
+    // held, the piece's head and the range are one skippable run of plain lines.
+    release(held);
+    return hold(mirror, bytes, range.end, done);
+  }
+  /** Parses `bytes` from `from` on, then gives its buffer back. */
+  const parseFrom = (from) =>
+    term.write(bytes.subarray(from), () => {
+      release(bytes);
+      done();
+    });
+  const piece = () => {
+    if (!range) return parseFrom(0);
+    term.write(bytes.subarray(0, range.start), () => {
+      // Only valid from the parser's ground state (not inside an OSC/DCS string that a
+      // newline does not end) and with the whole screen as the scroll region.
+      if (!canSkip(term)) return parseFrom(range.start);
+      hold(mirror, bytes, range.end, done);
+    });
+  };
+  if (!held) return piece();
+  term.write(held, () => {
+    release(held);
+    piece();
   });
+}
+
+/**
+ * Skips `bytes` up to `from` and holds the rest. The held bytes start right after a skipped run
+ * of plain lines, at a "\r\n" boundary in the ground state: prepending them to the next piece
+ * keeps the skip rule's premises.
+ */
+function hold(mirror, bytes, from, done) {
+  mirror.held = bytes.subarray(from);
+  done(true);
+}
+
+/** Hands a piece's buffer back to the bridge (see mirror.ts), unless a held view still uses it. */
+function release(bytes) {
+  const buffer = bytes.buffer;
+  for (const mirror of mirrors.values()) if (mirror.held?.buffer === buffer) return;
+  parentPort.postMessage({ type: "spare", buffer }, [buffer]);
+}
+
+/** @param {Uint8Array[]} parts */
+function concat(parts) {
+  const bytes = Buffer.allocUnsafeSlow(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  return bytes;
 }
 
 function canSkip(term) {

@@ -2,7 +2,9 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import {
   MIRROR_LAZY_BYTES,
+  MIRROR_PIECE_BYTES,
   MIRROR_RING_BYTES,
+  MIRROR_SPARE_PIECES,
   MIRROR_SCROLLBACK_LINES,
   MIRROR_WORKER_IDLE_MS,
   MIRROR_WORKER_MAX_CRASHES,
@@ -27,9 +29,11 @@ export interface MirrorSnapshot {
   offset: number;
 }
 
-type WorkerReply =
+type MirrorReply =
   | { type: "parsed"; id: string; offset: number }
   | { type: "snapshot"; id: string; req: number; data: string; cols: number; rows: number; offset: number };
+
+type WorkerReply = MirrorReply | { type: "spare"; buffer: ArrayBuffer };
 
 type WorkerMessage =
   | { type: "open"; id: string; cols: number; rows: number; scrollback: number }
@@ -49,6 +53,8 @@ type WorkerMessage =
 class MirrorHost {
   private worker: Worker | null = null;
   private readonly mirrors = new Map<string, ScreenMirror>();
+  /** Buffers of parsed pieces the worker gave back, filled again by the next pieces (see `buffer`). */
+  private readonly spares: ArrayBuffer[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
   private crashes = 0;
 
@@ -75,6 +81,23 @@ class MirrorHost {
     this.ensure().postMessage(message, transfer);
   }
 
+  /**
+   * A buffer for a piece of `size` bytes. Pieces are posted all the time in a flood, a
+   * megabyte each: reusing the worker's returned buffers spares both threads the allocation,
+   * its page faults and the garbage collections that a stream of large buffers triggers.
+   */
+  buffer(size: number): ArrayBuffer {
+    const index = this.spares.findIndex((spare) => spare.byteLength >= size);
+    if (index >= 0) return this.spares.splice(index, 1)[0];
+    return Buffer.allocUnsafeSlow(Math.max(size, MIRROR_PIECE_BYTES)).buffer;
+  }
+
+  private spare(buffer: ArrayBuffer): void {
+    if (buffer.byteLength < MIRROR_PIECE_BYTES) return;
+    this.spares.push(buffer);
+    if (this.spares.length > MIRROR_SPARE_PIECES) this.spares.shift();
+  }
+
   private ensure(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(MIRROR_WORKER_FILE, {
@@ -83,7 +106,10 @@ class MirrorHost {
     });
     // Never what keeps the bridge (or a test) alive.
     worker.unref();
-    worker.on("message", (reply: WorkerReply) => this.mirrors.get(reply.id)?.onReply(reply));
+    worker.on("message", (reply: WorkerReply) => {
+      if (reply.type === "spare") this.spare(reply.buffer);
+      else this.mirrors.get(reply.id)?.onReply(reply);
+    });
     worker.on("error", (error) => console.error("[pty] screen mirror worker failed:", error));
     worker.on("exit", () => {
       if (this.worker !== worker) return; // Stopped on purpose.
@@ -99,6 +125,7 @@ class MirrorHost {
     const worker = this.worker;
     this.worker = null;
     this.idleTimer = null;
+    this.spares.length = 0;
     void worker?.terminate();
   }
 }
@@ -204,7 +231,7 @@ export class ScreenMirror {
   }
 
   /** @internal From the host. */
-  onReply(reply: WorkerReply): void {
+  onReply(reply: MirrorReply): void {
     if (reply.type === "parsed") {
       this.parsed = Math.max(this.parsed, reply.offset);
       if (this.parsed >= this.posted && this.ring.end - this.posted >= MIRROR_LAZY_BYTES) this.catchUp(false);
@@ -235,7 +262,7 @@ export class ScreenMirror {
   private post(chunks: readonly Uint8Array[]): void {
     const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     if (size === 0) return;
-    const bytes = new Uint8Array(size);
+    const bytes = new Uint8Array(host.buffer(size), 0, size);
     let at = 0;
     for (const chunk of chunks) {
       bytes.set(chunk, at);

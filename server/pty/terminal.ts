@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import * as nodePty from "node-pty";
+import type * as nodePty from "node-pty";
 import { FlowControl } from "./flow-control";
 import {
   MAX_BATCH_BYTES,
@@ -9,6 +9,7 @@ import {
   PAUSED_EXIT_POLL_MS,
 } from "./limits";
 import { ScreenMirror, type ScreenSnapshot } from "./mirror";
+import { spawnPty } from "./spawn";
 import { forgetProcess, killProcesses, pidExists, recordProcess } from "../processes";
 
 /** Where a terminal's output goes for one viewer (a socket in a tab, or a test). */
@@ -70,7 +71,11 @@ export class Terminal {
   /** Snapshot requests in flight: the exit is announced only after they were answered. */
   private readonly syncing = new Set<Promise<void>>();
   private syncRequests = 0;
-  private batch: Uint8Array[] = [];
+  /**
+   * Output read since the last flush, copied here read by read (the reads share one buffer). Allocated at the first
+   * output and reused for the terminal's life: MAX_BATCH_BYTES per terminal that ever printed.
+   */
+  private batch: Buffer | null = null;
   private batchBytes = 0;
   private batchTimer: NodeJS.Timeout | null = null;
   private pauseTimer: NodeJS.Timeout | null = null;
@@ -95,22 +100,26 @@ export class Terminal {
     });
     // The mirror paces the shell only if its worker is slower than the shell (wide marks, never dropped).
     this.flow.add(MIRROR, { pinned: true, high: MIRROR_HIGH_WATERMARK_BYTES, low: MIRROR_LOW_WATERMARK_BYTES });
-    this.pty = nodePty.spawn(options.shell, options.args, {
-      name: "xterm-256color",
-      cols: options.cols,
-      rows: options.rows,
-      cwd: options.cwd,
-      env: options.env,
-      // Raw bytes: never decoded on the bridge, so a UTF-8 sequence split across reads stays intact.
-      encoding: null,
-    });
+    this.pty = spawnPty(
+      options.shell,
+      options.args,
+      {
+        name: "xterm-256color",
+        cols: options.cols,
+        rows: options.rows,
+        cwd: options.cwd,
+        env: options.env,
+        // Raw bytes: never decoded on the bridge, so a UTF-8 sequence split across reads stays intact.
+        encoding: null,
+      },
+      (bytes) => this.onOutput(bytes),
+    );
     // When the last slave fd closes, Linux makes the master return EIO and node-pty drops
     // whatever output was still unread (the end of a command's output, or more after a
     // pause). Holding a slave fd ourselves keeps the output readable until the exit.
     this.slaveFd = openSlave(this.pty);
     // The shell leads its own session (jobs get their own groups): recorded for cleanup after a crash.
     recordProcess(this.pty.pid, "session", "terminal");
-    this.pty.onData((data) => this.onOutput(data as unknown as Buffer));
     this.exitedPromise = new Promise((resolve) => {
       this.pty.onExit(({ exitCode, signal }) => this.finish(signal ? null : exitCode, resolve));
     });
@@ -219,9 +228,11 @@ export class Terminal {
     void done.finally(() => this.syncing.delete(done));
   }
 
-  private onOutput(data: Buffer): void {
-    this.batch.push(data);
-    this.batchBytes += data.length;
+  /** `bytes` is only valid during this call: the next read overwrites it. */
+  private onOutput(bytes: Buffer): void {
+    if (this.batchBytes + bytes.length > MAX_BATCH_BYTES) this.flushBatch();
+    this.batch ??= Buffer.allocUnsafeSlow(MAX_BATCH_BYTES);
+    this.batchBytes += bytes.copy(this.batch, this.batchBytes);
     if (this.batchBytes >= MAX_BATCH_BYTES) this.flushBatch();
     else this.batchTimer ??= setTimeout(() => this.flushBatch(), OUTPUT_BATCH_MS);
   }
@@ -229,9 +240,9 @@ export class Terminal {
   private flushBatch(): void {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
-    if (this.batchBytes === 0) return;
-    const chunk = this.batch.length === 1 ? this.batch[0] : Buffer.concat(this.batch, this.batchBytes);
-    this.batch = [];
+    if (this.batchBytes === 0 || !this.batch) return;
+    // A copy of its own: viewers' sockets and the mirror's ring keep it after the batch is reused.
+    const chunk = Buffer.from(this.batch.subarray(0, this.batchBytes));
     this.batchBytes = 0;
     this.mirror.write(chunk);
     this.flow.reset(MIRROR, this.mirror.lag);
