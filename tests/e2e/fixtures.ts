@@ -67,17 +67,39 @@ export async function login(page: Page): Promise<void> {
 /**
  * Every test starts with the shared fake LLM's queue empty: a test that fails leaves its scripted replies
  * behind, and the next test's turns would answer with them (one failure cascading through the specs).
+ * A test that fails prints what its pages showed and what the model was asked, so a failure seen only
+ * in CI's log can still be understood.
  */
 export const test = base.extend<{ freshLlm: void }>({
   freshLlm: [
-    // Playwright reads a fixture's needs from its first parameter, which must be a destructuring pattern.
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
+    async ({ context }, use, testInfo) => {
       const response = await fetch(new URL("/__admin/reset", e2e.fakeUrl), { method: "POST" });
       if (!response.ok) throw new Error(`fake LLM reset: HTTP ${response.status}`);
       await use();
+      if (testInfo.status !== testInfo.expectedStatus) console.error(await failureReport(context.pages()));
     },
     { auto: true },
   ],
 });
 export { expect };
+
+async function failureReport(pages: Page[]): Promise<string> {
+  const lines = ["[e2e] what the pages showed when the test failed:"];
+  for (const page of pages) {
+    const text = await page
+      .getByTestId("agent-panel")
+      .innerText({ timeout: 1_000 })
+      .catch(() => page.locator("body").innerText({ timeout: 1_000 }))
+      .catch((error: Error) => `(unreadable: ${error.message})`);
+    lines.push(`--- ${page.url()}`, text.slice(-2_000));
+  }
+  const requests = (await fetch(new URL("/__admin/requests", e2e.fakeUrl))
+    .then((res) => res.json())
+    .catch(() => [])) as { body?: { messages?: { role: string; content?: unknown }[] } }[];
+  lines.push(`--- the fake model got ${requests.length} request(s) in this test; each one's last message:`);
+  for (const request of requests) {
+    const last = request.body?.messages?.at(-1);
+    lines.push(`  ${last?.role ?? "?"}: ${JSON.stringify(last?.content ?? null).slice(0, 120)}`);
+  }
+  return lines.join("\n");
+}
