@@ -50,6 +50,16 @@ interface Viewer {
 }
 
 const MIRROR = "\0mirror";
+/**
+ * Where a terminal's read lands when it has no batch, to be copied into a new one. Shared: it is copied from before the
+ * next read of any terminal. A pty read is at most 4 KB (the kernel's line-discipline buffer).
+ */
+const SHARED_READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+/**
+ * Below this much room left in its buffer a batch is done and the next read starts a new buffer. As large as the
+ * shared buffer, so whatever lands there fits in the batch left after a flush.
+ */
+const MIN_BATCH_ROOM = SHARED_READ_BUFFER.length;
 
 /**
  * One shell on a pty, shared by any number of viewers. Output is batched, recorded by
@@ -72,8 +82,9 @@ export class Terminal {
   private readonly syncing = new Set<Promise<void>>();
   private syncRequests = 0;
   /**
-   * Output read since the last flush, copied here read by read (the reads share one buffer). Allocated at the first
-   * output and reused for the terminal's life: MAX_BATCH_BYTES per terminal that ever printed.
+   * Output read since the last flush: the pty's reads land here directly (see `reads`). A view of a MAX_BATCH_BYTES
+   * buffer, allocated at the first output and whenever the last one is used up: each flush sends what the batch holds
+   * and the batch goes on in the rest of the same buffer.
    */
   private batch: Buffer | null = null;
   private batchBytes = 0;
@@ -112,7 +123,7 @@ export class Terminal {
         // Raw bytes: never decoded on the bridge, so a UTF-8 sequence split across reads stays intact.
         encoding: null,
       },
-      (bytes) => this.onOutput(bytes),
+      this.reads,
     );
     // When the last slave fd closes, Linux makes the master return EIO and node-pty drops
     // whatever output was still unread (the end of a command's output, or more after a
@@ -228,21 +239,36 @@ export class Terminal {
     void done.finally(() => this.syncing.delete(done));
   }
 
-  /** `bytes` is only valid during this call: the next read overwrites it. */
-  private onOutput(bytes: Buffer): void {
-    if (this.batchBytes + bytes.length > MAX_BATCH_BYTES) this.flushBatch();
-    this.batch ??= Buffer.allocUnsafeSlow(MAX_BATCH_BYTES);
-    this.batchBytes += bytes.copy(this.batch, this.batchBytes);
-    if (this.batchBytes >= MAX_BATCH_BYTES) this.flushBatch();
-    else this.batchTimer ??= setTimeout(() => this.flushBatch(), OUTPUT_BATCH_MS);
-  }
+  /**
+   * Each read lands at the end of the batch, where the callback finds it in place. Without a batch (none yet, or the
+   * last one used up) it lands in the shared buffer and is copied into a new one.
+   */
+  private readonly reads = {
+    buffer: (): Buffer => this.batch?.subarray(this.batchBytes) ?? SHARED_READ_BUFFER,
+    callback: (length: number, buffer: Buffer): void => {
+      const batch = this.batch;
+      if (batch && buffer.buffer === batch.buffer && buffer.byteOffset === batch.byteOffset + this.batchBytes) {
+        this.batchBytes += length;
+      } else {
+        if (batch && this.batchBytes + length > batch.length) this.flushBatch();
+        this.batch ??= Buffer.allocUnsafeSlow(MAX_BATCH_BYTES);
+        this.batchBytes += buffer.copy(this.batch, this.batchBytes, 0, length);
+      }
+      if (this.batchBytes >= (this.batch as Buffer).length) this.flushBatch();
+      else this.batchTimer ??= setTimeout(() => this.flushBatch(), OUTPUT_BATCH_MS);
+    },
+  };
 
   private flushBatch(): void {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
     if (this.batchBytes === 0 || !this.batch) return;
-    // A copy of its own: viewers' sockets and the mirror's ring keep it after the batch is reused.
-    const chunk = Buffer.from(this.batch.subarray(0, this.batchBytes));
+    // Never copied: the chunk is a view that viewers' sockets and the mirror's ring keep, and the batch goes on in the
+    // rest of its buffer (where the read the socket has already been given will land), so the ring holds no more
+    // memory than its bytes and the buffer they share.
+    const chunk = this.batch.subarray(0, this.batchBytes);
+    const rest = this.batch.subarray(this.batchBytes);
+    this.batch = rest.length >= MIN_BATCH_ROOM ? rest : null;
     this.batchBytes = 0;
     this.mirror.write(chunk);
     this.flow.reset(MIRROR, this.mirror.lag);
