@@ -30,32 +30,51 @@ const BYTE_CLASS = new Uint8Array(256).map((_, byte) => {
   return byte <= 0x9f ? PLAIN_UNLESS_AFTER_C2 : PLAIN;
 });
 
-/** Index of the last byte before `end` that is not plain, or -1. @param {Uint8Array} bytes @param {number} end */
+/**
+ * Index of the last byte before `end` that is not plain, or -1. Four bytes at a time where aligned: a word of
+ * printable ASCII (most of a flood) needs no per-byte look. Every call makes the same calls, whatever the bytes: V8
+ * compiles the long loop on the fly (OSR) and keeps that code, and a call it never saw run sent every later piece
+ * back to the interpreter (one deoptimization and recompilation per piece).
+ * @param {Uint8Array} bytes
+ * @param {number} end
+ */
 function lastNotPlain(bytes, end) {
-  // Four bytes at a time where aligned: a word of printable ASCII (most of a flood) needs no per-byte look.
   const wordsFrom = (4 - (bytes.byteOffset % 4)) % 4;
   const wordCount = Math.max(0, Math.floor((end - wordsFrom) / 4));
   const wordsEnd = wordsFrom + 4 * wordCount;
-  const found = lastNotPlainBytes(bytes, wordsEnd, end);
-  if (found >= 0 || wordCount === 0) return found;
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + wordsFrom, wordCount);
-  for (let w = wordCount - 1; w >= 0; w--) {
+  const head = lastNotPlainBytes(bytes, 0, Math.min(wordsFrom, end));
+  const tail = lastNotPlainBytes(bytes, wordsEnd, end);
+  if (tail >= 0) return tail;
+  const inWords = wordCount > 0 ? lastNotPlainInWords(bytes, wordsFrom, wordCount) : -1;
+  return inWords >= 0 ? inWords : head;
+}
+
+/**
+ * The same over `count` aligned words from `from`; a suspect word's bytes are looked at inline, not by a call, for the
+ * reason above (a piece of plain text never runs it).
+ * @param {Uint8Array} bytes
+ * @param {number} from
+ * @param {number} count
+ */
+function lastNotPlainInWords(bytes, from, count) {
+  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + from, count);
+  for (let w = count - 1; w >= 0; w--) {
     const x = words[w];
-    // Some byte below 0x20, or above 0x7E (the classic "hasless"/"hasmore" bit tricks).
-    if ((((x - 0x20202020) & ~x) | ((x + 0x01010101) | x)) & 0x80808080) {
-      const at = lastNotPlainBytes(bytes, wordsFrom + 4 * w, wordsFrom + 4 * w + 4);
-      if (at >= 0) return at;
+    // Some byte below 0x20, or above 0x7E (the classic "hasless"/"hasmore" bit tricks), else the word is plain.
+    if (!((((x - 0x20202020) & ~x) | ((x + 0x01010101) | x)) & 0x80808080)) continue;
+    for (let i = from + 4 * w + 3; i >= from + 4 * w; i--) {
+      const kind = BYTE_CLASS[bytes[i]];
+      if (kind === NOT_PLAIN || (kind === PLAIN_UNLESS_AFTER_C2 && i > 0 && bytes[i - 1] === 0xc2)) return i;
     }
   }
-  return lastNotPlainBytes(bytes, 0, wordsFrom);
+  return -1;
 }
 
 /** The same, byte by byte over [from, end). @param {Uint8Array} bytes @param {number} from @param {number} end */
 function lastNotPlainBytes(bytes, from, end) {
   for (let i = end - 1; i >= from; i--) {
     const kind = BYTE_CLASS[bytes[i]];
-    if (kind === PLAIN) continue;
-    if (kind === NOT_PLAIN || (i > 0 && bytes[i - 1] === 0xc2)) return i;
+    if (kind === NOT_PLAIN || (kind === PLAIN_UNLESS_AFTER_C2 && i > 0 && bytes[i - 1] === 0xc2)) return i;
   }
   return -1;
 }

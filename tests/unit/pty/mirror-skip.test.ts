@@ -2,7 +2,7 @@ import serializePackage from "@xterm/addon-serialize";
 import headlessPackage from "@xterm/headless";
 import { describe, expect, it } from "vitest";
 import { ScreenMirror } from "../../../server/pty/mirror";
-import { skippableRange } from "../../../server/pty/mirror-skip.mjs";
+import { continuesPlain, skippableRange } from "../../../server/pty/mirror-skip.mjs";
 
 const { Terminal: HeadlessTerminal } = headlessPackage;
 const { SerializeAddon } = serializePackage;
@@ -110,6 +110,20 @@ describe("the screen mirror's skipping of scrolled-out plain text", () => {
     ["lines longer than the screen is wide", () => [Buffer.from(lines(0, 6_000, (i) => `${i} ${"wide ".repeat(40)}`))]],
     ["yes", () => [Buffer.from("$ yes\r\n" + "y\r\n".repeat(200_000) + "^C\r\n$ ")]],
   ];
+
+  it("sees a control byte in a tail shorter than a word, however it is aligned", () => {
+    const backing = Buffer.alloc(16, 0x61);
+    for (const offset of [0, 1, 2, 3])
+      for (const length of [1, 2, 3, 4, 5, 6]) {
+        const tail = backing.subarray(offset, offset + length);
+        expect(continuesPlain(tail, -1), `plain, at ${offset}, ${length} bytes`).toBe(true);
+        for (let at = 0; at < length; at++) {
+          tail[at] = 0x1b;
+          expect(continuesPlain(tail, -1), `ESC at ${at} of ${length} bytes from ${offset}`).toBe(false);
+          tail[at] = 0x61;
+        }
+      }
+  });
 
   it("leaves the same snapshot when a flood reaches the worker in several pieces, each parsed before the next", async () => {
     // Each piece is over MIRROR_LAZY_BYTES, so it is handed over and parsed alone; the end of one
