@@ -76,7 +76,11 @@ export const test = base.extend<{ freshLlm: void }>({
       const response = await fetch(new URL("/__admin/reset", e2e.fakeUrl), { method: "POST" });
       if (!response.ok) throw new Error(`fake LLM reset: HTTP ${response.status}`);
       await use();
-      if (testInfo.status !== testInfo.expectedStatus) console.error(await failureReport(context.pages()));
+      if (testInfo.status !== testInfo.expectedStatus) {
+        // Every open page, the test's own contexts' too (some specs open theirs).
+        const pages = (context.browser()?.contexts() ?? [context]).flatMap((each) => each.pages());
+        console.error(await failureReport(pages));
+      }
     },
     { auto: true },
   ],
@@ -92,6 +96,8 @@ async function failureReport(pages: Page[]): Promise<string> {
       .catch(() => page.locator("body").innerText({ timeout: 1_000 }))
       .catch((error: Error) => `(unreadable: ${error.message})`);
     lines.push(`--- ${page.url()}`, text.slice(-2_000));
+    const sessionId = /\/s\/([^/?#]+)/.exec(page.url())?.[1];
+    if (sessionId) lines.push(`--- its session's events: ${await eventSummary(sessionId)}`);
   }
   const requests = (await fetch(new URL("/__admin/requests", e2e.fakeUrl))
     .then((res) => res.json())
@@ -102,4 +108,14 @@ async function failureReport(pages: Page[]): Promise<string> {
     lines.push(`  ${last?.role ?? "?"}: ${JSON.stringify(last?.content ?? null).slice(0, 120)}`);
   }
   return lines.join("\n");
+}
+
+/** The types of a session's logged events, in order: whether a prompt reached the bridge and how far its turn got. */
+async function eventSummary(sessionId: string): Promise<string> {
+  try {
+    const events = await bridgeApi<{ type: string }[]>(`/api/v1/sessions/${encodeURIComponent(sessionId)}/events`);
+    return events.map((event) => event.type).join(", ") || "(none)";
+  } catch (error) {
+    return `(unreadable: ${error instanceof Error ? error.message : String(error)})`;
+  }
 }
