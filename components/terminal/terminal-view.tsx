@@ -144,7 +144,7 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
         frame = requestAnimationFrame(() => safeFit(fit));
       });
       observer.observe(host);
-      term.focus();
+      if (!typingElsewhere(host)) term.focus();
 
       cleanups.push(() => {
         observer.disconnect();
@@ -226,4 +226,15 @@ function bufferText(term: Xterm | undefined): string | null {
   const lines: string[] = [];
   for (let y = 0; y < buffer.length; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? "");
   return lines.join("\n");
+}
+
+/**
+ * Whether the keyboard is in a text field outside `host`. A terminal that appears while someone types there (the
+ * panel restored open when the page loads, a terminal started from the prompt) must not take the keyboard: the rest
+ * of a prompt, and its Enter, would go to the shell.
+ */
+function typingElsewhere(host: HTMLElement): boolean {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || host.contains(active)) return false;
+  return active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement || active.isContentEditable;
 }

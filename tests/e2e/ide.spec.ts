@@ -317,3 +317,25 @@ test("terminal: typed commands run and their output is drawn in the browser", as
   expect(lit).toBeGreaterThan(200);
   await ide.shot("terminal-output");
 });
+
+test("a terminal that opens while the prompt has the keyboard leaves it there: the whole prompt reaches the model", async ({
+  page,
+}) => {
+  const sessionId = await newSession(await freshWorkspace("ide-terminal-focus"), "Terminal focus");
+  const ide = new IdePage(page);
+  await ide.goto(e2e.baseUrl, sessionId);
+  await scriptLlm({ text: "Heard all of it." });
+  await ide.input().click();
+  await page.keyboard.type("the first half");
+  // Ctrl+J opens the panel, which starts a terminal for the session: it appears while the prompt has the keyboard.
+  await page.keyboard.press("Control+j");
+  await expect(page.getByTestId("terminal-view")).toHaveAttribute("data-status", "live");
+  await page.keyboard.type(" and the rest");
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("message-text").last()).toContainText("Heard all of it.");
+  const requests = (await (await fetch(new URL("/__admin/requests", e2e.fakeUrl))).json()) as {
+    body: { messages: { role: string; content: unknown }[] };
+  }[];
+  const prompt = requests.at(-1)!.body.messages.findLast((m) => m.role === "user")!.content as string;
+  expect(plainText(prompt)).toBe("the first half and the rest");
+});
