@@ -16,6 +16,10 @@
  *                            and two client parses, each divided by the mean of its two
  *                            neighbours, and the median of the three is reported (a client
  *                            parse comes first, so the client's xterm is warm in every run);
+ *   pty_forwarder_client_ratio — the same ratio for the least a bridge can do (bench/pty-forwarder.ts: a
+ *                            node-pty forwarded to socket.io, batched and acked like the bridge, nothing else),
+ *                            run after each bridge run and paired the same way: the most any bridge could
+ *                            reach on this machine in this run. Reported, not a target;
  *   flood_bridge_rss_mb    — the bridge's peak RSS during a `yes` flood watched by a slow
  *                            client (target ≤ 300);
  *   keystroke_echo_p50_ms  — a key sent over socket.io until its echo comes back (target < 10).
@@ -67,6 +71,10 @@ export interface PtyBenchResult {
    * client's parses just before and after it, the median of those (see the header).
    */
   pty_client_ratio: number;
+  /** pty_client_ratio for bench/pty-forwarder.ts instead of the bridge (see the header). */
+  pty_forwarder_client_ratio: number;
+  forwarder_runs_mb_per_s: number[];
+  forwarder_cpu_ms_per_mb: number;
   bridge_cpu_ms_per_mb: number;
   client_cpu_ms_per_mb: number;
   pty_throughput_ratio: number;
@@ -113,16 +121,16 @@ async function serveBridge(): Promise<void> {
   process.on("SIGTERM", () => void bridge.close().finally(() => process.exit(0)));
 }
 
-async function startBridgeChild(workspace: string): Promise<BridgeChild> {
-  const self = fileURLToPath(import.meta.url);
+/** A child process running `args` under tsx, with the JSON line it prints first. */
+async function startChild(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; line: string; stop(): Promise<void> }> {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
   const child = spawn(
     process.execPath,
-    [...(process.env.WL_BENCH_BRIDGE_FLAGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", self, "--bridge"],
-    {
-      cwd: path.resolve(path.dirname(self), ".."),
-      env: { ...process.env, WL_BENCH_WORKSPACE: workspace },
-      stdio: ["ignore", "pipe", "inherit"],
-    },
+    [...(process.env.WL_BENCH_BRIDGE_FLAGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", ...args],
+    { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
   const line = await new Promise<string>((resolve, reject) => {
     let buffered = "";
@@ -133,10 +141,9 @@ async function startBridgeChild(workspace: string): Promise<BridgeChild> {
     });
     child.once("exit", (code) => reject(new Error(`bridge exited with ${code}`)));
   });
-  const address = JSON.parse(line) as Omit<BridgeChild, "child" | "stop">;
   return {
-    ...address,
     child,
+    line,
     stop: () =>
       new Promise((resolve) => {
         child.once("exit", () => resolve());
@@ -145,8 +152,27 @@ async function startBridgeChild(workspace: string): Promise<BridgeChild> {
   };
 }
 
-async function connect(bridge: BridgeChild): Promise<Socket> {
-  const socket = io(bridge.url, { auth: { token: bridge.token }, transports: ["websocket"], forceNew: true });
+interface Forwarder {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startForwarderChild(): Promise<Forwarder> {
+  const forwarder = fileURLToPath(new URL("./pty-forwarder.ts", import.meta.url));
+  const { child, line, stop } = await startChild([forwarder]);
+  return { url: (JSON.parse(line) as { url: string }).url, child, stop };
+}
+
+async function startBridgeChild(workspace: string): Promise<BridgeChild> {
+  const { child, line, stop } = await startChild([fileURLToPath(import.meta.url), "--bridge"], {
+    WL_BENCH_WORKSPACE: workspace,
+  });
+  return { ...(JSON.parse(line) as Omit<BridgeChild, "child" | "stop">), child, stop };
+}
+
+async function connect(url: string, token?: string): Promise<Socket> {
+  const socket = io(url, { auth: token ? { token } : {}, transports: ["websocket"], forceNew: true });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());
     socket.once("connect_error", reject);
@@ -230,12 +256,15 @@ async function clientXtermRate(file: string): Promise<number> {
   return rate;
 }
 
-async function bridgeRate(
-  bridge: BridgeChild,
-  file: string,
-): Promise<{ rate: number; bridgeCpuMsPerMb: number; clientCpuMsPerMb: number }> {
-  const socket = await connect(bridge);
-  const viewer = await openViewer(bridge, socket, { keepBytes: false });
+interface CatRun {
+  rate: number;
+  /** CPU of the process the output came through (the bridge, or the forwarder), per MB. */
+  serverCpuMsPerMb: number;
+  clientCpuMsPerMb: number;
+}
+
+/** Times `start()`'s `cat` of the file, ended by the line "END-2", until `viewer`'s xterm has parsed all of it. */
+async function timedCat(viewer: PtyViewer, serverPid: number, start: () => void): Promise<CatRun> {
   // Anywhere in a chunk: the prompt that follows the marker in the same chunk is longer than any fixed tail window.
   const sawEnd = markerScanner("END-2");
   const done = new Promise<void>((resolve) =>
@@ -244,20 +273,40 @@ async function bridgeRate(
     }),
   );
   const before = viewer.received;
-  const bridgeCpuBefore = processCpuMs(bridge.child.pid as number);
+  const serverCpuBefore = processCpuMs(serverPid);
   const clientCpuBefore = process.cpuUsage();
-  const start = performance.now();
-  viewer.input(`cat ${path.basename(file)}; echo END-$((1+1))\r`);
+  const startedAt = performance.now();
+  start();
   await done;
   await new Promise<void>((resolve) => viewer.term?.write("", resolve)); // Until the client has parsed it all.
-  const seconds = (performance.now() - start) / 1000;
+  const seconds = (performance.now() - startedAt) / 1000;
   const megabytes = (viewer.received - before) / 1e6;
   const clientCpu = process.cpuUsage(clientCpuBefore);
-  const result = {
+  return {
     rate: megabytes / seconds,
-    bridgeCpuMsPerMb: (processCpuMs(bridge.child.pid as number) - bridgeCpuBefore) / megabytes,
+    serverCpuMsPerMb: (processCpuMs(serverPid) - serverCpuBefore) / megabytes,
     clientCpuMsPerMb: (clientCpu.user + clientCpu.system) / 1000 / megabytes,
   };
+}
+
+const CAT_COMMAND = (file: string) => `cat ${path.basename(file)}; echo END-$((1+1))`;
+
+async function bridgeRate(bridge: BridgeChild, file: string): Promise<CatRun> {
+  const socket = await connect(bridge.url, bridge.token);
+  const viewer = await openViewer(bridge, socket, { keepBytes: false });
+  const result = await timedCat(viewer, bridge.child.pid as number, () => viewer.input(`${CAT_COMMAND(file)}\r`));
+  viewer.dispose();
+  socket.disconnect();
+  return result;
+}
+
+/** The same `cat` through bench/pty-forwarder.ts, to the same kind of viewer. */
+async function forwarderRate(forwarder: Forwarder, file: string): Promise<CatRun> {
+  const socket = await connect(forwarder.url);
+  const viewer = new PtyViewer(socket, "", "forwarded", { cols: 120, rows: 30, keepBytes: false });
+  const result = await timedCat(viewer, forwarder.child.pid as number, () =>
+    socket.emit("forward", { terminalId: viewer.terminalId, command: CAT_COMMAND(file), cwd: path.dirname(file) }),
+  );
   viewer.dispose();
   socket.disconnect();
   return result;
@@ -273,7 +322,7 @@ function rssMb(pid: number): number {
 }
 
 async function flood(bridge: BridgeChild): Promise<{ peakMb: number; clientMb: number; quietMs: number }> {
-  const socket = await connect(bridge);
+  const socket = await connect(bridge.url, bridge.token);
   const viewer = await openViewer(bridge, socket, { keepBytes: false, ackDelayMs: SLOW_ACK_DELAY_MS });
   const pid = bridge.child.pid as number;
   let peak = rssMb(pid);
@@ -294,7 +343,7 @@ async function flood(bridge: BridgeChild): Promise<{ peakMb: number; clientMb: n
 }
 
 async function echoLatency(bridge: BridgeChild): Promise<number[]> {
-  const socket = await connect(bridge);
+  const socket = await connect(bridge.url, bridge.token);
   const viewer = await openViewer(bridge, socket, { keepBytes: false });
   const samples: number[] = [];
   for (let i = 0; i < KEYSTROKES; i++) {
@@ -316,25 +365,37 @@ export async function run(): Promise<PtyBenchResult> {
   const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-pty-")));
   const file = path.join(workspace, "big.txt");
   writeTextFile(file, FILE_MB);
-  const bridges: BridgeChild[] = [];
+  const children: Array<BridgeChild | Forwarder> = [];
   try {
     const throughputBridge = await startBridgeChild(workspace);
-    bridges.push(throughputBridge);
+    const forwarder = await startForwarderChild();
+    children.push(throughputBridge, forwarder);
     const raws = [await rawPtyRate(file)];
     const alones = [await clientXtermRate(file)];
-    const passes: Awaited<ReturnType<typeof bridgeRate>>[] = [];
+    // Each run between two baselines: alone, raw, bridge, alone, raw, forwarder, alone, raw, bridge…
+    const passes: CatRun[] = [];
+    const forwarded: CatRun[] = [];
     for (let pass = 0; pass < PAIRED_PASSES; pass++) {
-      passes.push(await bridgeRate(throughputBridge, file));
-      alones.push(await clientXtermRate(file));
-      raws.push(await rawPtyRate(file));
+      for (const runs of [passes, forwarded]) {
+        runs.push(runs === passes ? await bridgeRate(throughputBridge, file) : await forwarderRate(forwarder, file));
+        alones.push(await clientXtermRate(file));
+        raws.push(await rawPtyRate(file));
+      }
     }
-    const paired = (baselines: number[]) =>
-      median(passes.map(({ rate }, pass) => rate / ((baselines[pass] + baselines[pass + 1]) / 2)));
+    /** The median over `runs` of each run's rate over the mean of the baselines just before and after it. */
+    const paired = (runs: CatRun[], baselines: number[]) =>
+      median(
+        runs.map(({ rate }, pass) => {
+          const before = 2 * pass + (runs === passes ? 0 : 1);
+          return rate / ((baselines[before] + baselines[before + 1]) / 2);
+        }),
+      );
     const latencies = await echoLatency(throughputBridge);
     await throughputBridge.stop();
+    await forwarder.stop();
 
     const floodBridge = await startBridgeChild(workspace);
-    bridges.push(floodBridge);
+    children.push(floodBridge);
     const flooded = await flood(floodBridge);
     await floodBridge.stop();
 
@@ -347,10 +408,13 @@ export async function run(): Promise<PtyBenchResult> {
       client_xterm_mb_per_s: round(median(alones), 1),
       client_xterm_runs_mb_per_s: alones.map((rate) => round(rate, 1)),
       pty_client_ceiling_ratio: round(median(alones) / median(raws)),
-      pty_client_ratio: round(paired(alones)),
-      bridge_cpu_ms_per_mb: round(median(passes.map((pass) => pass.bridgeCpuMsPerMb)), 1),
+      pty_client_ratio: round(paired(passes, alones)),
+      pty_forwarder_client_ratio: round(paired(forwarded, alones)),
+      forwarder_runs_mb_per_s: forwarded.map((run) => round(run.rate, 1)),
+      forwarder_cpu_ms_per_mb: round(median(forwarded.map((run) => run.serverCpuMsPerMb)), 1),
+      bridge_cpu_ms_per_mb: round(median(passes.map((pass) => pass.serverCpuMsPerMb)), 1),
       client_cpu_ms_per_mb: round(median(passes.map((pass) => pass.clientCpuMsPerMb)), 1),
-      pty_throughput_ratio: round(paired(raws)),
+      pty_throughput_ratio: round(paired(passes, raws)),
       flood_seconds: FLOOD_SECONDS,
       flood_bridge_rss_mb: round(flooded.peakMb, 1),
       flood_bytes_to_client_mb: round(flooded.clientMb, 1),
@@ -359,9 +423,8 @@ export async function run(): Promise<PtyBenchResult> {
       keystroke_echo_p95_ms: round(latencies[Math.floor(latencies.length * 0.95)]),
     };
   } finally {
-    // A failed run leaves no bridge behind (stop() of a stopped one returns at once).
-    for (const bridge of bridges)
-      if (bridge.child.exitCode === null && bridge.child.signalCode === null) await bridge.stop();
+    // A failed run leaves no child behind (stop() of a stopped one returns at once).
+    for (const { child, stop } of children) if (child.exitCode === null && child.signalCode === null) await stop();
     fs.rmSync(workspace, { recursive: true, force: true });
   }
 }
@@ -380,6 +443,9 @@ if (process.argv.includes("--bridge")) {
   );
   console.log(
     `  client xterm alone (median):  ${result.client_xterm_mb_per_s} MB/s (runs: ${result.client_xterm_runs_mb_per_s.join(", ")}; a free bridge would reach a ratio of ${result.pty_client_ceiling_ratio})`,
+  );
+  console.log(
+    `  through a bare forwarder:     runs ${result.forwarder_runs_mb_per_s.join(", ")} MB/s (${result.forwarder_cpu_ms_per_mb} ms CPU/MB; client ratio ${result.pty_forwarder_client_ratio}, the most a bridge could reach here)`,
   );
   console.log(
     `  throughput ratio (paired):    ${result.pty_throughput_ratio} (target ≥ 0.5, ${verdict(result.pty_throughput_ratio >= 0.5)})`,
