@@ -12,12 +12,7 @@
 import http from "node:http";
 import * as nodePty from "node-pty";
 import { Server } from "socket.io";
-import {
-  HIGH_WATERMARK_BYTES,
-  LOW_WATERMARK_BYTES,
-  MAX_BATCH_BYTES,
-  OUTPUT_BATCH_MS,
-} from "../server/pty/limits";
+import { HIGH_WATERMARK_BYTES, LOW_WATERMARK_BYTES, MAX_BATCH_BYTES, OUTPUT_BATCH_MS } from "../server/pty/limits";
 
 interface Forwarding {
   pty: nodePty.IPty;
