@@ -46,6 +46,7 @@ export default tseslint.config(
         setInterval: "readonly",
         clearInterval: "readonly",
         fetch: "readonly",
+        WebAssembly: "readonly",
       },
     },
     rules: {

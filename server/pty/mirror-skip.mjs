@@ -12,82 +12,22 @@
 // starts and the scroll region is the whole screen, which the worker checks before
 // skipping.
 
+import { lastNotPlain } from "./mirror-scan.mjs";
+
 /** Below this many bytes a skip saves less than the extra write costs. */
 const MIN_SKIP_BYTES = 4096;
 
 const LF = 0x0a;
 const CR = 0x0d;
 
-const PLAIN = 0;
-const NOT_PLAIN = 1;
-/** A UTF-8 continuation byte 0x80–0x9F: a C1 control (such as CSI) when it follows 0xC2. */
-const PLAIN_UNLESS_AFTER_C2 = 2;
-
-/** Each byte's class, looked up instead of compared: the scan runs over every byte of a flood. */
-const BYTE_CLASS = new Uint8Array(256).map((_, byte) => {
-  if ((byte >= 0x20 && byte <= 0x7e) || byte === LF || byte === CR || byte === 0x09) return PLAIN;
-  if (byte < 0x80) return NOT_PLAIN; // Other C0 controls, ESC, DEL.
-  return byte <= 0x9f ? PLAIN_UNLESS_AFTER_C2 : PLAIN;
-});
-
-/**
- * Index of the last byte before `end` that is not plain, or -1. Four bytes at a time where aligned: a word of
- * printable ASCII (most of a flood) needs no per-byte look. Every call makes the same calls, whatever the bytes: V8
- * compiles the long loop on the fly (OSR) and keeps that code, and a call it never saw run sent every later piece
- * back to the interpreter (one deoptimization and recompilation per piece).
- * @param {Uint8Array} bytes
- * @param {number} end
- */
-function lastNotPlain(bytes, end) {
-  const wordsFrom = (4 - (bytes.byteOffset % 4)) % 4;
-  const wordCount = Math.max(0, Math.floor((end - wordsFrom) / 4));
-  const wordsEnd = wordsFrom + 4 * wordCount;
-  const head = lastNotPlainBytes(bytes, 0, Math.min(wordsFrom, end));
-  const tail = lastNotPlainBytes(bytes, wordsEnd, end);
-  if (tail >= 0) return tail;
-  const inWords = wordCount > 0 ? lastNotPlainInWords(bytes, wordsFrom, wordCount) : -1;
-  return inWords >= 0 ? inWords : head;
-}
-
-/**
- * The same over `count` aligned words from `from`; a suspect word's bytes are looked at inline, not by a call, for the
- * reason above (a piece of plain text never runs it).
- * @param {Uint8Array} bytes
- * @param {number} from
- * @param {number} count
- */
-function lastNotPlainInWords(bytes, from, count) {
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + from, count);
-  for (let w = count - 1; w >= 0; w--) {
-    const x = words[w];
-    // Some byte below 0x20, or above 0x7E (the classic "hasless"/"hasmore" bit tricks), else the word is plain.
-    if (!((((x - 0x20202020) & ~x) | ((x + 0x01010101) | x)) & 0x80808080)) continue;
-    for (let i = from + 4 * w + 3; i >= from + 4 * w; i--) {
-      const kind = BYTE_CLASS[bytes[i]];
-      if (kind === NOT_PLAIN || (kind === PLAIN_UNLESS_AFTER_C2 && i > 0 && bytes[i - 1] === 0xc2)) return i;
-    }
-  }
-  return -1;
-}
-
-/** The same, byte by byte over [from, end). @param {Uint8Array} bytes @param {number} from @param {number} end */
-function lastNotPlainBytes(bytes, from, end) {
-  for (let i = end - 1; i >= from; i--) {
-    const kind = BYTE_CLASS[bytes[i]];
-    if (kind === NOT_PLAIN || (kind === PLAIN_UNLESS_AFTER_C2 && i > 0 && bytes[i - 1] === 0xc2)) return i;
-  }
-  return -1;
-}
-
 /**
  * Whether `bytes` can continue a run of plain text that `before` (its last byte, or -1) ended:
- * every byte plain, and no C1 control split between the two.
+ * every byte plain (mirror-scan.wat says which are), and no C1 control split between the two.
  * @param {Uint8Array} bytes
  * @param {number} before
  */
 export function continuesPlain(bytes, before) {
-  if (bytes.length > 0 && before === 0xc2 && BYTE_CLASS[bytes[0]] === PLAIN_UNLESS_AFTER_C2) return false;
-  return lastNotPlain(bytes, bytes.length) < 0;
+  return lastNotPlain(bytes, bytes.length, before) < 0;
 }
 
 /**
