@@ -34,7 +34,7 @@ const BENCHES: Bench[] = [
   { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay", timeoutS: 90 },
   { name: "bridges", file: "./bridges.ts", what: "fan-out between two bridges (PostgreSQL + Redis)", timeoutS: 60 },
   // 60 s of flood plus a 100 MB cat and the echo run.
-  { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo", timeoutS: 180 },
+  { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo", timeoutS: 300 },
   { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium", timeoutS: 60 },
   { name: "prompt-cache", file: "./prompt-cache.ts", what: "prompt cache reuse over a scripted session", timeoutS: 90 },
 ];
