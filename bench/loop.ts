@@ -19,6 +19,7 @@ import { EventLog, Sessions } from "../server/sessions/index.ts";
 import * as store from "../server/store/index.ts";
 import { defineTool } from "../server/tools/index.ts";
 import { startFakeLlm } from "../tests/fake-llm/server.ts";
+import { median, round } from "./lib/stats.ts";
 
 /** Steps measured, from the issue. */
 const STEPS = 100;
@@ -151,16 +152,6 @@ async function timeTurn(
 /** Time from one request's arrival to the next: a whole step, model call included. */
 function intervals(times: number[]): number[] {
   return times.slice(1).map((time, i) => time - times[i]);
-}
-
-function median(values: number[]): number {
-  const sorted = values.slice().sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

@@ -32,15 +32,13 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import headlessPackage from "@xterm/headless";
-import * as nodePty from "node-pty";
-import { io, type Socket } from "socket.io-client";
-import type { Ack, TerminalInfo } from "../server/protocol";
+import type { Socket } from "socket.io-client";
+import type { TerminalInfo } from "../server/protocol";
 import { markerScanner, PtyViewer } from "../tests/integration/pty/pty-client";
+import { command, connectSocket, firstLine, ROOT, stopChild } from "./lib/bridge-child.ts";
+import { clientXtermRate, rawPtyRate, writeTextFile } from "./lib/pty-baselines.ts";
 import { processCpuMs } from "./lib/proc.ts";
-
-// CommonJS package: Node's ESM loader only offers its default export.
-const { Terminal: HeadlessTerminal } = headlessPackage;
+import { median, round, sleep } from "./lib/stats.ts";
 
 /** Size of the file for the throughput run, from the issue. */
 const FILE_MB = Number(process.env.WL_BENCH_PTY_MB ?? 100);
@@ -53,13 +51,13 @@ const RSS_SAMPLE_MS = 100;
 /** Keystrokes timed for the echo latency, with a pause between them like typing. */
 const KEYSTROKES = 200;
 const KEYSTROKE_GAP_MS = 15;
-/** How much the client-alone parse keeps queued in its xterm (a multiple of its 128 KB writes). */
-const CLIENT_QUEUE_BYTES = 8 * 1024 * 1024;
 /**
  * Bridge runs for the paired ratios (see the header): an odd count, so the median is one of them. Five, not three: one
  * pair's ratio swung by ±0.1 as the machine's speed moved, and a median of three still followed a single slow pair.
  */
 const PAIRED_PASSES = 5;
+/** How long a bridge or forwarder child may take to print its address. */
+const CHILD_READY_MS = 60_000;
 
 export interface PtyBenchResult {
   file_mb: number;
@@ -100,15 +98,6 @@ interface BridgeChild {
   stop(): Promise<void>;
 }
 
-const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
-/** The middle value; for an even count, the mean of the two middle ones. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** The child side: a real bridge with a session on a temp workspace; prints its address as JSON. */
 async function serveBridge(): Promise<void> {
   const { loadConfig } = await import("../server/config");
@@ -131,30 +120,13 @@ async function startChild(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; line: string; stop(): Promise<void> }> {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
   const child = spawn(
     process.execPath,
     [...(process.env.WL_BENCH_BRIDGE_FLAGS?.split(" ").filter(Boolean) ?? []), "--import", "tsx", ...args],
-    { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
+    { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
-  const line = await new Promise<string>((resolve, reject) => {
-    let buffered = "";
-    child.stdout?.on("data", (data: Buffer) => {
-      buffered += data.toString();
-      const end = buffered.indexOf("\n");
-      if (end >= 0) resolve(buffered.slice(0, end));
-    });
-    child.once("exit", (code) => reject(new Error(`bridge exited with ${code}`)));
-  });
-  return {
-    child,
-    line,
-    stop: () =>
-      new Promise((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill("SIGTERM");
-      }),
-  };
+  const line = await firstLine(child, CHILD_READY_MS);
+  return { child, line, stop: () => stopChild(child) };
 }
 
 interface Forwarder {
@@ -176,23 +148,6 @@ async function startBridgeChild(workspace: string): Promise<BridgeChild> {
   return { ...(JSON.parse(line) as Omit<BridgeChild, "child" | "stop">), child, stop };
 }
 
-async function connect(url: string, token?: string): Promise<Socket> {
-  const socket = io(url, { auth: token ? { token } : {}, transports: ["websocket"], forceNew: true });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    socket.once("connect_error", reject);
-  });
-  return socket;
-}
-
-async function command<T>(socket: Socket, name: string, payload: Record<string, unknown>): Promise<T> {
-  const ack = (await socket
-    .timeout(15_000)
-    .emitWithAck(name, { commandId: `bench-${Math.random().toString(36).slice(2)}`, ...payload })) as Ack<T>;
-  if (!ack.ok) throw new Error(`${name}: ${ack.error.message}`);
-  return ack.data;
-}
-
 /** Opens a terminal and a viewer on it, and waits for the shell's first prompt. */
 async function openViewer(
   bridge: BridgeChild,
@@ -210,66 +165,6 @@ async function openViewer(
   while (viewer.received === 0 && Date.now() < deadline) await sleep(20);
   await sleep(200);
   return viewer;
-}
-
-function writeTextFile(file: string, megabytes: number): number {
-  const lines =
-    Array.from({ length: 1000 }, (_, i) =>
-      `${String(i).padStart(6, "0")} ${"lorem ipsum dolor sit amet consectetur adipiscing elit ".slice(i % 20)}`.padEnd(
-        79,
-        ".",
-      ),
-    ).join("\n") + "\n";
-  const block = Buffer.from(lines.repeat(Math.ceil(1_000_000 / lines.length)));
-  const fd = fs.openSync(file, "w");
-  let written = 0;
-  while (written < megabytes * 1_000_000) written += fs.writeSync(fd, block);
-  fs.closeSync(fd);
-  return written;
-}
-
-/** Reads `cat file` from a node-pty in this process: the ceiling any bridge could reach. */
-async function rawPtyRate(file: string): Promise<number> {
-  const start = performance.now();
-  const pty = nodePty.spawn("cat", [file], {
-    name: "xterm-256color",
-    cols: 120,
-    rows: 30,
-    cwd: path.dirname(file),
-    env: process.env as Record<string, string>,
-    encoding: null,
-  });
-  let bytes = 0;
-  pty.onData((data) => (bytes += (data as unknown as Buffer).length));
-  await new Promise((resolve) => pty.onExit(resolve));
-  return bytes / 1e6 / ((performance.now() - start) / 1000);
-}
-
-/**
- * A headless xterm like the bench client's parsing the whole file in this process, with no bridge: the client's own
- * ceiling. The same bytes as a bridge run, not its first 30 MB: a parse of under a second swung far more with the
- * machine than the bridge runs it is paired with.
- */
-async function clientXtermRate(file: string): Promise<number> {
-  const term = new HeadlessTerminal({ cols: 120, rows: 30, scrollback: 1000, allowProposedApi: true });
-  const fd = fs.openSync(file, "r");
-  const text = Buffer.alloc(fs.fstatSync(fd).size);
-  fs.readSync(fd, text, 0, text.length, 0);
-  fs.closeSync(fd);
-  const bytes = Buffer.from(text.toString("latin1").replaceAll("\n", "\r\n"), "latin1"); // As the tty sends it (onlcr).
-  const start = performance.now();
-  // xterm throws away writes once 50 MB wait: keep 8-16 MB queued, so it never runs dry either.
-  let parsedUpTo: Promise<void> = Promise.resolve();
-  for (let at = 0; at < bytes.length; at += 128 * 1024) {
-    if (at % CLIENT_QUEUE_BYTES === 0) {
-      await parsedUpTo;
-      parsedUpTo = new Promise<void>((resolve) => term.write(bytes.subarray(at, at + 128 * 1024), resolve));
-    } else term.write(bytes.subarray(at, at + 128 * 1024));
-  }
-  await new Promise<void>((resolve) => term.write("", resolve));
-  const rate = bytes.length / 1e6 / ((performance.now() - start) / 1000);
-  term.dispose();
-  return rate;
 }
 
 interface CatRun {
@@ -308,7 +203,7 @@ async function timedCat(viewer: PtyViewer, serverPid: number, start: () => void)
 const CAT_COMMAND = (file: string) => `cat ${path.basename(file)}; echo END-$((1+1))`;
 
 async function bridgeRate(bridge: BridgeChild, file: string): Promise<CatRun> {
-  const socket = await connect(bridge.url, bridge.token);
+  const socket = await connectSocket(bridge.url, bridge.token);
   const viewer = await openViewer(bridge, socket, { keepBytes: false });
   const result = await timedCat(viewer, bridge.child.pid as number, () => viewer.input(`${CAT_COMMAND(file)}\r`));
   viewer.dispose();
@@ -318,7 +213,7 @@ async function bridgeRate(bridge: BridgeChild, file: string): Promise<CatRun> {
 
 /** The same `cat` through bench/pty-forwarder.ts, to the same kind of viewer. */
 async function forwarderRate(forwarder: Forwarder, file: string): Promise<CatRun> {
-  const socket = await connect(forwarder.url);
+  const socket = await connectSocket(forwarder.url, ""); // The forwarder asks for no token.
   const viewer = new PtyViewer(socket, "", "forwarded", { cols: 120, rows: 30, keepBytes: false });
   const result = await timedCat(viewer, forwarder.child.pid as number, () =>
     socket.emit("forward", { terminalId: viewer.terminalId, command: CAT_COMMAND(file), cwd: path.dirname(file) }),
@@ -338,7 +233,7 @@ function rssMb(pid: number): number {
 }
 
 async function flood(bridge: BridgeChild): Promise<{ peakMb: number; clientMb: number; quietMs: number }> {
-  const socket = await connect(bridge.url, bridge.token);
+  const socket = await connectSocket(bridge.url, bridge.token);
   const viewer = await openViewer(bridge, socket, { keepBytes: false, ackDelayMs: SLOW_ACK_DELAY_MS });
   const pid = bridge.child.pid as number;
   let peak = rssMb(pid);
@@ -359,7 +254,7 @@ async function flood(bridge: BridgeChild): Promise<{ peakMb: number; clientMb: n
 }
 
 async function echoLatency(bridge: BridgeChild): Promise<number[]> {
-  const socket = await connect(bridge.url, bridge.token);
+  const socket = await connectSocket(bridge.url, bridge.token);
   const viewer = await openViewer(bridge, socket, { keepBytes: false });
   const samples: number[] = [];
   for (let i = 0; i < KEYSTROKES; i++) {
