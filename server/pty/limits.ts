@@ -69,10 +69,6 @@ export const MIRROR_RING_BYTES = 4 * 1024 * 1024;
  * for more than that much to be parsed (a few ms). A quarter of the ring: the rest is room for the worker to finish.
  */
 export const MIRROR_LAZY_BYTES = 1024 * 1024;
-/** The size of a buffer a piece for the mirror's worker is copied into: a piece is posted once MIRROR_LAZY_BYTES have gathered, by a batch at a time. */
-export const MIRROR_PIECE_BYTES = MIRROR_LAZY_BYTES + MAX_BATCH_BYTES;
-/** Piece buffers kept for reuse once the worker is done with them: one being parsed, one held, one filling, one spare. */
-export const MIRROR_SPARE_PIECES = 4;
 /**
  * Output not yet on the mirror's screen (gathered, or being parsed) beyond which the shell is paused: only a worker
  * really slower than the shell reaches it, and it stays below the ring's size by more than a batch (pausing takes a

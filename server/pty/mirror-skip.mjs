@@ -42,8 +42,7 @@ export function skippableRange(bytes, keepLines) {
   if (bytes.length < MIN_SKIP_BYTES) return null;
   let end = -1;
   let lineFeeds = 0;
-  for (let i = bytes.length - 1; i > 0; i--) {
-    if (bytes[i] !== LF) continue;
+  for (let i = bytes.lastIndexOf(LF, bytes.length - 1); i > 0; i = bytes.lastIndexOf(LF, i - 1)) {
     if (lineFeeds >= keepLines && bytes[i - 1] === CR) {
       end = i + 1;
       break;

@@ -4,13 +4,13 @@
 // the tsx loader the bridge runs under, and this file only needs two npm packages.
 //
 // Messages in (all carry `id`, the terminal):
-//   open {cols, rows, scrollback}   data {bytes, end}   resize {cols, rows}
-//   reset {offset}                  snapshot {req}      close
-// (and, from this worker itself, flush: parse the held tail, see HELD_IDLE_MS)
+//   open {cols, rows, scrollback, ring}   data {end}   resize {cols, rows}
+//   reset {offset, epoch}                 snapshot {req}   close
+// `ring` is the terminal's output ring (ring.ts), a SharedArrayBuffer the bridge writes output
+// into: `data` says the output now goes up to `end`, and the bytes are read from the ring in place.
 // Messages out:
-//   parsed {id, offset}             snapshot {id, req, data, cols, rows, offset}
-//   spare {buffer}: a data message's buffer, transferred back once nothing here refers to it,
-//   for the bridge to fill with a later piece instead of allocating one (see mirror.ts)
+//   parsed {id, offset, epoch}: nothing before `offset` in the ring is read any more
+//   snapshot {id, req, data, cols, rows, offset}
 // Operations of one terminal run strictly in order; `offset` counts the bytes of output
 // that are on the mirror's screen, so a snapshot names the exact byte it reflects.
 import { parentPort } from "node:worker_threads";
@@ -30,18 +30,15 @@ const { Terminal } = headlessPackage;
 const COALESCE_MS = 20;
 /** Queued output beyond which parsing starts at once. */
 const COALESCE_BYTES = 1024 * 1024;
-/**
- * A held tail still waiting for the next piece after this long is parsed: the flood is over,
- * and its piece's buffer (a view of which the tail is) goes back instead of staying here.
- */
-const HELD_IDLE_MS = 1_000;
 
 /**
- * Per terminal. `held`: the end of the last piece, not parsed yet (see `write`), a view into that
- * piece's buffer; every op but more data parses it first, so a snapshot, resize or close never
- * sees the screen without it.
+ * Per terminal. `position`: the offset of the next byte to read from `ring`. `held`: the end of the
+ * last piece, not parsed yet (see `write`), copied out of the ring into `heldStore` (the ring goes on
+ * over it); every op but more data parses it first, so a snapshot, resize or close never sees the
+ * screen without it.
  * @typedef {{term: any, serializer: any, scrollback: number, offset: number, ops: any[], queued: number}} MirrorState
- * @type {Map<string, MirrorState & {busy: boolean, timer: any, held: Uint8Array | null, heldTimer: any}>}
+ * @typedef {{ring: Uint8Array, position: number, epoch: number, held: Uint8Array | null, heldStore: Uint8Array | null}} MirrorInput
+ * @type {Map<string, MirrorState & MirrorInput & {busy: boolean, timer: any}>}
  */
 const mirrors = new Map();
 
@@ -64,8 +61,11 @@ parentPort.on("message", (message) => {
       queued: 0,
       busy: false,
       timer: null,
+      ring: new Uint8Array(message.ring),
+      position: 0,
+      epoch: 0,
       held: null,
-      heldTimer: null,
+      heldStore: null,
     });
     return;
   }
@@ -85,7 +85,7 @@ parentPort.on("message", (message) => {
     return;
   }
   mirror.ops.push(message);
-  if (message.type === "data") mirror.queued += message.bytes.length;
+  if (message.type === "data") mirror.queued = Math.max(mirror.queued, message.end - mirror.position);
   pump(message.id, mirror);
 });
 
@@ -104,13 +104,9 @@ function pump(id, mirror) {
     if (mirror.held && mirror.ops[0].type !== "data") {
       const held = mirror.held;
       mirror.held = null;
-      if (mirror.ops[0].type === "reset" || mirror.ops[0].type === "close") {
-        release(held);
-        continue; // Never to be shown.
-      }
+      if (mirror.ops[0].type === "reset" || mirror.ops[0].type === "close") continue; // Never to be shown.
       mirror.busy = true;
       mirror.term.write(held, () => {
-        release(held);
         mirror.busy = false;
         if (mirrors.get(id) === mirror) pump(id, mirror);
       });
@@ -120,33 +116,17 @@ function pump(id, mirror) {
     if (op.type === "data") {
       // Everything queued behind it is written in one go: the longer the backlog, the more
       // of it scrolls out of the scrollback anyway and can be skipped (see mirror-skip.mjs).
-      let bytes = op.bytes;
       let end = op.end;
-      if (mirror.ops[0]?.type === "data") {
-        const parts = [op.bytes];
-        while (mirror.ops[0]?.type === "data") {
-          const next = mirror.ops.shift();
-          parts.push(next.bytes);
-          end = next.end;
-        }
-        bytes = concat(parts); // A buffer of its own (never Node's shared pool): it goes back too.
-        parts.forEach(release);
-      }
+      while (mirror.ops[0]?.type === "data") end = mirror.ops.shift().end;
+      const bytes = ringBytes(mirror.ring, mirror.position, end);
+      mirror.position = end;
       mirror.queued = 0;
       mirror.busy = true;
-      write(mirror, bytes, (held) => {
-        if (held) {
-          clearTimeout(mirror.heldTimer);
-          mirror.heldTimer = setTimeout(() => {
-            if (mirrors.get(id) !== mirror || !mirror.held) return;
-            mirror.ops.push({ type: "flush" }); // Parsed first, like before any op but data.
-            pump(id, mirror);
-          }, HELD_IDLE_MS);
-        }
+      write(mirror, bytes, () => {
         mirror.busy = false;
         mirror.offset = end;
         if (mirrors.get(id) !== mirror) return;
-        parentPort.postMessage({ type: "parsed", id, offset: end });
+        parentPort.postMessage({ type: "parsed", id, offset: end, epoch: mirror.epoch });
         pump(id, mirror);
       });
     } else if (op.type === "resize") {
@@ -154,6 +134,8 @@ function pump(id, mirror) {
     } else if (op.type === "reset") {
       mirror.term.reset();
       mirror.offset = op.offset;
+      mirror.position = op.offset;
+      mirror.epoch = op.epoch;
     } else if (op.type === "snapshot") {
       const { term, serializer } = mirror;
       parentPort.postMessage({
@@ -167,8 +149,6 @@ function pump(id, mirror) {
       });
     } else if (op.type === "close") {
       if (mirror.timer) clearTimeout(mirror.timer);
-      clearTimeout(mirror.heldTimer);
-      for (const queued of mirror.ops) if (queued.type === "data") release(queued.bytes);
       mirrors.delete(id);
       mirror.term.dispose();
       return;
@@ -182,7 +162,7 @@ function pump(id, mirror) {
  * held rather than parsed: it is the start of the next piece, where it mostly scrolls out and is
  * skipped in turn, and it is parsed before anything looks at the screen. In a flood the
  * mirror's parsing then stays with the bytes that change state, not ~1,000 lines per piece.
- * `bytes`' buffer goes back to the bridge once nothing refers to it. `done(true)` when a tail is held.
+ * `done()` once nothing of `bytes` is read any more.
  */
 function write(mirror, bytes, done) {
   const { term } = mirror;
@@ -193,15 +173,9 @@ function write(mirror, bytes, done) {
     // The held bytes start in the ground state (checked when they were held, nothing parsed
     // since) and are plain, and this piece continues them as plain text up to the range's end:
     // held, the piece's head and the range are one skippable run of plain lines.
-    release(held);
     return hold(mirror, bytes, range.end, done);
   }
-  /** Parses `bytes` from `from` on, then gives its buffer back. */
-  const parseFrom = (from) =>
-    term.write(bytes.subarray(from), () => {
-      release(bytes);
-      done();
-    });
+  const parseFrom = (from) => term.write(bytes.subarray(from), done);
   const piece = () => {
     if (!range) return parseFrom(0);
     term.write(bytes.subarray(0, range.start), () => {
@@ -212,37 +186,34 @@ function write(mirror, bytes, done) {
     });
   };
   if (!held) return piece();
-  term.write(held, () => {
-    release(held);
-    piece();
-  });
+  term.write(held, piece);
 }
 
 /**
  * Skips `bytes` up to `from` and holds the rest. The held bytes start right after a skipped run
  * of plain lines, at a "\r\n" boundary in the ground state: prepending them to the next piece
- * keeps the skip rule's premises.
+ * keeps the skip rule's premises. Copied out of the ring (into a buffer kept for the next time):
+ * the bridge writes over what the worker reported parsed.
  */
 function hold(mirror, bytes, from, done) {
-  mirror.held = bytes.subarray(from);
-  done(true);
+  const length = bytes.length - from;
+  if (!mirror.heldStore || mirror.heldStore.length < length)
+    mirror.heldStore = new Uint8Array(Math.max(length, 2 * (mirror.heldStore?.length ?? 64 * 1024)));
+  mirror.heldStore.set(bytes.subarray(from));
+  mirror.held = mirror.heldStore.subarray(0, length);
+  done();
 }
 
-/** Hands a piece's buffer back to the bridge (see mirror.ts), unless a held view still uses it. */
-function release(bytes) {
-  const buffer = bytes.buffer;
-  for (const mirror of mirrors.values()) if (mirror.held?.buffer === buffer) return;
-  parentPort.postMessage({ type: "spare", buffer }, [buffer]);
-}
-
-/** @param {Uint8Array[]} parts */
-function concat(parts) {
-  const bytes = Buffer.allocUnsafeSlow(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.length;
-  }
+/**
+ * The output from offset `from` to `to`, read from the ring in place; only a piece that runs over
+ * the ring's end (once per lap) is copied into one of its own.
+ */
+function ringBytes(ring, from, to) {
+  const at = from % ring.length;
+  if (at + (to - from) <= ring.length) return ring.subarray(at, at + (to - from));
+  const bytes = new Uint8Array(to - from);
+  bytes.set(ring.subarray(at));
+  bytes.set(ring.subarray(0, to - from - (ring.length - at)), ring.length - at);
   return bytes;
 }
 

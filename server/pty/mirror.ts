@@ -2,9 +2,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import {
   MIRROR_LAZY_BYTES,
-  MIRROR_PIECE_BYTES,
   MIRROR_RING_BYTES,
-  MIRROR_SPARE_PIECES,
   MIRROR_SCROLLBACK_LINES,
   MIRROR_WORKER_IDLE_MS,
   MIRROR_WORKER_MAX_CRASHES,
@@ -30,16 +28,14 @@ export interface MirrorSnapshot {
 }
 
 type MirrorReply =
-  | { type: "parsed"; id: string; offset: number }
+  | { type: "parsed"; id: string; offset: number; epoch: number }
   | { type: "snapshot"; id: string; req: number; data: string; cols: number; rows: number; offset: number };
 
-type WorkerReply = MirrorReply | { type: "spare"; buffer: ArrayBuffer };
-
 type WorkerMessage =
-  | { type: "open"; id: string; cols: number; rows: number; scrollback: number }
-  | { type: "data"; id: string; bytes: Uint8Array; end: number }
+  | { type: "open"; id: string; cols: number; rows: number; scrollback: number; ring: SharedArrayBuffer }
+  | { type: "data"; id: string; end: number }
   | { type: "resize"; id: string; cols: number; rows: number }
-  | { type: "reset"; id: string; offset: number }
+  | { type: "reset"; id: string; offset: number; epoch: number }
   | { type: "snapshot"; id: string; req: number }
   | { type: "close"; id: string };
 
@@ -53,8 +49,6 @@ type WorkerMessage =
 class MirrorHost {
   private worker: Worker | null = null;
   private readonly mirrors = new Map<string, ScreenMirror>();
-  /** Buffers of parsed pieces the worker gave back, filled again by the next pieces (see `buffer`). */
-  private readonly spares: ArrayBuffer[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
   private crashes = 0;
 
@@ -76,26 +70,9 @@ class MirrorHost {
     this.idleTimer.unref();
   }
 
-  post(message: WorkerMessage, transfer?: ArrayBuffer[]): void {
+  post(message: WorkerMessage): void {
     if (this.broken) return;
-    this.ensure().postMessage(message, transfer);
-  }
-
-  /**
-   * A buffer for a piece of `size` bytes. Pieces are posted all the time in a flood, a
-   * megabyte each: reusing the worker's returned buffers spares both threads the allocation,
-   * its page faults and the garbage collections that a stream of large buffers triggers.
-   */
-  buffer(size: number): ArrayBuffer {
-    const index = this.spares.findIndex((spare) => spare.byteLength >= size);
-    if (index >= 0) return this.spares.splice(index, 1)[0];
-    return Buffer.allocUnsafeSlow(Math.max(size, MIRROR_PIECE_BYTES)).buffer;
-  }
-
-  private spare(buffer: ArrayBuffer): void {
-    if (buffer.byteLength < MIRROR_PIECE_BYTES) return;
-    this.spares.push(buffer);
-    if (this.spares.length > MIRROR_SPARE_PIECES) this.spares.shift();
+    this.ensure().postMessage(message);
   }
 
   private ensure(): Worker {
@@ -106,10 +83,7 @@ class MirrorHost {
     });
     // Never what keeps the bridge (or a test) alive.
     worker.unref();
-    worker.on("message", (reply: WorkerReply) => {
-      if (reply.type === "spare") this.spare(reply.buffer);
-      else this.mirrors.get(reply.id)?.onReply(reply);
-    });
+    worker.on("message", (reply: MirrorReply) => this.mirrors.get(reply.id)?.onReply(reply));
     worker.on("error", (error) => console.error("[pty] screen mirror worker failed:", error));
     worker.on("exit", () => {
       if (this.worker !== worker) return; // Stopped on purpose.
@@ -125,7 +99,6 @@ class MirrorHost {
     const worker = this.worker;
     this.worker = null;
     this.idleTimer = null;
-    this.spares.length = 0;
     void worker?.terminate();
   }
 }
@@ -135,17 +108,18 @@ let mirrorCount = 0;
 
 /**
  * The bridge's copy of a terminal's screen, so a new or reconnecting viewer can start
- * from the current screen. The main thread only keeps a bounded ring of recent raw
- * output, addressed by byte offset, and posts each chunk (copied once) to the worker,
- * which parses it and answers a snapshot request with the serialized screen and the
- * offset of the last byte parsed. A viewer gets that snapshot, then the ring's bytes
+ * from the current screen. The main thread only copies output into a bounded ring of
+ * recent raw output, addressed by byte offset and shared with the worker, and tells the
+ * worker how far the output goes; the worker parses it from the ring in place and answers
+ * a snapshot request with the serialized screen and the offset of the last byte parsed. A viewer gets that snapshot, then the ring's bytes
  * after the offset, then live output: exact, no gap, nothing twice.
  *
  * Parsing is lazy: the ring gathers MIRROR_LAZY_BYTES before the worker gets them in one
  * piece, and a snapshot or resize hands over whatever waits first, so a screen is always
  * exact. The terminal counts `lag` (bytes not yet parsed) like a viewer's unacknowledged
  * bytes, with marks below the ring's size, so a worker slower than the shell paces it
- * instead of missing output. If the ring overran anyway (an exited shell is drained without
+ * instead of missing output (the worker reads the ring in place, so the ring must not overwrite
+ * what it has not parsed). If the ring overran anyway (an exited shell is drained without
  * pausing), the mirror is reset and rebuilt from the ring: its screen and scrollback are
  * right (the ring holds far more lines than the scrollback), but modes set before the ring's
  * start (an alternate screen, colours left on, a scroll region) are lost. That is the
@@ -156,8 +130,12 @@ export class ScreenMirror {
   private readonly ring = new OutputRing(MIRROR_RING_BYTES);
   /** Output offset up to which the worker has been given the output. */
   private posted = 0;
-  /** Output offset the worker last reported as parsed. */
+  /** Output offset the worker last reported as parsed: it reads nothing before it any more. */
   private parsed = 0;
+  /** Counts resets: a reply about the output before the latest reset is ignored. */
+  private epoch = 0;
+  /** The ring overwrote output the worker had not parsed (and may have been reading): rebuild. */
+  private overran = false;
   private requests = 0;
   private readonly pending = new Map<number, (snapshot: MirrorSnapshot) => void>();
   private disposed = false;
@@ -192,11 +170,13 @@ export class ScreenMirror {
   write(chunk: Uint8Array): void {
     if (this.disposed || chunk.length === 0) return;
     this.ring.push(chunk);
-    if (this.ring.end - this.posted >= MIRROR_LAZY_BYTES) this.catchUp(false);
+    if (host.broken) return;
+    if (this.ring.start > this.parsed) this.overran = true;
+    if (this.overran || this.ring.end - this.posted >= MIRROR_LAZY_BYTES) this.catchUp(false);
   }
 
-  /** Output from `offset` to now, or null if the ring no longer holds all of it. */
-  since(offset: number): Uint8Array[] | null {
+  /** A copy of the output from `offset` to now, or null if the ring no longer holds all of it. */
+  since(offset: number): Buffer | null {
     return this.ring.since(offset);
   }
 
@@ -233,8 +213,10 @@ export class ScreenMirror {
   /** @internal From the host. */
   onReply(reply: MirrorReply): void {
     if (reply.type === "parsed") {
+      if (reply.epoch !== this.epoch) return;
       this.parsed = Math.max(this.parsed, reply.offset);
-      if (this.parsed >= this.posted && this.ring.end - this.posted >= MIRROR_LAZY_BYTES) this.catchUp(false);
+      if (this.parsed >= this.posted && (this.overran || this.ring.end - this.posted >= MIRROR_LAZY_BYTES))
+        this.catchUp(false);
       this.onProgress();
       return;
     }
@@ -255,43 +237,43 @@ export class ScreenMirror {
   }
 
   private open(): void {
-    host.post({ type: "open", id: this.id, cols: this.cols, rows: this.rows, scrollback: MIRROR_SCROLLBACK_LINES });
+    host.post({
+      type: "open",
+      id: this.id,
+      cols: this.cols,
+      rows: this.rows,
+      scrollback: MIRROR_SCROLLBACK_LINES,
+      ring: this.ring.buffer,
+    });
   }
 
-  /** Hands the worker `chunks` as one piece: one copy into a buffer of its own, transferred (never cloned). */
-  private post(chunks: readonly Uint8Array[]): void {
-    const size = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-    if (size === 0) return;
-    const bytes = new Uint8Array(host.buffer(size), 0, size);
-    let at = 0;
-    for (const chunk of chunks) {
-      bytes.set(chunk, at);
-      at += chunk.length;
-    }
-    this.posted += size;
-    host.post({ type: "data", id: this.id, bytes, end: this.posted }, [bytes.buffer]);
+  /** Tells the worker the output goes up to the ring's end: it reads the new bytes from the ring. */
+  private post(): void {
+    if (this.posted === this.ring.end) return;
+    this.posted = this.ring.end;
+    host.post({ type: "data", id: this.id, end: this.posted });
   }
 
   /**
-   * Gives the worker the output it has not had yet, exactly from the ring (or rebuilt from it
-   * if the ring overran). Unless `now`, waits while the worker still parses the last piece:
-   * one piece in flight, the next one bigger; the ring holds what waits, and the terminal's
-   * flow control (lag) pauses the shell before the ring could overrun.
+   * Gives the worker the output it has not had yet (or rebuilds the screen from the ring if the
+   * ring overran). Unless `now`, waits while the worker still parses the last piece: one piece
+   * in flight, the next one bigger; the ring holds what waits, and the terminal's flow control
+   * (lag) pauses the shell before the ring could overrun.
    */
   private catchUp(now: boolean): void {
     if (!now && this.posted > this.parsed) return;
-    const gap = this.ring.since(this.posted);
-    if (!gap) return this.rebuild();
-    this.post(gap);
+    if (this.overran) return this.rebuild();
+    this.post();
   }
 
   private rebuild(): void {
     // From the first whole line the ring holds, so the rebuilt screen starts on a line boundary.
     const from = this.ring.lineStartFrom(this.ring.start);
-    host.post({ type: "reset", id: this.id, offset: from });
+    this.overran = false;
+    host.post({ type: "reset", id: this.id, offset: from, epoch: ++this.epoch });
     this.posted = from;
     this.parsed = from;
-    this.post(this.ring.since(from) ?? []);
+    this.post();
   }
 
   /** Without a worker: no screen, the viewer replays what the ring holds (the issue's other design). */

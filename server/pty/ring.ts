@@ -1,69 +1,68 @@
 /**
- * The most recent output of a terminal, at most `maxBytes` of it, addressed by byte
- * offset since the terminal started (the "cursor"): chunks are kept as they were sent,
- * so handing out a tail never copies more than the first, partial chunk.
+ * The most recent output of a terminal, its last `capacity` bytes, addressed by byte offset since the terminal
+ * started (the "cursor"). The bytes are written in a circle into one SharedArrayBuffer, which the screen mirror's
+ * worker thread reads in place (mirror-worker.mjs, `ringBytes`): output is copied once, into the ring, and no buffer
+ * is allocated, posted or handed back per piece. Offset `o` lives at index `o % capacity`.
  */
 export class OutputRing {
-  private readonly chunks: Uint8Array[] = [];
-  private bytes = 0;
-  /** Offset of the first byte still held. */
-  private first = 0;
+  readonly buffer: SharedArrayBuffer;
+  private readonly bytes: Uint8Array;
+  private total = 0;
+  /** Offset before which the ring holds nothing, whatever is still in the buffer (see `clear`). */
+  private floor = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(readonly capacity: number) {
+    this.buffer = new SharedArrayBuffer(capacity);
+    this.bytes = new Uint8Array(this.buffer);
+  }
 
   /** Offset just past the newest byte: how much output there has been in total. */
   get end(): number {
-    return this.first + this.bytes;
+    return this.total;
   }
 
   /** Offset of the oldest byte still held. */
   get start(): number {
-    return this.first;
+    return Math.max(this.floor, this.total - this.capacity);
   }
 
   push(chunk: Uint8Array): void {
-    if (chunk.length === 0) return;
-    this.chunks.push(chunk);
-    this.bytes += chunk.length;
-    // Whole chunks are dropped; the newest one always stays, even if larger than the bound.
-    while (this.bytes > this.maxBytes && this.chunks.length > 1) {
-      const dropped = this.chunks.shift() as Uint8Array;
-      this.bytes -= dropped.length;
-      this.first += dropped.length;
-    }
+    // Of a chunk larger than the ring, only its end can be held.
+    const kept = chunk.length > this.capacity ? chunk.subarray(chunk.length - this.capacity) : chunk;
+    const at = (this.total + chunk.length - kept.length) % this.capacity;
+    const head = Math.min(kept.length, this.capacity - at);
+    this.bytes.set(kept.subarray(0, head), at);
+    if (head < kept.length) this.bytes.set(kept.subarray(head), 0);
+    this.total += chunk.length;
   }
 
-  /** The output from `offset` to the end, or null when the ring no longer holds all of it. */
-  since(offset: number): Uint8Array[] | null {
-    if (offset < this.first || offset > this.end) return null;
-    const result: Uint8Array[] = [];
-    let position = this.first;
-    for (const chunk of this.chunks) {
-      const chunkEnd = position + chunk.length;
-      if (chunkEnd > offset) result.push(offset > position ? chunk.subarray(offset - position) : chunk);
-      position = chunkEnd;
-    }
-    return result;
+  /**
+   * A copy of the output from `offset` to the end, or null when the ring no longer holds all of it. A copy: the
+   * caller hands it to sockets that write it later, after the ring may have moved on.
+   */
+  since(offset: number): Buffer | null {
+    if (offset < this.start || offset > this.end) return null;
+    const copy = Buffer.allocUnsafe(this.end - offset);
+    const at = offset % this.capacity;
+    const head = Math.min(copy.length, this.capacity - at);
+    copy.set(this.bytes.subarray(at, at + head));
+    if (head < copy.length) copy.set(this.bytes.subarray(0, copy.length - head), head);
+    return copy;
   }
 
   /** An offset at or after `offset` where a line begins (just after a "\n"), or `offset` itself if none is held. */
   lineStartFrom(offset: number): number {
-    let position = this.first;
-    for (const chunk of this.chunks) {
-      const chunkEnd = position + chunk.length;
-      if (chunkEnd > offset) {
-        const from = Math.max(0, offset - position);
-        const newline = chunk.indexOf(0x0a, from);
-        if (newline >= 0) return position + newline + 1;
-      }
-      position = chunkEnd;
+    for (let position = Math.max(offset, this.start); position < this.end;) {
+      const at = position % this.capacity;
+      const stretch = Math.min(this.end - position, this.capacity - at);
+      const newline = this.bytes.subarray(at, at + stretch).indexOf(0x0a);
+      if (newline >= 0) return position + newline + 1;
+      position += stretch;
     }
     return offset;
   }
 
   clear(): void {
-    this.chunks.length = 0;
-    this.first += this.bytes;
-    this.bytes = 0;
+    this.floor = this.total;
   }
 }

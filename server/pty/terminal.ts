@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import type * as nodePty from "node-pty";
+import { BatchBuffers, type Ledger } from "./batch-buffers";
 import { FlowControl } from "./flow-control";
 import {
   MAX_BATCH_BYTES,
@@ -45,6 +46,7 @@ interface Viewer {
   state: ViewerState;
   /** Which snapshot request this viewer waits for: an older answer is ignored. */
   syncRequest: number;
+  ledger: Ledger;
   cols?: number;
   rows?: number;
 }
@@ -60,6 +62,8 @@ const SHARED_READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
  * shared buffer, so whatever lands there fits in the batch left after a flush.
  */
 const MIN_BATCH_ROOM = SHARED_READ_BUFFER.length;
+/** Viewers that detached owing acknowledgements are remembered (see `debts`) up to this many per terminal. */
+const MAX_DEBTS = 64;
 
 /**
  * One shell on a pty, shared by any number of viewers. Output is batched, recorded by
@@ -78,6 +82,9 @@ export class Terminal {
   private readonly mirror: ScreenMirror;
   private readonly flow = new FlowControl();
   private readonly viewers = new Map<string, Viewer>();
+  /** The ledgers of viewers that detached owing acknowledgements, which they may still send (see Ledger). */
+  private readonly debts = new Map<string, Ledger>();
+  private readonly buffers = new BatchBuffers();
   /** Snapshot requests in flight: the exit is announced only after they were answered. */
   private readonly syncing = new Set<Promise<void>>();
   private syncRequests = 0;
@@ -151,7 +158,9 @@ export class Terminal {
   /** Adds (or re-adds) a viewer: it gets the current screen, then live output. */
   attach(viewerId: string, sink: ViewerSink, size?: { cols: number; rows: number }): void {
     this.detach(viewerId);
-    const viewer: Viewer = { id: viewerId, sink, state: "syncing", syncRequest: 0, ...size };
+    const ledger = this.debts.get(viewerId) ?? { sent: 0, acked: 0 };
+    this.debts.delete(viewerId);
+    const viewer: Viewer = { id: viewerId, sink, state: "syncing", syncRequest: 0, ledger, ...size };
     this.viewers.set(viewerId, viewer);
     this.flow.add(viewerId);
     if (this.exited) return sink.exit(null);
@@ -162,7 +171,12 @@ export class Terminal {
   }
 
   detach(viewerId: string): void {
-    if (!this.viewers.delete(viewerId)) return;
+    const viewer = this.viewers.get(viewerId);
+    if (!viewer) return;
+    this.viewers.delete(viewerId);
+    this.buffers.abandon(viewer.ledger);
+    if (viewer.ledger.acked < viewer.ledger.sent) this.debts.set(viewerId, viewer.ledger);
+    if (this.debts.size > MAX_DEBTS) this.debts.delete(this.debts.keys().next().value as string);
     this.flow.remove(viewerId);
     this.applyFlow();
   }
@@ -187,6 +201,9 @@ export class Terminal {
   ack(viewerId: string, bytes: number): void {
     const viewer = this.viewers.get(viewerId);
     if (!viewer) return;
+    // Never more than it was sent: a client that claims more only gets its own buffers reused early.
+    viewer.ledger.acked = Math.min(viewer.ledger.acked + bytes, viewer.ledger.sent);
+    this.buffers.release();
     this.flow.acked(viewerId, bytes);
     // A viewer dropped to resync gets a fresh screen once everything sent to it is processed.
     if (viewer.state === "resync" && this.flow.unacked(viewerId) === 0) this.sync(viewer);
@@ -227,12 +244,11 @@ export class Terminal {
       if (!tail) return this.sync(viewer);
       viewer.sink.snapshot(snapshot);
       viewer.state = "live";
-      let bytes = 0;
-      for (const chunk of tail) {
-        bytes += chunk.length;
-        viewer.sink.data(chunk);
-      }
-      this.flow.reset(viewer.id, bytes);
+      // In batches no larger than live output's, so a frame never gets larger than it would have been.
+      for (let at = 0; at < tail.length; at += MAX_BATCH_BYTES)
+        viewer.sink.data(tail.subarray(at, at + MAX_BATCH_BYTES));
+      viewer.ledger.sent += tail.length;
+      this.flow.reset(viewer.id, tail.length);
       this.applyFlow();
     });
     this.syncing.add(done);
@@ -251,7 +267,7 @@ export class Terminal {
         this.batchBytes += length;
       } else {
         if (batch && this.batchBytes + length > batch.length) this.flushBatch();
-        this.batch ??= Buffer.allocUnsafeSlow(MAX_BATCH_BYTES);
+        this.batch ??= this.buffers.take();
         this.batchBytes += buffer.copy(this.batch, this.batchBytes, 0, length);
       }
       if (this.batchBytes >= (this.batch as Buffer).length) this.flushBatch();
@@ -263,9 +279,8 @@ export class Terminal {
     if (this.batchTimer) clearTimeout(this.batchTimer);
     this.batchTimer = null;
     if (this.batchBytes === 0 || !this.batch) return;
-    // Never copied: the chunk is a view that viewers' sockets and the mirror's ring keep, and the batch goes on in the
-    // rest of its buffer (where the read the socket has already been given will land), so the ring holds no more
-    // memory than its bytes and the buffer they share.
+    // Never copied: the chunk is a view that viewers' sockets keep until they wrote it (the mirror's ring copies it),
+    // and the batch goes on in the rest of its buffer (where the read the socket has already been given will land).
     const chunk = this.batch.subarray(0, this.batchBytes);
     const rest = this.batch.subarray(this.batchBytes);
     this.batch = rest.length >= MIN_BATCH_ROOM ? rest : null;
@@ -276,7 +291,10 @@ export class Terminal {
       if (viewer.state === "resync") continue;
       this.flow.sent(viewer.id, chunk.length);
       // A syncing viewer gets this chunk from the ring, after its snapshot.
-      if (viewer.state === "live") viewer.sink.data(chunk);
+      if (viewer.state !== "live") continue;
+      viewer.sink.data(chunk);
+      viewer.ledger.sent += chunk.length;
+      this.buffers.sent(viewer.ledger);
     }
     this.applyFlow();
   }
@@ -329,6 +347,7 @@ export class Terminal {
     void this.settled().then(() => {
       for (const viewer of this.viewers.values()) viewer.sink.exit(exitCode);
       this.viewers.clear();
+      this.buffers.clear();
       this.mirror.dispose();
       this.options.onExit(this, exitCode);
       announced(exitCode);

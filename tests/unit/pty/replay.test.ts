@@ -1,7 +1,7 @@
 import headlessPackage from "@xterm/headless";
 import { afterEach, describe, expect, it } from "vitest";
 import { PtyManager, type ScreenSnapshot, type ViewerSink } from "../../../server/pty";
-import { HIGH_WATERMARK_BYTES, MAX_BATCH_BYTES } from "../../../server/pty/limits";
+import { HIGH_WATERMARK_BYTES, MAX_BATCH_BYTES, MIRROR_RING_BYTES } from "../../../server/pty/limits";
 import { ScreenMirror } from "../../../server/pty/mirror";
 
 const { Terminal: HeadlessTerminal } = headlessPackage;
@@ -54,7 +54,27 @@ describe("ScreenMirror snapshots", () => {
     expect(snapshot.data).toContain("before");
     expect(snapshot.data).not.toContain("after");
     expect(offset).toBe("before\r\n".length);
-    expect(Buffer.concat(mirror.since(offset)!).toString()).toBe("after\r\n");
+    expect(mirror.since(offset)!.toString()).toBe("after\r\n");
+    mirror.dispose();
+  });
+
+  it("rebuilds the screen from its ring when output overran what the worker had parsed", async () => {
+    const mirror = new ScreenMirror(40, 10);
+    const direct = new HeadlessTerminal({ cols: 40, rows: 10, scrollback: 1000, allowProposedApi: true });
+    // Twice the ring's size in one synchronous burst (as an exited shell is drained): the worker
+    // cannot parse any of it before the ring goes round over bytes it has not read.
+    let total = 0;
+    for (let line = 0; total < 2 * MIRROR_RING_BYTES;) {
+      const chunk = Buffer.from(Array.from({ length: 2000 }, () => `row ${line++}\r\n`).join(""));
+      mirror.write(chunk);
+      direct.write(chunk);
+      total += chunk.length;
+    }
+    const { snapshot, offset } = await mirror.snapshot();
+    expect(offset).toBe(total);
+    const replayed = new HeadlessTerminal({ cols: 40, rows: 10, scrollback: 1000, allowProposedApi: true });
+    replayed.write(snapshot.data);
+    expect(await screenOf(replayed)).toEqual(await screenOf(direct));
     mirror.dispose();
   });
 });
