@@ -1,4 +1,4 @@
-import { MAX_BATCH_BYTES } from "./limits";
+import { BATCH_BUFFER_BYTES } from "./limits";
 
 /**
  * What one viewer of a terminal was sent and has acknowledged, in bytes, over all its attachments: a viewer that
@@ -10,7 +10,7 @@ export interface Ledger {
 }
 
 /** Used-up buffers kept for the next batches, across all terminals: what a flood needs in flight, and no more idle. */
-const FREE_LIMIT = 8;
+const FREE_LIMIT = 4;
 const free: Buffer[] = [];
 
 interface Used {
@@ -22,8 +22,8 @@ interface Used {
 }
 
 /**
- * The buffers a terminal's output is read into (MAX_BATCH_BYTES each, several batches per buffer), reused once every
- * viewer has acknowledged what it was sent of them. A flood reads ~100 such buffers per 50 MB: allocated anew, they
+ * The buffers a terminal's output is read into (BATCH_BUFFER_BYTES each, several batches per buffer), reused once
+ * every viewer has acknowledged what it was sent of them. A flood filled ~200 such buffers (of 512 KB then) per 100 MB: allocated anew, they
  * count as external memory and made V8 run a full garbage collection every few hundred ms, costing the bridge more
  * CPU than reading the pty. A viewer's socket writes a part some time after it was sent, so a buffer is only
  * reusable once each viewer's acknowledgement (its client parsed the bytes, so the socket wrote them) covers it; a
@@ -36,7 +36,7 @@ export class BatchBuffers {
   /** A buffer for the next batches: a free one, or a new one. */
   take(): Buffer {
     this.retire();
-    const buffer = free.pop() ?? Buffer.allocUnsafeSlow(MAX_BATCH_BYTES);
+    const buffer = free.pop() ?? Buffer.allocUnsafeSlow(BATCH_BUFFER_BYTES);
     this.current = { buffer, waits: new Map(), abandoned: false };
     return buffer;
   }

@@ -16,6 +16,7 @@
 import { parentPort } from "node:worker_threads";
 import serializePackage from "@xterm/addon-serialize";
 import headlessPackage from "@xterm/headless";
+import { copyBytes } from "./copy-bytes.mjs";
 import { continuesPlain, skippableRange } from "./mirror-skip.mjs";
 
 const { SerializeAddon } = serializePackage;
@@ -37,7 +38,7 @@ const COALESCE_BYTES = 1024 * 1024;
  * over it); every op but more data parses it first, so a snapshot, resize or close never sees the
  * screen without it.
  * @typedef {{term: any, serializer: any, scrollback: number, offset: number, ops: any[], queued: number}} MirrorState
- * @typedef {{ring: Uint8Array, position: number, epoch: number, held: Uint8Array | null, heldStore: Uint8Array | null}} MirrorInput
+ * @typedef {{ring: Uint8Array, position: number, epoch: number, held: Uint8Array | null, heldStore: Buffer | null, lapStore: Buffer | null}} MirrorInput
  * @type {Map<string, MirrorState & MirrorInput & {busy: boolean, timer: any}>}
  */
 const mirrors = new Map();
@@ -66,6 +67,7 @@ parentPort.on("message", (message) => {
       epoch: 0,
       held: null,
       heldStore: null,
+      lapStore: null,
     });
     return;
   }
@@ -118,7 +120,7 @@ function pump(id, mirror) {
       // of it scrolls out of the scrollback anyway and can be skipped (see mirror-skip.mjs).
       let end = op.end;
       while (mirror.ops[0]?.type === "data") end = mirror.ops.shift().end;
-      const bytes = ringBytes(mirror.ring, mirror.position, end);
+      const bytes = ringBytes(mirror, mirror.position, end);
       mirror.position = end;
       mirror.queued = 0;
       mirror.busy = true;
@@ -198,23 +200,26 @@ function write(mirror, bytes, done) {
 function hold(mirror, bytes, from, done) {
   const length = bytes.length - from;
   if (!mirror.heldStore || mirror.heldStore.length < length)
-    mirror.heldStore = new Uint8Array(Math.max(length, 2 * (mirror.heldStore?.length ?? 64 * 1024)));
-  mirror.heldStore.set(bytes.subarray(from));
+    mirror.heldStore = Buffer.allocUnsafeSlow(Math.max(length, 2 * (mirror.heldStore?.length ?? 64 * 1024)));
+  copyBytes(mirror.heldStore, bytes.subarray(from), 0);
   mirror.held = mirror.heldStore.subarray(0, length);
   done();
 }
 
 /**
  * The output from offset `from` to `to`, read from the ring in place; only a piece that runs over
- * the ring's end (once per lap) is copied into one of its own.
+ * the ring's end (once per lap) is copied, into the mirror's `lapStore` (kept for the next lap:
+ * a new buffer per lap made garbage that cost this thread more than its scan).
  */
-function ringBytes(ring, from, to) {
+function ringBytes(mirror, from, to) {
+  const { ring } = mirror;
   const at = from % ring.length;
-  if (at + (to - from) <= ring.length) return ring.subarray(at, at + (to - from));
-  const bytes = new Uint8Array(to - from);
-  bytes.set(ring.subarray(at));
-  bytes.set(ring.subarray(0, to - from - (ring.length - at)), ring.length - at);
-  return bytes;
+  const length = to - from;
+  if (at + length <= ring.length) return ring.subarray(at, at + length);
+  if (!mirror.lapStore || mirror.lapStore.length < length) mirror.lapStore = Buffer.allocUnsafeSlow(length);
+  copyBytes(mirror.lapStore, ring.subarray(at), 0);
+  copyBytes(mirror.lapStore, ring.subarray(0, length - (ring.length - at)), ring.length - at);
+  return mirror.lapStore.subarray(0, length);
 }
 
 function canSkip(term) {

@@ -1,3 +1,5 @@
+import { copyBytes } from "./copy-bytes.mjs";
+
 /**
  * The most recent output of a terminal, its last `capacity` bytes, addressed by byte offset since the terminal
  * started (the "cursor"). The bytes are written in a circle into one SharedArrayBuffer, which the screen mirror's
@@ -6,14 +8,14 @@
  */
 export class OutputRing {
   readonly buffer: SharedArrayBuffer;
-  private readonly bytes: Uint8Array;
+  private readonly bytes: Buffer;
   private total = 0;
   /** Offset before which the ring holds nothing, whatever is still in the buffer (see `clear`). */
   private floor = 0;
 
   constructor(readonly capacity: number) {
     this.buffer = new SharedArrayBuffer(capacity);
-    this.bytes = new Uint8Array(this.buffer);
+    this.bytes = Buffer.from(this.buffer);
   }
 
   /** Offset just past the newest byte: how much output there has been in total. */
@@ -31,8 +33,8 @@ export class OutputRing {
     const kept = chunk.length > this.capacity ? chunk.subarray(chunk.length - this.capacity) : chunk;
     const at = (this.total + chunk.length - kept.length) % this.capacity;
     const head = Math.min(kept.length, this.capacity - at);
-    this.bytes.set(kept.subarray(0, head), at);
-    if (head < kept.length) this.bytes.set(kept.subarray(head), 0);
+    copyBytes(this.bytes, kept.subarray(0, head), at);
+    copyBytes(this.bytes, kept.subarray(head), 0);
     this.total += chunk.length;
   }
 
@@ -45,8 +47,8 @@ export class OutputRing {
     const copy = Buffer.allocUnsafe(this.end - offset);
     const at = offset % this.capacity;
     const head = Math.min(copy.length, this.capacity - at);
-    copy.set(this.bytes.subarray(at, at + head));
-    if (head < copy.length) copy.set(this.bytes.subarray(0, copy.length - head), head);
+    copyBytes(copy, this.bytes.subarray(at, at + head), 0);
+    copyBytes(copy, this.bytes.subarray(0, copy.length - head), head);
     return copy;
   }
 

@@ -57,11 +57,6 @@ const MIRROR = "\0mirror";
  * next read of any terminal. A pty read is at most 4 KB (the kernel's line-discipline buffer).
  */
 const SHARED_READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
-/**
- * Below this much room left in its buffer a batch is done and the next read starts a new buffer. As large as the
- * shared buffer, so whatever lands there fits in the batch left after a flush.
- */
-const MIN_BATCH_ROOM = SHARED_READ_BUFFER.length;
 /** Viewers that detached owing acknowledgements are remembered (see `debts`) up to this many per terminal. */
 const MAX_DEBTS = 64;
 
@@ -89,9 +84,9 @@ export class Terminal {
   private readonly syncing = new Set<Promise<void>>();
   private syncRequests = 0;
   /**
-   * Output read since the last flush: the pty's reads land here directly (see `reads`). A view of a MAX_BATCH_BYTES
-   * buffer, allocated at the first output and whenever the last one is used up: each flush sends what the batch holds
-   * and the batch goes on in the rest of the same buffer.
+   * Output read since the last flush: the pty's reads land here directly (see `reads`). A view of the rest of a
+   * BATCH_BUFFER_BYTES buffer (see `buffers`), taken at the first output and whenever the last one is used up: each
+   * flush sends what the batch holds and the batch goes on in the rest of the same buffer.
    */
   private batch: Buffer | null = null;
   private batchBytes = 0;
@@ -270,7 +265,7 @@ export class Terminal {
         this.batch ??= this.buffers.take();
         this.batchBytes += buffer.copy(this.batch, this.batchBytes, 0, length);
       }
-      if (this.batchBytes >= (this.batch as Buffer).length) this.flushBatch();
+      if (this.batchBytes >= MAX_BATCH_BYTES) this.flushBatch();
       else this.batchTimer ??= setTimeout(() => this.flushBatch(), OUTPUT_BATCH_MS);
     },
   };
@@ -283,7 +278,7 @@ export class Terminal {
     // and the batch goes on in the rest of its buffer (where the read the socket has already been given will land).
     const chunk = this.batch.subarray(0, this.batchBytes);
     const rest = this.batch.subarray(this.batchBytes);
-    this.batch = rest.length >= MIN_BATCH_ROOM ? rest : null;
+    this.batch = rest.length >= MAX_BATCH_BYTES ? rest : null;
     this.batchBytes = 0;
     this.mirror.write(chunk);
     this.flow.reset(MIRROR, this.mirror.lag);
