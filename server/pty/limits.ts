@@ -9,6 +9,17 @@
 export const OUTPUT_BATCH_MS = 5;
 
 /**
+ * While output streams (the batch before was at least FLOOD_BATCH_BYTES and was sent less than OUTPUT_BATCH_MS ago), a
+ * batch gathers for this long instead: the viewer is still parsing the batches before it, so nothing shows later, and a
+ * flood reaches it in full MAX_BATCH_BYTES frames rather than ~5 ms ones. Each frame costs the viewer more than its
+ * bytes (a socket.io packet, an acknowledgement, and a timer tick whenever xterm.js has parsed all it has): in
+ * alternating harness runs the client ratio went from ~0.88 to ~0.93 (with the watermarks below).
+ */
+export const FLOOD_BATCH_MS = 10;
+/** A batch at least this large (~25 MB/s within OUTPUT_BATCH_MS) means output is streaming (see FLOOD_BATCH_MS). */
+export const FLOOD_BATCH_BYTES = 128 * 1024;
+
+/**
  * A batch is sent early at this size, so a flood never sits in one buffer and the watermarks are checked often. Large
  * enough that a flood costs few frames: each one costs the bridge a socket.io packet and the viewer a wake-up (and,
  * once its xterm has run dry, a timer tick before parsing resumes). bench/pty.ts: ~6.7 ms of bridge CPU per MB at
@@ -27,18 +38,18 @@ export const BATCH_BUFFER_BYTES = 4 * MAX_BATCH_BYTES;
 
 /**
  * Above this many unacknowledged bytes for any viewer the pty is paused. VS Code uses 100 K chars, but then the page
- * idles while the shell resumes and the next batch crosses the wire. 2 MB is four batches in flight, ~40 ms of
+ * idles while the shell resumes and the next batch crosses the wire. 3 MB is six full batches in flight, ~50 ms of
  * parsing for xterm.js in a page (so Ctrl-C still shows within a glance), and it bounds what a viewer can make the
- * bridge buffer.
+ * bridge buffer. With 2 MB (four frames) and full-size flood frames the page ran dry between them (ratio ~0.81).
  */
-export const HIGH_WATERMARK_BYTES = 2_000_000;
+export const HIGH_WATERMARK_BYTES = 3_000_000;
 
 /**
- * Below this for every viewer the pty resumes: half the high mark, so the page still has ~20 ms of output to parse
+ * Below this for every viewer the pty resumes: half the high mark, so the page still has ~25 ms of output to parse
  * while the next batches arrive (VS Code's 5 K lets it run dry); pausing and resuming a pty is cheap, so the narrower
  * band costs nothing.
  */
-export const LOW_WATERMARK_BYTES = 1_000_000;
+export const LOW_WATERMARK_BYTES = 1_500_000;
 
 /** A viewer that keeps the shell paused this long is dropped to "resync" so the others go on; it gets a fresh screen once it has caught up. */
 export const STALLED_VIEWER_MS = 2_000;

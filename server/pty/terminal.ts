@@ -3,6 +3,8 @@ import type * as nodePty from "node-pty";
 import { BatchBuffers, type Ledger } from "./batch-buffers";
 import { FlowControl } from "./flow-control";
 import {
+  FLOOD_BATCH_BYTES,
+  FLOOD_BATCH_MS,
   MAX_BATCH_BYTES,
   MIRROR_HIGH_WATERMARK_BYTES,
   MIRROR_LOW_WATERMARK_BYTES,
@@ -91,6 +93,8 @@ export class Terminal {
   private batch: Buffer | null = null;
   private batchBytes = 0;
   private batchTimer: NodeJS.Timeout | null = null;
+  /** When the last batch was sent, if it was a large one (see FLOOD_BATCH_MS); 0 otherwise. */
+  private floodFlushAt = 0;
   private pauseTimer: NodeJS.Timeout | null = null;
   private cols: number;
   private rows: number;
@@ -266,7 +270,7 @@ export class Terminal {
         this.batchBytes += buffer.copy(this.batch, this.batchBytes, 0, length);
       }
       if (this.batchBytes >= MAX_BATCH_BYTES) this.flushBatch();
-      else this.batchTimer ??= setTimeout(() => this.flushBatch(), OUTPUT_BATCH_MS);
+      else this.batchTimer ??= setTimeout(() => this.flushBatch(), this.batchDelay());
     },
   };
 
@@ -277,6 +281,7 @@ export class Terminal {
     // Never copied: the chunk is a view that viewers' sockets keep until they wrote it (the mirror's ring copies it),
     // and the batch goes on in the rest of its buffer (where the read the socket has already been given will land).
     const chunk = this.batch.subarray(0, this.batchBytes);
+    this.floodFlushAt = chunk.length >= FLOOD_BATCH_BYTES ? performance.now() : 0;
     const rest = this.batch.subarray(this.batchBytes);
     this.batch = rest.length >= MAX_BATCH_BYTES ? rest : null;
     this.batchBytes = 0;
@@ -292,6 +297,12 @@ export class Terminal {
       this.buffers.sent(viewer.ledger);
     }
     this.applyFlow();
+  }
+
+  /** How long the batch that starts now gathers: longer while output streams (see FLOOD_BATCH_MS). */
+  private batchDelay(): number {
+    const streaming = this.floodFlushAt > 0 && performance.now() - this.floodFlushAt < OUTPUT_BATCH_MS;
+    return streaming ? FLOOD_BATCH_MS : OUTPUT_BATCH_MS;
   }
 
   private applyFlow(): void {
