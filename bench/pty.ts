@@ -18,8 +18,8 @@
  *                            parse comes first, so the client's xterm is warm in every run);
  *   pty_forwarder_client_ratio — the same ratio for the least a bridge can do (bench/pty-forwarder.ts: a
  *                            node-pty forwarded to socket.io, batched and acked like the bridge, nothing else),
- *                            run after each bridge run and paired the same way: the most any bridge could
- *                            reach on this machine in this run. Reported, not a target;
+ *                            run after each bridge run and paired the same way: what the bridge's own work
+ *                            (its screen mirror first) is measured against. Reported, not a target;
  *   flood_bridge_rss_mb    — the bridge's peak RSS during a `yes` flood watched by a slow
  *                            client (target ≤ 300);
  *   keystroke_echo_p50_ms  — a key sent over socket.io until its echo comes back (target < 10).
@@ -356,7 +356,7 @@ if (process.argv.includes("--bridge")) {
     `  client xterm alone (median):  ${result.client_xterm_mb_per_s} MB/s (runs: ${result.client_xterm_runs_mb_per_s.join(", ")}; a free bridge would reach a ratio of ${result.pty_client_ceiling_ratio})`,
   );
   console.log(
-    `  through a bare forwarder:     runs ${result.forwarder_runs_mb_per_s.join(", ")} MB/s (${result.forwarder_cpu_ms_per_mb} ms CPU/MB; client ratio ${result.pty_forwarder_client_ratio}, the most a bridge could reach here)`,
+    `  through a bare forwarder:     runs ${result.forwarder_runs_mb_per_s.join(", ")} MB/s (${result.forwarder_cpu_ms_per_mb} ms CPU/MB; client ratio ${result.pty_forwarder_client_ratio}, a bridge with no work of its own)`,
   );
   console.log(
     `  throughput ratio (paired):    ${result.pty_throughput_ratio} (target ≥ 0.5, ${verdict(result.pty_throughput_ratio >= 0.5)})`,

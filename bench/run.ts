@@ -73,7 +73,7 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   { key: "startup_api_ready_ms", bench: "startup", unit: "ms" },
   { key: "acp_first_reply_ms", bench: "acp", unit: "ms" },
   { key: "loop_step_overhead_ms", bench: "loop", unit: "ms" },
-  // Issue 20: pty_client_ratio for a bare forwarder in the same run, the most any bridge could reach there.
+  // Issue 20: pty_client_ratio for a bare forwarder in the same run, a bridge with no work of its own.
   { key: "pty_forwarder_client_ratio", bench: "pty", unit: "" },
   // Issue 17: team mode, an event appended on one bridge until a tab on another has it.
   { key: "bridge_fanout_p50_ms", bench: "bridges", unit: "ms" },
