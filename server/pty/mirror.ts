@@ -111,8 +111,9 @@ let mirrorCount = 0;
  * from the current screen. The main thread only copies output into a bounded ring of
  * recent raw output, addressed by byte offset and shared with the worker, and tells the
  * worker how far the output goes; the worker parses it from the ring in place and answers
- * a snapshot request with the serialized screen and the offset of the last byte parsed. A viewer gets that snapshot, then the ring's bytes
- * after the offset, then live output: exact, no gap, nothing twice.
+ * a snapshot request with the serialized screen and the offset of the last byte parsed.
+ * A viewer gets that snapshot, then the ring's bytes after the offset, then live output:
+ * exact, no gap, nothing twice.
  *
  * Parsing is lazy: the ring gathers MIRROR_LAZY_BYTES before the worker gets them in one
  * piece, and a snapshot or resize hands over whatever waits first, so a screen is always
