@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { imageRef, type ModelPrice, type TurnOutcome } from "../protocol";
+import { imageRef, type ModelPrice, type StopReason, type TurnOutcome } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
 import type { ToolContext } from "../tools/types";
 import type { CheckpointPort } from "./checkpoint-port";
@@ -66,6 +66,8 @@ export interface TurnResult {
   outcome: TurnOutcome;
   message?: string;
   stats: ReturnType<StatsCollector["result"]>;
+  /** How the last model step ended; absent when none did (cancelled before an answer). */
+  stopReason?: StopReason;
 }
 
 /**
@@ -75,13 +77,33 @@ export interface TurnResult {
 const STAGED_WRITE_DELAY_MS = 25;
 
 type StepOutcome =
-  { kind: "continue" } | { kind: "compact" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
+  | { kind: "continue" }
+  | { kind: "compact" }
+  | { kind: "stop"; outcome: TurnOutcome; message?: string };
+
+/** What a turn remembers between its steps. */
+interface TurnState {
+  /** How the last model step ended. */
+  stop?: StopReason;
+  /** A cut-off answer was already continued once in this turn. */
+  continued: boolean;
+}
+
+/** Sent (for the model only) after an answer the output limit cut off, once per turn. */
+const CONTINUE_NOTE =
+  "[Your previous answer was cut off at the output-token limit. Continue exactly where it stopped, without repeating it.]";
 
 /** A turn: checkpoint, append the user message, then steps until the model answers without tool calls. */
 export async function runTurn(options: TurnOptions): Promise<TurnResult> {
   const { emit, context, signal } = options;
   const stats = new StatsCollector(options.price);
-  const result = (outcome: TurnOutcome, message?: string): TurnResult => ({ outcome, message, stats: stats.result() });
+  const state: TurnState = { continued: false };
+  const result = (outcome: TurnOutcome, message?: string): TurnResult => ({
+    outcome,
+    message,
+    stats: stats.result(),
+    ...(state.stop ? { stopReason: state.stop } : {}),
+  });
   const guard = new LoopGuard();
   let compactionFutileAt = -1;
 
@@ -100,7 +122,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
         if (compaction.outcome === "skipped") compactionFutileAt = context.length;
       }
       await checkpoint(options, step, "step");
-      const outcome = await runStep(options, stats, guard, step);
+      const outcome = await runStep(options, stats, guard, step, state);
       if (outcome.kind === "continue" || outcome.kind === "compact") continue;
       // A message that arrived while the model wrote its final answer still gets a reply.
       if (outcome.outcome === "completed" && injectSteering(options)) continue;
@@ -115,6 +137,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
     if (signal.aborted) return result("cancelled");
     const code = error instanceof WorldlineError ? error.code : "agent:internal";
     emit.event({ type: "turn.error", payload: { turnId: emit.turnId, code, message: errorMessage(error) } });
+    state.stop = "error";
     return result("error", errorMessage(error));
   }
 }
@@ -144,6 +167,7 @@ async function runStep(
   stats: StatsCollector,
   guard: LoopGuard,
   step: number,
+  state: TurnState,
 ): Promise<StepOutcome> {
   const { emit, context, signal } = options;
   emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "planning" } });
@@ -184,6 +208,7 @@ async function runStep(
         },
         // Each tool starts as soon as its arguments are complete.
         onToolCallReady: (call) => tools.start(call),
+        onFailedAttemptUsage: (usage) => stats.addFailedAttempt(usage),
       },
     );
   } catch (error) {
@@ -191,7 +216,7 @@ async function runStep(
     // history still gets what the user saw and a result for every call made.
     const started = tools.startedCalls();
     const results = await tools.results(started);
-    const text = signal.aborted ? partial.text : "";
+    const text = partial.text;
     if (text || started.length) {
       context.stage(
         {
@@ -241,7 +266,10 @@ async function runStep(
     },
   });
 
+  state.stop = result.stop;
   if (signal.aborted) return { kind: "stop", outcome: "cancelled" };
+  const ended = endOfStep(options, result, state);
+  if (ended) return ended;
   const mail = options.dmail?.take();
   if (mail) {
     await travelBack(options, mail, step);
@@ -256,6 +284,50 @@ async function runStep(
     return { kind: "stop", outcome: "loop_detected", message };
   }
   return { kind: "continue" };
+}
+
+/**
+ * A step the provider ended early (server/agent/provider/README.md): a cut-off text answer continues
+ * once; a cut-off tool call never runs and the turn stops; a refusal or a content filter stops it.
+ * Each gets a notice in the transcript. Undefined: the step ended normally.
+ */
+function endOfStep(
+  options: TurnOptions,
+  result: Awaited<ReturnType<typeof streamStep>>,
+  state: TurnState,
+): StepOutcome | undefined {
+  const notice = (level: "info" | "warning", text: string) =>
+    options.emit.event({ type: "notice", payload: { level, text, turnId: options.emit.turnId } });
+  const attempts = result.attempts > 1 ? ` (after ${result.attempts} attempts)` : "";
+  switch (result.stop) {
+    case "completed":
+      if (attempts) notice("info", `The model answered${attempts}.`);
+      return undefined;
+    case "refused":
+      notice("warning", `The model refused to answer${attempts}.`);
+      return { kind: "stop", outcome: "completed" };
+    case "content_filter":
+      notice("warning", `The provider's content filter stopped the answer${attempts}.`);
+      return { kind: "stop", outcome: "completed" };
+    case "truncated": {
+      const limit = "The answer was cut off at the model's output-token limit";
+      if (result.cutCalls.length) {
+        notice("warning", `${limit}; the call to ${result.cutCalls.join(", ")} was incomplete and was not run.`);
+        return { kind: "stop", outcome: "completed" };
+      }
+      const textOnly = Boolean(result.message.content) && result.toolCalls.length === 0;
+      if (textOnly && !state.continued) {
+        state.continued = true;
+        notice("info", `${limit}; asking the model to continue.`);
+        options.context.stage({ kind: "message", message: { role: "user", content: CONTINUE_NOTE } });
+        return { kind: "continue" };
+      }
+      // Tool calls that completed before the cut ran; the model sees their results next turn.
+      if (result.toolCalls.length) return undefined;
+      notice("warning", `${limit}.`);
+      return { kind: "stop", outcome: "completed" };
+    }
+  }
 }
 
 function needsCompaction(options: TurnOptions): boolean {

@@ -1,6 +1,8 @@
 import type OpenAI from "openai";
 import type { ModelConfig } from "../config";
-import { ProviderError, type ChatProvider, type ChatRequest, type ProviderChunk } from "./provider";
+import { ProviderError, type ChatProvider, type ChatRequest, type ProviderChunk, type ResponseForms } from "./provider";
+import { readChatStream } from "./provider/read-stream";
+import { sseEvents } from "./provider/sse";
 import { reasoningHistoryFor, refusesField, withReasoningHistory } from "./provider-quirks";
 
 /** Per-request ceiling; a stuck provider becomes a retryable timeout instead of a hung turn. */
@@ -8,6 +10,9 @@ const REQUEST_TIMEOUT_MS = 10 * 60_000;
 
 /** Statuses worth retrying: request timeout, conflict, rate limit, server errors. */
 const RETRYABLE_STATUS = new Set([408, 409, 429]);
+
+/** How much of a non-stream answer an error quotes. */
+const JSON_QUOTE_CHARS = 300;
 
 type Sdk = typeof OpenAI;
 
@@ -29,8 +34,12 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
   const reasoningHistory = reasoningHistoryFor(config);
   // Turned off for good once the server refuses the field (see provider-quirks.ts).
   let sendCacheKey = config.promptCacheKey ?? true;
+  let lastForms: ResponseForms | undefined;
+  // The raw response, not the SDK's stream: its parser turns an error chunk into "HTTP ?" and cannot
+  // tell a stream cut short from one that ended (server/agent/provider/ reads the body instead).
   const create = (sdk: Sdk, request: ChatRequest) =>
-    clientOf(sdk).chat.completions.create(
+    clientOf(sdk)
+      .chat.completions.create(
       {
         model: request.model,
         messages: withReasoningHistory(request.messages, reasoningHistory) as OpenAI.Chat.ChatCompletionMessageParam[],
@@ -42,8 +51,9 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
         // Kimi/DeepSeek-style switch; providers that don't know it ignore it.
         ...(request.reasoning ? { thinking: { type: request.reasoning === "on" ? "enabled" : "disabled" } } : {}),
       } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
-      { signal: request.signal, headers: request.purpose ? { "X-Worldline-Purpose": request.purpose } : undefined },
-    );
+        { signal: request.signal, headers: request.purpose ? { "X-Worldline-Purpose": request.purpose } : undefined },
+      )
+      .asResponse();
   return {
     async *stream(request: ChatRequest): AsyncIterable<ProviderChunk> {
       const sdk = await loadSdk();
@@ -64,50 +74,27 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
           throw toProviderError(sdk, again, request.signal);
         }
       }
+      if (!stream.body) throw new ProviderError("The model provider sent an empty body.", stream.status, true);
+      if (stream.headers.get("content-type")?.includes("application/json")) {
+        // A server that ignores `stream: true`: its answer is not a stream, and asking again changes nothing.
+        const text = (await stream.text()).slice(0, JSON_QUOTE_CHARS);
+        throw new ProviderError(`The model provider answered with JSON instead of a stream: ${text}`, stream.status, false);
+      }
       try {
-        for await (const chunk of stream) yield* normalise(chunk);
+        for await (const chunk of readChatStream(sseEvents(stream.body as unknown as AsyncIterable<Uint8Array>))) {
+          if (chunk.type === "forms") lastForms = { reasoning: chunk.reasoning, cache: chunk.cache, at: new Date().toISOString() };
+          yield chunk;
+        }
       } catch (error) {
         throw toProviderError(sdk, error, request.signal);
       }
     },
+    detectedForms: () => lastForms,
   };
 }
 
-function* normalise(chunk: OpenAI.Chat.ChatCompletionChunk): Generator<ProviderChunk> {
-  for (const choice of chunk.choices ?? []) {
-    const delta = choice.delta as OpenAI.Chat.ChatCompletionChunk.Choice.Delta & {
-      reasoning_content?: string;
-      reasoning?: string;
-    };
-    const reasoning = delta?.reasoning_content ?? delta?.reasoning;
-    if (reasoning) yield { type: "reasoning", delta: reasoning };
-    if (delta?.content) yield { type: "text", delta: delta.content };
-    for (const call of delta?.tool_calls ?? []) {
-      yield {
-        type: "tool_call",
-        index: call.index,
-        id: call.id,
-        name: call.function?.name,
-        argsDelta: call.function?.arguments ?? "",
-      };
-    }
-    if (choice.finish_reason) yield { type: "finish", reason: choice.finish_reason };
-  }
-  if (chunk.usage) {
-    const usage = chunk.usage as OpenAI.CompletionUsage & { prompt_cache_hit_tokens?: number };
-    // OpenAI-style `prompt_tokens_details.cached_tokens`, or DeepSeek's `prompt_cache_hit_tokens`.
-    const cached = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens;
-    yield {
-      type: "usage",
-      inputTokens: usage.prompt_tokens ?? 0,
-      outputTokens: usage.completion_tokens ?? 0,
-      ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}),
-    };
-  }
-}
-
 function toProviderError(sdk: Sdk, error: unknown, signal: AbortSignal): unknown {
-  if (signal.aborted) return error;
+  if (signal.aborted || error instanceof ProviderError) return error;
   if (error instanceof sdk.APIConnectionTimeoutError) {
     return new ProviderError("The model provider timed out.", undefined, true, undefined, {
       cause: error,

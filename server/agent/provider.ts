@@ -1,4 +1,5 @@
 import { WorldlineError } from "../errors";
+import type { StopReason } from "../protocol";
 
 /** OpenAI-compatible chat messages: the history format and the request format. */
 export interface ToolCallMessagePart {
@@ -37,17 +38,47 @@ export interface ChatRequest {
   purpose?: string;
 }
 
-/** What a provider streams, normalised. */
+/** A model call's usage as the provider billed it (absent fields = not reported, not zero). */
+export interface TokenUsage {
+  /** Every prompt token, cached or not. */
+  inputTokens: number;
+  /** Every billed output token, reasoning included (also when the provider counts it outside `completion_tokens`). */
+  outputTokens: number;
+  cachedInputTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+}
+
+export type { StopReason };
+
+/** Which of the five forms a provider's reasoning came in (shown in Settings). */
+export type ReasoningForm = "reasoning_content" | "reasoning" | "content_parts" | "think_tags" | "none";
+
+/** What a provider streams, normalised (server/agent/provider/ reads each provider's dialect into these). */
 export type ProviderChunk =
   | { type: "text"; delta: string }
   | { type: "reasoning"; delta: string }
+  | { type: "refusal"; delta: string }
+  /** `index`: the call's ordinal in the step, assigned by the normaliser (not the provider's own index). */
   | { type: "tool_call"; index: number; id?: string; name?: string; argsDelta: string }
-  /** `cachedInputTokens` when the provider reports it (absent = unknown, not zero). */
-  | { type: "usage"; inputTokens: number; outputTokens: number; cachedInputTokens?: number }
-  | { type: "finish"; reason: string };
+  | ({ type: "usage" } & TokenUsage)
+  | { type: "finish"; reason: string }
+  /** An error the provider delivered inside a 200 stream; `transient`: a 429/5xx-like condition. */
+  | { type: "error"; message: string; code?: string; transient: boolean }
+  /** At the end of a stream: the reasoning and cache forms it used. */
+  | { type: "forms"; reasoning: ReasoningForm; cache: "cached_tokens" | "prompt_cache_hit_tokens" | "cache_read_input_tokens" | "none" };
+
+/** The forms the provider's last response used, for Settings to show. */
+export interface ResponseForms {
+  reasoning: ReasoningForm;
+  cache: Extract<ProviderChunk, { type: "forms" }>["cache"];
+  at: string;
+}
 
 export interface ChatProvider {
   stream(request: ChatRequest): AsyncIterable<ProviderChunk>;
+  /** The forms of the last response read (none yet: undefined). */
+  detectedForms?(): ResponseForms | undefined;
 }
 
 /** A provider failure, classified for the retry policy. */

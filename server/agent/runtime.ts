@@ -249,12 +249,19 @@ export class AgentRuntime {
     const { sessionId, turnId } = pending;
     this.append(sessionId, turnId, {
       type: "turn.completed",
-      payload: { turnId, outcome: result.outcome, stats: result.stats, message: result.message },
+      payload: {
+        turnId,
+        outcome: result.outcome,
+        stats: result.stats,
+        message: result.message,
+        ...(result.stopReason ? { stopReason: result.stopReason } : {}),
+      },
     });
     await store
       .finishTurn(this.deps.db, turnId, {
         status: result.outcome,
-        stats: JSON.stringify(result.stats),
+        // The stop reason rides with the stats, so `GET /sessions/:id` can say how the last turn ended.
+        stats: JSON.stringify({ ...result.stats, stop_reason: result.stopReason ?? null }),
         error: result.message,
       })
       .catch(() => undefined); // the session may have been deleted meanwhile: its turn rows went with it

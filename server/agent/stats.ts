@@ -1,5 +1,6 @@
 import type { GenerationStats, ModelPrice } from "../protocol";
 import { costUsd } from "./pricing";
+import type { TokenUsage } from "./provider";
 
 /** Rough tokens for text the provider didn't count: ~4 characters a token for English and code. */
 export function estimateTokens(text: string): number {
@@ -14,15 +15,26 @@ export class StatsCollector {
   /** Provider-reported prompt tokens; null until a step reports them. */
   private input: number | null = null;
   private cached: number | null = null;
+  private reasoning: number | null = null;
 
   /** `price`: the model's, for `cost_usd` (none: null). */
   constructor(private readonly price?: ModelPrice) {}
 
   /** A model call's usage as the provider reported it (summary and memory calls count too: they cost the same). */
-  addUsage(usage: { inputTokens: number; cachedInputTokens?: number } | undefined): void {
+  addUsage(usage: Pick<TokenUsage, "inputTokens" | "cachedInputTokens" | "reasoningTokens"> | undefined): void {
     if (!usage) return;
     this.input = (this.input ?? 0) + usage.inputTokens;
     if (usage.cachedInputTokens !== undefined) this.cached = (this.cached ?? 0) + usage.cachedInputTokens;
+    if (usage.reasoningTokens !== undefined) this.reasoning = (this.reasoning ?? 0) + usage.reasoningTokens;
+  }
+
+  /**
+   * A request that failed or was retried after the provider reported its usage: billed, so its tokens
+   * count in the turn's usage and cost, but not in the tokens-per-second rates (nothing of it was kept).
+   */
+  addFailedAttempt(usage: TokenUsage): void {
+    this.addUsage(usage);
+    this.tokens += usage.outputTokens;
   }
 
   addStep(outputTokens: number, seconds: number): void {
@@ -44,6 +56,7 @@ export class StatsCollector {
       max_tokens_per_second: round(this.rates.length ? Math.max(...this.rates) : 0),
       input_tokens: this.input,
       cached_input_tokens: this.cached,
+      reasoning_tokens: this.reasoning,
       cost_usd:
         this.input === null
           ? null

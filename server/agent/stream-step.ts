@@ -1,17 +1,25 @@
 import { randomUUID } from "node:crypto";
-import type { ChatMessage, ChatProvider, ChatRequest, ToolCallMessagePart } from "./provider";
+import type { ChatMessage, ChatProvider, ChatRequest, StopReason, TokenUsage, ToolCallMessagePart } from "./provider";
 import { ProviderError } from "./provider";
+import { stopReasonOf } from "./provider/stop-reason";
 import { isRetryable, retryDelay, sleep, type RetryPolicy } from "./retry";
 import { estimateTokens } from "./stats";
 import type { TurnEmitter } from "./turn-emitter";
 
 export interface StepResult {
   message: Extract<ChatMessage, { role: "assistant" }>;
+  /** The calls whose arguments are complete: the only ones that may run. */
   toolCalls: ToolCallMessagePart[];
-  usage?: { inputTokens: number; outputTokens: number; cachedInputTokens?: number };
+  usage?: TokenUsage;
   outputTokens: number;
   /** From the first streamed token to the end of the stream. */
   seconds: number;
+  /** How the stream ended: `completed`, `truncated` (output limit), `refused` or `content_filter`. */
+  stop: Exclude<StopReason, "error">;
+  /** Names of calls the output limit cut off mid-arguments: never run. */
+  cutCalls: string[];
+  /** Requests this step took (1 + retries). */
+  attempts: number;
 }
 
 export interface StreamStepOptions {
@@ -19,15 +27,20 @@ export interface StreamStepOptions {
   emit: TurnEmitter;
   policy: RetryPolicy;
   onToolCallReady?: (call: ToolCallMessagePart) => void;
-  /** Filled with the text streamed so far by the current attempt, for a cancel mid-stream. */
+  /** Filled with the text streamed so far by the current attempt, for a cancel or failure mid-stream. */
   partial?: { text: string };
+  /** The usage of an attempt that failed or was retried: billed all the same. */
+  onFailedAttemptUsage?: (usage: TokenUsage) => void;
 }
 
+/** How much of unparseable tool-call arguments an error quotes. */
+const ARGS_QUOTE_CHARS = 120;
+
 /**
- * One model call of a step, streamed: forwards text, reasoning and tool-call
- * argument deltas as events as they arrive; retries transient failures.
- * `onToolCallReady` fires as soon as a call's arguments are complete (the next
- * call starts or the stream ends), so tools can start before the stream is over.
+ * One model call of a step, streamed: forwards text, reasoning and tool-call argument deltas as
+ * events as they arrive; retries what the policy in server/agent/provider/README.md says to retry.
+ * `onToolCallReady` fires as soon as a call's arguments are complete (the next call starts or the
+ * stream ends), so tools can start before the stream is over.
  */
 export async function streamStep(
   provider: ChatProvider,
@@ -41,18 +54,22 @@ export async function streamStep(
     const attemptController = new AbortController();
     const forward = () => attemptController.abort(signal.reason);
     signal.addEventListener("abort", forward, { once: true });
+    const billed: { usage?: TokenUsage } = {};
     try {
       if (partial) partial.text = "";
       if (signal.aborted) throw signal.reason;
-      return await streamOnce(
+      const result = await streamOnce(
         provider,
         { ...request, signal: attemptController.signal },
-        emit,
-        onToolCallReady,
-        partial,
+        { emit, onToolCallReady, partial, billed },
       );
+      return { ...result, attempts: attempt + 1 };
     } catch (error) {
-      if (signal.aborted || !isRetryable(error) || attempt >= policy.maxRetries) throw error;
+      if (billed.usage) options.onFailedAttemptUsage?.(billed.usage);
+      if (signal.aborted || !isRetryable(error) || attempt >= policy.maxRetries) {
+        if (attempt > 0 && error instanceof ProviderError) error.message += ` (after ${attempt + 1} attempts)`;
+        throw error;
+      }
       const delayMs = retryDelay(error, attempt + 1, policy);
       emit.event({
         type: "turn.retry",
@@ -68,31 +85,44 @@ export async function streamStep(
 async function streamOnce(
   provider: ChatProvider,
   request: ChatRequest,
-  emit: TurnEmitter,
-  onToolCallReady?: (call: ToolCallMessagePart) => void,
-  partial?: { text: string },
-): Promise<StepResult> {
+  io: {
+    emit: TurnEmitter;
+    onToolCallReady?: (call: ToolCallMessagePart) => void;
+    partial?: { text: string };
+    billed: { usage?: TokenUsage };
+  },
+): Promise<Omit<StepResult, "attempts">> {
+  const { emit, onToolCallReady, partial, billed } = io;
   const messageId = `msg_${randomUUID()}`;
   let text = "";
   let reasoning = "";
-  let usage: StepResult["usage"];
+  let refusal = "";
+  let finish: string | undefined;
+  let failure: { message: string; code?: string; transient: boolean } | undefined;
   let firstTokenAt: number | undefined;
   const calls: { id: string; name: string; args: string; announced?: boolean }[] = [];
   const announce = (call: (typeof calls)[number]) => {
     call.announced = true;
     onToolCallReady?.({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } });
   };
+  const answer = (delta: string) => {
+    if (partial) partial.text += delta;
+    emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "text", delta } });
+  };
 
   for await (const chunk of provider.stream(request)) {
-    firstTokenAt ??= chunk.type === "usage" || chunk.type === "finish" ? undefined : performance.now();
+    if (chunk.type === "text" || chunk.type === "reasoning" || chunk.type === "refusal" || chunk.type === "tool_call") {
+      firstTokenAt ??= performance.now();
+    }
     switch (chunk.type) {
       case "text":
         text += chunk.delta;
-        if (partial) partial.text = text;
-        emit.event({
-          type: "message.part.delta",
-          payload: { turnId: emit.turnId, messageId, part: "text", delta: chunk.delta },
-        });
+        answer(chunk.delta);
+        break;
+      case "refusal":
+        // The refusal is the model's answer: shown and kept as its text.
+        refusal += chunk.delta;
+        answer(chunk.delta);
         break;
       case "reasoning":
         reasoning += chunk.delta;
@@ -104,7 +134,7 @@ async function streamOnce(
       case "tool_call": {
         const call = (calls[chunk.index] ??= { id: chunk.id ?? `call_${randomUUID()}`, name: "", args: "" });
         if (chunk.id) call.id = chunk.id;
-        if (chunk.name) call.name += chunk.name;
+        if (chunk.name && !call.name) call.name = chunk.name;
         call.args += chunk.argsDelta;
         // Providers may interleave the argument pieces of parallel calls, so a call
         // is ready once its arguments form a whole JSON object: no valid object is
@@ -112,44 +142,79 @@ async function streamOnce(
         if (!call.announced && chunk.argsDelta && call.name && isCompleteObject(call.args)) announce(call);
         break;
       }
-      case "usage":
-        usage = {
-          inputTokens: chunk.inputTokens,
-          outputTokens: chunk.outputTokens,
-          ...(chunk.cachedInputTokens !== undefined ? { cachedInputTokens: chunk.cachedInputTokens } : {}),
-        };
+      case "usage": {
+        const { type: _type, ...usage } = chunk;
+        billed.usage = usage;
         break;
+      }
       case "finish":
+        finish = chunk.reason;
+        break;
+      case "error":
+        failure = chunk;
+        break;
+      case "forms":
         break;
     }
   }
-  const toolCalls = toolCallsInOrder(calls).map((call) => ({
-    id: call.id,
-    type: "function" as const,
-    function: { name: call.name, arguments: call.args },
-  }));
-  if (!text && !reasoning && toolCalls.length === 0) {
+  if (failure) {
+    // A transient error before the model finished is a broken stream (retried); after a finish
+    // reason, or a refusal of the request itself (tool_use_failed, invalid_request_error), it is final.
+    const code = failure.code ? ` (${failure.code})` : "";
+    throw new ProviderError(
+      `The model provider reported an error${code}: ${failure.message}`,
+      undefined,
+      failure.transient && finish === undefined,
+      undefined,
+      { kind: "stream_error" },
+    );
+  }
+  const stop = stopReasonOf(finish, refusal !== "" && text.trim() === "");
+  const cutCalls: string[] = [];
+  const toolCalls: ToolCallMessagePart[] = [];
+  for (const call of calls.filter(Boolean)) {
+    if (!call.name) throw finalError("The model sent a tool call without a name.");
+    if (call.args.trim() === "") call.args = "{}";
+    if (isCompleteObject(call.args)) {
+      toolCalls.push({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } });
+    } else if (stop === "truncated") {
+      cutCalls.push(call.name);
+    } else {
+      const quoted = call.args.length > ARGS_QUOTE_CHARS ? `${call.args.slice(0, ARGS_QUOTE_CHARS)}…` : call.args;
+      throw finalError(`The model's call to ${call.name} has arguments that are not valid JSON: ${quoted}`);
+    }
+  }
+  if (!text && !reasoning && !refusal && calls.length === 0 && stop === "completed") {
+    // A finish reason ends the stream for good: the same request would be billed again for the same nothing.
+    if (finish !== undefined) throw finalError(`The model returned an empty response (finish_reason: ${finish}).`);
     throw new ProviderError("The model returned an empty response.", undefined, true, undefined, { kind: "empty" });
   }
-  for (const call of toolCallsInOrder(calls)) if (!call.announced) announce(call);
-  if (text || reasoning) emit.event({ type: "message.completed", payload: { turnId: emit.turnId, messageId } });
+  for (const call of calls) if (call && !call.announced && !cutCalls.includes(call.name)) announce(call);
+  if (text || reasoning || refusal) {
+    emit.event({ type: "message.completed", payload: { turnId: emit.turnId, messageId } });
+  }
+  const content = text || refusal;
   return {
     message: {
       role: "assistant",
-      content: text || null,
+      content: content || null,
       ...(reasoning ? { reasoning_content: reasoning } : {}),
       ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
     },
     toolCalls,
-    usage,
+    usage: billed.usage,
     outputTokens:
-      usage?.outputTokens ?? estimateTokens(text + reasoning + toolCalls.map((c) => c.function.arguments).join("")),
+      billed.usage?.outputTokens ??
+      estimateTokens(content + reasoning + toolCalls.map((c) => c.function.arguments).join("")),
     seconds: firstTokenAt === undefined ? 0 : (performance.now() - firstTokenAt) / 1000,
+    stop,
+    cutCalls,
   };
 }
 
-function toolCallsInOrder<T>(calls: T[]): T[] {
-  return calls.filter(Boolean);
+/** A step that ended with a finish reason and cannot be used: never retried. */
+function finalError(message: string): ProviderError {
+  return new ProviderError(message, undefined, false, undefined, { kind: "malformed_stream" });
 }
 
 function isCompleteObject(args: string): boolean {

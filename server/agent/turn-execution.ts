@@ -180,7 +180,7 @@ function refuse(pending: PendingTurn, emit: TurnEmitter, code: string, message: 
     payload: { turnId, messageId: `msg_${turnId}`, text: prompt, ...(images.length ? { images } : {}) },
   });
   emit.event({ type: "turn.error", payload: { turnId, code, message } });
-  return { outcome: "error", message, stats: emptyStats() };
+  return { outcome: "error", message, stats: emptyStats(), stopReason: "error" };
 }
 
 /** The `remember` tool (with memory) and the `skill` tool (when the workspace has skills). */

@@ -32,6 +32,10 @@ export const TurnOutcome = z.enum([
 ]);
 export type TurnOutcome = z.infer<typeof TurnOutcome>;
 
+/** How a turn's last model step ended (DESIGN.md §2: the `done` event's `stop_reason`). */
+export const StopReason = z.enum(["completed", "truncated", "refused", "content_filter", "error"]);
+export type StopReason = z.infer<typeof StopReason>;
+
 export const GenerationStats = z.object({
   output_tokens: z.number(),
   seconds: z.number(),
@@ -44,6 +48,8 @@ export const GenerationStats = z.object({
   cached_input_tokens: z.number().nullable().optional(),
   /** At the model's price (Settings); null when the model has no known price. */
   cost_usd: z.number().nullable().optional(),
+  /** Reasoning tokens the provider reported (part of `output_tokens`); null when it does not say. */
+  reasoning_tokens: z.number().nullable().optional(),
 });
 export type GenerationStats = z.infer<typeof GenerationStats>;
 
@@ -80,6 +86,8 @@ export const eventPayloads = {
     outcome: TurnOutcome,
     stats: GenerationStats.optional(),
     message: z.string().optional(),
+    /** Absent for turns no model step ended (cancelled before an answer, older turns). */
+    stopReason: StopReason.optional(),
   }),
   /** `images`: what the log keeps of attached images (type, size, a small preview); the full images are in the history. */
   "message.user": z.object({

@@ -2,7 +2,15 @@
  * The one protocol module shared by bridge and UI. It imports only zod: the UI
  * may import this folder and nothing else from server/.
  */
-export { parseSessionEvent, EventEnvelope, EventType, GenerationStats, ToolState, TurnOutcome } from "./events";
+export {
+  parseSessionEvent,
+  EventEnvelope,
+  EventType,
+  GenerationStats,
+  StopReason,
+  ToolState,
+  TurnOutcome,
+} from "./events";
 export type { EventPayload, SessionEvent } from "./events";
 export { clientCommands, SubscribeResult, WireError } from "./commands";
 export type { Ack, ClientCommand, ClientCommandPayload } from "./commands";

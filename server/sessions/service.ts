@@ -101,4 +101,9 @@ export class Sessions {
   usage(sessionId: string): Promise<store.SessionUsage> {
     return store.sessionUsage(this.db, sessionId);
   }
+
+  /** How the last turn's last model step ended (DESIGN.md §2 `stop_reason`); null before any. */
+  lastStopReason(sessionId: string): Promise<string | null> {
+    return store.lastStopReason(this.db, sessionId);
+  }
 }

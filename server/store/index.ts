@@ -18,7 +18,7 @@ export type { SessionRow } from "./sessions";
 export { insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, readTurnEvents } from "./events";
 export type { StoredEvent } from "./events";
 export { appendHistory, readHistory, truncateHistory } from "./history";
-export { createTurn, finishTurn, getTurn, sessionUsage, type SessionUsage } from "./turns";
+export { createTurn, finishTurn, getTurn, lastStopReason, sessionUsage, type SessionUsage } from "./turns";
 export {
   beatOwner,
   interruptOrphanApproval,

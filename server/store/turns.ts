@@ -57,6 +57,21 @@ export async function getTurn(db: Db, id: string) {
   return db.turn.findUnique({ where: { id } });
 }
 
+/** How the session's last finished turn's last model step ended (`stop_reason`), null when unknown. */
+export async function lastStopReason(db: Db, sessionId: string): Promise<string | null> {
+  const row = await db.turn.findFirst({
+    where: { sessionId, endedAt: { not: null } },
+    orderBy: { endedAt: "desc" },
+    select: { stats: true },
+  });
+  try {
+    const stats = JSON.parse(row?.stats ?? "{}") as { stop_reason?: unknown };
+    return typeof stats.stop_reason === "string" ? stats.stop_reason : null;
+  } catch {
+    return null; // a row written by a broken build: unknown, like a turn from before stop reasons
+  }
+}
+
 /** A session's token usage and cost, summed over its turns' stats (null where no turn reported one). */
 export interface SessionUsage {
   input_tokens: number;

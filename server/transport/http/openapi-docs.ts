@@ -29,6 +29,7 @@ import {
   ReviewQuery,
   ReviewRevertResult,
   GenerationStats,
+  StopReason,
   GitStatus,
   Health,
   IdeLayout,
@@ -86,6 +87,7 @@ export const SseEvent = z.object({
       risk_level: z.string().optional(),
       status: z.string().optional(),
       generation_stats: GenerationStats.nullable().optional(),
+      stop_reason: StopReason.nullable().optional(),
     })
     .loose(),
 });
@@ -122,7 +124,11 @@ export const DOCS: Record<string, RouteDoc> = {
   "GET /api/v1/sessions/:id": {
     summary: "A session, with its running task id",
     tags: sessions,
-    response: SessionSummary.extend({ running_task_id: z.string().nullable(), usage: SessionUsageView }),
+    response: SessionSummary.extend({
+      running_task_id: z.string().nullable(),
+      usage: SessionUsageView,
+      stop_reason: StopReason.nullable(),
+    }),
   },
   "PATCH /api/v1/sessions/:id": {
     summary: "Change yolo, title, model, archived or mode (`plan`: read, search and propose a plan only)",

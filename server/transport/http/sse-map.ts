@@ -117,9 +117,16 @@ export function toPublicEvents(envelope: EventEnvelope, ids: { taskId: string; s
             ...base,
             session_id: ids.sessionId,
             outcome: envelope.payload.outcome,
+            stop_reason: envelope.payload.stopReason ?? null,
             // DESIGN.md §2: the usage fields are always there, null when unknown (older turns' stats lack them).
             generation_stats: envelope.payload.stats
-              ? { input_tokens: null, cached_input_tokens: null, cost_usd: null, ...envelope.payload.stats }
+              ? {
+                  input_tokens: null,
+                  cached_input_tokens: null,
+                  cost_usd: null,
+                  reasoning_tokens: null,
+                  ...envelope.payload.stats,
+                }
               : null,
           },
         },

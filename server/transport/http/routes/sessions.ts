@@ -30,6 +30,7 @@ export const sessionRoutes: Route[] = [
         ...(await services.sessions.summary(session)),
         running_task_id: services.runtime.runningTurn(session.id) ?? null,
         usage: await services.sessions.usage(session.id),
+        stop_reason: await services.sessions.lastStopReason(session.id),
       };
     },
   },
