@@ -47,7 +47,12 @@ export type RawUsage = z.infer<typeof RawUsage>;
 
 const ErrorBody = z.union([
   z.string(),
-  z.looseObject({ message: z.string().nullish(), code: z.union([z.string(), z.number()]).nullish(), type: z.string().nullish() }),
+  z.looseObject({
+    message: z.string().nullish(),
+    code: z.union([z.string(), z.number()]).nullish(),
+    type: z.string().nullish(),
+    status_code: z.number().nullish(),
+  }),
 ]);
 export type ErrorBody = z.infer<typeof ErrorBody>;
 

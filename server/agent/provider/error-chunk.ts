@@ -10,7 +10,7 @@ const TRANSIENT = /server_error|internal|overload|unavailable|rate.?limit|timeou
 export function readErrorChunk(error: ErrorBody | string): { message: string; code?: string; transient: boolean } {
   if (typeof error === "string") return { message: error, transient: false };
   const code = error.code ?? undefined;
-  const numeric = typeof code === "number" ? code : Number.NaN;
+  const numeric = typeof code === "number" ? code : (error.status_code ?? Number.NaN);
   const transient =
     numeric === 429 || numeric >= 500 || TRANSIENT.test(String(code ?? "")) || TRANSIENT.test(error.type ?? "");
   return {

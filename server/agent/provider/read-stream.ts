@@ -20,6 +20,7 @@ export async function* readChatStream(events: AsyncIterable<SseEvent>): AsyncGen
   let cacheForm: CacheForm = "none";
   let finished = false;
   let done = false;
+  let failed = false;
   for await (const event of events) {
     if (event.data.trim() === "[DONE]") {
       done = true;
@@ -33,6 +34,7 @@ export async function* readChatStream(events: AsyncIterable<SseEvent>): AsyncGen
     }
     if (chunk.error || event.event === "error") {
       const error = readErrorChunk(chunk.error ?? event.data);
+      failed = true;
       yield { type: "error", message: error.message, code: error.code, transient: error.transient };
     }
     for (const choice of chunk.choices ?? []) {
@@ -63,7 +65,8 @@ export async function* readChatStream(events: AsyncIterable<SseEvent>): AsyncGen
   yield* think.end();
   if (think.sawTags) reasoningForm = "think_tags";
   yield { type: "forms", reasoning: reasoningForm, cache: cacheForm };
-  if (!finished && !done) {
+  // A stream that ends on an error chunk has said why; the step reports that, not a broken stream.
+  if (!finished && !done && !failed) {
     throw new ProviderError(
       "The model stream ended before the model finished (no finish_reason and no [DONE]).",
       undefined,
