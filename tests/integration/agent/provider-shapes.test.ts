@@ -1,0 +1,255 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { applyEvents, emptyTranscript } from "../../../server/protocol";
+import { startReplayLlm, streamBody, type ReplayLlm } from "../../support/replay-llm";
+import { messagesOf, startAgentBridge, type AgentBridge } from "./harness";
+
+// Issue 28: shapes no recording in tests/fixtures/providers/ shows, and bad input. Every stream in
+// this file is SYNTHESIZED here (written for the test, modelled on what issue threads describe),
+// not recorded: they are kept out of the corpus on purpose. Faults applied to recorded streams
+// (a cut connection, an HTTP error before one) use the corpus recordings themselves.
+
+const CLOSING = "mistral-text";
+const CLOSING_TEXT = "Hello, world! This is a test response.";
+
+let llm: ReplayLlm;
+let bridge: AgentBridge;
+
+beforeAll(async () => {
+  llm = await startReplayLlm({ body: streamBody(CLOSING) });
+  bridge = await startAgentBridge(llm.url);
+});
+afterAll(async () => {
+  await bridge.close();
+  await llm.close();
+});
+afterEach(() => llm.reset());
+
+/** SSE framing of synthesized chunks (objects are JSON-encoded; strings are sent as they are). */
+const sse = (...chunks: (object | string)[]) =>
+  chunks.map((chunk) => `data: ${typeof chunk === "string" ? chunk : JSON.stringify(chunk)}\n\n`).join("");
+const delta = (d: object, finish: string | null = null) => ({
+  id: "chatcmpl-synth",
+  object: "chat.completion.chunk",
+  choices: [{ index: 0, delta: d, finish_reason: finish }],
+});
+const usage = (u: object) => ({ id: "chatcmpl-synth", object: "chat.completion.chunk", choices: [], usage: u });
+
+async function turn(...bodies: string[]) {
+  const sessionId = await bridge.createSession();
+  llm.script(...bodies.map((body) => ({ body })));
+  const events = await bridge.chat(sessionId, "go");
+  const transcript = applyEvents(emptyTranscript(), await bridge.events(sessionId));
+  const done = events.find((event) => event.event === "done")!.data;
+  return {
+    sessionId,
+    done,
+    stats: done.generation_stats as Record<string, number | null>,
+    texts: transcript.items.flatMap((item) => (item.kind === "assistant" ? [item.text] : [])),
+    tools: transcript.items.flatMap((item) => (item.kind === "tool" ? [item] : [])),
+    notices: transcript.items.flatMap((item) => (item.kind === "notice" ? [item.text] : [])),
+    retries: transcript.items.filter((item) => item.kind === "retry").length,
+  };
+}
+
+describe("shapes no recording shows (synthesized)", () => {
+  it("a content_filter finish with no text stops with the filter's notice, once, not as 'empty'", async () => {
+    const seen = await turn(sse(delta({ role: "assistant", content: "" }), delta({}, "content_filter"), "[DONE]"));
+    expect(llm.requests).toHaveLength(1);
+    expect(seen.done.stop_reason).toBe("content_filter");
+    expect(seen.notices).toEqual(["The provider's content filter stopped the answer."]);
+  });
+
+  it("reads Anthropic-style cache_read_input_tokens that gateways pass through", async () => {
+    const seen = await turn(
+      sse(
+        delta({ content: "cached" }, "stop"),
+        usage({
+          prompt_tokens: 1200,
+          completion_tokens: 5,
+          total_tokens: 1205,
+          cache_read_input_tokens: 1000,
+          cache_creation_input_tokens: 150,
+        }),
+        "[DONE]",
+      ),
+    );
+    expect(seen.stats).toMatchObject({ input_tokens: 1200, cached_input_tokens: 1000, output_tokens: 5 });
+  });
+
+  it("adds Anthropic-style input_tokens (which exclude the cache) to the cache reads and writes", async () => {
+    const seen = await turn(
+      sse(
+        delta({ content: "cached" }, "stop"),
+        usage({ input_tokens: 50, output_tokens: 7, cache_read_input_tokens: 1000, cache_creation_input_tokens: 150 }),
+        "[DONE]",
+      ),
+    );
+    expect(seen.stats).toMatchObject({ input_tokens: 1200, cached_input_tokens: 1000, output_tokens: 7 });
+  });
+
+  it("two calls at the same index with different ids stay two calls, both run, both in history", async () => {
+    const call = (id: string, args: string) => ({
+      tool_calls: [{ index: 0, id, type: "function", function: { name: "list_dir", arguments: args } }],
+    });
+    const seen = await turn(
+      sse(delta(call("call_a", '{"path":"."}')), delta(call("call_b", "{}")), delta({}, "tool_calls"), "[DONE]"),
+      streamBody(CLOSING),
+    );
+    expect(seen.tools.map((tool) => [tool.id, tool.name, tool.args, tool.state])).toEqual([
+      ["call_a", "list_dir", { path: "." }, "completed"],
+      ["call_b", "list_dir", {}, "completed"],
+    ]);
+    const assistant = messagesOf(llm.requests[1]).find((message) => message.role === "assistant") as {
+      tool_calls: { id: string; function: { name: string; arguments: string } }[];
+    };
+    expect(assistant.tool_calls.map((c) => [c.id, c.function.name, c.function.arguments])).toEqual([
+      ["call_a", "list_dir", '{"path":"."}'],
+      ["call_b", "list_dir", "{}"],
+    ]);
+    expect(seen.done.stop_reason).toBe("completed");
+  });
+
+  it("a tool call cut off by the output limit never runs; the turn stops with the notice", async () => {
+    const seen = await turn(
+      sse(
+        delta({ tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "write_file", arguments: "" } }] }),
+        delta({ tool_calls: [{ index: 0, function: { arguments: '{"path":"a.txt","content":"hal' } }] }),
+        delta({}, "length"),
+        usage({ prompt_tokens: 10, completion_tokens: 16, total_tokens: 26 }),
+        "[DONE]",
+      ),
+    );
+    expect(llm.requests).toHaveLength(1);
+    expect(seen.tools).toEqual([]);
+    expect(seen.done.stop_reason).toBe("truncated");
+    expect(seen.notices.join("\n")).toContain("the call to write_file was incomplete and was not run");
+  });
+
+  it("a text answer cut off by the output limit continues once, then stops with the notice", async () => {
+    const cut = sse(delta({ content: "part one" }), delta({}, "length"), "[DONE]");
+    const seen = await turn(cut, cut);
+    expect(llm.requests).toHaveLength(2);
+    expect(messagesOf(llm.requests[1]).at(-1)?.content).toMatch(/cut off at the output-token limit/);
+    expect(seen.done.stop_reason).toBe("truncated");
+    expect(seen.notices).toEqual([
+      "The answer was cut off at the model's output-token limit; asking the model to continue.",
+      "The answer was cut off at the model's output-token limit.",
+    ]);
+  });
+});
+
+describe("retry policy", () => {
+  it("retries a 429 and a 5xx, then reads the recorded stream; the transcript counts the attempts", async () => {
+    const sessionId = await bridge.createSession();
+    llm.script(
+      { status: 429, json: { error: { message: "slow down" } }, headers: { "retry-after": "0" } },
+      { status: 503, json: { error: { message: "overloaded" } } },
+      { body: streamBody(CLOSING) },
+    );
+    const events = await bridge.chat(sessionId, "go");
+    expect(llm.requests).toHaveLength(3);
+    expect(events.filter((event) => event.event === "retry")).toHaveLength(2);
+    const transcript = applyEvents(emptyTranscript(), await bridge.events(sessionId));
+    expect(transcript.items.flatMap((item) => (item.kind === "notice" ? [item.text] : []))).toEqual([
+      "The model answered (after 3 attempts).",
+    ]);
+  });
+
+  it("never retries a 400", async () => {
+    const seen = await turn();
+    llm.reset();
+    const sessionId = seen.sessionId;
+    llm.script({ status: 400, json: { error: { message: "bad request" } } });
+    const events = await bridge.chat(sessionId, "again");
+    expect(llm.requests).toHaveLength(1);
+    expect(events.find((event) => event.event === "done")?.data.stop_reason).toBe("error");
+  });
+
+  it("retries a transient error chunk before any finish reason and bills both attempts' usage", async () => {
+    const broken = sse(
+      delta({ content: "Hel" }),
+      { error: { message: "upstream overloaded", code: 502 }, usage: { prompt_tokens: 100, completion_tokens: 3 } },
+      "[DONE]",
+    );
+    const fine = sse(
+      delta({ content: "Hello" }, "stop"),
+      usage({ prompt_tokens: 100, completion_tokens: 2, total_tokens: 102 }),
+      "[DONE]",
+    );
+    const seen = await turn(broken, fine);
+    expect(llm.requests).toHaveLength(2);
+    expect(seen.retries).toBe(1);
+    expect(seen.stats).toMatchObject({ input_tokens: 200, output_tokens: 5 });
+    expect(seen.done.stop_reason).toBe("completed");
+  });
+
+  it("never retries a stream that ended with a finish reason (a refusal is an answer)", async () => {
+    const refusal = streamBody("openai-refusal");
+    const seen = await turn(refusal, refusal, refusal);
+    expect(llm.requests).toHaveLength(1);
+    expect(seen.texts).toEqual(["I'm sorry, I can't assist with that request."]);
+    expect(seen.done.stop_reason).toBe("refused");
+  });
+
+  it("retries a recorded stream cut mid-way, and keeps what the last attempt streamed when all fail", async () => {
+    const body = streamBody("openai-plain");
+    const cutAfter = body.indexOf("data:", 2000);
+    const sessionId = await bridge.createSession();
+    llm.script(...Array.from({ length: 4 }, () => ({ body, cutAfter })));
+    const events = await bridge.chat(sessionId, "go");
+    expect(llm.requests).toHaveLength(4); // the first attempt and the bridge's 3 retries
+    const error = String(events.find((event) => event.event === "error")?.data.message);
+    expect(error).toMatch(/stream|socket|terminated|closed/i);
+    expect(error).toContain("after 4 attempts");
+    expect(error).not.toMatch(/\[object Object\]|HTTP \?/);
+    // The partial answer stays in the history the next turn is sent.
+    llm.reset();
+    await bridge.chat(sessionId, "and?");
+    const assistant = messagesOf(llm.requests[0]).find((message) => message.role === "assistant");
+    expect(assistant?.content).toMatch(/^I'm unable to/);
+  });
+});
+
+describe("bad input ends the step with a clear error and loses nothing", () => {
+  const badTurn = async (body: string) => {
+    const seen = await turn(body, body, body, body);
+    expect(llm.requests).toHaveLength(1);
+    expect(seen.done.stop_reason).toBe("error");
+    expect(seen.texts).toEqual(["kept"]);
+    for (const notice of seen.notices) expect(notice).not.toMatch(/\[object Object\]|HTTP \?/);
+    return seen.notices.join("\n");
+  };
+
+  it("a chunk that is not JSON", async () => {
+    expect(await badTurn(sse(delta({ content: "kept" }), "{not json", "[DONE]"))).toContain(
+      "a stream chunk that is not JSON: {not json",
+    );
+  });
+
+  it("a chunk of an unknown shape", async () => {
+    expect(await badTurn(sse(delta({ content: "kept" }), { type: "response.created" }, "[DONE]"))).toContain(
+      "a stream chunk of an unknown shape",
+    );
+  });
+
+  it("a tool-call index that jumps", async () => {
+    const call = (index: number) => ({
+      tool_calls: [{ index, id: `call_${index}`, type: "function", function: { name: "list_dir", arguments: "{}" } }],
+    });
+    expect(await badTurn(sse(delta({ content: "kept" }), delta(call(0)), delta(call(5)), "[DONE]"))).toContain(
+      "tool-call index jumped from 0 to 5",
+    );
+  });
+
+  it("arguments that never become valid JSON: the call never runs", async () => {
+    const notices = await badTurn(
+      sse(
+        delta({ content: "kept" }),
+        delta({ tool_calls: [{ index: 0, id: "c", type: "function", function: { name: "list_dir", arguments: '{"path":' } }] }),
+        delta({}, "tool_calls"),
+        "[DONE]",
+      ),
+    );
+    expect(notices).toContain('call to list_dir has arguments that are not valid JSON: {"path":');
+  });
+});
