@@ -4,6 +4,7 @@ export { layerTools } from "./session-tools";
 export type { TurnEmitter } from "./turn-emitter";
 export type { TurnResult } from "./loop";
 export { createOpenAIProvider } from "./openai-provider";
+export { detectedFormsFor } from "./provider/detected-forms";
 export type { ChatProvider, ChatRequest } from "./provider";
 export type { AgentTool, ApprovalGate, GateRequest } from "./tools-port";
 export type { TitlePort } from "./title-port";

@@ -1,6 +1,7 @@
 import type OpenAI from "openai";
 import type { ModelConfig } from "../config";
-import { ProviderError, type ChatProvider, type ChatRequest, type ProviderChunk, type ResponseForms } from "./provider";
+import { ProviderError, type ChatProvider, type ChatRequest, type ProviderChunk } from "./provider";
+import { recordDetectedForms } from "./provider/detected-forms";
 import { readChatStream } from "./provider/read-stream";
 import { sseEvents } from "./provider/sse";
 import { reasoningHistoryFor, refusesField, withReasoningHistory } from "./provider-quirks";
@@ -34,7 +35,6 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
   const reasoningHistory = reasoningHistoryFor(config);
   // Turned off for good once the server refuses the field (see provider-quirks.ts).
   let sendCacheKey = config.promptCacheKey ?? true;
-  let lastForms: ResponseForms | undefined;
   // The raw response, not the SDK's stream: its parser turns an error chunk into "HTTP ?" and cannot
   // tell a stream cut short from one that ended (server/agent/provider/ reads the body instead).
   const create = (sdk: Sdk, request: ChatRequest) =>
@@ -82,14 +82,20 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
       }
       try {
         for await (const chunk of readChatStream(sseEvents(stream.body as unknown as AsyncIterable<Uint8Array>))) {
-          if (chunk.type === "forms") lastForms = { reasoning: chunk.reasoning, cache: chunk.cache, at: new Date().toISOString() };
+          // A conversation's answer, not a side call's (titles, memory), is what Settings describes.
+          if (chunk.type === "forms" && !request.purpose) {
+            recordDetectedForms(config.baseURL, {
+              reasoning: chunk.reasoning,
+              cache: chunk.cache,
+              at: new Date().toISOString(),
+            });
+          }
           yield chunk;
         }
       } catch (error) {
         throw toProviderError(sdk, error, request.signal);
       }
     },
-    detectedForms: () => lastForms,
   };
 }
 

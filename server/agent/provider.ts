@@ -1,5 +1,5 @@
 import { WorldlineError } from "../errors";
-import type { StopReason } from "../protocol";
+import type { ResponseForms, StopReason } from "../protocol";
 
 /** OpenAI-compatible chat messages: the history format and the request format. */
 export interface ToolCallMessagePart {
@@ -52,7 +52,7 @@ export interface TokenUsage {
 export type { StopReason };
 
 /** Which of the five forms a provider's reasoning came in (shown in Settings). */
-export type ReasoningForm = "reasoning_content" | "reasoning" | "content_parts" | "think_tags" | "none";
+export type ReasoningForm = ResponseForms["reasoning"];
 
 /** What a provider streams, normalised (server/agent/provider/ reads each provider's dialect into these). */
 export type ProviderChunk =
@@ -66,19 +66,13 @@ export type ProviderChunk =
   /** An error the provider delivered inside a 200 stream; `transient`: a 429/5xx-like condition. */
   | { type: "error"; message: string; code?: string; transient: boolean }
   /** At the end of a stream: the reasoning and cache forms it used. */
-  | { type: "forms"; reasoning: ReasoningForm; cache: "cached_tokens" | "prompt_cache_hit_tokens" | "cache_read_input_tokens" | "none" };
+  | { type: "forms"; reasoning: ReasoningForm; cache: ResponseForms["cache"] };
 
-/** The forms the provider's last response used, for Settings to show. */
-export interface ResponseForms {
-  reasoning: ReasoningForm;
-  cache: Extract<ProviderChunk, { type: "forms" }>["cache"];
-  at: string;
-}
+/** The forms a provider's last response used, for Settings to show (server/protocol `ResponseForms`). */
+export type { ResponseForms };
 
 export interface ChatProvider {
   stream(request: ChatRequest): AsyncIterable<ProviderChunk>;
-  /** The forms of the last response read (none yet: undefined). */
-  detectedForms?(): ResponseForms | undefined;
 }
 
 /** A provider failure, classified for the retry policy. */

@@ -94,6 +94,17 @@ export const ProviderOptions = z.object({
 });
 export type ProviderOptions = z.infer<typeof ProviderOptions>;
 
+/**
+ * Where the provider's last response (on this bridge) put its reasoning and its prompt-cache reads
+ * (server/agent/provider/): e.g. `think_tags` for a local server that inlines `<think>` in content.
+ */
+export const ResponseForms = z.object({
+  reasoning: z.enum(["reasoning_content", "reasoning", "content_parts", "think_tags", "none"]),
+  cache: z.enum(["cached_tokens", "prompt_cache_hit_tokens", "cache_read_input_tokens", "none"]),
+  at: z.string(),
+});
+export type ResponseForms = z.infer<typeof ResponseForms>;
+
 /** A provider as the browser sees it: the key only as a hint ("sk-…a1b2"). */
 export const ProviderView = z.object({
   id: z.string(),
@@ -104,6 +115,8 @@ export const ProviderView = z.object({
   options: ProviderOptions.optional(),
   hasKey: z.boolean(),
   keyHint: z.string().nullable(),
+  /** Null until the provider answered a request on this bridge. */
+  detected: ResponseForms.nullable().optional(),
 });
 export type ProviderView = z.infer<typeof ProviderView>;
 

@@ -253,3 +253,30 @@ describe("bad input ends the step with a clear error and loses nothing", () => {
     expect(notices).toContain('call to list_dir has arguments that are not valid JSON: {"path":');
   });
 });
+
+describe("Settings", () => {
+  it("shows the reasoning and cache forms the provider's last (recorded) response used", async () => {
+    const saved = await bridge.api("/api/v1/settings/providers", {
+      kind: "openai_compatible",
+      name: "Replay",
+      baseURL: llm.url,
+      models: [{ id: "fake-model", contextWindow: 32_000, capabilities: { tools: true, images: false, thinking: true } }],
+    });
+    expect(saved.status).toBe(200);
+    const detected = async () => {
+      const view = (await (await bridge.api("/api/v1/settings")).json()) as {
+        providers: { baseURL: string; detected: { reasoning: string; cache: string } | null }[];
+      };
+      return view.providers.find((provider) => provider.baseURL === llm.url)?.detected;
+    };
+    await turn(streamBody("groq-think-inline"));
+    expect(await detected()).toMatchObject({ reasoning: "think_tags", cache: "none" });
+    await turn(streamBody("deepseek-tool-call"), streamBody(CLOSING));
+    // The closing answer (Mistral's) is the last response: no reasoning, no cache field.
+    expect(await detected()).toMatchObject({ reasoning: "none", cache: "none" });
+    await turn(streamBody("xai-compatible-text"));
+    expect(await detected()).toMatchObject({ reasoning: "reasoning_content", cache: "cached_tokens" });
+    await turn(streamBody("mistral-magistral-parts"));
+    expect(await detected()).toMatchObject({ reasoning: "content_parts" });
+  });
+});

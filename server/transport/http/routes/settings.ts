@@ -7,13 +7,21 @@ import {
   SaveProviderBody,
   TestConnectionBody,
 } from "../../../protocol";
-import { defaultPrices } from "../../../agent";
+import { defaultPrices, detectedFormsFor } from "../../../agent";
 import { readJson } from "../io";
 import type { Route } from "../router";
 
 /** Providers, models, the default model, connection tests and the per-user IDE layout. Keys never leave the bridge. */
 export const settingsRoutes: Route[] = [
-  { method: "GET", path: "/api/v1/settings", handler: async ({ services }) => services.settings.view() },
+  {
+    method: "GET",
+    path: "/api/v1/settings",
+    handler: async ({ services }) => {
+      const view = await services.settings.view();
+      // What each provider's last response looked like (server/agent/provider/detected-forms.ts).
+      return { ...view, providers: view.providers.map((p) => ({ ...p, detected: detectedFormsFor(p.baseURL) })) };
+    },
+  },
   {
     method: "POST",
     path: "/api/v1/settings/providers",
