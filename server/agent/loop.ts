@@ -77,9 +77,7 @@ export interface TurnResult {
 const STAGED_WRITE_DELAY_MS = 25;
 
 type StepOutcome =
-  | { kind: "continue" }
-  | { kind: "compact" }
-  | { kind: "stop"; outcome: TurnOutcome; message?: string };
+  { kind: "continue" } | { kind: "compact" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
 
 /** What a turn remembers between its steps. */
 interface TurnState {

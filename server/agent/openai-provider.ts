@@ -40,17 +40,20 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
   const create = (sdk: Sdk, request: ChatRequest) =>
     clientOf(sdk)
       .chat.completions.create(
-      {
-        model: request.model,
-        messages: withReasoningHistory(request.messages, reasoningHistory) as OpenAI.Chat.ChatCompletionMessageParam[],
-        tools: request.tools?.length ? request.tools : undefined,
-        ...(request.tools?.length && request.toolChoice ? { tool_choice: request.toolChoice } : {}),
-        stream: true,
-        stream_options: { include_usage: true },
-        ...(sendCacheKey && request.cacheKey ? { prompt_cache_key: request.cacheKey } : {}),
-        // Kimi/DeepSeek-style switch; providers that don't know it ignore it.
-        ...(request.reasoning ? { thinking: { type: request.reasoning === "on" ? "enabled" : "disabled" } } : {}),
-      } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
+        {
+          model: request.model,
+          messages: withReasoningHistory(
+            request.messages,
+            reasoningHistory,
+          ) as OpenAI.Chat.ChatCompletionMessageParam[],
+          tools: request.tools?.length ? request.tools : undefined,
+          ...(request.tools?.length && request.toolChoice ? { tool_choice: request.toolChoice } : {}),
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(sendCacheKey && request.cacheKey ? { prompt_cache_key: request.cacheKey } : {}),
+          // Kimi/DeepSeek-style switch; providers that don't know it ignore it.
+          ...(request.reasoning ? { thinking: { type: request.reasoning === "on" ? "enabled" : "disabled" } } : {}),
+        } as OpenAI.Chat.ChatCompletionCreateParamsStreaming,
         { signal: request.signal, headers: request.purpose ? { "X-Worldline-Purpose": request.purpose } : undefined },
       )
       .asResponse();
@@ -78,7 +81,11 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
       if (stream.headers.get("content-type")?.includes("application/json")) {
         // A server that ignores `stream: true`: its answer is not a stream, and asking again changes nothing.
         const text = (await stream.text()).slice(0, JSON_QUOTE_CHARS);
-        throw new ProviderError(`The model provider answered with JSON instead of a stream: ${text}`, stream.status, false);
+        throw new ProviderError(
+          `The model provider answered with JSON instead of a stream: ${text}`,
+          stream.status,
+          false,
+        );
       }
       try {
         for await (const chunk of readChatStream(sseEvents(stream.body as unknown as AsyncIterable<Uint8Array>))) {

@@ -39,8 +39,7 @@ export function streamBody(id: string, dir = "streams"): string {
 
 /** One scripted answer: a recorded SSE body (optionally cut after `cutAfter` bytes), or an HTTP error. */
 export type Replay =
-  | { body: string; cutAfter?: number }
-  | { status: number; json: unknown; headers?: Record<string, string> };
+  { body: string; cutAfter?: number } | { status: number; json: unknown; headers?: Record<string, string> };
 
 export interface ReplayLlm {
   url: string;

@@ -90,7 +90,9 @@ export function parseChunk(data: string): Chunk {
   }
   const chunk = parsed.data;
   if (chunk.choices == null && chunk.usage == null && chunk.error == null) {
-    throw malformed(`The provider sent a stream chunk of an unknown shape (no choices, usage or error): ${quote(data)}`);
+    throw malformed(
+      `The provider sent a stream chunk of an unknown shape (no choices, usage or error): ${quote(data)}`,
+    );
   }
   return chunk;
 }

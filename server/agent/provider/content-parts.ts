@@ -21,7 +21,9 @@ function thinkingText(thinking: unknown): string {
   if (!Array.isArray(thinking)) return "";
   return thinking
     .map((piece: unknown) =>
-      typeof piece === "object" && piece !== null && "text" in piece && typeof piece.text === "string" ? piece.text : "",
+      typeof piece === "object" && piece !== null && "text" in piece && typeof piece.text === "string"
+        ? piece.text
+        : "",
     )
     .join("");
 }

@@ -123,9 +123,9 @@ describe("recorded provider streams", () => {
       const assistant = history.find((message) => message.role === "assistant") as {
         tool_calls: { id: string; function: { name: string; arguments: string } }[];
       };
-      expect(assistant.tool_calls.map((call) => [call.id, call.function.name, JSON.parse(call.function.arguments)])).toEqual(
-        seen.tools.map((tool) => [tool.id, tool.name, tool.arguments]),
-      );
+      expect(
+        assistant.tool_calls.map((call) => [call.id, call.function.name, JSON.parse(call.function.arguments)]),
+      ).toEqual(seen.tools.map((tool) => [tool.id, tool.name, tool.arguments]));
       const results = history.filter((message) => message.role === "tool").map((message) => message.tool_call_id);
       expect(results).toEqual(seen.tools.map((tool) => tool.id));
     }

@@ -9,7 +9,6 @@ import { messagesOf, startAgentBridge, type AgentBridge } from "./harness";
 // (a cut connection, an HTTP error before one) use the corpus recordings themselves.
 
 const CLOSING = "mistral-text";
-const CLOSING_TEXT = "Hello, world! This is a test response.";
 
 let llm: ReplayLlm;
 let bridge: AgentBridge;
@@ -112,7 +111,9 @@ describe("shapes no recording shows (synthesized)", () => {
   it("a tool call cut off by the output limit never runs; the turn stops with the notice", async () => {
     const seen = await turn(
       sse(
-        delta({ tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "write_file", arguments: "" } }] }),
+        delta({
+          tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "write_file", arguments: "" } }],
+        }),
         delta({ tool_calls: [{ index: 0, function: { arguments: '{"path":"a.txt","content":"hal' } }] }),
         delta({}, "length"),
         usage({ prompt_tokens: 10, completion_tokens: 16, total_tokens: 26 }),
@@ -245,7 +246,9 @@ describe("bad input ends the step with a clear error and loses nothing", () => {
     const notices = await badTurn(
       sse(
         delta({ content: "kept" }),
-        delta({ tool_calls: [{ index: 0, id: "c", type: "function", function: { name: "list_dir", arguments: '{"path":' } }] }),
+        delta({
+          tool_calls: [{ index: 0, id: "c", type: "function", function: { name: "list_dir", arguments: '{"path":' } }],
+        }),
         delta({}, "tool_calls"),
         "[DONE]",
       ),
@@ -260,7 +263,9 @@ describe("Settings", () => {
       kind: "openai_compatible",
       name: "Replay",
       baseURL: llm.url,
-      models: [{ id: "fake-model", contextWindow: 32_000, capabilities: { tools: true, images: false, thinking: true } }],
+      models: [
+        { id: "fake-model", contextWindow: 32_000, capabilities: { tools: true, images: false, thinking: true } },
+      ],
     });
     expect(saved.status).toBe(200);
     const detected = async () => {

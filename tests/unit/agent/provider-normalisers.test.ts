@@ -14,15 +14,25 @@ async function* bytes(...pieces: string[]) {
 }
 
 const joined = (pieces: ContentPiece[]) => ({
-  reasoning: pieces.filter((p) => p.type === "reasoning").map((p) => p.delta).join(""),
-  text: pieces.filter((p) => p.type === "text").map((p) => p.delta).join(""),
+  reasoning: pieces
+    .filter((p) => p.type === "reasoning")
+    .map((p) => p.delta)
+    .join(""),
+  text: pieces
+    .filter((p) => p.type === "text")
+    .map((p) => p.delta)
+    .join(""),
 });
 
 describe("sseEvents", () => {
   it("joins data lines, keeps event names, skips comments, and handles CRLF and events split across reads", async () => {
     const events = [];
     for await (const event of sseEvents(
-      bytes(": OPENROUTER PROCESSING\r\n\r\nda", 'ta: {"a":1}\r\n\r\nevent: error\ndata: {"error":', '{"message":"x"}}\n\ndata: [DONE]'),
+      bytes(
+        ": OPENROUTER PROCESSING\r\n\r\nda",
+        'ta: {"a":1}\r\n\r\nevent: error\ndata: {"error":',
+        '{"message":"x"}}\n\ndata: [DONE]',
+      ),
     )) {
       events.push(event);
     }
@@ -45,7 +55,10 @@ describe("ThinkTagSplitter", () => {
   it("leaves an answer that only mentions <think> later as text", () => {
     const splitter = new ThinkTagSplitter();
     const pieces = ["Use <think> tags", " like <think>this</think>"].flatMap((c) => splitter.feed(c));
-    expect(joined([...pieces, ...splitter.end()])).toEqual({ reasoning: "", text: "Use <think> tags like <think>this</think>" });
+    expect(joined([...pieces, ...splitter.end()])).toEqual({
+      reasoning: "",
+      text: "Use <think> tags like <think>this</think>",
+    });
     expect(splitter.sawTags).toBe(false);
   });
 
@@ -85,7 +98,10 @@ describe("ToolCallAssembler", () => {
 
   it("opens a new call for the same index with a different id", () => {
     const calls = new ToolCallAssembler();
-    const pieces = [...calls.add([{ index: 0, id: "a", function: { name: "t" } }]), ...calls.add([{ index: 0, id: "b" }])];
+    const pieces = [
+      ...calls.add([{ index: 0, id: "a", function: { name: "t" } }]),
+      ...calls.add([{ index: 0, id: "b" }]),
+    ];
     expect(pieces.map((piece) => piece.index)).toEqual([0, 1]);
   });
 
