@@ -7,6 +7,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
+/** The policy (what is retried, what never is, billing of failed attempts): server/agent/provider/README.md. */
+
 /** A few retries cover the usual rate-limit blips without stalling a turn for minutes. */
 export const DEFAULT_RETRY_POLICY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 30_000 };
 
