@@ -341,7 +341,11 @@ function promptResponse(summary: TurnSummary): acp.PromptResponse {
       ? "cancelled"
       : summary.outcome === "max_steps"
         ? "max_turn_requests"
-        : "end_turn";
+        : summary.stopReason === "truncated"
+          ? "max_tokens"
+          : summary.stopReason === "refused" || summary.stopReason === "content_filter"
+            ? "refusal"
+            : "end_turn";
   // `usage` is the field of ACP's (still unstable) usage proposal; `_meta.usage` for clients that read only stable fields.
   return { stopReason, usage: summary.usage, _meta: { usage: summary.usage } } as acp.PromptResponse;
 }

@@ -1,5 +1,5 @@
 import type { AgentRuntime, PromptOptions } from "../agent";
-import type { EventEnvelope, TurnOutcome } from "../protocol";
+import type { EventEnvelope, StopReason, TurnOutcome } from "../protocol";
 import type { EventLog } from "../sessions";
 
 export interface TurnUsage {
@@ -11,6 +11,8 @@ export interface TurnUsage {
 export interface TurnSummary {
   turnId: string;
   outcome: TurnOutcome;
+  /** How the last model step ended (DESIGN.md §2 `stop_reason`). */
+  stopReason?: StopReason;
   message?: string;
   /** The last `turn.error` of the turn (e.g. `provider:rate_limited` after retries). */
   error?: { code: string; message: string };
@@ -51,7 +53,14 @@ export async function driveTurn(
     // same home) reading the session after the prompt's response must see it.
     await deps.log.flush();
     await chain;
-    return { turnId: started.turnId, outcome: result.outcome, message: result.message, error, usage };
+    return {
+      turnId: started.turnId,
+      outcome: result.outcome,
+      stopReason: result.stopReason,
+      message: result.message,
+      error,
+      usage,
+    };
   } finally {
     unsubscribe();
   }
