@@ -109,6 +109,7 @@ describe("recorded provider streams", () => {
     expect(seen.requests).toBe(want.requests);
     expect(seen.messages).toEqual(want.messages);
     expect(seen.stop_reason).toBe(want.stop_reason);
+    expect(seen.outcome).toBe(want.stop_reason === "error" ? "error" : "completed");
     expect(seen.retries).toBe(0);
 
     // Tool calls: a card per call with the recorded id, name and parsed arguments; when the stream
