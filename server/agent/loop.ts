@@ -320,7 +320,7 @@ function endOfStep(
         options.context.stage({ kind: "message", message: { role: "user", content: CONTINUE_NOTE } });
         return { kind: "continue" };
       }
-      // Tool calls that completed before the cut ran; the model sees their results next turn.
+      // Tool calls that completed before the cut ran: the turn goes on with their results.
       if (result.toolCalls.length) return undefined;
       notice("warning", `${limit}.`);
       return { kind: "stop", outcome: "completed" };

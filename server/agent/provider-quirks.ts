@@ -18,14 +18,34 @@ export function reasoningHistoryFor(
   return "drop";
 }
 
-/** The messages as this provider wants them: `reasoning_content` kept only where `policy` says. */
-export function withReasoningHistory(messages: readonly ChatMessage[], policy: ReasoningHistory): ChatMessage[] {
-  if (policy === "all") return messages.slice();
+/**
+ * The messages as this provider wants them: reasoning kept only where `policy` says, and sent back in
+ * the form it arrived in (`reasoning_content`, a `reasoning` field, `<think>` tags at the start of the
+ * content, or Mistral's thinking content part), which is the form the provider's template reads.
+ */
+export function withReasoningHistory(messages: readonly ChatMessage[], policy: ReasoningHistory): unknown[] {
   return messages.map((message) => {
-    if (message.role !== "assistant" || message.reasoning_content === undefined) return message;
-    if (policy === "tool_calls" && message.tool_calls?.length) return message;
-    const { reasoning_content: _dropped, ...rest } = message;
-    return rest;
+    if (message.role !== "assistant") return message;
+    const { reasoning_content: reasoning, reasoning_form: form, ...rest } = message;
+    const keep =
+      reasoning !== undefined && (policy === "all" || (policy === "tool_calls" && Boolean(message.tool_calls?.length)));
+    if (!keep) return rest;
+    switch (form) {
+      case "reasoning":
+        return { ...rest, reasoning };
+      case "think_tags":
+        return { ...rest, content: `<think>\n${reasoning}\n</think>\n\n${rest.content ?? ""}` };
+      case "content_parts":
+        return {
+          ...rest,
+          content: [
+            { type: "thinking", thinking: [{ type: "text", text: reasoning }] },
+            ...(rest.content ? [{ type: "text", text: rest.content }] : []),
+          ],
+        };
+      default:
+        return { ...rest, reasoning_content: reasoning };
+    }
   });
 }
 

@@ -13,7 +13,14 @@ export type ContentPart = { type: "text"; text: string } | { type: "image_url"; 
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ContentPart[] }
-  | { role: "assistant"; content: string | null; reasoning_content?: string; tool_calls?: ToolCallMessagePart[] }
+  | {
+      role: "assistant";
+      content: string | null;
+      reasoning_content?: string;
+      /** The form the reasoning arrived in, when not `reasoning_content`: history sends it back the same way. */
+      reasoning_form?: Exclude<ReasoningForm, "reasoning_content" | "none">;
+      tool_calls?: ToolCallMessagePart[];
+    }
   | { role: "tool"; tool_call_id: string; content: string };
 
 export interface ToolSpec {

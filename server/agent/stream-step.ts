@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import type { ChatMessage, ChatProvider, ChatRequest, StopReason, TokenUsage, ToolCallMessagePart } from "./provider";
+import type {
+  ChatMessage,
+  ChatProvider,
+  ChatRequest,
+  ReasoningForm,
+  StopReason,
+  TokenUsage,
+  ToolCallMessagePart,
+} from "./provider";
 import { ProviderError } from "./provider";
 import { stopReasonOf } from "./provider/stop-reason";
 import { isRetryable, retryDelay, sleep, type RetryPolicy } from "./retry";
@@ -98,6 +106,7 @@ async function streamOnce(
   let reasoning = "";
   let refusal = "";
   let finish: string | undefined;
+  let form: ReasoningForm = "none";
   let failure: { message: string; code?: string; transient: boolean } | undefined;
   let firstTokenAt: number | undefined;
   const calls: { id: string; name: string; args: string; announced?: boolean }[] = [];
@@ -154,6 +163,7 @@ async function streamOnce(
         failure = chunk;
         break;
       case "forms":
+        form = chunk.reasoning;
         break;
     }
   }
@@ -199,6 +209,7 @@ async function streamOnce(
       role: "assistant",
       content: content || null,
       ...(reasoning ? { reasoning_content: reasoning } : {}),
+      ...(reasoning && form !== "reasoning_content" && form !== "none" ? { reasoning_form: form } : {}),
       ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
     },
     toolCalls,

@@ -285,3 +285,26 @@ describe("Settings", () => {
     expect(await detected()).toMatchObject({ reasoning: "content_parts" });
   });
 });
+
+describe("reasoning in history", () => {
+  it("goes back in the form it came in when the provider wants it (here: <think> tags, recorded)", async () => {
+    const keeping = await startAgentBridge(llm.url, { env: { WORLDLINE_REASONING_HISTORY: "all" } });
+    try {
+      const sessionId = await keeping.createSession();
+      llm.script({ body: streamBody("groq-think-inline") }, { body: streamBody(CLOSING) });
+      await keeping.chat(sessionId, "first");
+      await keeping.chat(sessionId, "second");
+      const assistant = messagesOf(llm.requests[1]).find((message) => message.role === "assistant") as Record<
+        string,
+        unknown
+      >;
+      expect(String(assistant.content)).toMatch(
+        /^<think>\n\s*Okay, so I want to make Uruguayan alfajores[\s\S]*<\/think>\n\nTo make/,
+      );
+      expect(assistant.reasoning_content).toBeUndefined();
+      expect(assistant.reasoning_form).toBeUndefined();
+    } finally {
+      await keeping.close();
+    }
+  });
+});

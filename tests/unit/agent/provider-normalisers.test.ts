@@ -6,6 +6,7 @@ import { sseEvents } from "../../../server/agent/provider/sse";
 import { ThinkTagSplitter, type ContentPiece } from "../../../server/agent/provider/think-tags";
 import { ToolCallAssembler } from "../../../server/agent/provider/tool-call-deltas";
 import { readUsage } from "../../../server/agent/provider/usage";
+import { withReasoningHistory } from "../../../server/agent/provider-quirks";
 
 // Issue 28: each stream shape's normaliser on its own, on pieces cut where a network may cut them.
 
@@ -154,5 +155,40 @@ describe("parseChunk and readErrorChunk", () => {
     expect(readErrorChunk({ message: "busy", code: 502 }).transient).toBe(true);
     expect(readErrorChunk({ message: "x", type: "server_error" }).transient).toBe(true);
     expect(readErrorChunk({ message: "bad", code: "tool_use_failed", status_code: 400 }).transient).toBe(false);
+  });
+});
+
+describe("withReasoningHistory", () => {
+  const answer = (form?: "reasoning" | "think_tags" | "content_parts") => ({
+    role: "assistant" as const,
+    content: "4",
+    reasoning_content: "Two and two.",
+    ...(form ? { reasoning_form: form } : {}),
+  });
+
+  it("sends reasoning back in the form it arrived in, where the provider wants it", () => {
+    expect(withReasoningHistory([answer()], "all")).toEqual([
+      { role: "assistant", content: "4", reasoning_content: "Two and two." },
+    ]);
+    expect(withReasoningHistory([answer("reasoning")], "all")).toEqual([
+      { role: "assistant", content: "4", reasoning: "Two and two." },
+    ]);
+    expect(withReasoningHistory([answer("think_tags")], "all")).toEqual([
+      { role: "assistant", content: "<think>\nTwo and two.\n</think>\n\n4" },
+    ]);
+    expect(withReasoningHistory([answer("content_parts")], "all")).toEqual([
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: [{ type: "text", text: "Two and two." }] },
+          { type: "text", text: "4" },
+        ],
+      },
+    ]);
+  });
+
+  it("drops it, and the form marker, where the provider does not want it", () => {
+    expect(withReasoningHistory([answer("think_tags")], "drop")).toEqual([{ role: "assistant", content: "4" }]);
+    expect(withReasoningHistory([answer("reasoning")], "tool_calls")).toEqual([{ role: "assistant", content: "4" }]);
   });
 });
