@@ -266,6 +266,7 @@ export function PromptInput({
     >
       {menuOpen ? (
         <ul
+          id={`${sessionId}-completions`}
           role="listbox"
           aria-label={mention ? "Files" : "Commands"}
           className="absolute bottom-full left-2 right-2 mb-1 max-h-64 overflow-y-auto rounded-md border border-border bg-raised py-1 shadow-lg"
@@ -274,6 +275,7 @@ export function PromptInput({
           {menu.map((entry, i) => (
             <li
               key={entry.key}
+              id={`${sessionId}-completion-${i}`}
               role="option"
               aria-selected={i === pick}
               className={`flex cursor-pointer gap-3 px-3 py-1 font-mono text-xs ${i === pick ? "bg-accent/20 text-fg" : "text-muted"}`}
@@ -308,6 +310,10 @@ export function PromptInput({
           ref={area}
           data-testid="prompt-input"
           aria-label={shellMode ? "Shell command for the session terminal" : "Message the agent"}
+          // The completion list is read through the textarea: ↑ ↓ move the option it points at.
+          aria-controls={menuOpen ? `${sessionId}-completions` : undefined}
+          aria-activedescendant={menuOpen ? `${sessionId}-completion-${Math.min(pick, menu.length - 1)}` : undefined}
+          aria-keyshortcuts="Control+L"
           className="max-h-60 min-h-[2rem] flex-1 resize-none bg-transparent py-1.5 outline-none"
           rows={Math.min(10, Math.max(1, text.split("\n").length))}
           placeholder={

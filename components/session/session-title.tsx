@@ -44,9 +44,10 @@ export function SessionTitle({ sessionId, title }: { sessionId: string; title: s
   return (
     <button
       type="button"
-      className="min-w-0 truncate rounded px-1 text-left font-medium text-fg hover:bg-raised"
+      className="min-w-0 truncate rounded px-1 text-left font-medium text-fg hover:bg-raised max-md:min-h-[44px]"
       title={error ? `Rename failed: ${error}` : "Rename this session"}
       onClick={() => setDraft(title ?? "")}
+      aria-label={`${title ?? "Untitled session"}: rename`}
       data-testid="session-title"
     >
       {title ?? "…"}

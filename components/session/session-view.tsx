@@ -16,17 +16,20 @@ import { TerminalPanel } from "@/components/terminal/terminal-panel";
 import { Transcript } from "./transcript";
 import { useLayout } from "./use-layout";
 import { useSession } from "./use-session";
-import { PresenceBar } from "./presence-bar";
-import { ShareDialog, useAccess } from "./share-dialog";
-import { McpStatus } from "./mcp-status";
+import { useAccess } from "./share-dialog";
 import { ChangesView } from "@/components/review/changes-view";
-import { SessionTitle } from "./session-title";
-import { AttentionMenu } from "@/components/attention/attention-menu";
 import { useSessionAttention } from "@/components/attention/use-session-attention";
+import { focusWhenReady } from "@/components/shell/focus";
+import { Announcer } from "./announcer";
+import { PaneBar, SessionHeader, type Pane, type SessionHeaderProps } from "./session-header";
 
 /** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
 const NARROW_PX = 768;
-type Pane = "agent" | "files" | "editor" | "terminal";
+/** Where session shortcuts put the keyboard. */
+const PROMPT = '[data-testid="prompt-input"]';
+const TERMINAL_INPUT = '[data-testid="terminal-view"][data-status="live"] .xterm-helper-textarea';
+const TREE_ROW = '[role="tree"] [tabindex="0"], [data-testid="file-tree"]:not([role="tree"])';
+const WAITING_APPROVAL = '[data-testid="tool-card"][data-state="waiting_approval"] [data-testid="approval-allow-once"]';
 
 /** The session page: file tree | editor and diffs | agent, terminals below, status at the bottom. */
 export function SessionView({ sessionId }: { sessionId: string }) {
@@ -69,17 +72,46 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!(event.ctrlKey || event.metaKey)) return;
-      if (event.key === "b") {
-        event.preventDefault();
+      const key = event.key.toLowerCase();
+      const handled = () => event.preventDefault();
+      if (key === "b" && !event.shiftKey) {
+        handled();
         update({ treeOpen: !layout.treeOpen });
-      } else if (event.key === "j") {
-        event.preventDefault();
+      } else if (key === "j" && !event.shiftKey) {
+        handled();
         update({ bottomOpen: !layout.bottomOpen });
+      } else if (key === "`" && event.ctrlKey) {
+        // Into the terminal, or from it back to the prompt: a terminal takes Tab, so it needs a way out.
+        handled();
+        const inTerminal = document.activeElement?.closest('[data-testid="terminal-panel"]');
+        if (inTerminal) {
+          if (narrow) setPane("agent");
+          focusWhenReady(PROMPT);
+        } else {
+          if (narrow) setPane("terminal");
+          else if (!layout.bottomOpen) update({ bottomOpen: true });
+          focusWhenReady(TERMINAL_INPUT);
+        }
+      } else if (key === "e" && event.shiftKey) {
+        handled();
+        if (narrow) setPane("files");
+        else if (!layout.treeOpen) update({ treeOpen: true });
+        focusWhenReady(TREE_ROW);
+      } else if (key === "g" && event.shiftKey) {
+        handled();
+        setChangesOpen((open) => !open);
+        if (narrow) setPane("editor");
+        focusWhenReady('[data-testid="changes-view"] [data-testid="changes-file"]');
+      } else if (key === "h" && event.shiftKey) {
+        handled();
+        setTimelineOpen((open) => !open);
+        if (narrow) setPane("agent");
+        focusWhenReady('[data-testid="timeline-panel"] button');
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [layout.treeOpen, layout.bottomOpen, update]);
+  }, [layout.treeOpen, layout.bottomOpen, update, narrow]);
 
   if (loadError) {
     return (
@@ -103,6 +135,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   );
   const agentView = (
     <>
+      <Announcer state={state} live={connection === "live"} error={error} />
       {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
       <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
       {access?.access === "view" ? (
@@ -126,89 +159,36 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     </>
   );
   const show = (p: Pane) => !narrow || pane === p;
+  const header: SessionHeaderProps = {
+    sessionId,
+    title: state.title ?? summary?.title,
+    workspace: summary?.workspace,
+    presence,
+    running: state.running !== null,
+    turnId: state.running?.turnId ?? null,
+    noteTyping,
+    narrow,
+    layout,
+    update,
+    changesOpen,
+    onToggleChanges: () => {
+      setChangesOpen(!changesOpen);
+      if (narrow && !changesOpen) setPane("editor");
+    },
+    timelineOpen,
+    onToggleTimeline: () => setTimelineOpen(!timelineOpen),
+  };
 
   return (
     <div className="flex h-full flex-col" data-testid="ide" data-narrow={narrow}>
-      <header className="flex h-8 shrink-0 items-center gap-2 border-b border-border px-3 text-muted">
-        <SessionTitle sessionId={sessionId} title={state.title ?? summary?.title} />
-        <span className="hidden truncate font-mono text-xs sm:inline" title={summary?.workspace}>
-          {summary?.workspace}
-        </span>
-        <span className="ml-auto flex items-center gap-1 text-xs">
-          <PresenceBar presence={presence} running={state.running !== null} noteTyping={noteTyping} />
-          <McpStatus sessionId={sessionId} refreshKey={state.running?.turnId ?? null} />
-          <ShareDialog sessionId={sessionId} />
-          <AttentionMenu sessionId={sessionId} />
-          {!narrow ? (
-            <>
-              <ToggleButton
-                on={layout.treeOpen}
-                onClick={() => update({ treeOpen: !layout.treeOpen })}
-                label="Files"
-                shortcut="Ctrl+B"
-                testId="toggle-tree"
-              />
-              <ToggleButton
-                on={layout.bottomOpen}
-                onClick={() => update({ bottomOpen: !layout.bottomOpen })}
-                label="Terminal"
-                shortcut="Ctrl+J"
-                testId="toggle-terminal"
-              />
-            </>
-          ) : null}
-          <button
-            type="button"
-            aria-pressed={changesOpen}
-            onClick={() => {
-              setChangesOpen(!changesOpen);
-              if (narrow && !changesOpen) setPane("editor");
-            }}
-            className={`rounded px-2 py-0.5 hover:bg-raised ${changesOpen ? "text-fg" : ""}`}
-            title="Review what the session changed: accept or revert per hunk and file"
-            data-testid="toggle-changes"
-          >
-            Changes
-          </button>
-          <button
-            type="button"
-            aria-pressed={timelineOpen}
-            onClick={() => setTimelineOpen(!timelineOpen)}
-            className={`rounded px-2 py-0.5 hover:bg-raised ${timelineOpen ? "text-fg" : ""}`}
-            title="Checkpoints: rewind, undo, fork"
-            data-testid="toggle-timeline"
-          >
-            Timeline
-          </button>
-          <button
-            type="button"
-            className="rounded px-2 py-0.5 hover:bg-raised hover:text-fg"
-            onClick={() => update({ theme: layout.theme === "light" ? "dark" : "light" })}
-            data-testid="toggle-theme"
-            aria-label="Switch between dark and light theme"
-          >
-            {layout.theme === "light" ? "☾ Dark" : "☀ Light"}
-          </button>
-        </span>
-      </header>
+      <SessionHeader {...header} />
       {narrow ? (
-        <nav className="flex shrink-0 border-b border-border text-xs" aria-label="Panes" data-testid="pane-tabs">
-          {(["agent", "files", "editor", "terminal"] as Pane[]).map((p) => (
-            <button
-              key={p}
-              type="button"
-              aria-pressed={pane === p}
-              onClick={() => setPane(p)}
-              className={`flex-1 py-1.5 capitalize ${pane === p ? "border-b-2 border-accent text-fg" : "text-muted"}`}
-              data-testid={`pane-${p}`}
-            >
-              {p}
-              {p === "agent" && Object.keys(state.approvals).length > 0 ? (
-                <span className="ml-1 text-warn">●</span>
-              ) : null}
-            </button>
-          ))}
-        </nav>
+        <PaneBar
+          pane={pane}
+          onPane={setPane}
+          approvalsWaiting={Object.keys(state.approvals).length > 0}
+          header={header}
+        />
       ) : null}
       <div className="flex min-h-0 flex-1">
         {show("files") && (narrow || layout.treeOpen) ? (
@@ -219,9 +199,19 @@ export function SessionView({ sessionId }: { sessionId: string }) {
               aria-label="Files"
               data-testid="tree-panel"
             >
-              <div className="flex h-7 shrink-0 items-center px-3 text-[11px] font-semibold uppercase tracking-wider text-muted">
+              <div className="flex h-7 shrink-0 items-center px-3 text-[11px] font-semibold uppercase tracking-wider text-muted max-md:h-[44px]">
                 Files
                 {tree.git?.repo ? <span className="ml-2 font-normal normal-case">git</span> : null}
+                <button
+                  type="button"
+                  aria-pressed={tree.showIgnored}
+                  onClick={() => tree.setShowIgnored(!tree.showIgnored)}
+                  className={`ml-auto rounded px-1.5 font-normal normal-case hover:bg-raised hover:text-fg max-md:min-h-[44px] ${tree.showIgnored ? "text-fg" : ""}`}
+                  title="List what git ignores too (.git stays hidden)"
+                  data-testid="tree-show-ignored"
+                >
+                  Show ignored
+                </button>
               </div>
               {treeView}
             </aside>
@@ -310,36 +300,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         connection={connection}
         model={state.model ?? summary?.model ?? defaultModel}
         viewers={presence?.viewers.length ?? null}
-        onShowApprovals={() => setPane("agent")}
+        onShowApprovals={() => {
+          // "N pending approvals" takes the keyboard to the first request's decision.
+          setPane("agent");
+          focusWhenReady(WAITING_APPROVAL);
+        }}
       />
     </div>
-  );
-}
-
-function ToggleButton({
-  on,
-  onClick,
-  label,
-  shortcut,
-  testId,
-}: {
-  on: boolean;
-  onClick: () => void;
-  label: string;
-  shortcut: string;
-  testId: string;
-}) {
-  return (
-    <button
-      type="button"
-      aria-pressed={on}
-      onClick={onClick}
-      className={`rounded px-2 py-0.5 hover:bg-raised ${on ? "text-fg" : ""}`}
-      title={`${label} (${shortcut})`}
-      data-testid={testId}
-    >
-      {label} <kbd className="text-[10px] text-muted">{shortcut}</kbd>
-    </button>
   );
 }
 

@@ -82,6 +82,8 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
           setSearchOpen(true);
           return false;
         }
+        // Ctrl+` is the way out to the prompt (session-view.tsx): the terminal must not trap the keyboard.
+        if (event.ctrlKey && key === "`") return false;
         return true;
       });
 

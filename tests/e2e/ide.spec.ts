@@ -112,7 +112,11 @@ test("input: @ mentions, / commands, history, status bar", async ({ page }) => {
   await ide.input().fill("/help");
   await ide.input().press("Escape");
   await ide.send("/help");
-  await expect(ide.notice()).toContainText("/undo");
+  // One list of shortcuts and commands (issue 33): a dialog; Esc gives the keyboard back to the prompt.
+  await expect(page.getByTestId("shortcuts-dialog")).toContainText("/undo");
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("shortcuts-dialog")).not.toBeVisible();
+  await expect(ide.input()).toBeFocused();
   await ide.send("/yolo");
   await expect(ide.notice()).toContainText("Yolo on");
   await expect(ide.statusBar()).toContainText("yolo");
