@@ -1,41 +1,32 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { SessionSummary, SettingsView } from "@/server/protocol";
 import { EditorArea } from "@/components/editor/editor-area";
 import { useOpenFiles } from "@/components/editor/use-open-files";
-import { FileTree } from "@/components/files/file-tree";
-import { Timeline } from "@/components/timeline/timeline";
+import { TreePanel } from "@/components/files/tree-panel";
 import { useFileTree } from "@/components/files/use-file-tree";
-import { api } from "@/components/transport/client";
-import { modelTakesImages } from "./attachments";
-import { PromptInput } from "./prompt-input";
-import { Splitter } from "./splitter";
-import { StatusBar } from "./status-bar";
+import { Timeline } from "@/components/timeline/timeline";
 import { TerminalPanel } from "@/components/terminal/terminal-panel";
-import { Transcript } from "./transcript";
-import { useLayout } from "./use-layout";
-import { useSession } from "./use-session";
-import { useAccess } from "./share-dialog";
 import { ChangesView } from "@/components/review/changes-view";
 import { useSessionAttention } from "@/components/attention/use-session-attention";
-import { focusWhenReady } from "@/components/shell/focus";
+import { modelTakesImages } from "./attachments";
 import { Announcer } from "./announcer";
+import { PromptInput } from "./prompt-input";
 import { PaneBar, SessionHeader, type Pane, type SessionHeaderProps } from "./session-header";
-
-/** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
-const NARROW_PX = 768;
-/** Where session shortcuts put the keyboard. */
-const PROMPT = '[data-testid="prompt-input"]';
-const TERMINAL_INPUT = '[data-testid="terminal-view"][data-status="live"] .xterm-helper-textarea';
-const TREE_ROW = '[role="tree"] [tabindex="0"], [data-testid="file-tree"]:not([role="tree"])';
-const WAITING_APPROVAL = '[data-testid="tool-card"][data-state="waiting_approval"] [data-testid="approval-allow-once"]';
+import { useAccess } from "./share-dialog";
+import { Splitter } from "./splitter";
+import { StatusBar } from "./status-bar";
+import { Transcript } from "./transcript";
+import { focusWaitingApproval, useIdeShortcuts } from "./use-ide-shortcuts";
+import { useLayout } from "./use-layout";
+import { useNarrow } from "./use-narrow";
+import { useSession } from "./use-session";
+import { useSessionSummary } from "./use-session-summary";
 
 /** The session page: file tree | editor and diffs | agent, terminals below, status at the bottom. */
 export function SessionView({ sessionId }: { sessionId: string }) {
   const { state, connection, error, presence, noteTyping } = useSession(sessionId);
-  const [summary, setSummary] = useState<SessionSummary | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { summary, loadError, defaultModel, settings } = useSessionSummary(sessionId);
   const { layout, update } = useLayout();
   const tree = useFileTree(sessionId);
   const files = useOpenFiles(sessionId);
@@ -45,18 +36,6 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [changesOpen, setChangesOpen] = useState(false);
   const access = useAccess();
   useSessionAttention(sessionId, state.title ?? summary?.title, () => setPane("agent"));
-
-  const [settings, setSettings] = useState<SettingsView | null>(null);
-  const defaultModel = settings ? (settings.envModel ?? settings.defaultModel?.model ?? null) : null;
-  useEffect(() => {
-    api<SettingsView>("/api/v1/settings").then(setSettings, () => undefined);
-  }, []);
-
-  useEffect(() => {
-    api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) =>
-      setLoadError(err.message),
-    );
-  }, [sessionId]);
 
   useEffect(() => {
     if (state.title) document.title = `${state.title} · Worldline`;
@@ -69,49 +48,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [tree.changed]);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (!(event.ctrlKey || event.metaKey)) return;
-      const key = event.key.toLowerCase();
-      const handled = () => event.preventDefault();
-      if (key === "b" && !event.shiftKey) {
-        handled();
-        update({ treeOpen: !layout.treeOpen });
-      } else if (key === "j" && !event.shiftKey) {
-        handled();
-        update({ bottomOpen: !layout.bottomOpen });
-      } else if (key === "`" && event.ctrlKey) {
-        // Into the terminal, or from it back to the prompt: a terminal takes Tab, so it needs a way out.
-        handled();
-        const inTerminal = document.activeElement?.closest('[data-testid="terminal-panel"]');
-        if (inTerminal) {
-          if (narrow) setPane("agent");
-          focusWhenReady(PROMPT);
-        } else {
-          if (narrow) setPane("terminal");
-          else if (!layout.bottomOpen) update({ bottomOpen: true });
-          focusWhenReady(TERMINAL_INPUT);
-        }
-      } else if (key === "e" && event.shiftKey) {
-        handled();
-        if (narrow) setPane("files");
-        else if (!layout.treeOpen) update({ treeOpen: true });
-        focusWhenReady(TREE_ROW);
-      } else if (key === "g" && event.shiftKey) {
-        handled();
-        setChangesOpen((open) => !open);
-        if (narrow) setPane("editor");
-        focusWhenReady('[data-testid="changes-view"] [data-testid="changes-file"]');
-      } else if (key === "h" && event.shiftKey) {
-        handled();
-        setTimelineOpen((open) => !open);
-        if (narrow) setPane("agent");
-        focusWhenReady('[data-testid="timeline-panel"] button');
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [layout.treeOpen, layout.bottomOpen, update, narrow]);
+  useIdeShortcuts({ layout, update, narrow, setPane, setChangesOpen, setTimelineOpen });
 
   if (loadError) {
     return (
@@ -130,12 +67,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     if (narrow) setPane("editor");
   };
   const activeFile = files.tabs.find((t) => t.id === files.active);
-  const treeView = (
-    <FileTree {...tree} activePath={activeFile?.kind === "file" ? activeFile.path : null} onOpen={openFile} />
-  );
   const agentView = (
     <>
-      <Announcer state={state} live={connection === "live"} error={error} />
       {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
       <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
       {access?.access === "view" ? (
@@ -181,6 +114,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
 
   return (
     <div className="flex h-full flex-col" data-testid="ide" data-narrow={narrow}>
+      {/* Outside the panes: on a phone the agent pane comes and goes, the announcements must not. */}
+      <Announcer state={state} live={connection === "live"} error={error} />
       <SessionHeader {...header} />
       {narrow ? (
         <PaneBar
@@ -193,28 +128,12 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       <div className="flex min-h-0 flex-1">
         {show("files") && (narrow || layout.treeOpen) ? (
           <>
-            <aside
-              className="flex min-h-0 shrink-0 flex-col bg-panel"
+            <TreePanel
+              tree={tree}
               style={narrow ? { flex: 1 } : { width: layout.treeWidth }}
-              aria-label="Files"
-              data-testid="tree-panel"
-            >
-              <div className="flex h-7 shrink-0 items-center px-3 text-[11px] font-semibold uppercase tracking-wider text-muted max-md:h-[44px]">
-                Files
-                {tree.git?.repo ? <span className="ml-2 font-normal normal-case">git</span> : null}
-                <button
-                  type="button"
-                  aria-pressed={tree.showIgnored}
-                  onClick={() => tree.setShowIgnored(!tree.showIgnored)}
-                  className={`ml-auto rounded px-1.5 font-normal normal-case hover:bg-raised hover:text-fg max-md:min-h-[44px] ${tree.showIgnored ? "text-fg" : ""}`}
-                  title="List what git ignores too (.git stays hidden)"
-                  data-testid="tree-show-ignored"
-                >
-                  Show ignored
-                </button>
-              </div>
-              {treeView}
-            </aside>
+              activePath={activeFile?.kind === "file" ? activeFile.path : null}
+              onOpen={openFile}
+            />
             {!narrow ? (
               <Splitter
                 direction="vertical"
@@ -301,25 +220,12 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         model={state.model ?? summary?.model ?? defaultModel}
         viewers={presence?.viewers.length ?? null}
         onShowApprovals={() => {
-          // "N pending approvals" takes the keyboard to the first request's decision.
           setPane("agent");
-          focusWhenReady(WAITING_APPROVAL);
+          focusWaitingApproval();
         }}
       />
     </div>
   );
-}
-
-function useNarrow(): boolean {
-  const [narrow, setNarrow] = useState(false);
-  useEffect(() => {
-    const query = window.matchMedia(`(max-width: ${NARROW_PX - 1}px)`);
-    const sync = () => setNarrow(query.matches);
-    sync();
-    query.addEventListener("change", sync);
-    return () => query.removeEventListener("change", sync);
-  }, []);
-  return narrow;
 }
 
 function clamp(value: number, min: number, max: number): number {
