@@ -320,6 +320,7 @@ test("the file tree by keyboard: open a file, edit and save it; ignored files on
   await expect(tree.locator('[data-path="src"]')).toBeFocused();
   await page.keyboard.press("ArrowRight");
   await expect(tree.locator('[data-path="src"]')).toHaveAttribute("aria-expanded", "true");
+  await expect(tree.locator('[data-path="src/app.txt"]')).toBeVisible();
   await page.keyboard.press("ArrowDown");
   await expect(tree.locator('[data-path="src/app.txt"]')).toBeFocused();
   await page.keyboard.press("Enter");
