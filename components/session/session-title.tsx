@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "@/components/transport/client";
 
 /**
@@ -10,6 +10,16 @@ import { api } from "@/components/transport/client";
 export function SessionTitle({ sessionId, title }: { sessionId: string; title: string | undefined }) {
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The input replaces the button while renaming: the keyboard comes back to the button after.
+  const button = useRef<HTMLButtonElement>(null);
+  const renaming = useRef(false);
+  useEffect(() => {
+    if (draft !== null) renaming.current = true;
+    else if (renaming.current) {
+      renaming.current = false;
+      button.current?.focus();
+    }
+  }, [draft]);
 
   const save = async () => {
     const next = draft?.trim();
@@ -43,6 +53,7 @@ export function SessionTitle({ sessionId, title }: { sessionId: string; title: s
   }
   return (
     <button
+      ref={button}
       type="button"
       className="min-w-0 truncate rounded px-1 text-left font-medium text-fg hover:bg-raised max-md:min-h-[44px]"
       title={error ? `Rename failed: ${error}` : "Rename this session"}
