@@ -43,8 +43,11 @@ export function SessionTitle({ sessionId, title }: { sessionId: string; title: s
         onChange={(event) => setDraft(event.target.value)}
         onBlur={() => void save()}
         onKeyDown={(event) => {
-          if (event.key === "Enter") void save();
-          else if (event.key === "Escape") setDraft(null);
+          if (event.key === "Enter") {
+            // Else the Enter's activation lands on the title button, which gets the focus back, and reopens it.
+            event.preventDefault();
+            void save();
+          } else if (event.key === "Escape") setDraft(null);
         }}
         aria-label="Session title"
         data-testid="session-title-input"

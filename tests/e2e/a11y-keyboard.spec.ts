@@ -331,6 +331,10 @@ test("the file tree by keyboard: open a file, edit and save it; ignored files on
   await page.keyboard.type("saved by keyboard\n");
   await page.keyboard.press("Control+s");
   await expect.poll(() => fs.readFile(path.join(workspace, "src/app.txt"), "utf8")).toBe("hello\nsaved by keyboard\n");
+  // Back to its tab (Shift+Tab leaves the editor: it does not take Tab) and Delete closes it.
+  await tabTo(page, byTestId("editor-tab"), true);
+  await page.keyboard.press("Delete");
+  await expect(editor).toHaveCount(0);
 
   // Show ignored: git-ignored files appear, marked; .git never does.
   await page.keyboard.press("Control+Shift+E");
