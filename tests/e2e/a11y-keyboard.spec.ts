@@ -303,6 +303,14 @@ test("the terminal by keyboard: Ctrl+` goes in, typing runs, Ctrl+` comes back o
   // Ctrl+J hides the panel again.
   await page.keyboard.press("Control+j");
   await expect(page.getByTestId("terminal-panel")).toHaveCount(0);
+  // A page that opens with the panel restored does not start the keyboard inside the terminal.
+  await page.keyboard.press("Control+j");
+  await expect(view).toHaveAttribute("data-status", "live");
+  await page.reload();
+  await expect(page.getByTestId("terminal-view")).toHaveAttribute("data-status", "live");
+  await expect(page.locator(".xterm-helper-textarea")).not.toBeFocused();
+  await page.keyboard.press("Tab");
+  await expect(page.getByTestId("skip-link")).toBeFocused();
 });
 
 test("the file tree by keyboard: open a file, edit and save it; ignored files on request", async ({ page }) => {
