@@ -149,9 +149,11 @@ test("a pending approval, in the session and on /approvals", async ({ page }) =>
   await page.goto(`${e2e.baseUrl}/approvals`);
   await expect(page.getByTestId("approval-card")).toHaveCount(1);
   await check(page, "approvals with a request");
-  // Leaves no request behind for the specs that count them.
+  await expect(page.getByRole("status").filter({ hasText: "waiting" })).toHaveText("1 request waiting");
+  // Leaves no request behind for the specs that count them; the page's live region follows.
   await bridgeApi(`/api/v1/sessions/${id}/cancel`, {});
   await expect(page.getByTestId("approval-card")).toHaveCount(0);
+  await expect(page.getByTestId("approvals-announcer")).toHaveText("0 requests waiting");
 });
 
 test("the phone layout and a shared view", async ({ browser }) => {
