@@ -195,7 +195,7 @@ export function ApprovalCard({
               onClick={() => void decide("allow_once")}
               data-testid="approval-allow-once"
             >
-              Allow once <kbd className="ml-1 text-[10px] opacity-70">a</kbd>
+              Allow once <kbd className="ml-1 text-[10px]">a</kbd>
             </button>
             <button
               type="button"
@@ -207,7 +207,7 @@ export function ApprovalCard({
             >
               Allow for session
               {approval.scope ? <code className="ml-1 text-xs text-muted">{approval.scope}</code> : null}{" "}
-              <kbd className="ml-1 text-[10px] opacity-70">s</kbd>
+              <kbd className="ml-1 text-[10px]">s</kbd>
             </button>
             <button
               type="button"
@@ -216,7 +216,7 @@ export function ApprovalCard({
               onClick={() => void decide("reject")}
               data-testid="approval-reject"
             >
-              {feedback.trim() ? "Reject with feedback" : "Reject"} <kbd className="ml-1 text-[10px] opacity-70">r</kbd>
+              {feedback.trim() ? "Reject with feedback" : "Reject"} <kbd className="ml-1 text-[10px]">r</kbd>
             </button>
           </div>
         </>

@@ -43,6 +43,10 @@ export function ApprovalsView() {
         <span className="ml-auto">
           <AttentionMenu />
         </span>
+        {/* Read when the count changes (a request arrives or is decided anywhere), not on load. */}
+        <p className="sr-only" role="status" data-testid="approvals-announcer">
+          {pending.length === 1 ? "1 request waiting" : `${pending.length} requests waiting`}
+        </p>
       </header>
       {tab === "pending" ? (
         <>

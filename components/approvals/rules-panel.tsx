@@ -158,7 +158,7 @@ export function RulesPanel() {
             return (
               <li
                 key={rule.id}
-                className={`flex flex-wrap items-center gap-2 px-3 py-2 text-xs ${expired ? "opacity-50" : ""}`}
+                className={`flex flex-wrap items-center gap-2 px-3 py-2 text-xs ${expired ? "text-muted" : ""}`}
                 data-testid="rule-row"
               >
                 <span className={`w-10 font-medium ${ACTION_STYLE[rule.action] ?? ""}`}>{rule.action}</span>

@@ -1,9 +1,9 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
 import { useAttentionPrefs, type AttentionPrefs } from "./prefs";
 import { PermissionNote } from "./attention-settings";
 import { usePermission } from "./use-permission";
+import { usePopover } from "@/components/shell/use-popover";
 
 type Choice = "default" | "on" | "off";
 
@@ -13,19 +13,9 @@ type Choice = "default" | "on" | "off";
  * the browser's permission is asked for, from a click.
  */
 export function AttentionMenu({ sessionId }: { sessionId?: string }) {
-  const [open, setOpen] = useState(false);
+  const { open, toggle, root, panel, trigger } = usePopover();
   const { global, override, effective, setGlobal, setOverride } = useAttentionPrefs(sessionId);
   const { permission, request } = usePermission();
-  const root = useRef<HTMLDivElement>(null);
-
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: MouseEvent) => {
-      if (!root.current?.contains(event.target as Node)) setOpen(false);
-    };
-    document.addEventListener("mousedown", close);
-    return () => document.removeEventListener("mousedown", close);
-  }, [open]);
 
   const choose = async (key: keyof AttentionPrefs, choice: Choice) => {
     if (key === "notify" && choice !== "off" && permission === "default") await request();
@@ -37,12 +27,14 @@ export function AttentionMenu({ sessionId }: { sessionId?: string }) {
   return (
     <div className="relative" ref={root}>
       <button
+        ref={trigger}
         type="button"
-        className={`rounded px-2 py-0.5 hover:bg-raised ${muted ? "text-muted" : "text-fg"}`}
+        className={`rounded px-2 py-0.5 hover:bg-raised max-md:min-h-[44px] max-md:min-w-[44px] ${muted ? "text-muted" : "text-fg"}`}
         aria-expanded={open}
+        aria-haspopup="dialog"
         aria-label="Notifications and sound"
         title="Notifications and sound"
-        onClick={() => setOpen(!open)}
+        onClick={toggle}
         data-testid="attention-menu"
       >
         <BellIcon muted={muted} />
@@ -50,6 +42,7 @@ export function AttentionMenu({ sessionId }: { sessionId?: string }) {
       </button>
       {open ? (
         <div
+          ref={panel as React.RefObject<HTMLDivElement>}
           className="absolute right-0 top-full z-30 mt-1 flex w-64 flex-col gap-2 rounded-md border border-border bg-panel p-3 text-xs text-fg shadow-lg"
           role="dialog"
           aria-label="Notifications and sound"

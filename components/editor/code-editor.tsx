@@ -17,6 +17,8 @@ import { useEffect, useRef } from "react";
 export const editorTheme = EditorView.theme({
   "&": { height: "100%", backgroundColor: "var(--wl-bg)", color: "var(--wl-fg)", fontSize: "12.5px" },
   ".cm-content": { fontFamily: "var(--font-mono)", caretColor: "var(--wl-accent)" },
+  // CodeMirror draws no ring of its own: the app's focus outline, inside the pane's edge.
+  ".cm-content:focus-visible": { outline: "2px solid var(--wl-accent)", outlineOffset: "-2px" },
   ".cm-gutters": {
     backgroundColor: "var(--wl-panel)",
     color: "var(--wl-muted)",
@@ -33,15 +35,15 @@ export const editorTheme = EditorView.theme({
 });
 
 export const editorHighlight = HighlightStyle.define([
-  { tag: [tags.keyword, tags.operatorKeyword, tags.modifier], color: "#c792ea" },
-  { tag: [tags.string, tags.special(tags.string)], color: "#9ece6a" },
-  { tag: [tags.number, tags.bool, tags.null], color: "#ff9e64" },
+  { tag: [tags.keyword, tags.operatorKeyword, tags.modifier], color: "var(--wl-syn-keyword)" },
+  { tag: [tags.string, tags.special(tags.string)], color: "var(--wl-syn-string)" },
+  { tag: [tags.number, tags.bool, tags.null], color: "var(--wl-syn-number)" },
   { tag: [tags.comment], color: "var(--wl-muted)", fontStyle: "italic" },
-  { tag: [tags.function(tags.variableName), tags.function(tags.propertyName)], color: "#7aa2f7" },
-  { tag: [tags.typeName, tags.className], color: "#2ac3de" },
-  { tag: [tags.propertyName, tags.attributeName], color: "#73daca" },
+  { tag: [tags.function(tags.variableName), tags.function(tags.propertyName)], color: "var(--wl-syn-function)" },
+  { tag: [tags.typeName, tags.className], color: "var(--wl-syn-type)" },
+  { tag: [tags.propertyName, tags.attributeName], color: "var(--wl-syn-property)" },
   { tag: [tags.heading], color: "var(--wl-accent)", fontWeight: "bold" },
-  { tag: [tags.tagName], color: "#f7768e" },
+  { tag: [tags.tagName], color: "var(--wl-syn-tag)" },
 ]);
 
 export function languageFor(path: string): Extension {
@@ -88,6 +90,7 @@ export function CodeEditor({
           editorTheme,
           syntaxHighlighting(editorHighlight),
           languageFor(path),
+          EditorView.contentAttributes.of({ "aria-label": `Edit ${path}` }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) handlers.current.onChange(update.state.doc.toString());
           }),

@@ -12,51 +12,56 @@ export function EditorArea({ files, state }: { files: OpenFiles; state: Transcri
   const tab = files.tabs.find((t) => t.id === files.active) ?? null;
   return (
     <div className="flex h-full min-h-0 flex-col" data-testid="editor-area">
-      <div
-        className="flex h-8 shrink-0 items-stretch overflow-x-auto border-b border-border bg-panel"
-        role="tablist"
-        aria-label="Open editors"
-      >
-        {files.tabs.map((t) => {
-          const label = t.kind === "file" ? t.path.split("/").pop() : t.kind === "diff" ? t.title : "Session changes";
-          const dirty =
-            t.kind === "file" && files.buffers[t.path] && files.buffers[t.path].text !== files.buffers[t.path].saved;
-          return (
-            <div
-              key={t.id}
-              className={`group flex items-center border-r border-border ${t.id === files.active ? "bg-bg text-fg" : "text-muted"}`}
-            >
-              <button
-                type="button"
-                role="tab"
-                aria-selected={t.id === files.active}
-                className="max-w-56 truncate py-1 pl-3 pr-1"
-                onClick={() => files.setActive(t.id)}
-                title={t.kind === "file" ? t.path : label}
-                data-testid="editor-tab"
+      <div className="flex h-8 shrink-0 items-stretch border-b border-border bg-panel">
+        {/* Only tabs inside the tablist: each tab's close button is for the mouse, Delete closes the focused tab. */}
+        <div className="flex min-w-0 flex-1 items-stretch overflow-x-auto" role="tablist" aria-label="Open editors">
+          {files.tabs.map((t) => {
+            const label = t.kind === "file" ? t.path.split("/").pop() : t.kind === "diff" ? t.title : "Session changes";
+            const dirty =
+              t.kind === "file" && files.buffers[t.path] && files.buffers[t.path].text !== files.buffers[t.path].saved;
+            return (
+              <div
+                key={t.id}
+                className={`group flex items-center border-r border-border ${t.id === files.active ? "bg-bg text-fg" : "text-muted"}`}
               >
-                {t.kind === "diff" ? "Δ " : ""}
-                {label}
-                {dirty ? (
-                  <span className="ml-1 text-accent" data-testid="dirty-dot">
-                    ●
-                  </span>
-                ) : null}
-              </button>
-              <button
-                type="button"
-                aria-label={`Close ${label}`}
-                className="px-2 opacity-50 hover:opacity-100"
-                onClick={() => files.close(t.id)}
-              >
-                ×
-              </button>
-            </div>
-          );
-        })}
+                <button
+                  type="button"
+                  role="tab"
+                  aria-selected={t.id === files.active}
+                  aria-label={`${label}${dirty ? ", unsaved" : ""}`}
+                  className="max-w-56 truncate py-1 pl-3 pr-1"
+                  onClick={() => files.setActive(t.id)}
+                  onKeyDown={(event) => {
+                    if (event.key === "Delete") files.close(t.id);
+                  }}
+                  title={t.kind === "file" ? `${t.path} (Delete closes)` : label}
+                  data-testid="editor-tab"
+                >
+                  {t.kind === "diff" ? "Δ " : ""}
+                  {label}
+                  {dirty ? (
+                    <span className="ml-1 text-accent" data-testid="dirty-dot" aria-hidden>
+                      ●
+                    </span>
+                  ) : null}
+                </button>
+                <button
+                  type="button"
+                  aria-hidden
+                  tabIndex={-1}
+                  title={`Close ${label}`}
+                  className="px-2 text-muted hover:text-fg"
+                  onClick={() => files.close(t.id)}
+                >
+                  ×
+                </button>
+              </div>
+            );
+          })}
+        </div>
         <button
           type="button"
-          className="ml-auto shrink-0 px-3 text-xs text-muted hover:text-fg"
+          className="shrink-0 px-3 text-xs text-muted hover:text-fg"
           onClick={files.openChanges}
           data-testid="open-changes"
         >

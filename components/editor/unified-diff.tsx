@@ -28,7 +28,7 @@ export function UnifiedDiff({
 
 function lineClass(line: string): string {
   if (line.startsWith("+++") || line.startsWith("---")) return "px-2 text-muted";
-  if (line.startsWith("@@")) return "px-2 text-accent/80 bg-accent/5";
+  if (line.startsWith("@@")) return "px-2 text-accent bg-accent/5";
   if (line.startsWith("+")) return "px-2 bg-ok/10 text-ok";
   if (line.startsWith("-")) return "px-2 bg-danger/10 text-danger";
   return "px-2";

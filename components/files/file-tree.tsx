@@ -1,6 +1,6 @@
 "use client";
 
-import { useMemo, useRef, type KeyboardEvent } from "react";
+import { useMemo, useRef, useState, type KeyboardEvent } from "react";
 import type { GitMarker, GitStatus, TreeEntry } from "@/server/protocol";
 
 const MARKER_STYLE: Record<GitMarker, string> = {
@@ -10,6 +10,16 @@ const MARKER_STYLE: Record<GitMarker, string> = {
   D: "text-danger",
   R: "text-accent",
   C: "text-danger",
+};
+
+/** What a screen reader says for a marker letter. */
+const MARKER_NAME: Record<GitMarker, string> = {
+  M: "modified",
+  A: "added",
+  U: "untracked",
+  D: "deleted",
+  R: "renamed",
+  C: "conflicted",
 };
 
 interface Row {
@@ -57,12 +67,39 @@ export function FileTree({
     return marked;
   }, [git]);
 
+  // One tab stop for the whole tree (the focused or open row); arrows move within it, as in an editor's explorer.
+  const [focusPath, setFocusPath] = useState<string | null>(null);
+  const tabStop = rows.some((row) => row.entry.path === focusPath)
+    ? focusPath
+    : rows.some((row) => row.entry.path === activePath)
+      ? activePath
+      : (rows[0]?.entry.path ?? null);
+
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
     const buttons = [...(list.current?.querySelectorAll<HTMLButtonElement>("[data-tree-row]") ?? [])];
     const index = buttons.indexOf(document.activeElement as HTMLButtonElement);
-    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+    const row = rows[index];
+    const move = (to: number) => {
       event.preventDefault();
-      buttons[Math.max(0, Math.min(buttons.length - 1, index + (event.key === "ArrowDown" ? 1 : -1)))]?.focus();
+      buttons[Math.max(0, Math.min(buttons.length - 1, to))]?.focus();
+    };
+    if (event.key === "ArrowDown") move(index + 1);
+    else if (event.key === "ArrowUp") move(index - 1);
+    else if (event.key === "Home") move(0);
+    else if (event.key === "End") move(buttons.length - 1);
+    else if (event.key === "ArrowRight" && row?.entry.type === "dir") {
+      event.preventDefault();
+      if (!expanded.has(row.entry.path)) toggle(row.entry.path);
+      else move(index + 1);
+    } else if (event.key === "ArrowLeft" && row) {
+      event.preventDefault();
+      if (row.entry.type === "dir" && expanded.has(row.entry.path)) toggle(row.entry.path);
+      else {
+        // To the parent folder's row.
+        const parent = row.entry.path.includes("/") ? row.entry.path.slice(0, row.entry.path.lastIndexOf("/")) : null;
+        const at = rows.findIndex((candidate) => candidate.entry.path === parent);
+        if (at >= 0) move(at);
+      }
     }
   };
 
@@ -78,6 +115,12 @@ export function FileTree({
         Loading files…
       </div>
     );
+  if (rows.length === 0)
+    return (
+      <div className="px-3 py-2 font-mono text-xs text-muted" tabIndex={-1} data-testid="file-tree">
+        This folder is empty.
+      </div>
+    );
   return (
     <div
       ref={list}
@@ -86,8 +129,11 @@ export function FileTree({
       aria-label="Workspace files"
       data-testid="file-tree"
       onKeyDown={onKeyDown}
+      onFocus={(event) => {
+        const path = (event.target as HTMLElement).dataset.path;
+        if (path) setFocusPath(path);
+      }}
     >
-      {rows.length === 0 ? <div className="px-3 py-2 text-muted">This folder is empty.</div> : null}
       {rows.map(({ entry, depth }) => {
         const marker = git?.markers[entry.path];
         const isDir = entry.type === "dir";
@@ -99,7 +145,10 @@ export function FileTree({
             role="treeitem"
             aria-expanded={isDir ? open : undefined}
             aria-selected={activePath === entry.path}
+            aria-level={depth + 1}
+            tabIndex={entry.path === tabStop ? 0 : -1}
             data-tree-row
+            data-ignored={entry.ignored ? "true" : undefined}
             data-testid="tree-item"
             data-path={entry.path}
             data-git={marker ?? ""}
@@ -111,13 +160,15 @@ export function FileTree({
               {isDir ? (open ? "▾" : "▸") : ""}
             </span>
             <span
-              className={`truncate ${marker ? MARKER_STYLE[marker] : isDir && dirMarkers.has(entry.path) ? "text-warn/80" : ""}`}
+              className={`truncate ${marker ? MARKER_STYLE[marker] : isDir && dirMarkers.has(entry.path) ? "text-warn" : entry.ignored ? "italic text-muted" : ""}`}
             >
               {entry.name}
             </span>
+            {entry.ignored ? <span className="sr-only">, ignored by git</span> : null}
             {marker ? (
-              <span className={`ml-auto shrink-0 pl-2 ${MARKER_STYLE[marker]}`} title={`git: ${marker}`}>
-                {marker}
+              <span className={`ml-auto shrink-0 pl-2 ${MARKER_STYLE[marker]}`} title={`git: ${MARKER_NAME[marker]}`}>
+                <span aria-hidden>{marker}</span>
+                <span className="sr-only">, {MARKER_NAME[marker]}</span>
               </span>
             ) : null}
           </button>

@@ -18,12 +18,15 @@ export function useFileTree(sessionId: string) {
   const [git, setGit] = useState<GitStatus | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [changed, setChanged] = useState<{ paths: string[]; at: number } | null>(null);
+  const [showIgnored, setShowIgnored] = useState(false);
   const loaded = useRef(new Set<string>());
 
   const load = useCallback(
     async (dir: string) => {
       try {
-        const listing = await api<FileTreeListing>(`${base}/tree?dir=${encodeURIComponent(dir)}`);
+        const listing = await api<FileTreeListing>(
+          `${base}/tree?dir=${encodeURIComponent(dir)}&ignored=${showIgnored ? "1" : "0"}`,
+        );
         loaded.current.add(dir);
         setDirs((current) => ({ ...current, [dir]: listing.entries }));
         setError(null);
@@ -36,7 +39,7 @@ export function useFileTree(sessionId: string) {
         if (dir === "") setError(err instanceof Error ? err.message : String(err));
       }
     },
-    [base],
+    [base, showIgnored],
   );
 
   const loadGit = useCallback(() => api<GitStatus>(`${base}/git`).then(setGit, () => setGit(null)), [base]);
@@ -88,5 +91,22 @@ export function useFileTree(sessionId: string) {
     [load],
   );
 
-  return { dirs, expanded, toggle, git, error, changed, refresh: () => void load("") };
+  // Showing or hiding ignored files lists every open folder again.
+  useEffect(() => {
+    for (const dir of loaded.current) if (dir !== "") void load(dir);
+    // Only the switch: the first load of the root is the effect above.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [showIgnored]);
+
+  return {
+    dirs,
+    expanded,
+    toggle,
+    git,
+    error,
+    changed,
+    showIgnored,
+    setShowIgnored,
+    refresh: () => void load(""),
+  };
 }

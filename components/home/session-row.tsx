@@ -79,7 +79,7 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
           </button>
         </span>
       ) : (
-        <span className="flex shrink-0 gap-1 text-xs text-muted opacity-60 group-focus-within:opacity-100 group-hover:opacity-100">
+        <span className="flex shrink-0 gap-1 text-xs text-muted">
           <button
             type="button"
             className="hover:text-fg"

@@ -101,6 +101,7 @@ export function MemoryPage() {
           className="rounded border border-border bg-panel px-2 py-1"
           value={filter.type}
           onChange={(event) => setFilter({ ...filter, type: event.target.value as MemoryType | "" })}
+          aria-label="Filter by type"
           data-testid="memory-filter-type"
         >
           <option value="">All types</option>
@@ -114,6 +115,7 @@ export function MemoryPage() {
           className="rounded border border-border bg-panel px-2 py-1"
           value={filter.scope}
           onChange={(event) => setFilter({ ...filter, scope: event.target.value as MemoryScope | "" })}
+          aria-label="Filter by scope"
           data-testid="memory-filter-scope"
         >
           <option value="">All scopes</option>
@@ -226,6 +228,7 @@ function AddMemory({
         className="rounded border border-border bg-panel px-2 py-1"
         value={type}
         onChange={(event) => setType(event.target.value as MemoryType)}
+        aria-label="Type of the new memory"
         data-testid="memory-add-type"
       >
         {TYPES.map((option) => (

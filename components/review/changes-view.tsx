@@ -113,7 +113,7 @@ export function ChangesView({
             <li key={entry.path}>
               <button
                 type="button"
-                className={`flex w-full items-center gap-2 px-3 py-1 text-left font-mono text-xs ${entry.path === file?.path ? "bg-accent/15 text-fg" : "hover:bg-raised"} ${entry.accepted ? "opacity-60" : ""}`}
+                className={`flex w-full items-center gap-2 px-3 py-1 text-left font-mono text-xs ${entry.path === file?.path ? "bg-accent/15 text-fg" : "hover:bg-raised"} ${entry.accepted ? "text-muted" : ""}`}
                 onClick={() => setSelected(entry.path)}
                 data-testid="changes-file"
                 data-path={entry.path}

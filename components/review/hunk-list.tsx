@@ -23,7 +23,7 @@ export function HunkList({
       {file.hunks.map((hunk) => (
         <li
           key={hunk.id}
-          className={`rounded border ${hunk.accepted ? "border-ok/40 opacity-70" : "border-border"} bg-panel`}
+          className={`rounded border ${hunk.accepted ? "border-ok/60" : "border-border"} bg-panel`}
           data-testid="hunk"
           data-accepted={hunk.accepted}
         >

@@ -29,8 +29,9 @@ const mergeTheme = EditorView.theme({
   "& .cm-collapsedLines": { background: "var(--wl-panel)", color: "var(--wl-muted)" },
 });
 
-function readOnly(path: string): Extension {
+function readOnly(path: string, label: string): Extension {
   return [
+    EditorView.contentAttributes.of({ "aria-label": label }),
     lineNumbers(),
     editorTheme,
     mergeTheme,
@@ -64,8 +65,8 @@ export function MergeDiff({
     if (layout === "split") {
       const view = new MergeView({
         parent,
-        a: { doc: oldText, extensions: readOnly(path) },
-        b: { doc: newText, extensions: readOnly(path) },
+        a: { doc: oldText, extensions: readOnly(path, `${path} before the session`) },
+        b: { doc: newText, extensions: readOnly(path, `${path} now`) },
         collapseUnchanged: COLLAPSE,
         gutter: true,
         highlightChanges: true,
@@ -77,7 +78,7 @@ export function MergeDiff({
       state: EditorState.create({
         doc: newText,
         extensions: [
-          readOnly(path),
+          readOnly(path, `Changes to ${path}`),
           unifiedMergeView({
             original: oldText,
             mergeControls: false,

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { CheckpointFile, CheckpointView, TranscriptItem, TranscriptState } from "@/server/protocol";
 import {
   checkpointDiff,
@@ -41,6 +41,15 @@ export function RewindControl({
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
+  // The panel replaces the button: the keyboard goes into it on open and back to the button on close.
+  const panel = useRef<HTMLDivElement>(null);
+  const button = useRef<HTMLButtonElement>(null);
+  const wasOpen = useRef(false);
+  useEffect(() => {
+    if (open) panel.current?.focus();
+    else if (wasOpen.current) button.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
   const number = state.turnNumbers?.[item.turnId];
   // Only the message that started its turn: a message steered into a running turn has no checkpoint of its own.
   const first = state.items.find((other) => other.kind === "user" && other.turnId === item.turnId)?.id === item.id;
@@ -90,8 +99,9 @@ export function RewindControl({
   if (!open) {
     return (
       <button
+        ref={button}
         type="button"
-        className="rounded px-1.5 text-[11px] text-muted opacity-70 hover:bg-raised hover:text-fg group-hover:opacity-100 disabled:opacity-40"
+        className="rounded px-1.5 text-[11px] text-muted hover:bg-raised hover:text-fg disabled:opacity-40"
         onClick={() => void show()}
         disabled={busy || state.running !== null}
         data-testid="message-rewind"
@@ -103,10 +113,17 @@ export function RewindControl({
   }
   return (
     <div
+      ref={panel}
+      tabIndex={-1}
       className="w-full max-w-[85%] rounded-md border border-border bg-panel p-2 text-xs"
       data-testid="rewind-panel"
       role="dialog"
       aria-label="Rewind to before this message"
+      onKeyDown={(event) => {
+        if (event.key !== "Escape") return;
+        event.stopPropagation(); // Esc here closes the panel, not the running turn
+        setOpen(false);
+      }}
     >
       <div className="mb-1 font-medium">Rewind to just before this message</div>
       {preview && !done ? (

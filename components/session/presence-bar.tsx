@@ -2,6 +2,7 @@
 
 import { useEffect } from "react";
 import type { PresenceState } from "@/server/protocol";
+import { EyeIcon } from "@/components/shell/icons";
 
 interface PresenceBarProps {
   presence: PresenceState | null;
@@ -42,13 +43,18 @@ export function PresenceBar({ presence, running, noteTyping }: PresenceBarProps)
         </span>
       ) : null}
       <span
+        className="flex items-center gap-1"
         title={presence.viewers
           .map((viewer) => `${viewer.id === presence.you ? "this tab" : label(viewer)} (${viewer.access})`)
           .join("\n")}
         data-testid="presence-viewers"
         data-count={count}
       >
-        👁 {count}
+        <EyeIcon />
+        <span aria-hidden>{count}</span>
+        <span className="sr-only">
+          {count} {count === 1 ? "viewer" : "viewers"}
+        </span>
       </span>
     </span>
   );

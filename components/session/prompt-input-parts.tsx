@@ -1,6 +1,7 @@
 "use client";
 
 import type { Attachment } from "./attachments";
+import type { CompletionEntry } from "./use-completion-menu";
 
 /** Pieces of the prompt input (prompt-input.tsx) with no state of their own. */
 
@@ -14,6 +15,50 @@ export function InputNotice({ text, level }: { text: string; level: "info" | "er
     >
       {text}
     </div>
+  );
+}
+
+/**
+ * The completion menu above the input. The textarea keeps the keyboard and points at the picked
+ * option (aria-activedescendant), so ids are derived from `listId`.
+ */
+export function CompletionMenu({
+  listId,
+  kind,
+  entries,
+  picked,
+}: {
+  listId: string;
+  kind: "files" | "commands";
+  entries: CompletionEntry[];
+  picked: number;
+}) {
+  return (
+    <ul
+      id={listId}
+      role="listbox"
+      aria-label={kind === "files" ? "Files" : "Commands"}
+      className="absolute bottom-full left-2 right-2 mb-1 max-h-64 overflow-y-auto rounded-md border border-border bg-raised py-1 shadow-lg"
+      data-testid={kind === "files" ? "mention-menu" : "slash-menu"}
+    >
+      {entries.map((entry, i) => (
+        <li
+          key={entry.key}
+          id={`${listId}-${i}`}
+          role="option"
+          aria-selected={i === picked}
+          className={`flex cursor-pointer gap-3 px-3 py-1 font-mono text-xs ${i === picked ? "bg-accent/20 text-fg" : "text-muted"}`}
+          onMouseDown={(event) => {
+            event.preventDefault();
+            entry.apply();
+          }}
+          data-testid="menu-option"
+        >
+          <span className="truncate">{entry.label}</span>
+          {entry.hint ? <span className="ml-auto shrink-0 font-sans">{entry.hint}</span> : null}
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -1,18 +1,17 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState, type ClipboardEvent, type DragEvent, type KeyboardEvent } from "react";
-import { MAX_PROMPT_IMAGES, MAX_PROMPT_IMAGES_TOTAL_BYTES } from "@/server/protocol";
+import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from "react";
+import { MAX_PROMPT_IMAGES_TOTAL_BYTES } from "@/server/protocol";
 import { runInTerminal } from "@/components/terminal/run-in-terminal";
 import { command } from "@/components/transport/client";
-import { imageFiles, toAttachment, type Attachment } from "./attachments";
-import { AttachmentStrip, InputNotice, ThinkingToggle } from "./prompt-input-parts";
-import { runSlashCommand, SLASH_COMMANDS } from "./slash-commands";
+import { imageFiles } from "./attachments";
+import { AttachmentStrip, CompletionMenu, InputNotice, ThinkingToggle } from "./prompt-input-parts";
+import { runSlashCommand } from "./slash-commands";
 import { PlanModeToggle, setPlanMode } from "@/components/review/plan-mode";
-import { mentionAt, useMentionSearch } from "./use-mentions";
-
-/** Prompts remembered per workspace for ↑/↓. */
-const HISTORY_LIMIT = 200;
+import { useAttachments } from "./use-attachments";
+import { useCompletionMenu } from "./use-completion-menu";
+import { usePromptHistory } from "./use-prompt-history";
 
 export interface PromptInputProps {
   sessionId: string;
@@ -31,6 +30,7 @@ const IMAGES_ONLY_TEXT = "(see the attached image)";
 /**
  * The chat input: multi-line, history per workspace, @-mentions, /commands,
  * thinking toggle, shell mode (Ctrl+X), Stop, and steering while a turn runs.
+ * Each concern is a hook of its own: usePromptHistory, useAttachments, useCompletionMenu.
  */
 export function PromptInput({
   sessionId,
@@ -43,113 +43,25 @@ export function PromptInput({
 }: PromptInputProps) {
   const router = useRouter();
   const area = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
   const [text, setText] = useState("");
   const [caret, setCaret] = useState(0);
   const [notice, setNotice] = useState<{ text: string; level: "info" | "error" } | null>(null);
   const [sending, setSending] = useState(false);
   const [thinking, setThinking] = useState(true);
   const [shellMode, setShellMode] = useState(false);
-  const [pick, setPick] = useState(0);
-  const [attachments, setAttachments] = useState<Attachment[]>([]);
-  const [dragging, setDragging] = useState(false);
-  const fileInput = useRef<HTMLInputElement>(null);
-  const history = useRef<{ items: string[]; index: number; draft: string }>({ items: [], index: -1, draft: "" });
-  const historyKey = `worldline.history.${workspace}`;
-
-  useEffect(() => {
-    try {
-      history.current = {
-        items: JSON.parse(localStorage.getItem(historyKey) ?? "[]") as string[],
-        index: -1,
-        draft: "",
-      };
-    } catch {
-      history.current = { items: [], index: -1, draft: "" };
-    }
-  }, [historyKey]);
-
-  useEffect(() => {
-    const focus = (event: globalThis.KeyboardEvent) => {
-      if (event.key === "l" && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        area.current?.focus();
-      }
-    };
-    window.addEventListener("keydown", focus);
-    return () => window.removeEventListener("keydown", focus);
-  }, []);
-
-  const mention = shellMode ? null : mentionAt(text, caret);
-  const mentionFiles = useMentionSearch(sessionId, mention?.query ?? null);
-  const slashQuery = !shellMode && /^\/\w*$/.test(text) ? text.slice(1) : null;
-  const slashMatches = slashQuery === null ? [] : SLASH_COMMANDS.filter((c) => c.name.startsWith(slashQuery));
-  const menu: { key: string; label: string; hint?: string; apply: () => void }[] = mention
-    ? mentionFiles.map((file) => ({
-        key: file,
-        label: file,
-        apply: () => {
-          const next = `${text.slice(0, mention.start)}@${file} ${text.slice(caret)}`;
-          setText(next);
-          const pos = mention.start + file.length + 2;
-          requestAnimationFrame(() => area.current?.setSelectionRange(pos, pos));
-          setCaret(pos);
-        },
-      }))
-    : slashMatches.map((c) => ({
-        key: c.name,
-        label: `/${c.name}${c.args ? ` ${c.args}` : ""}`,
-        hint: c.help,
-        apply: () => setText(`/${c.name}${c.args ? " " : ""}`),
-      }));
-  const menuOpen = menu.length > 0;
-
-  const remember = (prompt: string) => {
-    const items = [...history.current.items.filter((item) => item !== prompt), prompt].slice(-HISTORY_LIMIT);
-    history.current = { items, index: -1, draft: "" };
-    try {
-      localStorage.setItem(historyKey, JSON.stringify(items));
-    } catch {
-      // History is a convenience; a full quota only loses it.
-    }
-  };
-
   const say = (message: string, level: "info" | "error" = "info") => setNotice({ text: message, level });
-
-  const attach = async (files: File[]) => {
-    if (files.length === 0) return;
-    if (!imagesAllowed)
-      return say("This model does not take images (its capabilities are on the Settings page).", "error");
-    if (attachments.length + files.length > MAX_PROMPT_IMAGES)
-      return say(`At most ${MAX_PROMPT_IMAGES} images per message.`, "error");
-    try {
-      const added = await Promise.all(files.map(toAttachment));
-      setAttachments((current) => [...current, ...added]);
-      area.current?.focus();
-    } catch (err) {
-      say(err instanceof Error ? err.message : String(err), "error");
-    }
-  };
-
-  const onPaste = (event: ClipboardEvent<HTMLTextAreaElement>) => {
-    const files = imageFiles(event.clipboardData?.files);
-    if (files.length === 0) return; // text pastes as usual
-    event.preventDefault();
-    void attach(files);
-  };
-
-  const onDrop = (event: DragEvent<HTMLDivElement>) => {
-    setDragging(false);
-    const files = imageFiles(event.dataTransfer?.files);
-    if (files.length === 0) return;
-    event.preventDefault();
-    void attach(files);
-  };
+  const history = usePromptHistory(workspace);
+  const images = useAttachments({ allowed: imagesAllowed, say, afterAttach: () => area.current?.focus() });
+  const completion = useCompletionMenu({ sessionId, text, caret, off: shellMode, setText, setCaret, area });
+  const listId = `${sessionId}-completions`;
+  useFocusShortcut(area);
 
   const send = async () => {
-    const images = shellMode ? [] : attachments;
-    const prompt = text.trim() || (images.length ? IMAGES_ONLY_TEXT : "");
+    const attached = shellMode ? [] : images.attachments;
+    const prompt = text.trim() || (attached.length ? IMAGES_ONLY_TEXT : "");
     if (!prompt || sending) return;
-    const imageBytes = images.reduce((sum, image) => sum + image.bytes, 0);
+    const imageBytes = attached.reduce((sum, image) => sum + image.bytes, 0);
     if (imageBytes > MAX_PROMPT_IMAGES_TOTAL_BYTES) {
       return say(
         `The images are ${(imageBytes / 1024 / 1024).toFixed(1)} MB together; the limit is ${MAX_PROMPT_IMAGES_TOTAL_BYTES / 1024 / 1024} MB.`,
@@ -159,7 +71,7 @@ export function PromptInput({
     setSending(true);
     setNotice(null);
     try {
-      if (!images.length) remember(prompt);
+      if (!attached.length) history.remember(prompt);
       if (shellMode) {
         await runInTerminal(sessionId, prompt);
         say("Sent to the session terminal (Ctrl+J shows it).");
@@ -168,15 +80,15 @@ export function PromptInput({
         (await runSlashCommand(prompt, { sessionId, workspace, yolo, plan, navigate: router.push, say }))
       ) {
         // handled locally
-      } else if (images.length) {
+      } else if (attached.length) {
         // Steering carries text only: with images the message waits as a turn of its own.
-        const wire = images.map(({ mediaType, dataBase64, preview }) => ({
+        const wire = attached.map(({ mediaType, dataBase64, preview }) => ({
           mediaType,
           dataBase64,
           ...(preview ? { preview } : {}),
         }));
         await command("turn.prompt", { sessionId, text: prompt, reasoning: thinking ? "on" : "off", images: wire });
-        setAttachments([]);
+        images.clear();
       } else if (running) {
         await command("turn.steer", { sessionId, text: prompt });
         say("Sent to the running turn; the agent sees it at its next step.");
@@ -200,34 +112,9 @@ export function PromptInput({
     }
   };
 
-  const browseHistory = (direction: -1 | 1, event: KeyboardEvent<HTMLTextAreaElement>) => {
-    const el = event.currentTarget;
-    const atEdge =
-      direction === -1 ? !text.slice(0, el.selectionStart).includes("\n") : !text.slice(el.selectionEnd).includes("\n");
-    const h = history.current;
-    if (!atEdge || h.items.length === 0) return;
-    if (direction === -1 && h.index === -1) h.draft = text;
-    const index = h.index === -1 ? (direction === -1 ? h.items.length - 1 : -1) : h.index + direction;
-    if (index < -1 || index >= h.items.length) return;
-    event.preventDefault();
-    h.index = index;
-    setText(index === -1 ? h.draft : h.items[index]);
-  };
-
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.nativeEvent.isComposing) return;
-    if (menuOpen && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
-      event.preventDefault();
-      setPick((p) => (p + (event.key === "ArrowDown" ? 1 : -1) + menu.length) % menu.length);
-      return;
-    }
-    const exactCommand = !mention && slashMatches.some((c) => `/${c.name}` === text.trim());
-    if (menuOpen && (event.key === "Tab" || (event.key === "Enter" && !exactCommand))) {
-      event.preventDefault();
-      menu[Math.min(pick, menu.length - 1)].apply();
-      setPick(0);
-      return;
-    }
+    if (completion.onKeyDown(event)) return;
     if (event.key === "Tab" && event.shiftKey) {
       event.preventDefault();
       void setPlanMode(sessionId, !plan).catch((err: Error) => say(err.message, "error"));
@@ -248,53 +135,27 @@ export function PromptInput({
       else setNotice(null);
       return;
     }
-    if (event.key === "ArrowUp") browseHistory(-1, event);
-    if (event.key === "ArrowDown") browseHistory(1, event);
+    if (event.key === "ArrowUp") history.browse(-1, event, text, setText);
+    if (event.key === "ArrowDown") history.browse(1, event, text, setText);
   };
 
   return (
     <div
-      className={`relative shrink-0 border-t border-border bg-panel p-2 ${dragging ? "outline-dashed outline-2 -outline-offset-4 outline-accent" : ""}`}
+      className={`relative shrink-0 border-t border-border bg-panel p-2 ${images.dragging ? "outline-dashed outline-2 -outline-offset-4 outline-accent" : ""}`}
       data-testid="prompt"
-      onDragOver={(event) => {
-        if (!imagesAllowed || !Array.from(event.dataTransfer.types).includes("Files")) return;
-        event.preventDefault();
-        setDragging(true);
-      }}
-      onDragLeave={() => setDragging(false)}
-      onDrop={onDrop}
+      {...images.dropZone}
     >
-      {menuOpen ? (
-        <ul
-          role="listbox"
-          aria-label={mention ? "Files" : "Commands"}
-          className="absolute bottom-full left-2 right-2 mb-1 max-h-64 overflow-y-auto rounded-md border border-border bg-raised py-1 shadow-lg"
-          data-testid={mention ? "mention-menu" : "slash-menu"}
-        >
-          {menu.map((entry, i) => (
-            <li
-              key={entry.key}
-              role="option"
-              aria-selected={i === pick}
-              className={`flex cursor-pointer gap-3 px-3 py-1 font-mono text-xs ${i === pick ? "bg-accent/20 text-fg" : "text-muted"}`}
-              onMouseDown={(event) => {
-                event.preventDefault();
-                entry.apply();
-              }}
-              data-testid="menu-option"
-            >
-              <span className="truncate">{entry.label}</span>
-              {entry.hint ? <span className="ml-auto shrink-0 font-sans">{entry.hint}</span> : null}
-            </li>
-          ))}
-        </ul>
+      {completion.open ? (
+        <CompletionMenu
+          listId={listId}
+          kind={completion.kind}
+          entries={completion.entries}
+          picked={completion.picked}
+        />
       ) : null}
       {notice ? <InputNotice text={notice.text} level={notice.level} /> : null}
-      {attachments.length && !shellMode ? (
-        <AttachmentStrip
-          attachments={attachments}
-          onRemove={(id) => setAttachments((current) => current.filter((a) => a.id !== id))}
-        />
+      {images.attachments.length && !shellMode ? (
+        <AttachmentStrip attachments={images.attachments} onRemove={images.remove} />
       ) : null}
       <div
         className={`flex items-end gap-2 rounded-md border bg-bg px-2 py-1 ${shellMode ? "border-warn/60" : "border-border focus-within:border-accent"}`}
@@ -308,6 +169,10 @@ export function PromptInput({
           ref={area}
           data-testid="prompt-input"
           aria-label={shellMode ? "Shell command for the session terminal" : "Message the agent"}
+          // The completion list is read through the textarea: ↑ ↓ move the option it points at.
+          aria-controls={completion.open ? listId : undefined}
+          aria-activedescendant={completion.open ? `${listId}-${completion.picked}` : undefined}
+          aria-keyshortcuts="Control+L"
           className="max-h-60 min-h-[2rem] flex-1 resize-none bg-transparent py-1.5 outline-none"
           rows={Math.min(10, Math.max(1, text.split("\n").length))}
           placeholder={
@@ -321,11 +186,11 @@ export function PromptInput({
           onChange={(event) => {
             setText(event.target.value);
             setCaret(event.target.selectionStart);
-            setPick(0);
+            completion.reset();
           }}
           onSelect={(event) => setCaret(event.currentTarget.selectionStart)}
           onKeyDown={onKeyDown}
-          onPaste={onPaste}
+          onPaste={images.onPaste}
         />
         {running ? (
           <button
@@ -341,12 +206,12 @@ export function PromptInput({
         <button
           type="button"
           data-testid="send-button"
-          disabled={(!text.trim() && !(attachments.length && !shellMode)) || sending}
+          disabled={(!text.trim() && !(images.attachments.length && !shellMode)) || sending}
           onClick={() => void send()}
           className="mb-0.5 rounded bg-accent px-2.5 py-1 font-medium text-bg disabled:opacity-40"
           title="Send (Enter)"
         >
-          {running && !shellMode && !attachments.length ? "Steer" : "Send"}
+          {running && !shellMode && !images.attachments.length ? "Steer" : "Send"}
         </button>
       </div>
       <div className="mt-1 flex items-center gap-3 px-1 text-[11px] text-muted">
@@ -380,7 +245,7 @@ export function PromptInput({
               hidden
               data-testid="attach-input"
               onChange={(event) => {
-                void attach(imageFiles(event.target.files));
+                void images.attach(imageFiles(event.target.files));
                 event.target.value = "";
               }}
             />
@@ -392,4 +257,18 @@ export function PromptInput({
       </div>
     </div>
   );
+}
+
+/** Ctrl+L (⌘L) from anywhere on the page puts the keyboard in the prompt. */
+function useFocusShortcut(area: RefObject<HTMLTextAreaElement | null>): void {
+  useEffect(() => {
+    const focus = (event: globalThis.KeyboardEvent) => {
+      if (event.key === "l" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        area.current?.focus();
+      }
+    };
+    window.addEventListener("keydown", focus);
+    return () => window.removeEventListener("keydown", focus);
+  }, [area]);
 }

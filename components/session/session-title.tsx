@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { api } from "@/components/transport/client";
 
 /**
@@ -10,6 +10,16 @@ import { api } from "@/components/transport/client";
 export function SessionTitle({ sessionId, title }: { sessionId: string; title: string | undefined }) {
   const [draft, setDraft] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The input replaces the button while renaming: the keyboard comes back to the button after.
+  const button = useRef<HTMLButtonElement>(null);
+  const renaming = useRef(false);
+  useEffect(() => {
+    if (draft !== null) renaming.current = true;
+    else if (renaming.current) {
+      renaming.current = false;
+      button.current?.focus();
+    }
+  }, [draft]);
 
   const save = async () => {
     const next = draft?.trim();
@@ -33,8 +43,11 @@ export function SessionTitle({ sessionId, title }: { sessionId: string; title: s
         onChange={(event) => setDraft(event.target.value)}
         onBlur={() => void save()}
         onKeyDown={(event) => {
-          if (event.key === "Enter") void save();
-          else if (event.key === "Escape") setDraft(null);
+          if (event.key === "Enter") {
+            // Else the Enter's activation lands on the title button, which gets the focus back, and reopens it.
+            event.preventDefault();
+            void save();
+          } else if (event.key === "Escape") setDraft(null);
         }}
         aria-label="Session title"
         data-testid="session-title-input"
@@ -43,10 +56,12 @@ export function SessionTitle({ sessionId, title }: { sessionId: string; title: s
   }
   return (
     <button
+      ref={button}
       type="button"
-      className="min-w-0 truncate rounded px-1 text-left font-medium text-fg hover:bg-raised"
+      className="min-w-0 truncate rounded px-1 text-left font-medium text-fg hover:bg-raised max-md:min-h-[44px]"
       title={error ? `Rename failed: ${error}` : "Rename this session"}
       onClick={() => setDraft(title ?? "")}
+      aria-label={`${title ?? "Untitled session"}: rename`}
       data-testid="session-title"
     >
       {title ?? "…"}

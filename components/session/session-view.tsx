@@ -1,38 +1,32 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { SessionSummary, SettingsView } from "@/server/protocol";
 import { EditorArea } from "@/components/editor/editor-area";
 import { useOpenFiles } from "@/components/editor/use-open-files";
-import { FileTree } from "@/components/files/file-tree";
-import { Timeline } from "@/components/timeline/timeline";
+import { TreePanel } from "@/components/files/tree-panel";
 import { useFileTree } from "@/components/files/use-file-tree";
-import { api } from "@/components/transport/client";
+import { Timeline } from "@/components/timeline/timeline";
+import { TerminalPanel } from "@/components/terminal/terminal-panel";
+import { ChangesView } from "@/components/review/changes-view";
+import { useSessionAttention } from "@/components/attention/use-session-attention";
 import { modelTakesImages } from "./attachments";
+import { Announcer } from "./announcer";
 import { PromptInput } from "./prompt-input";
+import { PaneBar, SessionHeader, type Pane, type SessionHeaderProps } from "./session-header";
+import { useAccess } from "./share-dialog";
 import { Splitter } from "./splitter";
 import { StatusBar } from "./status-bar";
-import { TerminalPanel } from "@/components/terminal/terminal-panel";
 import { Transcript } from "./transcript";
+import { focusWaitingApproval, useIdeShortcuts } from "./use-ide-shortcuts";
 import { useLayout } from "./use-layout";
+import { useNarrow } from "./use-narrow";
 import { useSession } from "./use-session";
-import { PresenceBar } from "./presence-bar";
-import { ShareDialog, useAccess } from "./share-dialog";
-import { McpStatus } from "./mcp-status";
-import { ChangesView } from "@/components/review/changes-view";
-import { SessionTitle } from "./session-title";
-import { AttentionMenu } from "@/components/attention/attention-menu";
-import { useSessionAttention } from "@/components/attention/use-session-attention";
-
-/** Below this width the IDE shows one pane at a time (reading and approving on a phone). */
-const NARROW_PX = 768;
-type Pane = "agent" | "files" | "editor" | "terminal";
+import { useSessionSummary } from "./use-session-summary";
 
 /** The session page: file tree | editor and diffs | agent, terminals below, status at the bottom. */
 export function SessionView({ sessionId }: { sessionId: string }) {
   const { state, connection, error, presence, noteTyping } = useSession(sessionId);
-  const [summary, setSummary] = useState<SessionSummary | null>(null);
-  const [loadError, setLoadError] = useState<string | null>(null);
+  const { summary, loadError, defaultModel, settings } = useSessionSummary(sessionId);
   const { layout, update } = useLayout();
   const tree = useFileTree(sessionId);
   const files = useOpenFiles(sessionId);
@@ -42,18 +36,6 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [changesOpen, setChangesOpen] = useState(false);
   const access = useAccess();
   useSessionAttention(sessionId, state.title ?? summary?.title, () => setPane("agent"));
-
-  const [settings, setSettings] = useState<SettingsView | null>(null);
-  const defaultModel = settings ? (settings.envModel ?? settings.defaultModel?.model ?? null) : null;
-  useEffect(() => {
-    api<SettingsView>("/api/v1/settings").then(setSettings, () => undefined);
-  }, []);
-
-  useEffect(() => {
-    api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) =>
-      setLoadError(err.message),
-    );
-  }, [sessionId]);
 
   useEffect(() => {
     if (state.title) document.title = `${state.title} · Worldline`;
@@ -66,20 +48,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [tree.changed]);
 
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (!(event.ctrlKey || event.metaKey)) return;
-      if (event.key === "b") {
-        event.preventDefault();
-        update({ treeOpen: !layout.treeOpen });
-      } else if (event.key === "j") {
-        event.preventDefault();
-        update({ bottomOpen: !layout.bottomOpen });
-      }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [layout.treeOpen, layout.bottomOpen, update]);
+  useIdeShortcuts({ layout, update, narrow, setPane, setChangesOpen, setTimelineOpen });
 
   if (loadError) {
     return (
@@ -98,9 +67,6 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     if (narrow) setPane("editor");
   };
   const activeFile = files.tabs.find((t) => t.id === files.active);
-  const treeView = (
-    <FileTree {...tree} activePath={activeFile?.kind === "file" ? activeFile.path : null} onOpen={openFile} />
-  );
   const agentView = (
     <>
       {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
@@ -126,105 +92,48 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     </>
   );
   const show = (p: Pane) => !narrow || pane === p;
+  const header: SessionHeaderProps = {
+    sessionId,
+    title: state.title ?? summary?.title,
+    workspace: summary?.workspace,
+    presence,
+    running: state.running !== null,
+    turnId: state.running?.turnId ?? null,
+    noteTyping,
+    narrow,
+    layout,
+    update,
+    changesOpen,
+    onToggleChanges: () => {
+      setChangesOpen(!changesOpen);
+      if (narrow && !changesOpen) setPane("editor");
+    },
+    timelineOpen,
+    onToggleTimeline: () => setTimelineOpen(!timelineOpen),
+  };
 
   return (
     <div className="flex h-full flex-col" data-testid="ide" data-narrow={narrow}>
-      <header className="flex h-8 shrink-0 items-center gap-2 border-b border-border px-3 text-muted">
-        <SessionTitle sessionId={sessionId} title={state.title ?? summary?.title} />
-        <span className="hidden truncate font-mono text-xs sm:inline" title={summary?.workspace}>
-          {summary?.workspace}
-        </span>
-        <span className="ml-auto flex items-center gap-1 text-xs">
-          <PresenceBar presence={presence} running={state.running !== null} noteTyping={noteTyping} />
-          <McpStatus sessionId={sessionId} refreshKey={state.running?.turnId ?? null} />
-          <ShareDialog sessionId={sessionId} />
-          <AttentionMenu sessionId={sessionId} />
-          {!narrow ? (
-            <>
-              <ToggleButton
-                on={layout.treeOpen}
-                onClick={() => update({ treeOpen: !layout.treeOpen })}
-                label="Files"
-                shortcut="Ctrl+B"
-                testId="toggle-tree"
-              />
-              <ToggleButton
-                on={layout.bottomOpen}
-                onClick={() => update({ bottomOpen: !layout.bottomOpen })}
-                label="Terminal"
-                shortcut="Ctrl+J"
-                testId="toggle-terminal"
-              />
-            </>
-          ) : null}
-          <button
-            type="button"
-            aria-pressed={changesOpen}
-            onClick={() => {
-              setChangesOpen(!changesOpen);
-              if (narrow && !changesOpen) setPane("editor");
-            }}
-            className={`rounded px-2 py-0.5 hover:bg-raised ${changesOpen ? "text-fg" : ""}`}
-            title="Review what the session changed: accept or revert per hunk and file"
-            data-testid="toggle-changes"
-          >
-            Changes
-          </button>
-          <button
-            type="button"
-            aria-pressed={timelineOpen}
-            onClick={() => setTimelineOpen(!timelineOpen)}
-            className={`rounded px-2 py-0.5 hover:bg-raised ${timelineOpen ? "text-fg" : ""}`}
-            title="Checkpoints: rewind, undo, fork"
-            data-testid="toggle-timeline"
-          >
-            Timeline
-          </button>
-          <button
-            type="button"
-            className="rounded px-2 py-0.5 hover:bg-raised hover:text-fg"
-            onClick={() => update({ theme: layout.theme === "light" ? "dark" : "light" })}
-            data-testid="toggle-theme"
-            aria-label="Switch between dark and light theme"
-          >
-            {layout.theme === "light" ? "☾ Dark" : "☀ Light"}
-          </button>
-        </span>
-      </header>
+      {/* Outside the panes: on a phone the agent pane comes and goes, the announcements must not. */}
+      <Announcer state={state} live={connection === "live"} error={error} />
+      <SessionHeader {...header} />
       {narrow ? (
-        <nav className="flex shrink-0 border-b border-border text-xs" aria-label="Panes" data-testid="pane-tabs">
-          {(["agent", "files", "editor", "terminal"] as Pane[]).map((p) => (
-            <button
-              key={p}
-              type="button"
-              aria-pressed={pane === p}
-              onClick={() => setPane(p)}
-              className={`flex-1 py-1.5 capitalize ${pane === p ? "border-b-2 border-accent text-fg" : "text-muted"}`}
-              data-testid={`pane-${p}`}
-            >
-              {p}
-              {p === "agent" && Object.keys(state.approvals).length > 0 ? (
-                <span className="ml-1 text-warn">●</span>
-              ) : null}
-            </button>
-          ))}
-        </nav>
+        <PaneBar
+          pane={pane}
+          onPane={setPane}
+          approvalsWaiting={Object.keys(state.approvals).length > 0}
+          header={header}
+        />
       ) : null}
       <div className="flex min-h-0 flex-1">
         {show("files") && (narrow || layout.treeOpen) ? (
           <>
-            <aside
-              className="flex min-h-0 shrink-0 flex-col bg-panel"
+            <TreePanel
+              tree={tree}
               style={narrow ? { flex: 1 } : { width: layout.treeWidth }}
-              aria-label="Files"
-              data-testid="tree-panel"
-            >
-              <div className="flex h-7 shrink-0 items-center px-3 text-[11px] font-semibold uppercase tracking-wider text-muted">
-                Files
-                {tree.git?.repo ? <span className="ml-2 font-normal normal-case">git</span> : null}
-              </div>
-              {treeView}
-            </aside>
+              activePath={activeFile?.kind === "file" ? activeFile.path : null}
+              onOpen={openFile}
+            />
             {!narrow ? (
               <Splitter
                 direction="vertical"
@@ -310,49 +219,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         connection={connection}
         model={state.model ?? summary?.model ?? defaultModel}
         viewers={presence?.viewers.length ?? null}
-        onShowApprovals={() => setPane("agent")}
+        onShowApprovals={() => {
+          setPane("agent");
+          focusWaitingApproval();
+        }}
       />
     </div>
   );
-}
-
-function ToggleButton({
-  on,
-  onClick,
-  label,
-  shortcut,
-  testId,
-}: {
-  on: boolean;
-  onClick: () => void;
-  label: string;
-  shortcut: string;
-  testId: string;
-}) {
-  return (
-    <button
-      type="button"
-      aria-pressed={on}
-      onClick={onClick}
-      className={`rounded px-2 py-0.5 hover:bg-raised ${on ? "text-fg" : ""}`}
-      title={`${label} (${shortcut})`}
-      data-testid={testId}
-    >
-      {label} <kbd className="text-[10px] text-muted">{shortcut}</kbd>
-    </button>
-  );
-}
-
-function useNarrow(): boolean {
-  const [narrow, setNarrow] = useState(false);
-  useEffect(() => {
-    const query = window.matchMedia(`(max-width: ${NARROW_PX - 1}px)`);
-    const sync = () => setNarrow(query.matches);
-    sync();
-    query.addEventListener("change", sync);
-    return () => query.removeEventListener("change", sync);
-  }, []);
-  return narrow;
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { AccessView, CreatedShareLink, ShareLinkView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
+import { usePopover } from "@/components/shell/use-popover";
 
 const EXPIRIES = [
   { label: "1 hour", seconds: 3600 },
@@ -22,7 +23,7 @@ export function useAccess(): AccessView | null {
 /** Share button + dialog: create view/drive links with an expiry, copy them, revoke them. Owner only. */
 export function ShareDialog({ sessionId }: { sessionId: string }) {
   const access = useAccess();
-  const [open, setOpen] = useState(false);
+  const { open, toggle, root, panel, trigger } = usePopover();
   const [scope, setScope] = useState<"view" | "drive">("view");
   const [expiry, setExpiry] = useState(EXPIRIES[1].seconds);
   const [links, setLinks] = useState<ShareLinkView[]>([]);
@@ -40,7 +41,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
 
   if (access && access.access !== "owner") {
     return (
-      <span className="rounded bg-raised px-1.5 py-0.5 text-xs" data-testid="shared-access">
+      <span className="rounded bg-raised px-1.5 py-0.5 text-xs text-fg" data-testid="shared-access">
         {access.access === "view" ? "Shared · view only" : "Shared · can drive"}
       </span>
     );
@@ -74,18 +75,21 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
     : [];
 
   return (
-    <span className="relative">
+    <span className="relative" ref={root}>
       <button
+        ref={trigger}
         type="button"
-        className="rounded px-2 py-0.5 hover:bg-raised hover:text-fg"
-        onClick={() => setOpen(!open)}
+        className="rounded px-2 py-0.5 hover:bg-raised hover:text-fg max-md:min-h-[44px] max-md:min-w-[44px]"
+        onClick={toggle}
         data-testid="share-button"
         aria-expanded={open}
+        aria-haspopup="dialog"
       >
         Share
       </button>
       {open ? (
         <div
+          ref={panel as React.RefObject<HTMLDivElement>}
           role="dialog"
           aria-label="Share this session"
           className="absolute right-0 top-7 z-30 w-96 max-w-[95vw] rounded-md border border-border bg-raised p-3 text-fg shadow-lg"
@@ -96,6 +100,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
               value={scope}
               onChange={(e) => setScope(e.target.value as "view" | "drive")}
               className="rounded border border-border bg-panel px-1 py-0.5"
+              aria-label="What the link allows"
               data-testid="share-scope"
             >
               <option value="view">View only</option>
@@ -105,6 +110,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
               value={expiry}
               onChange={(e) => setExpiry(Number(e.target.value))}
               className="rounded border border-border bg-panel px-1 py-0.5"
+              aria-label="Link expires after"
               data-testid="share-expiry"
             >
               {EXPIRIES.map((option) => (
@@ -130,6 +136,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
                     readOnly
                     value={url}
                     className="min-w-0 flex-1 rounded border border-border bg-panel px-1 py-0.5 font-mono text-xs"
+                    aria-label="Share link"
                     data-testid="share-url"
                     onFocus={(e) => e.target.select()}
                   />

@@ -1,3 +1,4 @@
+import { showShortcuts } from "@/components/shell/shortcuts";
 import { api, BridgeError, command } from "@/components/transport/client";
 
 export interface SlashContext {
@@ -101,10 +102,8 @@ export async function runSlashCommand(text: string, ctx: SlashContext): Promise<
         return true;
       }
       case "help":
-        ctx.say(
-          SLASH_COMMANDS.map((c) => `/${c.name}${c.args ? ` ${c.args}` : ""} — ${c.help}`).join("\n") +
-            "\nEnter send (steers a running turn) · Shift+Enter new line · ↑/↓ history · @ mention a file · Ctrl+X shell mode · Esc stop · Ctrl+B file tree · Ctrl+J terminal",
-        );
+        // One list of shortcuts and commands for the whole app: the dialog `?` opens too.
+        showShortcuts();
         return true;
     }
   } catch (error) {

@@ -42,11 +42,16 @@ export function Splitter({
     onResize(Math.max(0, start() + sign * (event.key === forward ? KEY_STEP_PX : -KEY_STEP_PX)));
   };
 
+  // A focusable separator is a widget: it must say where it stands (aria-valuenow, in pixels here).
+  const size = Math.round(start());
   return (
     <div
       role="separator"
       aria-orientation={direction}
       aria-label={label}
+      aria-valuenow={size}
+      aria-valuemin={0}
+      aria-valuetext={`${size} pixels`}
       tabIndex={0}
       data-testid={testId}
       onPointerDown={onPointerDown}

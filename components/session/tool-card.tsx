@@ -4,6 +4,7 @@ import { useState, type ReactNode } from "react";
 import type { PendingApproval, TranscriptItem } from "@/server/protocol";
 import { diffOf, UnifiedDiff } from "@/components/editor/unified-diff";
 import { ApprovalCard, fromPending } from "@/components/approvals/approval-card";
+import { toolCardName } from "./tool-name";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -37,6 +38,8 @@ export function ToolCard({
   return (
     <div
       className={`rounded-md border bg-panel font-mono text-xs ${item.state === "error" ? "border-danger/40" : item.state === "waiting_approval" ? "border-warn/50" : "border-border"}`}
+      role="group"
+      aria-label={toolCardName(item, approval)}
       data-testid="tool-card"
       data-state={item.state}
       data-tool={item.name}

@@ -63,6 +63,10 @@ export function Transcript({
       ref={scroller}
       onScroll={onScroll}
       className="min-h-0 flex-1 overflow-y-auto [overflow-anchor:none]"
+      // Focusable, so a keyboard can scroll and read it; news is spoken by the session's Announcer, not here.
+      role="region"
+      aria-label="Conversation"
+      tabIndex={0}
       data-testid="transcript"
       data-count={rows.length}
     >
@@ -202,8 +206,8 @@ function Item({
     }
     case "notice":
       return (
+        // No role="alert": the list is virtualized, so a row scrolled back into view would be read again.
         <div
-          role={item.level === "error" ? "alert" : undefined}
           className={`rounded-md border px-3 py-2 ${item.level === "error" ? "border-danger/40 bg-danger/10 text-danger" : item.level === "warning" ? "border-warn/40 bg-warn/10 text-warn" : "border-border text-muted"}`}
           data-testid="notice"
           data-level={item.level}

@@ -55,6 +55,7 @@ export function SettingsView() {
               className="rounded border border-border bg-bg px-2 py-1.5"
               value={current}
               onChange={(e) => void setDefault(e.target.value)}
+              aria-labelledby="default-model"
               data-testid="default-model"
             >
               <option value="">None</option>

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { PendingBadge } from "@/components/approvals/pending-badge";
 import { TabBadge } from "@/components/attention/tab-badge";
+import { showShortcuts } from "./shortcuts";
 
 const LINKS = [
   { href: "/", label: "Sessions" },
@@ -15,9 +16,12 @@ const LINKS = [
 export function AppNav() {
   const pathname = usePathname();
   return (
-    <nav className="flex h-9 shrink-0 items-center gap-1 border-b border-border bg-panel px-3" aria-label="Main">
+    <nav
+      className="flex h-9 shrink-0 items-center gap-1 border-b border-border bg-panel px-3 max-md:h-[44px] max-md:px-1"
+      aria-label="Main"
+    >
       <TabBadge />
-      <Link href="/" className="mr-3 font-semibold tracking-tight text-fg">
+      <Link href="/" className="mr-3 font-semibold tracking-tight text-fg max-md:mr-1 max-md:hidden">
         Worldline
       </Link>
       {LINKS.map((link) => {
@@ -27,13 +31,25 @@ export function AppNav() {
             key={link.href}
             href={link.href}
             data-testid={`nav-${link.label.toLowerCase()}`}
-            className={`rounded px-2 py-1 ${active ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
+            aria-current={active ? "page" : undefined}
+            className={`flex items-center rounded px-2 py-1 max-md:min-h-[44px] ${active ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
           >
             {link.label}
             {link.href === "/approvals" ? <PendingBadge /> : null}
           </Link>
         );
       })}
+      <button
+        type="button"
+        className="ml-auto rounded px-2 py-1 text-muted hover:bg-raised hover:text-fg max-md:min-h-[44px] max-md:min-w-[44px]"
+        onClick={showShortcuts}
+        aria-label="Keyboard shortcuts"
+        aria-keyshortcuts="?"
+        title="Keyboard shortcuts (?)"
+        data-testid="show-shortcuts"
+      >
+        ?
+      </button>
     </nav>
   );
 }

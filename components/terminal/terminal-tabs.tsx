@@ -24,65 +24,77 @@ export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose,
   };
 
   return (
-    <div
-      className="flex h-8 shrink-0 items-stretch overflow-x-auto border-b border-border text-xs"
-      role="tablist"
-      data-testid="terminal-tabs"
-    >
-      {terminals.map((terminal) => {
-        const active = terminal.terminalId === activeId;
-        return (
-          <div
-            key={terminal.terminalId}
-            role="tab"
-            aria-selected={active}
-            data-testid="terminal-tab"
-            data-terminal-id={terminal.terminalId}
-            className={`group flex items-center gap-1 border-r border-border px-2 ${active ? "bg-bg text-fg" : "text-muted hover:text-fg"}`}
-            onClick={() => onSelect(terminal.terminalId)}
-          >
-            {editing === terminal.terminalId ? (
-              <input
-                autoFocus
-                value={draft}
-                aria-label="Terminal name"
-                data-testid="terminal-rename-input"
-                className="w-28 bg-transparent outline-none"
-                onChange={(event) => setDraft(event.target.value)}
-                onBlur={() => commit(terminal.terminalId)}
-                onKeyDown={(event) => {
-                  if (event.key === "Enter") commit(terminal.terminalId);
-                  if (event.key === "Escape") setEditing(null);
-                }}
-              />
-            ) : (
-              <span
-                className="max-w-40 truncate"
-                title="Double-click to rename"
-                data-testid="terminal-tab-title"
-                onDoubleClick={() => {
-                  setDraft(terminal.title);
-                  setEditing(terminal.terminalId);
+    <div className="flex h-8 shrink-0 items-stretch border-b border-border text-xs">
+      {/* Only tabs inside the tablist: Delete closes the focused tab, F2 renames it; the × is for the mouse. */}
+      <div
+        className="flex min-w-0 items-stretch overflow-x-auto"
+        role="tablist"
+        aria-label="Terminals"
+        data-testid="terminal-tabs"
+      >
+        {terminals.map((terminal) => {
+          const active = terminal.terminalId === activeId;
+          const rename = () => {
+            setDraft(terminal.title);
+            setEditing(terminal.terminalId);
+          };
+          return (
+            <div
+              key={terminal.terminalId}
+              data-testid="terminal-tab"
+              data-terminal-id={terminal.terminalId}
+              className={`group flex items-center gap-1 border-r border-border px-2 ${active ? "bg-bg text-fg" : "text-muted hover:text-fg"}`}
+            >
+              {editing === terminal.terminalId ? (
+                <input
+                  autoFocus
+                  value={draft}
+                  aria-label="Terminal name"
+                  data-testid="terminal-rename-input"
+                  className="w-28 bg-transparent outline-none"
+                  onChange={(event) => setDraft(event.target.value)}
+                  onBlur={() => commit(terminal.terminalId)}
+                  onKeyDown={(event) => {
+                    if (event.key === "Enter") commit(terminal.terminalId);
+                    if (event.key === "Escape") setEditing(null);
+                  }}
+                />
+              ) : (
+                <button
+                  type="button"
+                  role="tab"
+                  aria-selected={active}
+                  className="max-w-40 truncate"
+                  title="Double-click or F2 to rename, Delete to close"
+                  data-testid="terminal-tab-title"
+                  onClick={() => onSelect(terminal.terminalId)}
+                  onDoubleClick={rename}
+                  onKeyDown={(event) => {
+                    if (event.key === "F2") rename();
+                    if (event.key === "Delete") onClose(terminal.terminalId);
+                  }}
+                >
+                  {terminal.title}
+                </button>
+              )}
+              <button
+                type="button"
+                aria-hidden
+                tabIndex={-1}
+                title={`Close ${terminal.title}`}
+                data-testid="terminal-tab-close"
+                className="rounded px-1 text-muted hover:bg-raised hover:text-fg"
+                onClick={(event) => {
+                  event.stopPropagation();
+                  onClose(terminal.terminalId);
                 }}
               >
-                {terminal.title}
-              </span>
-            )}
-            <button
-              type="button"
-              aria-label={`Close ${terminal.title}`}
-              data-testid="terminal-tab-close"
-              className="rounded px-1 text-muted opacity-60 hover:bg-raised hover:text-fg group-hover:opacity-100"
-              onClick={(event) => {
-                event.stopPropagation();
-                onClose(terminal.terminalId);
-              }}
-            >
-              ×
-            </button>
-          </div>
-        );
-      })}
+                ×
+              </button>
+            </div>
+          );
+        })}
+      </div>
       <button
         type="button"
         aria-label="New terminal"

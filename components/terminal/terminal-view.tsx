@@ -82,6 +82,8 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
           setSearchOpen(true);
           return false;
         }
+        // Ctrl+` is the way out to the prompt (session-view.tsx): the terminal must not trap the keyboard.
+        if (event.ctrlKey && key === "`") return false;
         return true;
       });
 
@@ -229,12 +231,14 @@ function bufferText(term: Xterm | undefined): string | null {
 }
 
 /**
- * Whether the keyboard is in a text field outside `host`. A terminal that appears while someone types there (the
- * panel restored open when the page loads, a terminal started from the prompt) must not take the keyboard: the rest
- * of a prompt, and its Enter, would go to the shell.
+ * Whether the terminal should leave the keyboard where it is. A terminal that appears while someone types
+ * elsewhere (a terminal started from the prompt) must not take it: the rest of a prompt, and its Enter, would
+ * go to the shell. Nor one that appears with the page (the panel restored open; the keyboard is on no control
+ * yet): a keyboard user would start inside a terminal, which keeps Tab for the shell.
  */
 function typingElsewhere(host: HTMLElement): boolean {
   const active = document.activeElement;
   if (!(active instanceof HTMLElement) || host.contains(active)) return false;
+  if (active === document.body) return true;
   return active instanceof HTMLTextAreaElement || active instanceof HTMLInputElement || active.isContentEditable;
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { onMenuKeyDown, usePopover } from "@/components/shell/use-popover";
 import type { CheckpointView } from "@/server/protocol";
 import type { RewindMode } from "@/components/review/rewind-api";
 
@@ -24,21 +24,7 @@ export function CheckpointMenu({
   running: boolean;
   testId: string;
 }) {
-  const [open, setOpen] = useState(false);
-  const root = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const close = (event: MouseEvent) => {
-      if (!root.current?.contains(event.target as Node)) setOpen(false);
-    };
-    const escape = (event: KeyboardEvent) => event.key === "Escape" && setOpen(false);
-    document.addEventListener("mousedown", close);
-    document.addEventListener("keydown", escape);
-    return () => {
-      document.removeEventListener("mousedown", close);
-      document.removeEventListener("keydown", escape);
-    };
-  }, [open]);
+  const { open, toggle, close, root, panel, trigger } = usePopover();
 
   const files = checkpoint.has_snapshot;
   const items: { label: string; run: () => void; enabled: boolean; id: string }[] = [
@@ -72,20 +58,31 @@ export function CheckpointMenu({
   return (
     <div ref={root} className="relative">
       <button
+        ref={trigger}
         type="button"
-        className="rounded px-1.5 text-muted hover:bg-raised hover:text-fg disabled:opacity-50"
+        className="rounded px-1.5 text-muted hover:bg-raised hover:text-fg disabled:opacity-50 max-md:min-h-[44px] max-md:min-w-[44px]"
         aria-haspopup="menu"
         aria-expanded={open}
         aria-label={`Actions for checkpoint #${checkpoint.number}`}
         disabled={disabled}
-        onClick={() => setOpen(!open)}
+        onClick={toggle}
+        onKeyDown={(event) => {
+          // The menu pattern: Down (or Enter/Space, by click) opens it on its first item.
+          if (event.key === "ArrowDown" && !open) {
+            event.preventDefault();
+            toggle();
+          }
+        }}
         data-testid={testId}
       >
         ⋯
       </button>
       {open ? (
         <ul
+          ref={panel as React.RefObject<HTMLUListElement>}
           role="menu"
+          aria-label={`Checkpoint #${checkpoint.number}`}
+          onKeyDown={onMenuKeyDown}
           className="absolute right-0 top-full z-20 mt-0.5 w-56 rounded-md border border-border bg-raised py-1 shadow-lg"
         >
           {items.map((item) => (
@@ -95,8 +92,9 @@ export function CheckpointMenu({
                 role="menuitem"
                 disabled={!item.enabled}
                 className="w-full px-3 py-1 text-left hover:bg-accent/20 disabled:opacity-40"
+                tabIndex={-1}
                 onClick={() => {
-                  setOpen(false);
+                  close();
                   item.run();
                 }}
                 data-testid={`menu-${item.id}`}

@@ -36,9 +36,13 @@ export class WorkspaceFiles {
     return () => this.listeners.delete(listener);
   }
 
-  async list(root: string, dir: string): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
+  async list(
+    root: string,
+    dir: string,
+    showIgnored = false,
+  ): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
     const ws = this.state(root);
-    const listing = await listDir(root, ws.rules, dir);
+    const listing = await listDir(root, ws.rules, dir, showIgnored);
     ws.watcher.watch(listing.path);
     return listing;
   }

@@ -6,31 +6,43 @@ export interface TreeEntry {
   name: string;
   path: string;
   type: "file" | "dir";
+  /** Set when git ignores it (listed only when ignored files are shown). */
+  ignored?: boolean;
 }
 
 /** A directory listing never returns more than this; a giant folder shows its first entries. */
 export const MAX_DIR_ENTRIES = 2_000;
 
-/** One level of the tree: folders first, then files, names sorted, ignored entries left out. */
+/** Never listed, even with ignored files shown: git's own database. */
+const GIT_DIR = ".git";
+
+/**
+ * One level of the tree: folders first, then files, names sorted. What the workspace's
+ * .gitignore files leave out is hidden (or, with `showIgnored`, listed and marked), `.git` always;
+ * the heavier skip list of search and checkpoints does not apply here.
+ */
 export async function listDir(
   root: string,
   rules: WorkspaceIgnore,
   relDir: string,
+  showIgnored = false,
 ): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
   const { abs, rel } = await resolveInside(root, relDir);
   const dirents = await fs.readdir(abs, { withFileTypes: true });
   const entries: TreeEntry[] = [];
   for (const dirent of dirents) {
+    if (dirent.name === GIT_DIR) continue;
     const isDir =
       dirent.isDirectory() ||
       (dirent.isSymbolicLink() &&
         (await fs.stat(`${abs}/${dirent.name}`).then(
           (s) => s.isDirectory(),
-          () => false,
+          () => false, // a dangling link lists as a file
         )));
     const childRel = rel ? `${rel}/${dirent.name}` : dirent.name;
-    if (await rules.ignored(childRel, isDir)) continue;
-    entries.push({ name: dirent.name, path: childRel, type: isDir ? "dir" : "file" });
+    const ignored = await rules.gitIgnored(childRel, isDir);
+    if (ignored && !showIgnored) continue;
+    entries.push({ name: dirent.name, path: childRel, type: isDir ? "dir" : "file", ...(ignored ? { ignored } : {}) });
   }
   entries.sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === "dir" ? -1 : 1));
   return { path: rel, entries: entries.slice(0, MAX_DIR_ENTRIES), truncated: entries.length > MAX_DIR_ENTRIES };

@@ -27,7 +27,14 @@ export class WorkspaceIgnore {
 
   /** True when `rel` (posix, relative to the root, non-empty) is not part of the workspace. */
   async ignored(rel: string, isDir: boolean): Promise<boolean> {
-    if (isSkipped(rel, isDir)) return true;
+    return isSkipped(rel, isDir) || this.gitIgnored(rel, isDir);
+  }
+
+  /**
+   * True when the workspace's .gitignore files alone leave `rel` out. The file tree hides only
+   * these (and `.git`): a repository that tracks its `dist/` shows it, as in an editor.
+   */
+  async gitIgnored(rel: string, isDir: boolean): Promise<boolean> {
     const parts = rel.split("/");
     let ignored = false;
     for (let depth = 0; depth < parts.length; depth++) {

@@ -2,7 +2,11 @@ import { z } from "zod";
 
 /** Bodies, queries and answers of the IDE's file and settings API (server/files, server/settings). */
 
-export const FileTreeQuery = z.object({ dir: z.string().max(4096).default("") });
+export const FileTreeQuery = z.object({
+  dir: z.string().max(4096).default(""),
+  /** "1": list what git ignores too (marked `ignored`); `.git` stays hidden. */
+  ignored: z.enum(["0", "1"]).default("0"),
+});
 export const FileQuery = z.object({ path: z.string().min(1).max(4096) });
 export const FileSearchQuery = z.object({
   q: z.string().max(200).default(""),
@@ -20,7 +24,12 @@ export const WriteFileBody = z
   .strict();
 export type WriteFileBody = z.infer<typeof WriteFileBody>;
 
-export const TreeEntry = z.object({ name: z.string(), path: z.string(), type: z.enum(["file", "dir"]) });
+export const TreeEntry = z.object({
+  name: z.string(),
+  path: z.string(),
+  type: z.enum(["file", "dir"]),
+  ignored: z.boolean().optional(),
+});
 export type TreeEntry = z.infer<typeof TreeEntry>;
 export const FileTreeListing = z.object({ path: z.string(), entries: z.array(TreeEntry), truncated: z.boolean() });
 export type FileTreeListing = z.infer<typeof FileTreeListing>;

@@ -33,11 +33,23 @@ afterAll(async () => {
 const json = async <T>(response: Response): Promise<T> => (await response.json()) as T;
 
 describe("workspace files over HTTP", () => {
-  it("lists the tree without .gitignored and heavy folders", async () => {
+  it("lists the tree without what git ignores and .git; ignored=1 shows the ignored, marked", async () => {
     const root = await json<{ entries: { name: string; type: string }[] }>(
       await bridge.api(`/api/v1/sessions/${sessionId}/files/tree`),
     );
-    expect(root.entries.map((e) => e.name)).toEqual(["src", ".gitignore"]);
+    // node_modules is not in this .gitignore: only git's word hides a folder from the tree.
+    expect(root.entries.map((e) => e.name)).toEqual(["node_modules", "src", ".gitignore"]);
+    const all = await json<{ entries: { name: string; ignored?: boolean }[] }>(
+      await bridge.api(`/api/v1/sessions/${sessionId}/files/tree?ignored=1`),
+    );
+    expect(all.entries.map((e) => [e.name, e.ignored ?? false])).toEqual([
+      ["logs", true],
+      ["node_modules", false],
+      ["src", false],
+      [".gitignore", false],
+      ["scratch.tmp", true],
+    ]);
+    expect((await bridge.api(`/api/v1/sessions/${sessionId}/files/tree?ignored=yes`)).status).toBe(400);
     const src = await json<{ entries: { path: string }[] }>(
       await bridge.api(`/api/v1/sessions/${sessionId}/files/tree?dir=src`),
     );

@@ -59,11 +59,21 @@ const EXPECTED = [
   "src/index.ts",
 ];
 
-async function treeListing(rules: WorkspaceIgnore, dir = ""): Promise<string[]> {
-  const { entries } = await listDir(ws, rules, dir);
+/** What git does not ignore but search and checkpoints skip (heavy or generated): the tree shows it. */
+const SKIPPED_BUT_TRACKABLE = [
+  "dist/bundle.js",
+  "node_modules/pkg/index.js",
+  "py/__pycache__/m.cpython-312.pyc",
+  "src/node_modules/dep/index.js",
+];
+/** What the workspace's .gitignore files leave out. */
+const GIT_IGNORED = ["debug.log", "private/notes.txt", "src/generated/g.ts", "src/notes.tmp"];
+
+async function treeListing(rules: WorkspaceIgnore, dir = "", showIgnored = false): Promise<string[]> {
+  const { entries } = await listDir(ws, rules, dir, showIgnored);
   const files: string[] = [];
   for (const entry of entries) {
-    if (entry.type === "dir") files.push(...(await treeListing(rules, entry.path)));
+    if (entry.type === "dir") files.push(...(await treeListing(rules, entry.path, showIgnored)));
     else files.push(entry.path);
   }
   return files;
@@ -77,8 +87,7 @@ async function grepped(search: (request: SearchRequest) => Promise<{ files: { ab
 }
 
 describe("one ignore engine", () => {
-  it("the file tree, glob/grep and the checkpoint snapshot list the same files", async () => {
-    const tree = (await treeListing(new WorkspaceIgnore(ws))).sort();
+  it("@-mentions, glob/grep and the checkpoint snapshot list the same files", async () => {
     const mentions = (await treeFiles(ws, new WorkspaceIgnore(ws), 1_000)).files.sort();
     const search: string[] = [];
     for await (const file of searchFiles(ws)) search.push(file.relative);
@@ -86,11 +95,21 @@ describe("one ignore engine", () => {
     const { commit } = await repo.snapshot();
     const snapshot = [...snapshotEntries(repo.gitDir, commit).keys()].sort();
 
-    expect(tree).toEqual(EXPECTED);
     expect(mentions).toEqual(EXPECTED);
     expect(search.sort()).toEqual(EXPECTED);
     expect(snapshot).toEqual(EXPECTED);
     expect(await grepped(searchWithJavaScript)).toEqual(EXPECTED);
+  });
+
+  it("the file tree hides only what git ignores, plus .git; shown, ignored entries are marked", async () => {
+    const rules = new WorkspaceIgnore(ws);
+    expect((await treeListing(rules)).sort()).toEqual([...EXPECTED, ...SKIPPED_BUT_TRACKABLE].sort());
+    const all = (await treeListing(rules, "", true)).sort();
+    expect(all).toEqual([...EXPECTED, ...SKIPPED_BUT_TRACKABLE, ...GIT_IGNORED].sort());
+    expect(all.some((file) => file.startsWith(".git/"))).toBe(false);
+    const root = await listDir(ws, rules, "", true);
+    expect(root.entries.find((entry) => entry.name === "private")?.ignored).toBe(true);
+    expect(root.entries.find((entry) => entry.name === "dist")?.ignored).toBeUndefined();
   });
 
   it.skipIf(!findRipgrep())("grep through ripgrep skips the same files", async () => {

@@ -12,8 +12,11 @@ export const fileRoutes: Route[] = [
     method: "GET",
     path: "/api/v1/sessions/:id/files/tree",
     handler: async (ctx) => {
-      const { dir } = FileTreeQuery.parse({ dir: ctx.query.get("dir") ?? undefined });
-      return ctx.services.files.list(await workspaceOf(ctx), dir);
+      const { dir, ignored } = FileTreeQuery.parse({
+        dir: ctx.query.get("dir") ?? undefined,
+        ignored: ctx.query.get("ignored") ?? undefined,
+      });
+      return ctx.services.files.list(await workspaceOf(ctx), dir, ignored === "1");
     },
   },
   {
