@@ -42,6 +42,8 @@ export const GenerationStats = z.object({
   input_tokens: z.number().nullable().optional(),
   /** The part of `input_tokens` the provider served from its prompt cache; null when it does not say. */
   cached_input_tokens: z.number().nullable().optional(),
+  /** The part of `output_tokens` spent on reasoning, where the provider or external agent says. */
+  reasoning_tokens: z.number().nullable().optional(),
   /** At the model's price (Settings); null when the model has no known price. */
   cost_usd: z.number().nullable().optional(),
 });
