@@ -3,6 +3,7 @@
 import { useEffect, useRef } from "react";
 import { parseSessionEvent, type EventEnvelope } from "@/server/protocol";
 import { getSocket } from "@/components/transport/client";
+import { canDrive, DECIDED_BY_OTHERS, useAccess } from "@/components/session/use-access";
 import { playChime } from "./chime";
 import { approvalSubject, turnEnding } from "./describe";
 import { effectivePrefs } from "./prefs";
@@ -13,7 +14,8 @@ import { noteUnseenEnding } from "./tab-badge";
 /**
  * The session page's attention: while the tab is hidden or unfocused, a waiting approval
  * and a turn that ended or failed raise a notification (naming the session and the command
- * or file), an optional chime, and, for endings, the tab's count. Only live events count:
+ * or file), an optional chime, and, for endings, the tab's count. A page that may not decide
+ * (a view-only link) is told the request waits for someone else. Only live events count:
  * the catch-up a tab gets when it opens or reconnects is history, not news.
  */
 export function useSessionAttention(sessionId: string, title: string | undefined, onReveal: () => void) {
@@ -21,6 +23,9 @@ export function useSessionAttention(sessionId: string, title: string | undefined
   titleRef.current = title;
   const revealRef = useRef(onReveal);
   revealRef.current = onReveal;
+  const access = useAccess();
+  const decidesRef = useRef(canDrive(access));
+  decidesRef.current = canDrive(access);
 
   useEffect(() => {
     const reveal = () => revealRef.current();
@@ -54,9 +59,12 @@ export function useSessionAttention(sessionId: string, title: string | undefined
         const event = parseSessionEvent(raw);
         if (event.type === "approval.requested") {
           const { approvalId } = event.payload;
+          const decides = decidesRef.current;
           void alert({
-            title: `Approval needed · ${name()}`,
-            body: approvalSubject(event.payload),
+            title: `${decides ? "Approval needed" : "Waiting for approval"} · ${name()}`,
+            body: decides
+              ? approvalSubject(event.payload)
+              : `${approvalSubject(event.payload)} (decided by ${DECIDED_BY_OTHERS})`,
             tag: `approval:${approvalId}`,
             onClick: () => revealApproval(approvalId),
           });

@@ -1,23 +1,15 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import type { AccessView, CreatedShareLink, ShareLinkView } from "@/server/protocol";
+import type { CreatedShareLink, ShareLinkView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
+import { useAccess } from "./use-access";
 
 const EXPIRIES = [
   { label: "1 hour", seconds: 3600 },
   { label: "1 day", seconds: 24 * 3600 },
   { label: "7 days", seconds: 7 * 24 * 3600 },
 ];
-
-/** This page's access: the owner, or a share link's scope. */
-export function useAccess(): AccessView | null {
-  const [access, setAccess] = useState<AccessView | null>(null);
-  useEffect(() => {
-    api<AccessView>("/api/v1/access").then(setAccess, () => setAccess(null));
-  }, []);
-  return access;
-}
 
 /** Share button + dialog: create view/drive links with an expiry, copy them, revoke them. Owner only. */
 export function ShareDialog({ sessionId }: { sessionId: string }) {

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { ptyMessages, type TerminalInfo } from "@/server/protocol";
 import { getSocket } from "@/components/transport/client";
+import { canDrive, useAccess } from "@/components/session/use-access";
 import { ptyCommand } from "./pty-commands";
 import { TerminalTabs } from "./terminal-tabs";
 import { TerminalView } from "./terminal-view";
@@ -15,11 +16,14 @@ const autoStarts = new Map<string, number>();
  * The session's terminals: a tab per terminal (new, rename, close) and the active one
  * below. Every tab of the browser that shows the session sees the same terminals. Opening
  * the panel on a session without terminals starts one (closing the last one later does not).
+ * A view-only link watches them read-only: no typing, no new, renamed or closed terminals.
  */
 export function TerminalPanel({ sessionId }: { sessionId: string }) {
   const [terminals, setTerminals] = useState<TerminalInfo[] | null>(null);
   const [activeId, setActiveId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const access = useAccess();
+  const readOnly = !canDrive(access);
 
   useEffect(() => {
     const socket = getSocket();
@@ -69,9 +73,10 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
   // What the panel found when it first listed (state, not a ref: the page and tests read it from the DOM).
   const [opened, setOpened] = useState<"loading" | "empty" | "populated">("loading");
   useEffect(() => {
-    if (!terminals || opened !== "loading") return;
+    // Started only once the page's access is known, and only for a page that may drive the session.
+    if (!terminals || opened !== "loading" || access === null) return;
     setOpened(terminals.length === 0 ? "empty" : "populated");
-    if (terminals.length > 0) return;
+    if (terminals.length > 0 || readOnly) return;
     // A panel closed and reopened at once (the layout arriving from the server can do that)
     // may list before the first start landed: one start per session per moment, not two.
     const last = autoStarts.get(sessionId) ?? 0;
@@ -83,7 +88,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
       (result) => (result.terminals.length === 0 ? create(true) : setTerminals(result.terminals)),
       () => create(true),
     );
-  }, [terminals, create, sessionId, opened]);
+  }, [terminals, create, sessionId, opened, access, readOnly]);
 
   const close = useCallback(
     (terminalId: string) => {
@@ -108,6 +113,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
         onCreate={() => void create()}
         onClose={close}
         onRename={rename}
+        readOnly={readOnly}
       />
       {error ? (
         <div
@@ -118,8 +124,13 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
         </div>
       ) : null}
       <div className="min-h-0 flex-1">
-        {activeId ? (
-          <TerminalView key={activeId} sessionId={sessionId} terminalId={activeId} />
+        {/* Once the access is known: a terminal drawn read-only, then again writable, would attach twice. */}
+        {activeId && access ? (
+          <TerminalView key={activeId} sessionId={sessionId} terminalId={activeId} readOnly={readOnly} />
+        ) : terminals && readOnly ? (
+          <div className="flex h-full items-center justify-center text-sm text-muted" data-testid="terminal-none">
+            No terminals in this session.
+          </div>
         ) : terminals ? (
           <div className="flex h-full items-center justify-center text-sm text-muted">
             <button

@@ -10,10 +10,20 @@ interface TerminalTabsProps {
   onCreate(): void;
   onClose(terminalId: string): void;
   onRename(terminalId: string, title: string): void;
+  /** A view-only page: the tabs only switch between terminals. */
+  readOnly?: boolean;
 }
 
 /** One tab per terminal; double-click a title to rename it. */
-export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose, onRename }: TerminalTabsProps) {
+export function TerminalTabs({
+  terminals,
+  activeId,
+  onSelect,
+  onCreate,
+  onClose,
+  onRename,
+  readOnly = false,
+}: TerminalTabsProps) {
   const [editing, setEditing] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
 
@@ -61,6 +71,7 @@ export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose,
                 title="Double-click to rename"
                 data-testid="terminal-tab-title"
                 onDoubleClick={() => {
+                  if (readOnly) return;
                   setDraft(terminal.title);
                   setEditing(terminal.terminalId);
                 }}
@@ -68,31 +79,39 @@ export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose,
                 {terminal.title}
               </span>
             )}
-            <button
-              type="button"
-              aria-label={`Close ${terminal.title}`}
-              data-testid="terminal-tab-close"
-              className="rounded px-1 text-muted opacity-60 hover:bg-raised hover:text-fg group-hover:opacity-100"
-              onClick={(event) => {
-                event.stopPropagation();
-                onClose(terminal.terminalId);
-              }}
-            >
-              ×
-            </button>
+            {readOnly ? null : (
+              <button
+                type="button"
+                aria-label={`Close ${terminal.title}`}
+                data-testid="terminal-tab-close"
+                className="rounded px-1 text-muted opacity-60 hover:bg-raised hover:text-fg group-hover:opacity-100"
+                onClick={(event) => {
+                  event.stopPropagation();
+                  onClose(terminal.terminalId);
+                }}
+              >
+                ×
+              </button>
+            )}
           </div>
         );
       })}
-      <button
-        type="button"
-        aria-label="New terminal"
-        title="New terminal"
-        data-testid="terminal-new"
-        className="px-3 text-muted hover:text-fg"
-        onClick={onCreate}
-      >
-        +
-      </button>
+      {readOnly ? (
+        <span className="ml-auto self-center px-3 text-muted" data-testid="terminal-read-only">
+          read-only
+        </span>
+      ) : (
+        <button
+          type="button"
+          aria-label="New terminal"
+          title="New terminal"
+          data-testid="terminal-new"
+          className="px-3 text-muted hover:text-fg"
+          onClick={onCreate}
+        >
+          +
+        </button>
+      )}
     </div>
   );
 }

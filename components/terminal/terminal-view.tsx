@@ -23,9 +23,18 @@ const openTerminals = new Map<string, Xterm>();
 /**
  * One terminal in the page: an xterm that shows the bridge's snapshot, then live
  * binary output (acknowledged from xterm's write callback for flow control), sends
- * keystrokes and follows the panel's size.
+ * keystrokes and follows the panel's size. `readOnly` (a view-only link): output only, no input
+ * and no resize (the shell keeps the size of those who drive it).
  */
-export function TerminalView({ sessionId, terminalId }: { sessionId: string; terminalId: string }) {
+export function TerminalView({
+  sessionId,
+  terminalId,
+  readOnly = false,
+}: {
+  sessionId: string;
+  terminalId: string;
+  readOnly?: boolean;
+}) {
   const hostRef = useRef<HTMLDivElement>(null);
   const termRef = useRef<Xterm | null>(null);
   const searchRef = useRef<SearchAddon | null>(null);
@@ -47,7 +56,8 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
       const term = new Terminal({
         fontFamily: 'ui-monospace, "JetBrains Mono", Menlo, Consolas, monospace',
         fontSize: 13,
-        cursorBlink: true,
+        cursorBlink: !readOnly,
+        disableStdin: readOnly,
         scrollback: 10_000,
         allowProposedApi: true,
         theme: xtermTheme(),
@@ -132,11 +142,14 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
       socket.on("connect", attach);
       if (socket.connected) attach();
 
-      const input = term.onData((data) => ptySend("pty.input", { sessionId, terminalId, data }));
-      const binary = term.onBinary((data) => ptySend("pty.input", { sessionId, terminalId, data }));
-      const resize = term.onResize(({ cols, rows }) => ptySend("pty.resize", { sessionId, terminalId, cols, rows }));
+      const type = (data: string) => !readOnly && ptySend("pty.input", { sessionId, terminalId, data });
+      const input = term.onData(type);
+      const binary = term.onBinary(type);
+      const sendSize = (cols: number, rows: number) =>
+        !readOnly && ptySend("pty.resize", { sessionId, terminalId, cols, rows });
+      const resize = term.onResize(({ cols, rows }) => sendSize(cols, rows));
       // Focusing a tab makes it the most recently active viewer, whose size the shell takes.
-      const onFocus = () => ptySend("pty.resize", { sessionId, terminalId, cols: term.cols, rows: term.rows });
+      const onFocus = () => sendSize(term.cols, term.rows);
       term.textarea?.addEventListener("focus", onFocus);
       let frame = 0;
       const observer = new ResizeObserver(() => {
@@ -144,7 +157,7 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
         frame = requestAnimationFrame(() => safeFit(fit));
       });
       observer.observe(host);
-      if (!typingElsewhere(host)) term.focus();
+      if (!readOnly && !typingElsewhere(host)) term.focus();
 
       cleanups.push(() => {
         observer.disconnect();
@@ -169,7 +182,7 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
       disposed = true;
       for (const cleanup of cleanups) cleanup();
     };
-  }, [sessionId, terminalId]);
+  }, [sessionId, terminalId, readOnly]);
 
   return (
     <div
@@ -177,6 +190,7 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
       data-testid="terminal-view"
       data-terminal-id={terminalId}
       data-status={status}
+      data-read-only={readOnly}
     >
       {status === "resync" ? (
         <div
