@@ -67,7 +67,9 @@ test("a view link shows a waiting approval with who decides it and no control, a
   await expect(waiting).toHaveAttribute("data-state", "waiting_approval");
 
   // The viewer's terminal shows the owner's output and takes no input, and offers no new terminal.
-  await viewer.getByTestId("toggle-terminal").click();
+  // The layout is the user's (the owner just opened the panel): open it only if it is closed.
+  const toggle = viewer.getByTestId("toggle-terminal");
+  if ((await toggle.getAttribute("aria-pressed")) !== "true") await toggle.click();
   const viewerTerminal = viewer.getByTestId("terminal-view");
   await expect(viewerTerminal).toHaveAttribute("data-read-only", "true");
   await expect(viewerTerminal).toHaveAttribute("data-status", "live");
