@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import { parseSessionEvent, type EventEnvelope } from "@/server/protocol";
-import { getSocket } from "@/components/transport/client";
+import { checkedEvents } from "@/components/session/checked-events";
+import { onMessage } from "@/components/transport/client";
 import { canDrive, DECIDED_BY_OTHERS, useAccess } from "@/components/session/use-access";
 import { playChime } from "./chime";
 import { approvalSubject, turnEnding } from "./describe";
@@ -34,7 +34,6 @@ export function useSessionAttention(sessionId: string, title: string | undefined
   }, []);
 
   useEffect(() => {
-    const socket = getSocket();
     /** The turn's latest answer text, for the "finished" notification. */
     let answer = { messageId: "", text: "" };
     const alert = async (notice: { title: string; body: string; tag: string; onClick: () => void }) => {
@@ -44,19 +43,18 @@ export function useSessionAttention(sessionId: string, title: string | undefined
       if (prefs.sound && (shown || !prefs.notify)) playChime();
     };
     const name = () => titleRef.current ?? "Session";
-    const onEvents = (message: { sessionId: string; events: EventEnvelope[] }) => {
+    const offEvents = onMessage("session.events", (message) => {
       if (message.sessionId !== sessionId) return;
-      for (const raw of message.events) {
-        if (raw.type === "message.part.delta") {
-          const { messageId, part, delta } = raw.payload;
+      // The session's transcript (useSession) reports a drifted event; here it is only left out.
+      for (const event of checkedEvents(message.events, () => undefined)) {
+        if (event.type === "message.part.delta") {
+          const { messageId, part, delta } = event.payload;
           if (part !== "text") continue;
           answer =
             messageId === answer.messageId ? { messageId, text: answer.text + delta } : { messageId, text: delta };
           continue;
         }
-        if (raw.type !== "approval.requested" && raw.type !== "turn.completed") continue;
         if (!isAway()) continue;
-        const event = parseSessionEvent(raw);
         if (event.type === "approval.requested") {
           const { approvalId } = event.payload;
           const decides = decidesRef.current;
@@ -80,10 +78,7 @@ export function useSessionAttention(sessionId: string, title: string | undefined
           });
         }
       }
-    };
-    socket.on("session.events", onEvents);
-    return () => {
-      socket.off("session.events", onEvents);
-    };
+    });
+    return offEvents;
   }, [sessionId]);
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { SessionSummary, SettingsView } from "@/server/protocol";
+import { SessionSummary, SettingsView } from "@/server/protocol";
 import { EditorArea } from "@/components/editor/editor-area";
 import { useOpenFiles } from "@/components/editor/use-open-files";
 import { FileTree } from "@/components/files/file-tree";
@@ -47,11 +47,11 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [settings, setSettings] = useState<SettingsView | null>(null);
   const defaultModel = settings ? (settings.envModel ?? settings.defaultModel?.model ?? null) : null;
   useEffect(() => {
-    api<SettingsView>("/api/v1/settings").then(setSettings, () => undefined);
+    api("/api/v1/settings", SettingsView).then(setSettings, () => undefined);
   }, []);
 
   useEffect(() => {
-    api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) =>
+    api(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionSummary).then(setSummary, (err: Error) =>
       setLoadError(err.message),
     );
   }, [sessionId]);

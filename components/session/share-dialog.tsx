@@ -1,7 +1,8 @@
 "use client";
 
+import { z } from "zod";
 import { useCallback, useEffect, useState } from "react";
-import type { CreatedShareLink, ShareLinkView } from "@/server/protocol";
+import { CreatedShareLink, ShareLinkView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { useAccess } from "./use-access";
 
@@ -22,7 +23,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
   const [error, setError] = useState<string | null>(null);
 
   const refresh = useCallback(() => {
-    api<ShareLinkView[]>(`/api/v1/sessions/${sessionId}/share-links`).then(setLinks, (err: Error) =>
+    api(`/api/v1/sessions/${sessionId}/share-links`, z.array(ShareLinkView)).then(setLinks, (err: Error) =>
       setError(err.message),
     );
   }, [sessionId]);
@@ -42,7 +43,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
   const create = async () => {
     setError(null);
     try {
-      const link = await api<CreatedShareLink>(`/api/v1/sessions/${sessionId}/share-links`, {
+      const link = await api(`/api/v1/sessions/${sessionId}/share-links`, CreatedShareLink, {
         method: "POST",
         body: { scope, expires_in: expiry },
       });
@@ -53,8 +54,8 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
     }
   };
   const revoke = async (id: string) => {
-    await api(`/api/v1/sessions/${sessionId}/share-links/${id}`, { method: "DELETE" }).catch((err: Error) =>
-      setError(err.message),
+    await api(`/api/v1/sessions/${sessionId}/share-links/${id}`, ShareLinkView, { method: "DELETE" }).catch(
+      (err: Error) => setError(err.message),
     );
     if (created?.id === id) setCreated(null);
     refresh();

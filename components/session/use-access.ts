@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { AccessView } from "@/server/protocol";
+import { AccessView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 /**
@@ -15,7 +15,7 @@ const RETRY_MS = 2_000;
 
 function askAccess(): Promise<AccessView | null> {
   // A failed ask (offline) is asked again by the next component that mounts.
-  asked ??= api<AccessView>("/api/v1/access").catch(() => {
+  asked ??= api("/api/v1/access", AccessView).catch(() => {
     asked = null;
     return null;
   });

@@ -1,7 +1,13 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import type { ModelEntry, ProviderKind, ProviderView, SettingsView, TestConnectionResult } from "@/server/protocol";
+import {
+  type ModelEntry,
+  type ProviderKind,
+  type ProviderView,
+  SettingsView,
+  TestConnectionResult,
+} from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { KIND_DEFAULTS } from "./presets";
 
@@ -57,7 +63,7 @@ export function ProviderForm({
         },
         ...(apiKey ? { apiKey } : {}),
       };
-      onSaved(await api<SettingsView>("/api/v1/settings/providers", { method: "POST", body }));
+      onSaved(await api("/api/v1/settings/providers", SettingsView, { method: "POST", body }));
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
@@ -69,7 +75,7 @@ export function ProviderForm({
     setTest(null);
     try {
       setTest(
-        await api<TestConnectionResult>("/api/v1/settings/test-connection", {
+        await api("/api/v1/settings/test-connection", TestConnectionResult, {
           method: "POST",
           body: { providerId: initial?.id, baseURL, ...(apiKey ? { apiKey } : {}) },
         }),

@@ -1,10 +1,9 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import { ptyMessages, type TerminalInfo } from "@/server/protocol";
-import { getSocket } from "@/components/transport/client";
+import type { TerminalInfo } from "@/server/protocol";
+import { command, getSocket, onMessage } from "@/components/transport/client";
 import { canDrive, useAccess } from "@/components/session/use-access";
-import { ptyCommand } from "./pty-commands";
 import { TerminalTabs } from "./terminal-tabs";
 import { TerminalView } from "./terminal-view";
 
@@ -28,20 +27,18 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     const socket = getSocket();
     const load = () =>
-      ptyCommand<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
+      command<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
         (result) => setTerminals(result.terminals),
         (err: Error) => setError(err.message),
       );
-    const onTerminals = (raw: unknown) => {
-      const message = ptyMessages["pty.terminals"].safeParse(raw);
-      if (message.success && message.data.sessionId === sessionId) setTerminals(message.data.terminals);
-    };
-    socket.on("pty.terminals", onTerminals);
+    const offTerminals = onMessage("pty.terminals", (message) => {
+      if (message.sessionId === sessionId) setTerminals(message.terminals);
+    });
     // A reconnect loses the bridge's room membership; listing again restores it.
     socket.on("connect", load);
     if (socket.connected) void load();
     return () => {
-      socket.off("pty.terminals", onTerminals);
+      offTerminals();
       socket.off("connect", load);
     };
   }, [sessionId]);
@@ -57,7 +54,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     async (quiet = false) => {
       setError(null);
       try {
-        const info = await ptyCommand<"pty.create", TerminalInfo>("pty.create", { sessionId });
+        const info = await command<"pty.create", TerminalInfo>("pty.create", { sessionId });
         setTerminals((current) =>
           current?.some((t) => t.terminalId === info.terminalId) ? current : [...(current ?? []), info],
         );
@@ -84,7 +81,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     autoStarts.set(sessionId, Date.now());
     // The first list may predate a terminal started meanwhile (shell mode, another tab): ask again right
     // before starting one.
-    ptyCommand<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
+    command<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
       (result) => (result.terminals.length === 0 ? create(true) : setTerminals(result.terminals)),
       () => create(true),
     );
@@ -92,14 +89,14 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
 
   const close = useCallback(
     (terminalId: string) => {
-      ptyCommand("pty.close", { sessionId, terminalId }).catch((err: Error) => setError(err.message));
+      command("pty.close", { sessionId, terminalId }).catch((err: Error) => setError(err.message));
     },
     [sessionId],
   );
 
   const rename = useCallback(
     (terminalId: string, title: string) => {
-      ptyCommand("pty.rename", { sessionId, terminalId, title }).catch((err: Error) => setError(err.message));
+      command("pty.rename", { sessionId, terminalId, title }).catch((err: Error) => setError(err.message));
     },
     [sessionId],
   );

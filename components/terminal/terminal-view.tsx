@@ -4,9 +4,9 @@ import "@xterm/xterm/css/xterm.css";
 import type { Terminal as Xterm } from "@xterm/xterm";
 import type { SearchAddon } from "@xterm/addon-search";
 import { useEffect, useRef, useState } from "react";
-import { PTY_ACK_EVERY_BYTES, PtyDataArgs, ptyMessages } from "@/server/protocol";
-import { getSocket } from "@/components/transport/client";
-import { ptyCommand, ptySend } from "./pty-commands";
+import { PTY_ACK_EVERY_BYTES, PtyDataArgs } from "@/server/protocol";
+import { command, getSocket, onMessage, send } from "@/components/transport/client";
+
 import { TerminalSearch } from "./terminal-search";
 import { xtermTheme } from "./theme";
 
@@ -105,48 +105,42 @@ export function TerminalView({
         term.write(bytes, () => {
           parsed += bytes.length;
           if (parsed < PTY_ACK_EVERY_BYTES) return;
-          ptySend("pty.ack", { terminalId, bytes: parsed });
+          send("pty.ack", { terminalId, bytes: parsed });
           parsed = 0;
         });
       };
-      const onSnapshot = (raw: unknown) => {
-        const message = ptyMessages["pty.snapshot"].safeParse(raw);
-        if (!message.success || message.data.terminalId !== terminalId) return;
+      const offSnapshot = onMessage("pty.snapshot", (message) => {
+        if (message.terminalId !== terminalId) return;
         term.reset();
-        term.write(message.data.data);
+        term.write(message.data);
         setStatus("live");
-      };
-      const onResync = (raw: unknown) => {
-        const message = ptyMessages["pty.resync"].safeParse(raw);
-        if (message.success && message.data.terminalId === terminalId) setStatus("resync");
-      };
-      const onExit = (raw: unknown) => {
-        const message = ptyMessages["pty.exit"].safeParse(raw);
-        if (!message.success || message.data.terminalId !== terminalId) return;
-        const code = message.data.exitCode;
+      });
+      const offResync = onMessage("pty.resync", (message) => {
+        if (message.terminalId === terminalId) setStatus("resync");
+      });
+      const offExit = onMessage("pty.exit", (message) => {
+        if (message.terminalId !== terminalId) return;
+        const code = message.exitCode;
         term.write(`\r\n\x1b[2m[process exited${code === null ? "" : ` with code ${code}`}]\x1b[0m\r\n`);
         setStatus("exited");
-      };
+      });
       const attach = () => {
         parsed = 0;
         setStatus("connecting");
-        ptyCommand("pty.attach", { sessionId, terminalId, cols: term.cols, rows: term.rows }).catch(() =>
+        command("pty.attach", { sessionId, terminalId, cols: term.cols, rows: term.rows }).catch(() =>
           setStatus("error"),
         );
       };
       socket.on("pty.data", onData);
-      socket.on("pty.snapshot", onSnapshot);
-      socket.on("pty.resync", onResync);
-      socket.on("pty.exit", onExit);
       // After a reconnect the bridge has forgotten this viewer: attach again for a fresh screen.
       socket.on("connect", attach);
       if (socket.connected) attach();
 
-      const type = (data: string) => !readOnly && ptySend("pty.input", { sessionId, terminalId, data });
+      const type = (data: string) => !readOnly && send("pty.input", { sessionId, terminalId, data });
       const input = term.onData(type);
       const binary = term.onBinary(type);
       const sendSize = (cols: number, rows: number) =>
-        !readOnly && ptySend("pty.resize", { sessionId, terminalId, cols, rows });
+        !readOnly && send("pty.resize", { sessionId, terminalId, cols, rows });
       const resize = term.onResize(({ cols, rows }) => sendSize(cols, rows));
       // Focusing a tab makes it the most recently active viewer, whose size the shell takes.
       const onFocus = () => sendSize(term.cols, term.rows);
@@ -167,11 +161,11 @@ export function TerminalView({
         binary.dispose();
         resize.dispose();
         socket.off("pty.data", onData);
-        socket.off("pty.snapshot", onSnapshot);
-        socket.off("pty.resync", onResync);
-        socket.off("pty.exit", onExit);
+        offSnapshot();
+        offResync();
+        offExit();
         socket.off("connect", attach);
-        ptySend("pty.detach", { terminalId });
+        send("pty.detach", { terminalId });
         openTerminals.delete(terminalId);
         termRef.current = null;
         searchRef.current = null;

@@ -43,3 +43,6 @@ export {
 } from "./sync";
 export { LiveTranscript } from "./live-transcript";
 export * from "./images";
+export { serverMessages, socketCommands } from "./socket";
+export type { ServerMessage, ServerMessagePayload, SocketCommand, SocketCommandPayload } from "./socket";
+export * from "./responses";
