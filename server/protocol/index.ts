@@ -5,7 +5,7 @@
 export { parseSessionEvent, EventEnvelope, EventType, GenerationStats, ToolState, TurnOutcome } from "./events";
 export type { EventPayload, SessionEvent } from "./events";
 export { clientCommands, SubscribeResult, WireError } from "./commands";
-export type { Ack, ClientCommand, ClientCommandPayload } from "./commands";
+export type { Ack } from "./commands";
 export {
   ChatStreamBody,
   CreateSessionBody,
@@ -27,8 +27,7 @@ export { applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";
 export { cacheHitPercent, formatCost } from "./usage";
 export * from "./ide";
-export { PTY_ACK_EVERY_BYTES, PtyDataArgs, TerminalInfo, ptyCommands, ptyMessages } from "./pty";
-export type { PtyCommand, PtyCommandPayload } from "./pty";
+export { PTY_ACK_EVERY_BYTES, PtyDataArgs, TerminalInfo, ptyCommands } from "./pty";
 export {
   AccessView,
   CreateShareLinkBody,
