@@ -83,16 +83,18 @@ export class ExternalAgents implements ExternalAgentPort {
     };
     const { acp } = agent;
     let unanswered: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: () => void = () => undefined;
+    // Resolves when a cancel went unanswered for CANCEL_ANSWER_MS.
     const silent = new Promise<"silent">((resolve) => {
-      const onAbort = () => {
+      onAbort = () => {
         void agent.connection.agent
           .notify(acp.methods.agent.session.cancel, { sessionId: agent.remoteSessionId })
           .catch(() => undefined); // The connection is closing: the agent is being stopped anyway.
         unanswered = setTimeout(() => resolve("silent"), CANCEL_ANSWER_MS);
       };
-      if (input.signal.aborted) onAbort();
-      else input.signal.addEventListener("abort", onAbort, { once: true });
     });
+    if (input.signal.aborted) onAbort();
+    else input.signal.addEventListener("abort", onAbort, { once: true });
     const stats = (usage?: ReturnType<typeof usageOf>) => turnStats(started, usage, input.price(agent.model));
     try {
       const response = await Promise.race([
@@ -118,6 +120,7 @@ export class ExternalAgents implements ExternalAgentPort {
       });
       return { outcome: "error", message, stats: stats() };
     } finally {
+      input.signal.removeEventListener("abort", onAbort);
       clearTimeout(unanswered);
       agent.turn = undefined;
     }

@@ -90,6 +90,22 @@ describe("an external agent's process tree", () => {
     expect(bridge.services.externalAgents?.size).toBe(0);
   });
 
+  it("is stopped with its tree when it does not answer a cancel, and the next turn starts a fresh one", async () => {
+    const marker = nextMarker();
+    const sessionId = await busySession(marker);
+    const { done } = await bridge.services.runtime.prompt(sessionId, `stuck ${marker}`);
+    const before = await treeRunning(marker);
+    await bridge.services.runtime.cancel(sessionId);
+    expect((await done).outcome).toBe("cancelled");
+    const after = await processesWith(marker);
+    console.info(`[external-agent-tree] unanswered cancel: ${before.length} processes before, ${after.length} after`);
+    expect(after).toEqual([]);
+    const next = await bridge.services.runtime.prompt(sessionId, `background ${marker}`);
+    expect((await next.done).outcome).toBe("completed");
+    await bridge.api(`/api/v1/sessions/${sessionId}`, { method: "DELETE" });
+    expect(await processesWith(marker)).toEqual([]);
+  });
+
   it("is gone when an idle session is released, commands left running after the turn included", async () => {
     const marker = nextMarker();
     const sessionId = await busySession(marker);
