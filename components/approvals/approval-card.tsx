@@ -3,6 +3,7 @@
 import { useState } from "react";
 import type { ApprovalDecisionKind, ApprovalView, PendingApproval } from "@/server/protocol";
 import { BridgeError, command } from "@/components/transport/client";
+import { canDrive, DECIDED_BY_OTHERS, useAccess } from "@/components/session/use-access";
 import { RiskBadge } from "./risk-badge";
 
 /** What the card shows; built from an ApprovalView (queue) or a PendingApproval (transcript). */
@@ -50,7 +51,8 @@ export function fromPending(approval: PendingApproval): ApprovalCardData {
  * One approval request with every decision: allow once, allow for this session
  * (showing the exact pattern it records), reject, reject with feedback — or,
  * for sudo, a password field. Usable in the /approvals queue and inline in a
- * session's transcript; a decision made elsewhere first shows as a conflict.
+ * session's transcript; a decision made elsewhere first shows as a conflict. A page that may not
+ * decide (a view-only share link) sees the request waiting and who decides it, and no control.
  */
 export function ApprovalCard({
   approval,
@@ -65,6 +67,7 @@ export function ApprovalCard({
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const access = useAccess();
 
   const run = async (action: () => Promise<unknown>) => {
     setBusy(true);
@@ -136,7 +139,13 @@ export function ApprovalCard({
       ) : null}
       {approval.diff && !approval.detailsShownAbove ? <DiffBlock diff={approval.diff} /> : null}
 
-      {approval.kind === "password" ? (
+      {!canDrive(access) ? (
+        <p className="text-xs text-warn" role="status" data-testid="approval-waiting">
+          {access
+            ? `Waiting for ${DECIDED_BY_OTHERS} to decide. This link can only view the session.`
+            : "Waiting for a decision."}
+        </p>
+      ) : approval.kind === "password" ? (
         <form
           className="flex flex-wrap gap-2"
           onSubmit={(event) => {

@@ -1,8 +1,8 @@
 "use client";
 
 import { useSyncExternalStore } from "react";
-import type { ApprovalChange, ApprovalView } from "@/server/protocol";
-import { command, getSocket } from "@/components/transport/client";
+import type { ApprovalView } from "@/server/protocol";
+import { command, getSocket, onMessage } from "@/components/transport/client";
 
 /**
  * The pending queue across all sessions, shared by every component of a tab
@@ -37,7 +37,7 @@ function start(): void {
       () => undefined,
     );
   };
-  socket.on("approvals.changed", (message: ApprovalChange) => {
+  onMessage("approvals.changed", (message) => {
     const others = pending.filter((approval) => approval.approval_id !== message.approval.approval_id);
     if (message.change === "requested") {
       publish([...others, message.approval]);

@@ -1,7 +1,8 @@
 "use client";
 
+import { z } from "zod";
 import { useEffect, useState } from "react";
-import type { ApprovalView } from "@/server/protocol";
+import { ApprovalView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { RiskBadge } from "./risk-badge";
 import { useDecidedVersion } from "./approvals-store";
@@ -20,7 +21,7 @@ export function HistoryPanel() {
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    api<ApprovalView[]>("/api/v1/approvals?status=decided&limit=200").then(setRows, (err: Error) =>
+    api("/api/v1/approvals?status=decided&limit=200", z.array(ApprovalView)).then(setRows, (err: Error) =>
       setError(err.message),
     );
   }, [version]);

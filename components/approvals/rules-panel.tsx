@@ -1,7 +1,8 @@
 "use client";
 
+import { z } from "zod";
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import type { RuleView } from "@/server/protocol";
+import { Deleted, RuleView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 const ACTION_STYLE: Record<string, string> = { allow: "text-ok", ask: "text-warn", deny: "text-danger" };
@@ -20,7 +21,7 @@ export function RulesPanel() {
   });
 
   const reload = useCallback(() => {
-    api<RuleView[]>("/api/v1/rules").then(setRules, (err: Error) => setError(err.message));
+    api("/api/v1/rules", z.array(RuleView)).then(setRules, (err: Error) => setError(err.message));
   }, []);
   useEffect(reload, [reload]);
 
@@ -28,7 +29,7 @@ export function RulesPanel() {
     event.preventDefault();
     setError(null);
     try {
-      await api("/api/v1/rules", {
+      await api("/api/v1/rules", RuleView, {
         method: "POST",
         body: {
           tool: form.tool,
@@ -47,7 +48,7 @@ export function RulesPanel() {
     }
   };
   const remove = async (id: string) => {
-    await api(`/api/v1/rules/${id}`, { method: "DELETE" }).catch((err: Error) => setError(err.message));
+    await api(`/api/v1/rules/${id}`, Deleted, { method: "DELETE" }).catch((err: Error) => setError(err.message));
     reload();
   };
   const field = "rounded border border-border bg-bg px-2 py-1 outline-none focus:border-accent";

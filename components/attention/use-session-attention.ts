@@ -1,8 +1,9 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import { parseSessionEvent, type EventEnvelope } from "@/server/protocol";
-import { getSocket } from "@/components/transport/client";
+import { checkedEvents } from "@/components/session/checked-events";
+import { onMessage } from "@/components/transport/client";
+import { canDrive, DECIDED_BY_OTHERS, useAccess } from "@/components/session/use-access";
 import { playChime } from "./chime";
 import { approvalSubject, turnEnding } from "./describe";
 import { effectivePrefs } from "./prefs";
@@ -13,7 +14,8 @@ import { noteUnseenEnding } from "./tab-badge";
 /**
  * The session page's attention: while the tab is hidden or unfocused, a waiting approval
  * and a turn that ended or failed raise a notification (naming the session and the command
- * or file), an optional chime, and, for endings, the tab's count. Only live events count:
+ * or file), an optional chime, and, for endings, the tab's count. A page that may not decide
+ * (a view-only link) is told the request waits for someone else. Only live events count:
  * the catch-up a tab gets when it opens or reconnects is history, not news.
  */
 export function useSessionAttention(sessionId: string, title: string | undefined, onReveal: () => void) {
@@ -21,6 +23,9 @@ export function useSessionAttention(sessionId: string, title: string | undefined
   titleRef.current = title;
   const revealRef = useRef(onReveal);
   revealRef.current = onReveal;
+  const access = useAccess();
+  const decidesRef = useRef(canDrive(access));
+  decidesRef.current = canDrive(access);
 
   useEffect(() => {
     const reveal = () => revealRef.current();
@@ -29,7 +34,6 @@ export function useSessionAttention(sessionId: string, title: string | undefined
   }, []);
 
   useEffect(() => {
-    const socket = getSocket();
     /** The turn's latest answer text, for the "finished" notification. */
     let answer = { messageId: "", text: "" };
     const alert = async (notice: { title: string; body: string; tag: string; onClick: () => void }) => {
@@ -39,24 +43,26 @@ export function useSessionAttention(sessionId: string, title: string | undefined
       if (prefs.sound && (shown || !prefs.notify)) playChime();
     };
     const name = () => titleRef.current ?? "Session";
-    const onEvents = (message: { sessionId: string; events: EventEnvelope[] }) => {
+    const offEvents = onMessage("session.events", (message) => {
       if (message.sessionId !== sessionId) return;
-      for (const raw of message.events) {
-        if (raw.type === "message.part.delta") {
-          const { messageId, part, delta } = raw.payload;
+      // The session's transcript (useSession) reports a drifted event; here it is only left out.
+      for (const event of checkedEvents(message.events, () => undefined)) {
+        if (event.type === "message.part.delta") {
+          const { messageId, part, delta } = event.payload;
           if (part !== "text") continue;
           answer =
             messageId === answer.messageId ? { messageId, text: answer.text + delta } : { messageId, text: delta };
           continue;
         }
-        if (raw.type !== "approval.requested" && raw.type !== "turn.completed") continue;
         if (!isAway()) continue;
-        const event = parseSessionEvent(raw);
         if (event.type === "approval.requested") {
           const { approvalId } = event.payload;
+          const decides = decidesRef.current;
           void alert({
-            title: `Approval needed · ${name()}`,
-            body: approvalSubject(event.payload),
+            title: `${decides ? "Approval needed" : "Waiting for approval"} · ${name()}`,
+            body: decides
+              ? approvalSubject(event.payload)
+              : `${approvalSubject(event.payload)} (decided by ${DECIDED_BY_OTHERS})`,
             tag: `approval:${approvalId}`,
             onClick: () => revealApproval(approvalId),
           });
@@ -72,10 +78,7 @@ export function useSessionAttention(sessionId: string, title: string | undefined
           });
         }
       }
-    };
-    socket.on("session.events", onEvents);
-    return () => {
-      socket.off("session.events", onEvents);
-    };
+    });
+    return offEvents;
   }, [sessionId]);
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useState } from "react";
-import type { FileContent } from "@/server/protocol";
+import { FileContent, SavedFile } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
 
 export type EditorTab =
@@ -32,7 +32,7 @@ export function useOpenFiles(sessionId: string) {
   const load = useCallback(
     async (path: string) => {
       try {
-        const file = await api<FileContent>(`${base}?path=${encodeURIComponent(path)}`);
+        const file = await api(`${base}?path=${encodeURIComponent(path)}`, FileContent);
         setBuffers((current) => ({
           ...current,
           [path]: {
@@ -102,7 +102,7 @@ export function useOpenFiles(sessionId: string) {
     const buffer = buffers[path];
     if (!buffer) return;
     try {
-      const result = await api<{ hash: string }>(base, {
+      const result = await api(base, SavedFile, {
         method: "PUT",
         body: { path, content: buffer.text, baseHash: buffer.hash, force },
       });
@@ -119,7 +119,7 @@ export function useOpenFiles(sessionId: string) {
       for (const path of paths) {
         const buffer = buffers[path];
         if (!buffer) continue;
-        const file = await api<FileContent>(`${base}?path=${encodeURIComponent(path)}`).catch(() => null);
+        const file = await api(`${base}?path=${encodeURIComponent(path)}`, FileContent).catch(() => null);
         if (!file || file.hash === buffer.hash) continue;
         if (buffer.text === buffer.saved)
           setBuffers((c) => ({

@@ -1,8 +1,8 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { FileTreeListing, FilesChanged, GitStatus, TreeEntry } from "@/server/protocol";
-import { api, getSocket } from "@/components/transport/client";
+import { FileTreeListing, GitStatus, type TreeEntry } from "@/server/protocol";
+import { api, command, getSocket, onMessage, send } from "@/components/transport/client";
 
 /** Change bursts (npm install, a big edit) are folded into one refresh. */
 const REFRESH_DEBOUNCE_MS = 150;
@@ -24,8 +24,9 @@ export function useFileTree(sessionId: string) {
   const load = useCallback(
     async (dir: string) => {
       try {
-        const listing = await api<FileTreeListing>(
+        const listing = await api(
           `${base}/tree?dir=${encodeURIComponent(dir)}&ignored=${showIgnored ? "1" : "0"}`,
+          FileTreeListing,
         );
         loaded.current.add(dir);
         setDirs((current) => ({ ...current, [dir]: listing.entries }));
@@ -42,16 +43,17 @@ export function useFileTree(sessionId: string) {
     [base, showIgnored],
   );
 
-  const loadGit = useCallback(() => api<GitStatus>(`${base}/git`).then(setGit, () => setGit(null)), [base]);
+  const loadGit = useCallback(() => api(`${base}/git`, GitStatus).then(setGit, () => setGit(null)), [base]);
 
   useEffect(() => {
     void load("");
     void loadGit();
     const socket = getSocket();
-    const watch = () => void socket.emitWithAck("files.watch", { sessionId }).catch(() => undefined);
+    // Best effort: without it the tree is only refreshed by the page's own actions.
+    const watch = () => void command("files.watch", { sessionId }).catch(() => undefined);
     let pending = new Set<string>();
     let timer: ReturnType<typeof setTimeout> | null = null;
-    const onChanged = (message: FilesChanged) => {
+    const offChanged = onMessage("files.changed", (message) => {
       if (message.sessionId !== sessionId) return;
       for (const path of message.paths) pending.add(path);
       timer ??= setTimeout(() => {
@@ -64,15 +66,14 @@ export function useFileTree(sessionId: string) {
         void loadGit();
         setChanged({ paths, at: Date.now() });
       }, REFRESH_DEBOUNCE_MS);
-    };
-    socket.on("files.changed", onChanged);
+    });
     socket.on("connect", watch);
     if (socket.connected) watch();
     return () => {
-      socket.off("files.changed", onChanged);
+      offChanged();
       socket.off("connect", watch);
       if (timer) clearTimeout(timer);
-      if (socket.connected) socket.emit("files.unwatch", { sessionId });
+      send("files.unwatch", { sessionId });
     };
   }, [sessionId, load, loadGit]);
 

@@ -1,7 +1,8 @@
 "use client";
 
+import { z } from "zod";
 import { useCallback, useEffect, useMemo, useState } from "react";
-import type { SessionSummary } from "@/server/protocol";
+import { RecentWorkspaces, SessionSearchResult, SessionSummary } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { NewSessionForm } from "./new-session-form";
 import { SessionRow } from "./session-row";
@@ -18,10 +19,11 @@ export function HomeView() {
   const [showArchived, setShowArchived] = useState(false);
 
   const reload = useCallback(() => {
-    api<SessionSummary[]>(`/api/v1/sessions${showArchived ? "?archived=1" : ""}`).then(setSessions, (err: Error) =>
-      setError(err.message),
+    api(`/api/v1/sessions${showArchived ? "?archived=1" : ""}`, z.array(SessionSummary)).then(
+      setSessions,
+      (err: Error) => setError(err.message),
     );
-    api<{ path: string }[]>("/api/v1/workspaces/recent").then(
+    api("/api/v1/workspaces/recent", RecentWorkspaces).then(
       (rows) => setRecent(rows.map((r) => r.path)),
       () => undefined,
     );
@@ -31,7 +33,7 @@ export function HomeView() {
   useEffect(() => {
     if (!query.trim()) return setMatches(null);
     const timer = setTimeout(() => {
-      api<{ ids: string[] }>(`/api/v1/sessions-search?q=${encodeURIComponent(query.trim())}`).then(
+      api(`/api/v1/sessions-search?q=${encodeURIComponent(query.trim())}`, SessionSearchResult).then(
         (r) => setMatches(new Set(r.ids)),
         () => setMatches(null),
       );

@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import type { DirectoryListing, SessionSummary } from "@/server/protocol";
+import { DirectoryListing, SessionSummary } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 export function NewSessionForm({ recent }: { recent: string[] }) {
@@ -18,7 +18,7 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
     setBusy(true);
     setError(null);
     try {
-      const session = await api<SessionSummary>("/api/v1/sessions", {
+      const session = await api("/api/v1/sessions", SessionSummary, {
         method: "POST",
         body: { workspace: workspace.trim() },
       });
@@ -32,7 +32,7 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
   const browse = async (dir?: string) => {
     try {
       const query = dir ? `?path=${encodeURIComponent(dir)}` : "";
-      const result = await api<DirectoryListing>(`/api/v1/fs/directories${query}`);
+      const result = await api(`/api/v1/fs/directories${query}`, DirectoryListing);
       setListing(result);
       setWorkspace(result.path);
     } catch (err) {

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import { formatCost, type SessionSummary } from "@/server/protocol";
+import { Deleted, formatCost, SessionSummary } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 /** One session in the list: open, rename in place, archive, delete after confirmation. */
@@ -35,7 +35,9 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
           onSubmit={(event) => {
             event.preventDefault();
             setRenaming(false);
-            void run(() => api(path, { method: "PATCH", body: { title: title.trim() || session.title } }));
+            void run(() =>
+              api(path, SessionSummary, { method: "PATCH", body: { title: title.trim() || session.title } }),
+            );
           }}
         >
           <input
@@ -69,7 +71,7 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
           <button
             type="button"
             className="rounded bg-danger/20 px-1.5 text-danger"
-            onClick={() => void run(() => api(path, { method: "DELETE" }))}
+            onClick={() => void run(() => api(path, Deleted, { method: "DELETE" }))}
             data-testid="confirm-delete"
           >
             Delete
@@ -91,7 +93,9 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
           <button
             type="button"
             className="hover:text-fg"
-            onClick={() => void run(() => api(path, { method: "PATCH", body: { archived: !session.archived } }))}
+            onClick={() =>
+              void run(() => api(path, SessionSummary, { method: "PATCH", body: { archived: !session.archived } }))
+            }
             data-testid="archive-session"
           >
             {session.archived ? "Unarchive" : "Archive"}

@@ -1,7 +1,8 @@
 "use client";
 
+import { z } from "zod";
 import { useCallback, useEffect, useMemo, useState } from "react";
-import type { MemoryScope, MemorySettings, MemoryType, MemoryView } from "@/server/protocol";
+import { Deleted, type MemoryScope, MemorySettings, type MemoryType, MemoryView } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
 
 const TYPES: MemoryType[] = ["fact", "preference", "note", "lesson"];
@@ -24,7 +25,7 @@ export function MemoryPage() {
     if (filter.scope) query.set("scope", filter.scope);
     if (filter.q.trim()) query.set("q", filter.q.trim());
     try {
-      setMemories(await api<MemoryView[]>(`/api/v1/memory?${query}`));
+      setMemories(await api(`/api/v1/memory?${query}`, z.array(MemoryView)));
       setError(null);
     } catch (caught) {
       setError(message(caught));
@@ -35,12 +36,12 @@ export function MemoryPage() {
     void load();
   }, [load]);
   useEffect(() => {
-    api<MemorySettings>("/api/v1/memory/settings").then(setSettings, (caught: unknown) => setError(message(caught)));
+    api("/api/v1/memory/settings", MemorySettings).then(setSettings, (caught: unknown) => setError(message(caught)));
   }, []);
 
   const remove = async (id: string) => {
     try {
-      await api(`/api/v1/memory/${encodeURIComponent(id)}`, { method: "DELETE" });
+      await api(`/api/v1/memory/${encodeURIComponent(id)}`, Deleted, { method: "DELETE" });
       setMemories((current) => current?.filter((memory) => memory.id !== id) ?? null);
     } catch (caught) {
       setError(message(caught));
@@ -49,7 +50,7 @@ export function MemoryPage() {
 
   const changeSettings = async (change: Partial<MemorySettings>) => {
     try {
-      setSettings(await api<MemorySettings>("/api/v1/memory/settings", { method: "PATCH", body: change }));
+      setSettings(await api("/api/v1/memory/settings", MemorySettings, { method: "PATCH", body: change }));
     } catch (caught) {
       setError(message(caught));
     }
@@ -200,7 +201,7 @@ function AddMemory({
     if (!text.trim()) return;
     try {
       onAdded(
-        await api<MemoryView>("/api/v1/memory", {
+        await api("/api/v1/memory", MemoryView, {
           method: "POST",
           body: { text, type, scope, importance, ...(scope === "workspace" ? { workspace: workspace.trim() } : {}) },
         }),

@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import type { TranscriptItem } from "@/server/protocol";
+import { SessionSummary, type TranscriptItem } from "@/server/protocol";
 import { Markdown } from "@/components/session/markdown";
 import { api, command } from "@/components/transport/client";
 
@@ -12,7 +12,7 @@ const APPROVED_PROMPT = "The plan is approved. Carry it out.";
 
 /** Switches plan mode over the HTTP API; every tab follows through `session.updated`. */
 export async function setPlanMode(sessionId: string, on: boolean): Promise<void> {
-  await api(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, {
+  await api(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionSummary, {
     method: "PATCH",
     body: { mode: on ? "plan" : "default" },
   });

@@ -1,4 +1,5 @@
-import type { CheckpointDiff, CheckpointView, RewindResult } from "@/server/protocol";
+import { z } from "zod";
+import { CheckpointDiff, CheckpointView, RewindResult } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
 
 /** What to put back: the conversation, the files, or both. */
@@ -9,11 +10,11 @@ export type RewindOutcome = { ok: true; result: RewindResult } | { ok: false; co
 const sessionPath = (sessionId: string) => `/api/v1/sessions/${encodeURIComponent(sessionId)}`;
 
 export function listCheckpoints(sessionId: string): Promise<CheckpointView[]> {
-  return api<CheckpointView[]>(`${sessionPath(sessionId)}/checkpoints`);
+  return api(`${sessionPath(sessionId)}/checkpoints`, z.array(CheckpointView));
 }
 
 export function checkpointDiff(sessionId: string, checkpointId: string): Promise<CheckpointDiff> {
-  return api<CheckpointDiff>(`${sessionPath(sessionId)}/checkpoints/${encodeURIComponent(checkpointId)}/diff`);
+  return api(`${sessionPath(sessionId)}/checkpoints/${encodeURIComponent(checkpointId)}/diff`, CheckpointDiff);
 }
 
 /** Rewinds; a 409 (files edited outside the agent) comes back as the conflicting paths instead of an error. */
@@ -24,7 +25,7 @@ export async function rewindTo(
   force = false,
 ): Promise<RewindOutcome> {
   try {
-    const result = await api<RewindResult>(`${sessionPath(sessionId)}/rewind`, {
+    const result = await api(`${sessionPath(sessionId)}/rewind`, RewindResult, {
       method: "POST",
       body: { checkpoint, conversation: mode !== "files", files: mode !== "conversation", force },
     });
@@ -38,7 +39,7 @@ export async function rewindTo(
 }
 
 export function undoRewind(sessionId: string): Promise<RewindResult> {
-  return api<RewindResult>(`${sessionPath(sessionId)}/rewind/undo`, { method: "POST", body: {} });
+  return api(`${sessionPath(sessionId)}/rewind/undo`, RewindResult, { method: "POST", body: {} });
 }
 
 export function describeRewind(result: RewindResult): string {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import type { CheckpointView, ReviewChanges, ReviewRevertResult } from "@/server/protocol";
+import { type CheckpointView, ReviewActionResult, ReviewChanges } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { listCheckpoints } from "./rewind-api";
 
@@ -23,7 +23,7 @@ export function useChanges(sessionId: string, base: string, version: string, pro
   const [busy, setBusy] = useState(false);
 
   const reload = useCallback(() => {
-    api<ReviewChanges>(`${path}/changes?base=${encodeURIComponent(base)}`).then(
+    api(`${path}/changes?base=${encodeURIComponent(base)}`, ReviewChanges).then(
       (next) => {
         setChanges(next);
         setError(null);
@@ -41,7 +41,7 @@ export function useChanges(sessionId: string, base: string, version: string, pro
   const act = async (action: "accept" | "revert", body: { path?: string; hunk?: string }) => {
     setBusy(true);
     try {
-      await api<ReviewChanges | ReviewRevertResult>(`${path}/changes/${action}`, {
+      await api(`${path}/changes/${action}`, ReviewActionResult, {
         method: "POST",
         body: { base, ...body },
       });

@@ -1,30 +1,30 @@
-import { parseSessionEvent, type EventEnvelope } from "../../server/protocol";
+import { EventEnvelope, parseSessionEvent } from "../../server/protocol";
 
 /**
- * Events from the bridge checked against the protocol's schemas (parseSessionEvent) in
- * development and tests, so a schema drift between bridge and UI fails loudly instead of
- * rendering garbage. Production trusts the bridge it was built with: the check costs a parse
- * per event on long sessions.
+ * Events from the bridge checked against the protocol's schemas, always (production too): a
+ * schema drift between bridge and page fails loudly instead of rendering garbage, and a parse
+ * per event is cheap next to rendering it.
  */
-const VALIDATE = process.env.NODE_ENV !== "production" || process.env.NEXT_PUBLIC_WORLDLINE_VALIDATE_EVENTS === "1";
 
 /** The events that match the protocol; each one that does not is reported and left out. */
 export function checkedEvents(
-  events: EventEnvelope[],
+  events: readonly unknown[],
   report: (message: string) => void = (message) => console.error(message),
-  validate = VALIDATE,
 ): EventEnvelope[] {
-  if (!validate) return events;
-  return events.filter((event) => {
+  const valid: EventEnvelope[] = [];
+  for (const raw of events) {
+    const envelope = EventEnvelope.safeParse(raw);
     try {
-      parseSessionEvent({ type: event.type, payload: event.payload });
-      return true;
+      if (!envelope.success) throw envelope.error;
+      parseSessionEvent(envelope.data);
+      valid.push(raw as EventEnvelope);
     } catch (error) {
+      const seen = raw as { seq?: unknown; type?: unknown };
       report(
-        `[worldline] event #${event.seq} (${String(event.type)}) does not match the protocol: ` +
+        `[worldline] event #${String(seen?.seq)} (${String(seen?.type)}) does not match the protocol: ` +
           (error instanceof Error ? error.message : String(error)),
       );
-      return false;
     }
-  });
+  }
+  return valid;
 }

@@ -1,22 +1,8 @@
 "use client";
 
+import { McpStatusView } from "@/server/protocol";
 import { useEffect, useState } from "react";
 import { api } from "@/components/transport/client";
-
-/** GET /api/v1/sessions/:id/mcp (server/tools/mcp/sessions.ts). */
-interface McpServerView {
-  name: string;
-  transport: "stdio" | "http";
-  state: "idle" | "starting" | "ready" | "failed" | "closed";
-  source: "workspace" | "client";
-  toolCount: number;
-  error?: string;
-}
-
-interface McpStatusView {
-  servers: McpServerView[];
-  errors: string[];
-}
 
 /**
  * A small "MCP n/m" badge in the session header: how many of the session's MCP
@@ -28,7 +14,7 @@ export function McpStatus({ sessionId, refreshKey }: { sessionId: string; refres
   useEffect(() => {
     let cancelled = false;
     const load = () =>
-      api<McpStatusView>(`/api/v1/sessions/${sessionId}/mcp`)
+      api(`/api/v1/sessions/${sessionId}/mcp`, McpStatusView)
         .then((view) => {
           if (!cancelled) setStatus(view);
         })

@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { api } from "@/components/transport/client";
+import { SessionSummary } from "@/server/protocol";
 
 /**
  * The session's title in the header, renamed in place (click, type, Enter). The new title
@@ -26,7 +27,10 @@ export function SessionTitle({ sessionId, title }: { sessionId: string; title: s
     setDraft(null);
     if (!next || next === title) return;
     try {
-      await api(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, { method: "PATCH", body: { title: next } });
+      await api(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionSummary, {
+        method: "PATCH",
+        body: { title: next },
+      });
       setError(null);
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));

@@ -13,7 +13,7 @@ import { modelTakesImages } from "./attachments";
 import { Announcer } from "./announcer";
 import { PromptInput } from "./prompt-input";
 import { PaneBar, SessionHeader, type Pane, type SessionHeaderProps } from "./session-header";
-import { useAccess } from "./share-dialog";
+import { useAccess } from "./use-access";
 import { Splitter } from "./splitter";
 import { StatusBar } from "./status-bar";
 import { Transcript } from "./transcript";

@@ -1,24 +1,17 @@
 "use client";
 
+import { z } from "zod";
 import { useCallback, useEffect, useState } from "react";
-import type { AccessView, CreatedShareLink, ShareLinkView } from "@/server/protocol";
+import { CreatedShareLink, ShareLinkView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { usePopover } from "@/components/shell/use-popover";
+import { useAccess } from "./use-access";
 
 const EXPIRIES = [
   { label: "1 hour", seconds: 3600 },
   { label: "1 day", seconds: 24 * 3600 },
   { label: "7 days", seconds: 7 * 24 * 3600 },
 ];
-
-/** This page's access: the owner, or a share link's scope. */
-export function useAccess(): AccessView | null {
-  const [access, setAccess] = useState<AccessView | null>(null);
-  useEffect(() => {
-    api<AccessView>("/api/v1/access").then(setAccess, () => setAccess(null));
-  }, []);
-  return access;
-}
 
 /** Share button + dialog: create view/drive links with an expiry, copy them, revoke them. Owner only. */
 export function ShareDialog({ sessionId }: { sessionId: string }) {
@@ -31,7 +24,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
   const [error, setError] = useState<string | null>(null);
 
   const refresh = useCallback(() => {
-    api<ShareLinkView[]>(`/api/v1/sessions/${sessionId}/share-links`).then(setLinks, (err: Error) =>
+    api(`/api/v1/sessions/${sessionId}/share-links`, z.array(ShareLinkView)).then(setLinks, (err: Error) =>
       setError(err.message),
     );
   }, [sessionId]);
@@ -51,7 +44,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
   const create = async () => {
     setError(null);
     try {
-      const link = await api<CreatedShareLink>(`/api/v1/sessions/${sessionId}/share-links`, {
+      const link = await api(`/api/v1/sessions/${sessionId}/share-links`, CreatedShareLink, {
         method: "POST",
         body: { scope, expires_in: expiry },
       });
@@ -62,8 +55,8 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
     }
   };
   const revoke = async (id: string) => {
-    await api(`/api/v1/sessions/${sessionId}/share-links/${id}`, { method: "DELETE" }).catch((err: Error) =>
-      setError(err.message),
+    await api(`/api/v1/sessions/${sessionId}/share-links/${id}`, ShareLinkView, { method: "DELETE" }).catch(
+      (err: Error) => setError(err.message),
     );
     if (created?.id === id) setCreated(null);
     refresh();

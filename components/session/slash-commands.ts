@@ -1,4 +1,6 @@
 import { showShortcuts } from "@/components/shell/shortcuts";
+import { z } from "zod";
+import { CheckpointView, ForkResult, RewindResult, SessionSummary, SettingsView } from "@/server/protocol";
 import { api, BridgeError, command } from "@/components/transport/client";
 
 export interface SlashContext {
@@ -22,12 +24,6 @@ export const SLASH_COMMANDS: { name: string; args?: string; help: string }[] = [
   { name: "help", help: "List commands and shortcuts" },
 ];
 
-interface CheckpointView {
-  id: string;
-  turn: number;
-  step: number;
-}
-
 /** Runs a `/command`. Returns false when the text isn't a known command (it is then sent as a prompt). */
 export async function runSlashCommand(text: string, ctx: SlashContext): Promise<boolean> {
   const match = /^\/(\w+)\s*([\s\S]*)$/.exec(text.trim());
@@ -42,7 +38,7 @@ export async function runSlashCommand(text: string, ctx: SlashContext): Promise<
         ctx.say("Compacting the conversation…");
         return true;
       case "clear": {
-        const created = await api<{ id: string }>("/api/v1/sessions", {
+        const created = await api("/api/v1/sessions", SessionSummary, {
           method: "POST",
           body: { workspace: ctx.workspace },
         });
@@ -50,7 +46,7 @@ export async function runSlashCommand(text: string, ctx: SlashContext): Promise<
         return true;
       }
       case "yolo":
-        await api(session, { method: "PATCH", body: { yolo: !ctx.yolo } });
+        await api(session, SessionSummary, { method: "PATCH", body: { yolo: !ctx.yolo } });
         ctx.say(
           !ctx.yolo
             ? "Yolo on: actions inside the workspace are approved automatically."
@@ -59,7 +55,7 @@ export async function runSlashCommand(text: string, ctx: SlashContext): Promise<
         return true;
       case "plan":
         // `/plan <prompt>` plans that prompt; `/plan` alone toggles.
-        await api(session, { method: "PATCH", body: { mode: arg || !ctx.plan ? "plan" : "default" } });
+        await api(session, SessionSummary, { method: "PATCH", body: { mode: arg || !ctx.plan ? "plan" : "default" } });
         if (arg) await command("turn.prompt", { sessionId: ctx.sessionId, text: arg });
         else
           ctx.say(
@@ -70,30 +66,26 @@ export async function runSlashCommand(text: string, ctx: SlashContext): Promise<
         return true;
       case "model":
         if (!arg) {
-          const settings = await api<{
-            providers: { name: string; models: { id: string }[] }[];
-            defaultModel: { model: string } | null;
-            envModel: string | null;
-          }>("/api/v1/settings");
+          const settings = await api("/api/v1/settings", SettingsView);
           const models = settings.providers.flatMap((p) => p.models.map((m) => `${m.id} (${p.name})`));
           ctx.say(
             `Default: ${settings.envModel ?? settings.defaultModel?.model ?? "none"}. Available: ${models.join(", ") || "none — add one in Settings"}. Use /model <name>.`,
           );
           return true;
         }
-        await api(session, { method: "PATCH", body: { model: arg } });
+        await api(session, SessionSummary, { method: "PATCH", body: { model: arg } });
         ctx.say(`This session now uses ${arg}.`);
         return true;
       case "undo":
       case "fork": {
-        const checkpoints = await api<CheckpointView[]>(`${session}/checkpoints`);
+        const checkpoints = await api(`${session}/checkpoints`, z.array(CheckpointView));
         const target = name === "undo" ? turnStart(checkpoints) : checkpoints.at(-1);
         if (!target) return (ctx.say("There is no checkpoint yet: nothing to " + name + "."), true);
         if (name === "undo") {
-          await api(`${session}/rewind`, { method: "POST", body: { checkpoint: target.id } });
+          await api(`${session}/rewind`, RewindResult, { method: "POST", body: { checkpoint: target.id } });
           ctx.say(`Rewound to before turn ${target.turn}.`);
         } else {
-          const fork = await api<{ id: string }>(`${session}/fork`, {
+          const fork = await api(`${session}/fork`, ForkResult, {
             method: "POST",
             body: { checkpoint: target.id },
           });

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { IdeLayout } from "@/server/protocol";
+import { type IdeLayout, LayoutAnswer } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 export const DEFAULT_LAYOUT: IdeLayout = {
@@ -27,7 +27,7 @@ export function useLayout() {
   useEffect(() => {
     const local = readLocal();
     if (local) setLayout(local);
-    api<{ layout: IdeLayout | null }>("/api/v1/settings/layout").then(
+    api("/api/v1/settings/layout", LayoutAnswer).then(
       ({ layout: remote }) => {
         if (remote) {
           setLayout(remote);
@@ -48,7 +48,7 @@ export function useLayout() {
       writeLocal(next);
       if (timer.current) clearTimeout(timer.current);
       timer.current = setTimeout(
-        () => void api("/api/v1/settings/layout", { method: "PUT", body: next }).catch(() => undefined),
+        () => void api("/api/v1/settings/layout", LayoutAnswer, { method: "PUT", body: next }).catch(() => undefined),
         SAVE_DEBOUNCE_MS,
       );
       return next;

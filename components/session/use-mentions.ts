@@ -1,5 +1,6 @@
 "use client";
 
+import { FileSearchResult } from "@/server/protocol";
 import { useEffect, useState } from "react";
 import { api } from "@/components/transport/client";
 
@@ -19,8 +20,9 @@ export function useMentionSearch(sessionId: string, query: string | null): strin
     if (query === null) return setFiles([]);
     let stale = false;
     const timer = setTimeout(() => {
-      api<{ files: string[] }>(
+      api(
         `/api/v1/sessions/${encodeURIComponent(sessionId)}/files/search?limit=12&q=${encodeURIComponent(query)}`,
+        FileSearchResult,
       ).then(
         (result) => !stale && setFiles(result.files),
         () => !stale && setFiles([]),

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { SessionSummary, SettingsView } from "@/server/protocol";
+import { SessionSummary, SettingsView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 /**
@@ -15,11 +15,11 @@ export function useSessionSummary(sessionId: string) {
   const defaultModel = settings ? (settings.envModel ?? settings.defaultModel?.model ?? null) : null;
 
   useEffect(() => {
-    api<SettingsView>("/api/v1/settings").then(setSettings, () => undefined); // no settings: no default model shown
+    api("/api/v1/settings", SettingsView).then(setSettings, () => undefined); // no settings: no default model shown
   }, []);
 
   useEffect(() => {
-    api<SessionSummary>(`/api/v1/sessions/${encodeURIComponent(sessionId)}`).then(setSummary, (err: Error) =>
+    api(`/api/v1/sessions/${encodeURIComponent(sessionId)}`, SessionSummary).then(setSummary, (err: Error) =>
       setLoadError(err.message),
     );
   }, [sessionId]);

@@ -4,12 +4,11 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import {
   LiveTranscript,
   emptyTranscript,
-  type EventEnvelope,
   type PresenceState,
   type SubscribeResult,
   type TranscriptState,
 } from "@/server/protocol";
-import { command, getSocket } from "@/components/transport/client";
+import { command, getSocket, onMessage, send } from "@/components/transport/client";
 import { checkedEvents } from "./checked-events";
 
 export type ConnectionState = "connecting" | "live" | "offline";
@@ -60,14 +59,14 @@ export function useSession(sessionId: string) {
       // Live events past a hole arrived meanwhile: ask again for what is missing.
       if (!cancelled && live.gap()) void subscribe();
     };
-    const onEvents = (message: { sessionId: string; events: EventEnvelope[] }) => {
+    const offEvents = onMessage("session.events", (message) => {
       if (message.sessionId !== sessionId) return;
       if (live.live(checkedEvents(message.events))) publish();
       if (live.gap()) void subscribe();
-    };
-    const onPresence = (message: PresenceState) => {
+    });
+    const offPresence = onMessage("presence.state", (message) => {
       if (message.sessionId === sessionId) setPresence(message);
-    };
+    });
     const onDisconnect = (reason: string) => {
       setConnection("offline");
       setPresence(null);
@@ -75,18 +74,16 @@ export function useSession(sessionId: string) {
         setTimeout(() => !cancelled && !socket.connected && socket.connect(), RECONNECT_AFTER_SERVER_CLOSE_MS);
     };
     const onConnect = () => void subscribe();
-    socket.on("session.events", onEvents);
-    socket.on("presence.state", onPresence);
     socket.on("connect", onConnect);
     socket.on("disconnect", onDisconnect);
     if (socket.connected) void subscribe();
     return () => {
       cancelled = true;
-      socket.off("session.events", onEvents);
-      socket.off("presence.state", onPresence);
+      offEvents();
+      offPresence();
       socket.off("connect", onConnect);
       socket.off("disconnect", onDisconnect);
-      if (socket.connected) socket.emit("session.unsubscribe", { sessionId });
+      send("session.unsubscribe", { sessionId });
     };
   }, [sessionId]);
 

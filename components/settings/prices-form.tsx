@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { ModelPrice, PricesView } from "@/server/protocol";
+import { type ModelPrice, PricesView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 type Row = { model: string; input: string; cached_input: string; output: string };
@@ -22,7 +22,7 @@ export function PricesForm() {
   const [status, setStatus] = useState<string | null>(null);
 
   useEffect(() => {
-    api<PricesView>("/api/v1/settings/prices").then(
+    api("/api/v1/settings/prices", PricesView).then(
       (view) => {
         setRows(toRows(view.prices));
         setDefaults(view.defaults);
@@ -47,7 +47,7 @@ export function PricesForm() {
       prices[row.model.trim()] = price;
     }
     try {
-      const view = await api<PricesView>("/api/v1/settings/prices", { method: "PUT", body: { prices } });
+      const view = await api("/api/v1/settings/prices", PricesView, { method: "PUT", body: { prices } });
       setRows(toRows(view.prices));
       setStatus("Saved.");
     } catch (err) {

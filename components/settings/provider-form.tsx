@@ -1,11 +1,11 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
-import type {
-  ModelEntry,
-  ProviderKind,
-  ProviderView,
-  ResponseForms,
+import {
+  type ModelEntry,
+  type ProviderKind,
+  type ProviderView,
+  type ResponseForms,
   SettingsView,
   TestConnectionResult,
 } from "@/server/protocol";
@@ -64,7 +64,7 @@ export function ProviderForm({
         },
         ...(apiKey ? { apiKey } : {}),
       };
-      onSaved(await api<SettingsView>("/api/v1/settings/providers", { method: "POST", body }));
+      onSaved(await api("/api/v1/settings/providers", SettingsView, { method: "POST", body }));
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
@@ -76,7 +76,7 @@ export function ProviderForm({
     setTest(null);
     try {
       setTest(
-        await api<TestConnectionResult>("/api/v1/settings/test-connection", {
+        await api("/api/v1/settings/test-connection", TestConnectionResult, {
           method: "POST",
           body: { providerId: initial?.id, baseURL, ...(apiKey ? { apiKey } : {}) },
         }),

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import type { ProviderView, SettingsView as SettingsData } from "@/server/protocol";
+import { type ProviderView, SettingsView as SettingsData } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { PricesForm } from "./prices-form";
 import { AttentionSettings } from "@/components/attention/attention-settings";
@@ -14,19 +14,19 @@ export function SettingsView() {
   const [editing, setEditing] = useState<ProviderView | "new" | null>(null);
 
   useEffect(() => {
-    api<SettingsData>("/api/v1/settings").then(setData, (err: Error) => setError(err.message));
+    api("/api/v1/settings", SettingsData).then(setData, (err: Error) => setError(err.message));
   }, []);
 
   const remove = async (provider: ProviderView) => {
     if (!window.confirm(`Remove ${provider.name} and its stored key?`)) return;
     setData(
-      await api<SettingsData>(`/api/v1/settings/providers/${encodeURIComponent(provider.id)}`, { method: "DELETE" }),
+      await api(`/api/v1/settings/providers/${encodeURIComponent(provider.id)}`, SettingsData, { method: "DELETE" }),
     );
   };
   const setDefault = async (value: string) => {
     const [providerId, ...rest] = value.split("::");
     const body = value ? { providerId, model: rest.join("::") } : null;
-    setData(await api<SettingsData>("/api/v1/settings/default-model", { method: "PUT", body }));
+    setData(await api("/api/v1/settings/default-model", SettingsData, { method: "PUT", body }));
   };
 
   const options =

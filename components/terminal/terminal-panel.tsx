@@ -1,9 +1,9 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import { ptyMessages, type TerminalInfo } from "@/server/protocol";
-import { getSocket } from "@/components/transport/client";
-import { ptyCommand } from "./pty-commands";
+import type { TerminalInfo } from "@/server/protocol";
+import { command, getSocket, onMessage } from "@/components/transport/client";
+import { canDrive, useAccess } from "@/components/session/use-access";
 import { TerminalTabs } from "./terminal-tabs";
 import { TerminalView } from "./terminal-view";
 
@@ -15,29 +15,30 @@ const autoStarts = new Map<string, number>();
  * The session's terminals: a tab per terminal (new, rename, close) and the active one
  * below. Every tab of the browser that shows the session sees the same terminals. Opening
  * the panel on a session without terminals starts one (closing the last one later does not).
+ * A view-only link watches them read-only: no typing, no new, renamed or closed terminals.
  */
 export function TerminalPanel({ sessionId }: { sessionId: string }) {
   const [terminals, setTerminals] = useState<TerminalInfo[] | null>(null);
   const [activeId, setActiveId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const access = useAccess();
+  const readOnly = !canDrive(access);
 
   useEffect(() => {
     const socket = getSocket();
     const load = () =>
-      ptyCommand<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
+      command<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
         (result) => setTerminals(result.terminals),
         (err: Error) => setError(err.message),
       );
-    const onTerminals = (raw: unknown) => {
-      const message = ptyMessages["pty.terminals"].safeParse(raw);
-      if (message.success && message.data.sessionId === sessionId) setTerminals(message.data.terminals);
-    };
-    socket.on("pty.terminals", onTerminals);
+    const offTerminals = onMessage("pty.terminals", (message) => {
+      if (message.sessionId === sessionId) setTerminals(message.terminals);
+    });
     // A reconnect loses the bridge's room membership; listing again restores it.
     socket.on("connect", load);
     if (socket.connected) void load();
     return () => {
-      socket.off("pty.terminals", onTerminals);
+      offTerminals();
       socket.off("connect", load);
     };
   }, [sessionId]);
@@ -53,7 +54,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     async (quiet = false) => {
       setError(null);
       try {
-        const info = await ptyCommand<"pty.create", TerminalInfo>("pty.create", { sessionId });
+        const info = await command<"pty.create", TerminalInfo>("pty.create", { sessionId });
         setTerminals((current) =>
           current?.some((t) => t.terminalId === info.terminalId) ? current : [...(current ?? []), info],
         );
@@ -69,9 +70,10 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
   // What the panel found when it first listed (state, not a ref: the page and tests read it from the DOM).
   const [opened, setOpened] = useState<"loading" | "empty" | "populated">("loading");
   useEffect(() => {
-    if (!terminals || opened !== "loading") return;
+    // Started only once the page's access is known, and only for a page that may drive the session.
+    if (!terminals || opened !== "loading" || access === null) return;
     setOpened(terminals.length === 0 ? "empty" : "populated");
-    if (terminals.length > 0) return;
+    if (terminals.length > 0 || readOnly) return;
     // A panel closed and reopened at once (the layout arriving from the server can do that)
     // may list before the first start landed: one start per session per moment, not two.
     const last = autoStarts.get(sessionId) ?? 0;
@@ -79,22 +81,22 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     autoStarts.set(sessionId, Date.now());
     // The first list may predate a terminal started meanwhile (shell mode, another tab): ask again right
     // before starting one.
-    ptyCommand<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
+    command<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
       (result) => (result.terminals.length === 0 ? create(true) : setTerminals(result.terminals)),
       () => create(true),
     );
-  }, [terminals, create, sessionId, opened]);
+  }, [terminals, create, sessionId, opened, access, readOnly]);
 
   const close = useCallback(
     (terminalId: string) => {
-      ptyCommand("pty.close", { sessionId, terminalId }).catch((err: Error) => setError(err.message));
+      command("pty.close", { sessionId, terminalId }).catch((err: Error) => setError(err.message));
     },
     [sessionId],
   );
 
   const rename = useCallback(
     (terminalId: string, title: string) => {
-      ptyCommand("pty.rename", { sessionId, terminalId, title }).catch((err: Error) => setError(err.message));
+      command("pty.rename", { sessionId, terminalId, title }).catch((err: Error) => setError(err.message));
     },
     [sessionId],
   );
@@ -108,6 +110,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
         onCreate={() => void create()}
         onClose={close}
         onRename={rename}
+        readOnly={readOnly}
       />
       {error ? (
         <div
@@ -118,8 +121,13 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
         </div>
       ) : null}
       <div className="min-h-0 flex-1">
-        {activeId ? (
-          <TerminalView key={activeId} sessionId={sessionId} terminalId={activeId} />
+        {/* Once the access is known: a terminal drawn read-only, then again writable, would attach twice. */}
+        {activeId && access ? (
+          <TerminalView key={activeId} sessionId={sessionId} terminalId={activeId} readOnly={readOnly} />
+        ) : terminals && readOnly ? (
+          <div className="flex h-full items-center justify-center text-sm text-muted" data-testid="terminal-none">
+            No terminals in this session.
+          </div>
         ) : terminals ? (
           <div className="flex h-full items-center justify-center text-sm text-muted">
             <button

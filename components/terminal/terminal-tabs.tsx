@@ -10,10 +10,20 @@ interface TerminalTabsProps {
   onCreate(): void;
   onClose(terminalId: string): void;
   onRename(terminalId: string, title: string): void;
+  /** A view-only page: the tabs only switch between terminals. */
+  readOnly?: boolean;
 }
 
 /** One tab per terminal; double-click a title to rename it. */
-export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose, onRename }: TerminalTabsProps) {
+export function TerminalTabs({
+  terminals,
+  activeId,
+  onSelect,
+  onCreate,
+  onClose,
+  onRename,
+  readOnly = false,
+}: TerminalTabsProps) {
   const [editing, setEditing] = useState<string | null>(null);
   const [draft, setDraft] = useState("");
 
@@ -35,6 +45,7 @@ export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose,
         {terminals.map((terminal) => {
           const active = terminal.terminalId === activeId;
           const rename = () => {
+            if (readOnly) return;
             setDraft(terminal.title);
             setEditing(terminal.terminalId);
           };
@@ -71,40 +82,48 @@ export function TerminalTabs({ terminals, activeId, onSelect, onCreate, onClose,
                   onDoubleClick={rename}
                   onKeyDown={(event) => {
                     if (event.key === "F2") rename();
-                    if (event.key === "Delete") onClose(terminal.terminalId);
+                    if (event.key === "Delete" && !readOnly) onClose(terminal.terminalId);
                   }}
                 >
                   {terminal.title}
                 </button>
               )}
-              <button
-                type="button"
-                aria-hidden
-                tabIndex={-1}
-                title={`Close ${terminal.title}`}
-                data-testid="terminal-tab-close"
-                className="rounded px-1 text-muted hover:bg-raised hover:text-fg"
-                onClick={(event) => {
-                  event.stopPropagation();
-                  onClose(terminal.terminalId);
-                }}
-              >
-                ×
-              </button>
+              {readOnly ? null : (
+                <button
+                  type="button"
+                  aria-hidden
+                  tabIndex={-1}
+                  title={`Close ${terminal.title}`}
+                  data-testid="terminal-tab-close"
+                  className="rounded px-1 text-muted hover:bg-raised hover:text-fg"
+                  onClick={(event) => {
+                    event.stopPropagation();
+                    onClose(terminal.terminalId);
+                  }}
+                >
+                  ×
+                </button>
+              )}
             </div>
           );
         })}
       </div>
-      <button
-        type="button"
-        aria-label="New terminal"
-        title="New terminal"
-        data-testid="terminal-new"
-        className="px-3 text-muted hover:text-fg"
-        onClick={onCreate}
-      >
-        +
-      </button>
+      {readOnly ? (
+        <span className="ml-auto self-center px-3 text-muted" data-testid="terminal-read-only">
+          read-only
+        </span>
+      ) : (
+        <button
+          type="button"
+          aria-label="New terminal"
+          title="New terminal"
+          data-testid="terminal-new"
+          className="px-3 text-muted hover:text-fg"
+          onClick={onCreate}
+        >
+          +
+        </button>
+      )}
     </div>
   );
 }

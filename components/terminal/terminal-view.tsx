@@ -4,9 +4,9 @@ import "@xterm/xterm/css/xterm.css";
 import type { Terminal as Xterm } from "@xterm/xterm";
 import type { SearchAddon } from "@xterm/addon-search";
 import { useEffect, useRef, useState } from "react";
-import { PTY_ACK_EVERY_BYTES, PtyDataArgs, ptyMessages } from "@/server/protocol";
-import { getSocket } from "@/components/transport/client";
-import { ptyCommand, ptySend } from "./pty-commands";
+import { PTY_ACK_EVERY_BYTES, PtyDataArgs } from "@/server/protocol";
+import { command, getSocket, onMessage, send } from "@/components/transport/client";
+
 import { TerminalSearch } from "./terminal-search";
 import { xtermTheme } from "./theme";
 
@@ -23,9 +23,18 @@ const openTerminals = new Map<string, Xterm>();
 /**
  * One terminal in the page: an xterm that shows the bridge's snapshot, then live
  * binary output (acknowledged from xterm's write callback for flow control), sends
- * keystrokes and follows the panel's size.
+ * keystrokes and follows the panel's size. `readOnly` (a view-only link): output only, no input
+ * and no resize (the shell keeps the size of those who drive it).
  */
-export function TerminalView({ sessionId, terminalId }: { sessionId: string; terminalId: string }) {
+export function TerminalView({
+  sessionId,
+  terminalId,
+  readOnly = false,
+}: {
+  sessionId: string;
+  terminalId: string;
+  readOnly?: boolean;
+}) {
   const hostRef = useRef<HTMLDivElement>(null);
   const termRef = useRef<Xterm | null>(null);
   const searchRef = useRef<SearchAddon | null>(null);
@@ -47,7 +56,8 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
       const term = new Terminal({
         fontFamily: 'ui-monospace, "JetBrains Mono", Menlo, Consolas, monospace',
         fontSize: 13,
-        cursorBlink: true,
+        cursorBlink: !readOnly,
+        disableStdin: readOnly,
         scrollback: 10_000,
         allowProposedApi: true,
         theme: xtermTheme(),
@@ -97,48 +107,45 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
         term.write(bytes, () => {
           parsed += bytes.length;
           if (parsed < PTY_ACK_EVERY_BYTES) return;
-          ptySend("pty.ack", { terminalId, bytes: parsed });
+          send("pty.ack", { terminalId, bytes: parsed });
           parsed = 0;
         });
       };
-      const onSnapshot = (raw: unknown) => {
-        const message = ptyMessages["pty.snapshot"].safeParse(raw);
-        if (!message.success || message.data.terminalId !== terminalId) return;
+      const offSnapshot = onMessage("pty.snapshot", (message) => {
+        if (message.terminalId !== terminalId) return;
         term.reset();
-        term.write(message.data.data);
+        term.write(message.data);
         setStatus("live");
-      };
-      const onResync = (raw: unknown) => {
-        const message = ptyMessages["pty.resync"].safeParse(raw);
-        if (message.success && message.data.terminalId === terminalId) setStatus("resync");
-      };
-      const onExit = (raw: unknown) => {
-        const message = ptyMessages["pty.exit"].safeParse(raw);
-        if (!message.success || message.data.terminalId !== terminalId) return;
-        const code = message.data.exitCode;
+      });
+      const offResync = onMessage("pty.resync", (message) => {
+        if (message.terminalId === terminalId) setStatus("resync");
+      });
+      const offExit = onMessage("pty.exit", (message) => {
+        if (message.terminalId !== terminalId) return;
+        const code = message.exitCode;
         term.write(`\r\n\x1b[2m[process exited${code === null ? "" : ` with code ${code}`}]\x1b[0m\r\n`);
         setStatus("exited");
-      };
+      });
       const attach = () => {
         parsed = 0;
         setStatus("connecting");
-        ptyCommand("pty.attach", { sessionId, terminalId, cols: term.cols, rows: term.rows }).catch(() =>
+        command("pty.attach", { sessionId, terminalId, cols: term.cols, rows: term.rows }).catch(() =>
           setStatus("error"),
         );
       };
       socket.on("pty.data", onData);
-      socket.on("pty.snapshot", onSnapshot);
-      socket.on("pty.resync", onResync);
-      socket.on("pty.exit", onExit);
       // After a reconnect the bridge has forgotten this viewer: attach again for a fresh screen.
       socket.on("connect", attach);
       if (socket.connected) attach();
 
-      const input = term.onData((data) => ptySend("pty.input", { sessionId, terminalId, data }));
-      const binary = term.onBinary((data) => ptySend("pty.input", { sessionId, terminalId, data }));
-      const resize = term.onResize(({ cols, rows }) => ptySend("pty.resize", { sessionId, terminalId, cols, rows }));
+      const type = (data: string) => !readOnly && send("pty.input", { sessionId, terminalId, data });
+      const input = term.onData(type);
+      const binary = term.onBinary(type);
+      const sendSize = (cols: number, rows: number) =>
+        !readOnly && send("pty.resize", { sessionId, terminalId, cols, rows });
+      const resize = term.onResize(({ cols, rows }) => sendSize(cols, rows));
       // Focusing a tab makes it the most recently active viewer, whose size the shell takes.
-      const onFocus = () => ptySend("pty.resize", { sessionId, terminalId, cols: term.cols, rows: term.rows });
+      const onFocus = () => sendSize(term.cols, term.rows);
       term.textarea?.addEventListener("focus", onFocus);
       let frame = 0;
       const observer = new ResizeObserver(() => {
@@ -146,7 +153,7 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
         frame = requestAnimationFrame(() => safeFit(fit));
       });
       observer.observe(host);
-      if (!typingElsewhere(host)) term.focus();
+      if (!readOnly && !typingElsewhere(host)) term.focus();
 
       cleanups.push(() => {
         observer.disconnect();
@@ -156,11 +163,11 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
         binary.dispose();
         resize.dispose();
         socket.off("pty.data", onData);
-        socket.off("pty.snapshot", onSnapshot);
-        socket.off("pty.resync", onResync);
-        socket.off("pty.exit", onExit);
+        offSnapshot();
+        offResync();
+        offExit();
         socket.off("connect", attach);
-        ptySend("pty.detach", { terminalId });
+        send("pty.detach", { terminalId });
         openTerminals.delete(terminalId);
         termRef.current = null;
         searchRef.current = null;
@@ -171,7 +178,7 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
       disposed = true;
       for (const cleanup of cleanups) cleanup();
     };
-  }, [sessionId, terminalId]);
+  }, [sessionId, terminalId, readOnly]);
 
   return (
     <div
@@ -179,6 +186,7 @@ export function TerminalView({ sessionId, terminalId }: { sessionId: string; ter
       data-testid="terminal-view"
       data-terminal-id={terminalId}
       data-status={status}
+      data-read-only={readOnly}
     >
       {status === "resync" ? (
         <div

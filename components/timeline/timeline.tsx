@@ -1,13 +1,14 @@
 "use client";
 
+import { z } from "zod";
 import { useCallback, useEffect, useMemo, useState } from "react";
-import type {
+import {
   CheckpointDiff,
   CheckpointSettings,
   CheckpointView,
   ForkResult,
   RewindResult,
-  TranscriptState,
+  type TranscriptState,
 } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
 import type { RewindMode } from "@/components/review/rewind-api";
@@ -49,12 +50,12 @@ export function Timeline({
   const version = Object.keys(state.checkpointViews ?? {}).length + state.items.length;
 
   const reload = useCallback(() => {
-    api<CheckpointView[]>(`${base}/checkpoints`).then(setCheckpoints, (err: Error) => setMessage(err.message));
+    api(`${base}/checkpoints`, z.array(CheckpointView)).then(setCheckpoints, (err: Error) => setMessage(err.message));
   }, [base]);
 
   useEffect(() => reload(), [reload, version, running]);
   useEffect(() => {
-    api<CheckpointSettings>(`${base}/checkpoint-settings`).then(setSettings, () => setSettings(null));
+    api(`${base}/checkpoint-settings`, CheckpointSettings).then(setSettings, () => setSettings(null));
   }, [base]);
 
   const turns = useMemo(() => {
@@ -81,7 +82,7 @@ export function Timeline({
   const rewind = (checkpoint: string, mode: RewindMode, force = false) =>
     act(async () => {
       try {
-        const result = await api<RewindResult>(`${base}/rewind`, {
+        const result = await api(`${base}/rewind`, RewindResult, {
           method: "POST",
           body: { checkpoint, conversation: mode !== "files", files: mode !== "conversation", force },
         });
@@ -98,7 +99,7 @@ export function Timeline({
 
   const showDiff = (checkpoint: CheckpointView) =>
     act(async () => {
-      const diff = await api<CheckpointDiff>(`${base}/checkpoints/${encodeURIComponent(checkpoint.id)}/diff`);
+      const diff = await api(`${base}/checkpoints/${encodeURIComponent(checkpoint.id)}/diff`, CheckpointDiff);
       if (onOpenDiff) onOpenDiff(`#${checkpoint.number} → now`, diff.patch);
       else setPreview({ id: checkpoint.id, diff });
       return diff.files.length === 0
@@ -108,7 +109,7 @@ export function Timeline({
 
   const fork = (checkpoint: CheckpointView, worktree: boolean) =>
     act(async () => {
-      const result = await api<ForkResult>(`${base}/fork`, {
+      const result = await api(`${base}/fork`, ForkResult, {
         method: "POST",
         body: { checkpoint: checkpoint.id, worktree },
       });
@@ -132,7 +133,7 @@ export function Timeline({
           className="ml-auto rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
           disabled={busy || running}
           onClick={() =>
-            act(async () => describe(await api<RewindResult>(`${base}/undo`, { method: "POST", body: {} })))
+            act(async () => describe(await api(`${base}/undo`, RewindResult, { method: "POST", body: {} })))
           }
           data-testid="timeline-undo-turn"
           title="Rewind conversation and files to the start of the last turn (/undo)"
@@ -144,7 +145,7 @@ export function Timeline({
           className="rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
           disabled={busy || running}
           onClick={() =>
-            act(async () => describe(await api<RewindResult>(`${base}/rewind/undo`, { method: "POST", body: {} })))
+            act(async () => describe(await api(`${base}/rewind/undo`, RewindResult, { method: "POST", body: {} })))
           }
           data-testid="timeline-undo-rewind"
           title="Go back to the state before the last rewind"
@@ -159,7 +160,7 @@ export function Timeline({
             checked={settings.dmail_restores_files}
             data-testid="timeline-dmail-files"
             onChange={(event) =>
-              api<CheckpointSettings>(`${base}/checkpoint-settings`, {
+              api(`${base}/checkpoint-settings`, CheckpointSettings, {
                 method: "PATCH",
                 body: { dmail_restores_files: event.target.checked },
               }).then(setSettings, (err: Error) => setMessage(err.message))

@@ -1,13 +1,23 @@
 "use client";
 
 import { io, type Socket } from "socket.io-client";
-import type { Ack, ClientCommand, ClientCommandPayload } from "@/server/protocol";
+import type { z } from "zod";
+import {
+  serverMessages,
+  socketCommands,
+  type Ack,
+  type ServerMessage,
+  type ServerMessagePayload,
+  type SocketCommand,
+  type SocketCommandPayload,
+} from "@/server/protocol";
 import { emitFresh } from "./fresh-emit";
 
 /**
- * The one way components reach the bridge: JSON over /api/v1 and commands over
- * socket.io. The HttpOnly cookie authenticates both; state-changing HTTP calls
- * also carry the CSRF header.
+ * The one way components reach the bridge: JSON over /api/v1, checked against the protocol's
+ * schema of the answer; commands over socket.io, never through socket.io's offline buffer; and
+ * the bridge's messages, each parsed with its schema. The HttpOnly cookie authenticates both;
+ * state-changing HTTP calls also carry the CSRF header.
  */
 
 /** A command that gets no answer in this time is reported as failed, not left hanging. */
@@ -32,7 +42,12 @@ export function getSocket(): Socket {
   return socket;
 }
 
-export async function api<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+/** Calls the bridge's HTTP API; the answer is parsed with `schema` (an answer of another shape is an error). */
+export async function api<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  init: { method?: string; body?: unknown } = {},
+): Promise<z.infer<S>> {
   const method = init.method ?? "GET";
   const headers: Record<string, string> = {};
   if (method !== "GET") {
@@ -51,21 +66,57 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
     const error = data?.error ?? { code: "http:error", message: response.statusText };
     throw new BridgeError(error.code, error.message, response.status, error.details);
   }
-  return data as T;
+  const parsed = schema.safeParse(data);
+  if (!parsed.success)
+    throw new BridgeError(
+      "protocol:unexpected_response",
+      `The bridge answered ${method} ${path} in a shape this page does not know (a different version?): ${parsed.error.message}`,
+      response.status,
+    );
+  return parsed.data;
 }
 
-type WithoutCommandId<T> = T extends { commandId: string } ? Omit<T, "commandId"> : T;
+type WithoutCommandId<T> = Omit<T, "commandId">;
 
-/** Sends a socket command with a fresh commandId (so a buffered replay can't act twice) and awaits its ack. */
-export async function command<C extends ClientCommand, R = unknown>(
+/**
+ * Sends a socket command and awaits its ack. Commands that change state get a fresh commandId
+ * (so a replay can't act twice); none goes through socket.io's offline buffer: a prompt, an
+ * approval or a keystroke from minutes ago must not act on reconnect.
+ */
+export async function command<C extends SocketCommand, R = unknown>(
   name: C,
-  payload: WithoutCommandId<ClientCommandPayload<C>>,
+  payload: WithoutCommandId<SocketCommandPayload<C>>,
 ): Promise<R> {
-  const body = { commandId: crypto.randomUUID(), ...payload };
-  // Never through socket.io's offline buffer: a stale prompt or approval must not act on reconnect.
+  const body = "commandId" in socketCommands[name].shape ? { commandId: crypto.randomUUID(), ...payload } : payload;
   const ack = await emitFresh<Ack<R>>(getSocket(), name, body, { timeoutMs: COMMAND_TIMEOUT_MS });
   if (!ack.ok) throw new BridgeError(ack.error.code, ack.error.message, undefined, ack.error.details);
   return ack.data;
+}
+
+/** Messages on the hot path (keystrokes, acks, resizes, leaving): no ack, and dropped while offline. */
+export function send<
+  C extends "pty.input" | "pty.ack" | "pty.resize" | "pty.detach" | "session.unsubscribe" | "files.unwatch",
+>(name: C, payload: SocketCommandPayload<C>): void {
+  const live = getSocket();
+  if (live.connected) live.emit(name, payload);
+}
+
+/**
+ * Listens to one of the bridge's messages, parsed with the protocol's schema; one that does not
+ * parse is reported and dropped. Returns the function that stops listening.
+ */
+export function onMessage<M extends ServerMessage>(
+  name: M,
+  handler: (message: ServerMessagePayload<M>) => void,
+): () => void {
+  const live = getSocket();
+  const listener = (raw: unknown) => {
+    const parsed = serverMessages[name].safeParse(raw);
+    if (parsed.success) handler(parsed.data as ServerMessagePayload<M>);
+    else console.error(`[worldline] a "${name}" message does not match the protocol: ${parsed.error.message}`);
+  };
+  live.on(name as string, listener);
+  return () => void live.off(name as string, listener);
 }
 
 function csrfToken(): Promise<string> {

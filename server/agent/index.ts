@@ -9,4 +9,4 @@ export type { ChatProvider, ChatRequest } from "./provider";
 export type { AgentTool, ApprovalGate, GateRequest } from "./tools-port";
 export type { TitlePort } from "./title-port";
 export type { RetryPolicy } from "./retry";
-export { defaultPrices } from "./pricing";
+export { costUsd, defaultPrices } from "./pricing";

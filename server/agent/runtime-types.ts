@@ -77,6 +77,8 @@ export interface ExternalAgentPort {
     emit: TurnEmitter;
     signal: AbortSignal;
     gate: ApprovalGate;
+    /** The price of the model the agent names (Settings, then the defaults), for the turn's cost. */
+    price: (model: string | undefined) => ModelPrice | undefined;
   }): Promise<TurnResult>;
 }
 

@@ -74,6 +74,7 @@ export async function executeTurn(
     nameAfterFirstPrompt(deps, pending, session.title);
     markRunning();
     const command = session.agentCommand;
+    const prices = (await deps.prices?.().catch(() => undefined)) ?? {}; // Unreadable prices: no cost, still a turn.
     return deps.externalAgents.runTurn({
       sessionId,
       workspace,
@@ -83,6 +84,7 @@ export async function executeTurn(
       emit,
       signal,
       gate: planModeGate(deps.gate, planActive),
+      price: (model) => (model ? priceFor(model, prices) : undefined),
     });
   }
   const fallback = !deps.config.model && deps.defaultModel ? await deps.defaultModel() : null;

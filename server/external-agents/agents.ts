@@ -4,11 +4,20 @@ import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalGate, ExternalAgentPort, TurnEmitter, TurnResult } from "../agent";
+import { forgetProcess, killProcesses, recordProcess } from "../processes";
 import type { ToolState } from "../protocol";
 import { isWithin } from "../tools";
 import { ExternalTerminals } from "./terminals";
+import { modelOf, turnStats, usageOf } from "./usage";
 
 type Sdk = typeof import("@agentclientprotocol/sdk");
+
+/**
+ * After a cancel, how long the agent has to answer the prompt with `cancelled` (opencode does within
+ * ~100 ms, mid-command too). One that stays silent is stuck: the turn ends and the agent is stopped,
+ * so a later turn starts a fresh one rather than talking to an agent still busy with this one.
+ */
+const CANCEL_ANSWER_MS = 5_000;
 
 /** The ACP SDK (~50 ms to load), loaded when a session first starts an external agent, not at start-up. */
 let loadedSdk: Sdk | undefined;
@@ -19,6 +28,10 @@ interface AgentProcess {
   /** The SDK the connection was made with. */
   acp: Sdk;
   child: ChildProcessWithoutNullStreams;
+  /** Resolves when the agent's process exits. */
+  exited: Promise<void>;
+  /** The model the agent says it uses (session/new), for the turn's cost at Settings' prices. */
+  model?: string;
   connection: acp.ClientConnection;
   remoteSessionId: string;
   workspace: string;
@@ -57,7 +70,7 @@ export class ExternalAgents implements ExternalAgentPort {
     } catch (error) {
       const message = `Could not start the external agent \`${input.command}\`: ${error instanceof Error ? error.message : String(error)}`;
       emit.event({ type: "turn.error", payload: { turnId, code: "acp:agent_failed", message } });
-      return { outcome: "error", message, stats: statsSince(started) };
+      return { outcome: "error", message, stats: turnStats(started) };
     }
     agent.turn = {
       turnId,
@@ -69,36 +82,55 @@ export class ExternalAgents implements ExternalAgentPort {
       toolStates: new Map(),
     };
     const { acp } = agent;
-    const onAbort = () =>
-      void agent.connection.agent
-        .notify(acp.methods.agent.session.cancel, { sessionId: agent.remoteSessionId })
-        .catch(() => undefined);
-    input.signal.addEventListener("abort", onAbort, { once: true });
+    let unanswered: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: () => void = () => undefined;
+    // Resolves when a cancel went unanswered for CANCEL_ANSWER_MS.
+    const silent = new Promise<"silent">((resolve) => {
+      onAbort = () => {
+        void agent.connection.agent
+          .notify(acp.methods.agent.session.cancel, { sessionId: agent.remoteSessionId })
+          .catch(() => undefined); // The connection is closing: the agent is being stopped anyway.
+        unanswered = setTimeout(() => resolve("silent"), CANCEL_ANSWER_MS);
+      };
+    });
+    if (input.signal.aborted) onAbort();
+    else input.signal.addEventListener("abort", onAbort, { once: true });
+    const stats = (usage?: ReturnType<typeof usageOf>) => turnStats(started, usage, input.price(agent.model));
     try {
-      const response = await agent.connection.agent.request(acp.methods.agent.session.prompt, {
-        sessionId: agent.remoteSessionId,
-        prompt: [{ type: "text", text: input.prompt }],
-      });
+      const response = await Promise.race([
+        agent.connection.agent.request(acp.methods.agent.session.prompt, {
+          sessionId: agent.remoteSessionId,
+          prompt: [{ type: "text", text: input.prompt }],
+        }),
+        silent,
+      ]);
+      if (response === "silent") {
+        agent.turn = undefined;
+        await this.stop(input.sessionId, agent);
+        return { outcome: "cancelled", stats: stats() };
+      }
       const outcome = response.stopReason === "cancelled" || input.signal.aborted ? "cancelled" : "completed";
-      return { outcome, stats: statsSince(started, reportedUsage(response)) };
+      return { outcome, stats: stats(usageOf(response)) };
     } catch (error) {
-      if (input.signal.aborted) return { outcome: "cancelled", stats: statsSince(started) };
+      if (input.signal.aborted) return { outcome: "cancelled", stats: stats() };
       const message = error instanceof Error ? error.message : String(error);
       emit.event({
         type: "turn.error",
         payload: { turnId, code: "acp:agent_failed", message: `The external agent failed: ${message}` },
       });
-      return { outcome: "error", message, stats: statsSince(started) };
+      return { outcome: "error", message, stats: stats() };
     } finally {
       input.signal.removeEventListener("abort", onAbort);
+      clearTimeout(unanswered);
       agent.turn = undefined;
     }
   }
 
+  /** Bridge shutdown: every agent and everything it started, ended within the kill grace. */
   async closeAll(): Promise<void> {
     const all = await Promise.allSettled(this.agents.values());
-    for (const result of all) if (result.status === "fulfilled") stopAgent(result.value);
     this.agents.clear();
+    await Promise.all(all.map((result) => (result.status === "fulfilled" ? stopAgent(result.value) : undefined)));
   }
 
   /**
@@ -112,7 +144,14 @@ export class ExternalAgents implements ExternalAgentPort {
     const agent = await pending.catch(() => undefined);
     if (agent?.turn) return;
     if (this.agents.get(sessionId) === pending) this.agents.delete(sessionId);
-    if (agent) stopAgent(agent);
+    if (agent) await stopAgent(agent);
+  }
+
+  /** Stops this session's agent if it is still the one given (a stuck agent after a cancel). */
+  private async stop(sessionId: string, agent: AgentProcess): Promise<void> {
+    const pending = this.agents.get(sessionId);
+    if (pending && (await pending.catch(() => undefined)) === agent) this.agents.delete(sessionId);
+    await stopAgent(agent);
   }
 
   /** Agent processes running (tests bound it). */
@@ -136,13 +175,18 @@ export class ExternalAgents implements ExternalAgentPort {
     // Not a login shell, and no rc files: the bridge's environment is inherited, and profile scripts can block
     // (pyenv's rehash lock, 60 s). `--norc` matters even for `-c`: bash runs ~/.bashrc when its stdin is a
     // socket (it takes that for rshd/sshd), and Node's stdio pipes are sockets.
+    // `detached`: its own process group, so the agent and the commands it runs are ended together (stopAgent).
     const child = spawn("bash", ["--norc", "--noprofile", "-c", command], {
       cwd: workspace,
       stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
     });
+    // Recorded like the bridge's shell commands: a bridge killed with SIGKILL has it ended at the next start.
+    if (child.pid !== undefined) recordProcess(child.pid, "group", "external agent");
     child.stderr.on("data", (chunk: Buffer) => process.stderr.write(`[external agent] ${chunk.toString()}`));
     const state = { acp, workspace, terminals: new ExternalTerminals(workspace, acp.RequestError) } as AgentProcess;
     state.child = child;
+    state.exited = new Promise((resolve) => child.once("exit", () => resolve()));
     child.once("exit", () => {
       for (const [id, pending] of this.agents)
         void pending.then(
@@ -170,6 +214,7 @@ export class ExternalAgents implements ExternalAgentPort {
         mcpServers: [],
       });
       state.remoteSessionId = created.sessionId;
+      state.model = modelOf(created);
       return state;
     })();
     return Promise.race([startup, exited]);
@@ -210,21 +255,30 @@ export class ExternalAgents implements ExternalAgentPort {
       .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) =>
         state.terminals.waitForExit(params.terminalId),
       )
-      .onRequest(acp.methods.client.terminal.kill, ({ params }) => {
-        state.terminals.kill(params.terminalId);
+      .onRequest(acp.methods.client.terminal.kill, async ({ params }) => {
+        await state.terminals.kill(params.terminalId);
         return {};
       })
-      .onRequest(acp.methods.client.terminal.release, ({ params }) => {
-        state.terminals.release(params.terminalId);
+      .onRequest(acp.methods.client.terminal.release, async ({ params }) => {
+        await state.terminals.release(params.terminalId);
         return {};
       });
   }
 }
 
-function stopAgent(agent: AgentProcess): void {
-  agent.terminals.releaseAll();
+/**
+ * Ends the agent and everything it started through the one kill path of server/processes: its
+ * terminals' groups, then its own tree (SIGTERM, SIGKILL after the grace: `opencode acp` catches
+ * the first SIGTERM). Resolves when they are gone.
+ */
+async function stopAgent(agent: AgentProcess): Promise<void> {
   agent.connection.close();
-  agent.child.kill("SIGTERM");
+  const pid = agent.child.pid;
+  await Promise.all([
+    agent.terminals.releaseAll(),
+    pid === undefined ? undefined : killProcesses({ kind: "tree", rootPid: pid }, { leaderExited: agent.exited }),
+  ]);
+  if (pid !== undefined) forgetProcess(pid);
 }
 
 /** The external agent's updates as the session's events. */
@@ -325,26 +379,4 @@ async function askGate(
   return option
     ? { outcome: { outcome: "selected", optionId: option.optionId } }
     : { outcome: { outcome: "cancelled" } };
-}
-
-/** The token usage an agent reports in its prompt response (ACP's `usage`, still unstable in the schema). */
-function reportedUsage(response: unknown): { outputTokens: number } | undefined {
-  const usage = (response as { usage?: { outputTokens?: unknown } | null }).usage;
-  return typeof usage?.outputTokens === "number" && usage.outputTokens >= 0
-    ? { outputTokens: usage.outputTokens }
-    : undefined;
-}
-
-/** The turn's stats; the agent's own count of output tokens when it reports one (no per-step rates then). */
-function statsSince(started: number, usage?: { outputTokens: number }): TurnResult["stats"] {
-  const seconds = Math.round(((Date.now() - started) / 1000) * 100) / 100;
-  const tokens = usage?.outputTokens ?? 0;
-  const rate = seconds > 0 ? Math.round((tokens / seconds) * 100) / 100 : 0;
-  return {
-    output_tokens: tokens,
-    seconds,
-    min_tokens_per_second: rate,
-    avg_tokens_per_second: rate,
-    max_tokens_per_second: rate,
-  };
 }

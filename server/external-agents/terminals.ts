@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type * as acp from "@agentclientprotocol/sdk";
+import { forgetProcess, killProcesses, recordProcess } from "../processes";
 
 /** Output kept per terminal when the agent gives no limit: enough for build logs, bounded memory. */
 const DEFAULT_OUTPUT_LIMIT = 1_000_000;
@@ -40,6 +41,8 @@ export class ExternalTerminals {
             env,
             detached: true,
           });
+    // Recorded like the bridge's own commands: a bridge killed with SIGKILL has it ended at the next start.
+    if (child.pid !== undefined) recordProcess(child.pid, "group", "external agent terminal");
     const terminal: RunningTerminal = {
       child,
       output: "",
@@ -50,7 +53,10 @@ export class ExternalTerminals {
           terminal.output += `${error.message}\n`;
           resolve({ exitCode: 127, signal: null });
         });
-        child.once("close", (code, signal) => resolve({ exitCode: code, signal }));
+        child.once("close", (code, signal) => {
+          if (child.pid !== undefined) forgetProcess(child.pid);
+          resolve({ exitCode: code, signal });
+        });
       }),
     };
     const append = (chunk: Buffer) => {
@@ -78,19 +84,20 @@ export class ExternalTerminals {
     return this.get(terminalId).exit;
   }
 
-  kill(terminalId: string): void {
-    killGroup(this.get(terminalId).child);
+  /** Ends the command's process group (SIGTERM, SIGKILL after the grace); resolves when it is gone. */
+  kill(terminalId: string): Promise<void> {
+    return killGroup(this.get(terminalId));
   }
 
-  release(terminalId: string): void {
+  release(terminalId: string): Promise<void> {
     const terminal = this.terminals.get(terminalId);
-    if (!terminal) return;
-    if (!terminal.status) killGroup(terminal.child);
+    if (!terminal) return Promise.resolve();
     this.terminals.delete(terminalId);
+    return killGroup(terminal);
   }
 
-  releaseAll(): void {
-    for (const id of [...this.terminals.keys()]) this.release(id);
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.terminals.keys()].map((id) => this.release(id)));
   }
 
   private get(terminalId: string): RunningTerminal {
@@ -100,11 +107,11 @@ export class ExternalTerminals {
   }
 }
 
-function killGroup(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null) return;
-  try {
-    process.kill(-child.pid, "SIGKILL");
-  } catch {
-    // Already gone between the check and the kill.
-  }
+/** The one kill path of server/processes: the command runs `detached`, so its pid is its group's id. */
+async function killGroup(terminal: RunningTerminal): Promise<void> {
+  const pid = terminal.child.pid;
+  // `close` (status) comes once every holder of the command's output is gone; until then, even after the
+  // leader exited, what it left running in its group is killed too.
+  if (pid === undefined || terminal.status) return;
+  await killProcesses({ kind: "group", pgid: pid }, { leaderExited: terminal.exit });
 }

@@ -1,5 +1,6 @@
 import os from "node:os";
 import { randomUUID } from "node:crypto";
+import { pidExists } from "../processes";
 import * as store from "../store";
 
 /**
@@ -108,14 +109,9 @@ export class OwnerLease {
   }
 }
 
+/** Whether an owner's process on this host still exists (the liveness check of server/processes). */
 function isRunning(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
+  return pid === process.pid || pidExists(pid);
 }
 
 function envMs(name: string): number | undefined {

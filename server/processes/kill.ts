@@ -1,4 +1,4 @@
-import { groupAlive, pidRunning, terminalMembers } from "./proc";
+import { groupAlive, pidRunning, terminalMembers, treeMembers } from "./proc";
 
 /**
  * Time between the polite signal (SIGTERM, SIGHUP) and SIGKILL, for shell commands and
@@ -21,8 +21,11 @@ const MAX_CHECK_MS = 200;
  *   SIGHUP to the shell (an interactive bash ignores SIGTERM but exits on hangup and passes it
  *   to its jobs), SIGTERM to its descendants and its session (jobs have their own groups).
  * - `group`: a process group (a shell command started `detached`): SIGTERM to the group.
+ * - `tree`: a program started `detached` and everything it started, whichever group or session
+ *   its children moved to (an external agent and its commands): SIGTERM to each of them.
  */
-type KillTarget = { kind: "terminal"; shellPid: number } | { kind: "group"; pgid: number };
+type KillTarget =
+  { kind: "terminal"; shellPid: number } | { kind: "group"; pgid: number } | { kind: "tree"; rootPid: number };
 
 interface KillOptions {
   graceMs?: number;
@@ -43,11 +46,13 @@ export async function killProcesses(target: KillTarget, options: KillOptions = {
     await waitUntil(() => groupGone(target.pgid), KILL_WAIT_MS, wake);
     return;
   }
-  const initial = await terminalMembers(target.shellPid);
-  signal(target.shellPid, "SIGHUP");
+  const members =
+    target.kind === "terminal" ? () => terminalMembers(target.shellPid) : () => treeMembers(target.rootPid);
+  const initial = await members();
+  if (target.kind === "terminal") signal(target.shellPid, "SIGHUP");
   for (const pid of initial) signal(pid, "SIGTERM");
   // A member that left the tree and the session (a daemon) is still killed: the first list is kept.
-  const survivors = async () => stillRunning([...initial, ...(await terminalMembers(target.shellPid))]);
+  const survivors = async () => stillRunning([...initial, ...(await members())]);
   let left: number[] = [];
   const gone = async () => (left = await survivors()).length === 0;
   if (await waitUntil(gone, options.graceMs ?? KILL_GRACE_MS, wake)) return;

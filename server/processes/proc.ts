@@ -82,13 +82,27 @@ export async function listProcesses(): Promise<ProcStat[]> {
  * jobs get their own process groups, and a job whose shell died is reparented out of the
  * tree, so neither the group nor the tree alone is enough). Without procfs: the shell.
  */
-export async function terminalMembers(shellPid: number): Promise<number[]> {
-  if (!hasProcfs) return pidExists(shellPid) ? [shellPid] : [];
+export function terminalMembers(shellPid: number): Promise<number[]> {
+  return membersOf(shellPid, (proc) => proc.session === shellPid);
+}
+
+/**
+ * Running processes of a program started `detached` (its own process group, pgid = pid): its
+ * descendants plus anything still in its group and their descendants. An agent's commands may
+ * move to groups of their own (ACP terminals do), and one whose parent died leaves the tree.
+ */
+export function treeMembers(rootPid: number): Promise<number[]> {
+  return membersOf(rootPid, (proc) => proc.pgrp === rootPid);
+}
+
+/** The root, every process `belongs` admits, and all their descendants, that still run. */
+async function membersOf(rootPid: number, belongs: (proc: ProcStat) => boolean): Promise<number[]> {
+  if (!hasProcfs) return pidExists(rootPid) ? [rootPid] : [];
   const processes = await listProcesses();
   const children = new Map<number, number[]>();
   for (const proc of processes) children.set(proc.ppid, [...(children.get(proc.ppid) ?? []), proc.pid]);
   const found = new Set<number>();
-  const queue = [shellPid, ...processes.filter((proc) => proc.session === shellPid).map((proc) => proc.pid)];
+  const queue = [rootPid, ...processes.filter(belongs).map((proc) => proc.pid)];
   while (queue.length > 0) {
     const pid = queue.pop() as number;
     if (found.has(pid)) continue;

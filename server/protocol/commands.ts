@@ -46,9 +46,6 @@ export const clientCommands = {
   ...presenceCommands,
 } as const;
 
-export type ClientCommand = keyof typeof clientCommands;
-export type ClientCommandPayload<C extends ClientCommand> = z.infer<(typeof clientCommands)[C]>;
-
 export const WireError = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
 export type WireError = z.infer<typeof WireError>;
 

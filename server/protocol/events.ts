@@ -46,10 +46,10 @@ export const GenerationStats = z.object({
   input_tokens: z.number().nullable().optional(),
   /** The part of `input_tokens` the provider served from its prompt cache; null when it does not say. */
   cached_input_tokens: z.number().nullable().optional(),
+  /** The part of `output_tokens` spent on reasoning, where the provider or external agent says; null when unknown. */
+  reasoning_tokens: z.number().nullable().optional(),
   /** At the model's price (Settings); null when the model has no known price. */
   cost_usd: z.number().nullable().optional(),
-  /** Reasoning tokens the provider reported (part of `output_tokens`); null when it does not say. */
-  reasoning_tokens: z.number().nullable().optional(),
 });
 export type GenerationStats = z.infer<typeof GenerationStats>;
 

@@ -13,7 +13,7 @@ export {
 } from "./events";
 export type { EventPayload, SessionEvent } from "./events";
 export { clientCommands, SubscribeResult, WireError } from "./commands";
-export type { Ack, ClientCommand, ClientCommandPayload } from "./commands";
+export type { Ack } from "./commands";
 export {
   ChatStreamBody,
   CreateSessionBody,
@@ -35,8 +35,7 @@ export { applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";
 export { cacheHitPercent, formatCost } from "./usage";
 export * from "./ide";
-export { PTY_ACK_EVERY_BYTES, PtyDataArgs, TerminalInfo, ptyCommands, ptyMessages } from "./pty";
-export type { PtyCommand, PtyCommandPayload } from "./pty";
+export { PTY_ACK_EVERY_BYTES, PtyDataArgs, TerminalInfo, ptyCommands } from "./pty";
 export {
   AccessView,
   CreateShareLinkBody,
@@ -51,3 +50,6 @@ export {
 } from "./sync";
 export { LiveTranscript } from "./live-transcript";
 export * from "./images";
+export { serverMessages, socketCommands } from "./socket";
+export type { ServerMessage, ServerMessagePayload, SocketCommand, SocketCommandPayload } from "./socket";
+export * from "./responses";

@@ -81,9 +81,6 @@ export const ptyCommands = {
     .strict(),
 } as const;
 
-export type PtyCommand = keyof typeof ptyCommands;
-export type PtyCommandPayload<C extends PtyCommand> = z.infer<(typeof ptyCommands)[C]>;
-
 export const PtySnapshot = z.object({
   terminalId: z.string(),
   data: z.string(),

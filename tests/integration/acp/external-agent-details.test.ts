@@ -28,6 +28,8 @@ describe("an external agent's late details", () => {
     const result = await started.done;
     expect(result.outcome).toBe("completed");
     expect(result.stats.output_tokens).toBe(345);
+    // Its total (1545 = input + output) says the 800 cache reads are part of the 1200 input tokens.
+    expect(result.stats).toMatchObject({ input_tokens: 1200, cached_input_tokens: 800 });
     await bridge.services.log.flush();
     const events = await bridge.services.log.read(id, 0);
     const completed = events.find((e) => e.type === "turn.completed");
