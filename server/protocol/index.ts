@@ -43,3 +43,4 @@ export {
 } from "./sync";
 export { LiveTranscript } from "./live-transcript";
 export * from "./images";
+export * from "./people";

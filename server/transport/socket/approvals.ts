@@ -2,6 +2,7 @@ import type { Socket } from "socket.io";
 import { approvalCommands, type ApprovalView } from "../../protocol";
 import type { BridgeServices } from "../services";
 import { onCommand, type CommandCache } from "./handler";
+import { deciderOfSocket } from "../people";
 
 /** Who a decision made in a browser tab is recorded as. */
 const WEB_DECIDER = "web";
@@ -12,7 +13,7 @@ const WEB_DECIDER = "web";
  */
 export function registerApprovalHandlers(socket: Socket, services: BridgeServices, commands: CommandCache): void {
   let unsubscribe: (() => void) | null = null;
-  const decider = () => services.auth.decider(socket.data.tokenName as string | undefined, WEB_DECIDER);
+  const decider = () => deciderOfSocket(socket, services, WEB_DECIDER);
 
   onCommand(
     socket,
