@@ -11,6 +11,8 @@ const USAGE = `Usage:
   worldline acp                         run as an ACP agent on stdio
   worldline run -p "<prompt>" [--cwd DIR] [--yolo] [--model M] [--output-format text|stream-json]
                   [--final-message-only]   print mode; exit 0 ok, 1 failure, 75 retryable (429/5xx/timeouts)
+  worldline users add|list|role|password|disable|enable|token …
+                                        named people on a hub (worldline users --help)
 `;
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -23,6 +25,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import("./acp")).acpCommand();
     case "run":
       return (await import("./run")).runCommand(argv.slice(1));
+    case "users":
+      return (await import("./users")).usersCommand(argv.slice(1));
     case "help":
     case "--help":
     case "-h":

@@ -1,4 +1,5 @@
 import type { Role, ShareScope } from "../protocol";
+import { WorldlineError } from "../errors";
 import { httpVerdict, socketVerdict } from "../sharing";
 
 /**
@@ -35,6 +36,16 @@ export function roleAtLeast(role: Role, needed: Role): boolean {
   return ROLE_RANK[role] >= ROLE_RANK[needed];
 }
 
+/**
+ * For what only admins (or members) may do, wherever it is asked for (a route's handler, a
+ * socket command, runner enrollment). `person` undefined is the launch token or WORLDLINE_TOKENS
+ * (the hub's operator), who may do everything.
+ */
+export function requireRole(person: { role: Role } | undefined, role: Role): void {
+  if (person && !roleAtLeast(person.role, role))
+    throw new WorldlineError("auth:forbidden", `This needs the ${role} role; you are a ${person.role}.`);
+}
+
 /** What an HTTP request needs, before the route runs. */
 export type HttpNeed =
   | { kind: "role"; role: Role }
@@ -57,7 +68,7 @@ const ANYONE: [string, RegExp][] = [
 const MEMBERS: [string, RegExp][] = [
   ["POST", /^\/api\/v1\/sessions$/],
   ["POST", /^\/api\/v1\/chat\/stream$/],
-  ["GET", /^\/api\/v1\/(fs\/directories|workspaces\/recent|skills|memory|memory\/settings|rules)$/],
+  ["GET", /^\/api\/v1\/(fs\/directories|workspaces\/recent|skills|memory|memory\/settings|rules|runners)$/],
   ["PUT", /^\/api\/v1\/settings\/layout$/],
 ];
 

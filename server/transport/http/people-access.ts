@@ -1,7 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { WorldlineError } from "../../errors";
-import { httpNeed, roleAtLeast, sessionHttpAllowed, type Level, type Person } from "../../people";
-import type { Role } from "../../protocol";
+import { httpNeed, requireRole, sessionHttpAllowed, type Level, type Person } from "../../people";
 import type { BridgeServices } from "../services";
 
 /**
@@ -40,12 +39,6 @@ export async function authorizePerson(
       return;
     }
   }
-}
-
-/** For routes and commands that only admins (or members) may use: `worldline runners add` and the like. */
-export function requireRole(person: Person | undefined, role: Role): void {
-  if (person && !roleAtLeast(person.role, role))
-    throw new WorldlineError("auth:forbidden", `This needs the ${role} role; you are a ${person.role}.`);
 }
 
 async function visibleLevel(
