@@ -87,8 +87,14 @@ export class OidcSignIn {
         `The identity provider did not sign you in: ${errorMessage(error)}`,
       );
     }
-    const claims = tokens.claims();
-    if (!claims) throw new WorldlineError("auth:unauthorized", "The identity provider sent no ID token.");
+    const idToken = tokens.claims();
+    if (!idToken) throw new WorldlineError("auth:unauthorized", "The identity provider sent no ID token.");
+    // Providers may keep email and name out of the ID token and answer them at UserInfo (its
+    // subject must be the ID token's, which openid-client checks); without it the token's own claims do.
+    const profile = tokens.access_token
+      ? await client.fetchUserInfo(config, tokens.access_token, idToken.sub).catch(() => null)
+      : null;
+    const claims = { ...profile, ...idToken } as Record<string, unknown> & typeof idToken;
     const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : undefined);
     return {
       next: pending.next,
