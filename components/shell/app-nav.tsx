@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { PendingBadge } from "@/components/approvals/pending-badge";
 import { TabBadge } from "@/components/attention/tab-badge";
+import { PersonMenu } from "@/components/people/person-menu";
 
 const LINKS = [
   { href: "/", label: "Sessions" },
@@ -14,6 +15,8 @@ const LINKS = [
 
 export function AppNav() {
   const pathname = usePathname();
+  // Before signing in on a hub there is nothing to navigate to (and the badges would be refused).
+  if (pathname === "/signin") return null;
   return (
     <nav className="flex h-9 shrink-0 items-center gap-1 border-b border-border bg-panel px-3" aria-label="Main">
       <TabBadge />
@@ -34,6 +37,7 @@ export function AppNav() {
           </Link>
         );
       })}
+      <PersonMenu />
     </nav>
   );
 }

@@ -112,7 +112,8 @@ export function socketNeed(event: string, payload: unknown): SocketNeed {
   // pty.detach and pty.ack name only a terminal this socket already attached to (checked then).
   if ((event === "pty.detach" || event === "pty.ack") && record.sessionId === undefined) return { kind: "free" };
   if (typeof record.sessionId === "string") return { kind: "session", sessionId: record.sessionId };
-  // The queue across all sessions is broadcast unfiltered: only admins subscribe to it.
+  // The queue across sessions: each person's holds only what they can see (socket/approvals.ts).
+  if (event === "approvals.subscribe" || event === "approvals.unsubscribe") return { kind: "free" };
   return { kind: "role", role: "admin" };
 }
 

@@ -168,6 +168,9 @@ function login(res: ServerResponse, url: URL, valid: boolean, cookie: string): v
   res.end();
 }
 
+/** The sign-in page, its scripts and styles, and the app's public files (icons, manifest, service worker). */
+const SIGN_IN_PAGE_PATHS = /^\/(signin|favicon\.ico|manifest\.webmanifest|sw\.js|offline\.html|_next\/.*|icons\/.*)$/;
+
 /** A hub without a sign-in: the sign-in page (and its assets), and every other page sends there. */
 async function signInPage(
   req: IncomingMessage,
@@ -175,7 +178,7 @@ async function signInPage(
   url: URL,
   pages: PageHandler | null,
 ): Promise<void> {
-  if (pages && (url.pathname === "/signin" || url.pathname.startsWith("/_next/") || url.pathname === "/favicon.ico"))
+  if (pages && SIGN_IN_PAGE_PATHS.test(url.pathname))
     return void (await pages(req, res));
   const next = url.pathname === "/" ? "" : `?next=${encodeURIComponent(url.pathname + url.search)}`;
   res.writeHead(302, { location: `/signin${next}`, "cache-control": "no-store" });

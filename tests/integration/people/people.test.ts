@@ -65,7 +65,6 @@ async function call(
   });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function api(pathname: string, init: { as: string; method?: string; body?: unknown }): Promise<any> {
   const response = await call(pathname, init);
   const body = await response.json();
