@@ -87,7 +87,7 @@ test("signs in with a password made by `worldline users add`; a wrong one says s
   await page.getByLabel("Name").fill("root");
   await page.getByLabel("Password").fill("not-the-password");
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("alert")).toContainText("Wrong name or password");
+  await expect(page.locator("#signin-error")).toContainText("Wrong name or password");
   await page.getByLabel("Password").fill("root-password-123");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(`${hubUrl}/settings`);
