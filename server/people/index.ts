@@ -1,7 +1,6 @@
 export { People, SIGN_IN_LIFETIME_MS } from "./service";
 export type { Person } from "./service";
 export { OidcSignIn, OIDC_PENDING_SECONDS } from "./oidc";
-export type { OidcSettings } from "./oidc";
 export {
   httpNeed,
   sessionHttpAllowed,

@@ -178,8 +178,7 @@ async function signInPage(
   url: URL,
   pages: PageHandler | null,
 ): Promise<void> {
-  if (pages && SIGN_IN_PAGE_PATHS.test(url.pathname))
-    return void (await pages(req, res));
+  if (pages && SIGN_IN_PAGE_PATHS.test(url.pathname)) return void (await pages(req, res));
   const next = url.pathname === "/" ? "" : `?next=${encodeURIComponent(url.pathname + url.search)}`;
   res.writeHead(302, { location: `/signin${next}`, "cache-control": "no-store" });
   res.end();
