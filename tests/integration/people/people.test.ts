@@ -338,3 +338,43 @@ describe("a bridge without people (single-token mode)", () => {
     }
   });
 });
+
+describe("guessing passwords and tampering with the OpenID Connect round trip", () => {
+  it("refuses a name after ten wrong passwords, with 429, even with the right one", async () => {
+    await hub.services.people.addUser({ name: "gus", role: "member", password: "gus-password-1" });
+    const attempt = (password: string) =>
+      fetch(`${hub.url}/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "gus", password }),
+      });
+    for (let i = 0; i < 10; i += 1) expect((await attempt(`wrong-${i}`)).status).toBe(401);
+    const locked = await attempt("gus-password-1");
+    expect(locked.status).toBe(429);
+    expect(((await locked.json()) as { error: { code: string } }).error.code).toBe("auth:rate_limited");
+  });
+
+  it("a callback without the hub's signed state goes back to the sign-in page with the reason", async () => {
+    const response = await fetch(`${hub.url}/auth/oidc/callback?code=stolen&state=guessed`, { redirect: "manual" });
+    expect(response.status).toBe(302);
+    expect(decodeURIComponent(response.headers.get("location") ?? "")).toMatch(/^\/signin\?error=.*started elsewhere/);
+    expect(response.headers.getSetCookie().some((line) => line.startsWith("worldline_person_"))).toBe(false);
+    const forged = await fetch(`${hub.url}/auth/oidc/callback?code=x&state=y`, {
+      redirect: "manual",
+      headers: { cookie: `${hub.services.auth.oidcCookieName}=eyJzdGF0ZSI6InkifQ.forged-mac` },
+    });
+    expect(decodeURIComponent(forged.headers.get("location") ?? "")).toContain("started elsewhere");
+  });
+
+  it("sends the browser only to paths of the hub after signing in", async () => {
+    const response = await fetch(`${hub.url}/auth/oidc/start?next=${encodeURIComponent("//evil.example/x")}`, {
+      redirect: "manual",
+    });
+    expect(response.status).toBe(302);
+    const location = new URL(response.headers.get("location") ?? "");
+    expect(location.origin).toBe(provider.issuer);
+    const pending = response.headers.getSetCookie().find((line) => line.startsWith(hub.services.auth.oidcCookieName));
+    const body = pending!.split("=")[1].split(".")[0];
+    expect(JSON.parse(Buffer.from(body, "base64url").toString("utf8")).next).toBe("/");
+  });
+});
