@@ -40,7 +40,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [pane, setPane] = useState<Pane>("agent");
   const [timelineOpen, setTimelineOpen] = useState(false);
   const [changesOpen, setChangesOpen] = useState(false);
-  const access = useAccess();
+  const access = useAccess(sessionId);
   useSessionAttention(sessionId, state.title ?? summary?.title, () => setPane("agent"));
 
   const [settings, setSettings] = useState<SettingsView | null>(null);

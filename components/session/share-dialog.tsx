@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { AccessView, CreatedShareLink, ShareLinkView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
+import { SessionPeople } from "@/components/people/session-people";
 
 const EXPIRIES = [
   { label: "1 hour", seconds: 3600 },
@@ -10,18 +11,19 @@ const EXPIRIES = [
   { label: "7 days", seconds: 7 * 24 * 3600 },
 ];
 
-/** This page's access: the owner, or a share link's scope. */
-export function useAccess(): AccessView | null {
+/** This page's access: the owner, a share link's scope, or (on a hub) the person's level on `sessionId`. */
+export function useAccess(sessionId?: string): AccessView | null {
   const [access, setAccess] = useState<AccessView | null>(null);
   useEffect(() => {
-    api<AccessView>("/api/v1/access").then(setAccess, () => setAccess(null));
-  }, []);
+    const query = sessionId ? `?session_id=${encodeURIComponent(sessionId)}` : "";
+    api<AccessView>(`/api/v1/access${query}`).then(setAccess, () => setAccess(null));
+  }, [sessionId]);
   return access;
 }
 
 /** Share button + dialog: create view/drive links with an expiry, copy them, revoke them. Owner only. */
 export function ShareDialog({ sessionId }: { sessionId: string }) {
-  const access = useAccess();
+  const access = useAccess(sessionId);
   const [open, setOpen] = useState(false);
   const [scope, setScope] = useState<"view" | "drive">("view");
   const [expiry, setExpiry] = useState(EXPIRIES[1].seconds);
@@ -179,6 +181,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
               </li>
             ))}
           </ul>
+          <SessionPeople sessionId={sessionId} />
         </div>
       ) : null}
     </span>
