@@ -92,6 +92,14 @@ test("signs in with a password made by `worldline users add`; a wrong one says s
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(`${hubUrl}/settings`);
   await expect(page.getByTestId("person-menu")).toContainText("root (admin)");
+  // An admin's Settings: the people (grace came through the provider in the test before) and tokens.
+  await expect(page.getByTestId("people-settings")).toContainText("grace");
+  await page.getByLabel("Token name").fill("laptop script");
+  await page.getByRole("button", { name: "Create token" }).click();
+  const token = (await page.getByTestId("token-created").locator("code").textContent()) ?? "";
+  expect(token).toMatch(/^wlp_/);
+  const me = await fetch(`${hubUrl}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+  expect(((await me.json()) as { person: { name: string } }).person.name).toBe("root");
 });
 
 function readyUrl(child: ChildProcess): Promise<string> {
