@@ -1,10 +1,21 @@
 import type { Socket } from "socket.io";
 import { WorldlineError } from "../../errors";
-import { mayDrive, roleAtLeast, sessionSocketAllowed, socketNeed, type Person } from "../../people";
+import { mayDrive, roleAtLeast, sessionSocketAllowed, socketNeed, type Level, type Person } from "../../people";
 import type { BridgeServices } from "../services";
 import { readCookie } from "../auth";
 import { toWireError } from "../errors";
 import { personOfSocket } from "../people";
+
+/** The level a person's socket last passed the check with, per session (what presence shows others). */
+export function personLevelOn(socket: Socket, sessionId: string): Level | undefined {
+  return levelsOf(socket).get(sessionId);
+}
+
+function levelsOf(socket: Socket): Map<string, Level> {
+  const data = socket.data as { levels?: Map<string, Level> };
+  data.levels ??= new Map();
+  return data.levels;
+}
 
 /** A named person from the handshake: a personal API token in `auth.token` (scripts), or the sign-in cookie. */
 export async function personFromHandshake(socket: Socket, services: BridgeServices): Promise<Person | null> {
@@ -30,7 +41,7 @@ export function guardPersonSocket(socket: Socket, services: BridgeServices): voi
       ((response: unknown) => void) | undefined;
     const refuse = (message: string) =>
       ack?.({ ok: false, error: toWireError(new WorldlineError("auth:forbidden", message)).error });
-    void allowed(services, person.id, event, payload)
+    void allowed(services, socket, person.id, event, payload)
       .then((verdict) => (verdict === true ? next() : refuse(verdict)))
       .catch(() => refuse("Access check failed."));
   });
@@ -38,6 +49,7 @@ export function guardPersonSocket(socket: Socket, services: BridgeServices): voi
 
 async function allowed(
   services: BridgeServices,
+  socket: Socket,
   personId: string,
   event: string,
   payload: unknown,
@@ -53,6 +65,7 @@ async function allowed(
     case "session": {
       const level = await services.people.levelOn(personId, need.sessionId);
       if (!level) return "No session with that id.";
+      levelsOf(socket).set(need.sessionId, level);
       return sessionSocketAllowed(level, need.sessionId, event, payload) ? true : "You can only view this session.";
     }
     case "approval": {

@@ -203,7 +203,12 @@ describe("named people on a hub", () => {
     });
     expect(reshare.status).toBe(403);
     const socket = await personSocket(tokens.ben);
+    const presence = new Promise<{ viewers: { access: string }[] }>((resolve) =>
+      socket.once("presence.state", resolve),
+    );
     expect(await ack(socket, "session.subscribe", { sessionId, afterSeq: 0 })).toMatchObject({ ok: true });
+    // Others see him as a viewer of this session.
+    expect((await presence).viewers.map((viewer) => viewer.access)).toEqual(["view"]);
     expect(await ack(socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "hi" })).toMatchObject({
       ok: false,
       error: { code: "auth:forbidden" },
