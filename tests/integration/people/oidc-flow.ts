@@ -2,7 +2,12 @@
  * Signs in through the hub's OpenID Connect redirect the way a browser does, with a cookie jar
  * per host and the provider's own login form, without a browser (the e2e test does it in Chromium).
  */
-export async function signInThroughProvider(hubUrl: string, login: string): Promise<{ cookie: string }> {
+export async function signInThroughProvider(
+  hubUrl: string,
+  login: string,
+  /** Another bridge of the same team deployment that the provider's redirect lands on (as behind a load balancer). */
+  callbackVia?: string,
+): Promise<{ cookie: string }> {
   const jar = new Map<string, Map<string, string>>();
   const cookieHeader = (url: URL) =>
     [...(jar.get(url.host) ?? new Map<string, string>()).entries()].map(([k, v]) => `${k}=${v}`).join("; ");
@@ -18,18 +23,23 @@ export async function signInThroughProvider(hubUrl: string, login: string): Prom
     }
     jar.set(url.host, cookies);
   };
+  const hubHost = new URL(hubUrl).host;
   const request = async (target: string, init: { method?: string; form?: Record<string, string> } = {}) => {
-    const url = new URL(target);
+    let url = new URL(target);
+    // A browser sends a host's cookies to every port of it: the other bridge gets the hub's.
+    const cookies = cookieHeader(url);
+    if (callbackVia && url.host === hubHost && url.pathname === "/auth/oidc/callback")
+      url = new URL(`${callbackVia}${url.pathname}${url.search}`);
     const response = await fetch(url, {
       method: init.method ?? "GET",
       redirect: "manual",
       headers: {
-        cookie: cookieHeader(url),
+        cookie: cookies,
         ...(init.form ? { "content-type": "application/x-www-form-urlencoded" } : {}),
       },
       body: init.form ? new URLSearchParams(init.form).toString() : undefined,
     });
-    remember(url, response);
+    remember(url.host === new URL(target).host ? url : new URL(target), response);
     return { url, response };
   };
 
@@ -40,10 +50,9 @@ export async function signInThroughProvider(hubUrl: string, login: string): Prom
       const location = new URL(response.headers.get("location") ?? "", url).href;
       // Back on the hub after its callback: signed in.
       if (url.pathname === "/auth/oidc/callback") {
-        const hub = new URL(hubUrl);
-        if (!location.startsWith(hubUrl) || new URL(location).pathname === "/signin")
+        if (new URL(location).pathname === "/signin")
           throw new Error(`the hub refused the sign-in: ${decodeURIComponent(location)}`);
-        return { cookie: cookieHeader(hub) };
+        return { cookie: cookieHeader(new URL(hubUrl)) };
       }
       next = location;
       continue;
