@@ -62,6 +62,17 @@ export function createHubAcpAgent(hub: { url: string; token: string; version: st
     decide: (approvalId, { decision, feedback }) => command("approval.decide", { approvalId, decision, feedback }),
   };
 
+  const open = (summary: SummaryOnHub): HubSession => {
+    const session: HubSession = {
+      id: summary.id,
+      workspace: summary.workspace,
+      translator: new UpdateTranslator(summary.workspace),
+      listener: null,
+    };
+    sessions.set(session.id, session);
+    return session;
+  };
+
   const requireSession = (sessionId: string): HubSession => {
     const session = sessions.get(sessionId);
     if (!session) throw acp.RequestError.sessionNotFound(sessionId);
@@ -76,34 +87,54 @@ export function createHubAcpAgent(hub: { url: string; token: string; version: st
         protocolVersion: acp.PROTOCOL_VERSION,
         agentInfo: { name: "worldline", title: "Worldline (hub)", version: hub.version },
         authMethods: [],
-        agentCapabilities: { loadSession: false, promptCapabilities: { embeddedContext: true } },
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { embeddedContext: true },
+          sessionCapabilities: { list: {} },
+        },
       };
     })
     .onRequest(acp.methods.agent.session.new, async ({ params }) => {
-      const response = await fetch(`${hub.url}/api/v1/sessions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${hub.token}`, "content-type": "application/json" },
-        body: JSON.stringify({ workspace: params.cwd }),
-      });
-      const body = (await response.json().catch(() => null)) as {
-        id?: string;
-        workspace?: string;
-        error?: { message: string };
-      } | null;
-      if (!response.ok || !body?.id)
-        throw acp.RequestError.invalidParams(
-          { cwd: params.cwd },
-          `The hub did not create the session (${response.status}): ${body?.error?.message ?? "no answer"}`,
-        );
-      const session: HubSession = {
-        id: body.id,
-        workspace: body.workspace ?? params.cwd,
-        translator: new UpdateTranslator(body.workspace ?? params.cwd),
-        listener: null,
-      };
-      sessions.set(session.id, session);
+      const created = await hubApi<SummaryOnHub>(hub, "/api/v1/sessions", { workspace: params.cwd }).catch(
+        (error: unknown) => {
+          throw acp.RequestError.invalidParams({ cwd: params.cwd }, errorMessage(error));
+        },
+      );
+      const session = open(created);
       await command("session.subscribe", { sessionId: session.id, afterSeq: 0 });
       return { sessionId: session.id };
+    })
+    .onRequest(acp.methods.agent.session.list, async ({ params }) => {
+      // The hub lists only the sessions this person may see.
+      const all = await hubApi<SummaryOnHub[]>(hub, "/api/v1/sessions");
+      return {
+        sessions: all
+          .filter((session) => !params.cwd || session.workspace === params.cwd)
+          .map((session) => ({
+            sessionId: session.id,
+            cwd: session.workspace,
+            title: session.title,
+            updatedAt: session.updated_at,
+          })),
+        nextCursor: null,
+      };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+      const summary = await hubApi<SummaryOnHub>(hub, `/api/v1/sessions/${encodeURIComponent(params.sessionId)}`).catch(
+        () => {
+          throw acp.RequestError.sessionNotFound(params.sessionId);
+        },
+      );
+      const session = open(summary);
+      // The conversation so far, replayed as updates, then live events from where it ends.
+      const { events } = await command<{ events: EventEnvelope[] }>("session.subscribe", {
+        sessionId: session.id,
+        afterSeq: 0,
+      });
+      for (const event of events)
+        for (const update of session.translator.translate(event, { replay: true }))
+          await client.notify(acp.methods.client.session.update, { sessionId: session.id, update });
+      return {};
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
       const session = requireSession(params.sessionId);
@@ -126,6 +157,30 @@ export function createHubAcpAgent(hub: { url: string; token: string; version: st
         console.error(`[worldline acp] cancel on the hub failed: ${errorMessage(error)}`),
       );
     });
+}
+
+/** What this agent reads of the hub's session summaries. */
+interface SummaryOnHub {
+  id: string;
+  workspace: string;
+  title: string;
+  updated_at: string;
+}
+
+/** GET (or POST with a body) on the hub's API as the token's person; a refusal becomes an error with the hub's reason. */
+async function hubApi<T>(hub: { url: string; token: string }, pathname: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${hub.url}${pathname}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: {
+      authorization: `Bearer ${hub.token}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = (await response.json().catch(() => null)) as { error?: { message: string } } | null;
+  if (!response.ok)
+    throw new Error(`The hub answered ${response.status}: ${answer?.error?.message ?? "no reason given"}`);
+  return answer as T;
 }
 
 /** One prompt on the hub: live events become session updates, approvals become permission requests. */

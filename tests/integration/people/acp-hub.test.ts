@@ -64,6 +64,23 @@ describe("worldline acp --hub with a personal token", () => {
       decided_by: string;
     }[];
     expect(decided.map((approval) => approval.decided_by)).toEqual(["mia"]);
+
+    // Another editor of mia's lists and loads the session, with its conversation replayed.
+    const again = acpOnHub(await tokenOf("mia"));
+    await initialize(again);
+    const listed = await again.agent.request(acp.methods.agent.session.list, { cwd: hub.workspace });
+    expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId);
+    await again.agent.request(acp.methods.agent.session.load, { sessionId, cwd: hub.workspace, mcpServers: [] });
+    expect(textOf(updatesOf(again.updates, sessionId, "user_message_chunk"))).toContain("make a file");
+    expect(textOf(updatesOf(again.updates, sessionId, "agent_message_chunk"))).toContain("made it");
+    // A viewer's editor does not even see it.
+    const viewer = acpOnHub(await tokenOf("val"));
+    await initialize(viewer);
+    const theirs = await viewer.agent.request(acp.methods.agent.session.list, {});
+    expect(theirs.sessions.map((s) => s.sessionId)).not.toContain(sessionId);
+    await expect(
+      viewer.agent.request(acp.methods.agent.session.load, { sessionId, cwd: hub.workspace, mcpServers: [] }),
+    ).rejects.toThrow();
   });
 
   it("a viewer's token cannot start a session; a wrong token is refused at initialize", async () => {
