@@ -21,6 +21,7 @@ import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
 import { SettingsService } from "./settings";
 import { ShareLinks } from "./sharing";
+import { OidcSignIn, People } from "./people";
 import * as store from "./store";
 import { builtinTools, SessionMcp, sharedTaskRegistry } from "./tools";
 import {
@@ -182,17 +183,18 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // The auth policy needs the real port (PORT=0 picks one), so it is built after listen;
   // no request is read before the handler below is attached (no await in between).
   const port = (server.address() as AddressInfo).port;
+  const auth = createAuthPolicy({
+    token,
+    host: config.host,
+    port,
+    extraHosts: config.extraHosts,
+    named: config.tokens,
+    team: Boolean(config.redisUrl),
+  });
   const services: BridgeServices = {
     config,
     version: VERSION,
-    auth: createAuthPolicy({
-      token,
-      host: config.host,
-      port,
-      extraHosts: config.extraHosts,
-      named: config.tokens,
-      team: Boolean(config.redisUrl),
-    }),
+    auth,
     log,
     sessions,
     runtime,
@@ -204,6 +206,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     terminals,
     checkpoints,
     shares: new ShareLinks(db),
+    people: new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole }),
+    oidc: config.oidc ? new OidcSignIn(config.oidc, auth.secret) : null,
     mcp,
     memory,
     skills,

@@ -67,7 +67,7 @@ export function ApprovalCard({
   const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const access = useAccess();
+  const access = useAccess(approval.sessionId);
 
   const run = async (action: () => Promise<unknown>) => {
     setBusy(true);

@@ -23,7 +23,7 @@ export function useSessionAttention(sessionId: string, title: string | undefined
   titleRef.current = title;
   const revealRef = useRef(onReveal);
   revealRef.current = onReveal;
-  const access = useAccess();
+  const access = useAccess(sessionId);
   const decidesRef = useRef(canDrive(access));
   decidesRef.current = canDrive(access);
 

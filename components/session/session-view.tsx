@@ -34,7 +34,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [pane, setPane] = useState<Pane>("agent");
   const [timelineOpen, setTimelineOpen] = useState(false);
   const [changesOpen, setChangesOpen] = useState(false);
-  const access = useAccess();
+  const access = useAccess(sessionId);
   useSessionAttention(sessionId, state.title ?? summary?.title, () => setPane("agent"));
 
   useEffect(() => {

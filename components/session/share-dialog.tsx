@@ -6,6 +6,7 @@ import { CreatedShareLink, ShareLinkView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { usePopover } from "@/components/shell/use-popover";
 import { useAccess } from "./use-access";
+import { SessionPeople } from "@/components/people/session-people";
 
 const EXPIRIES = [
   { label: "1 hour", seconds: 3600 },
@@ -15,7 +16,7 @@ const EXPIRIES = [
 
 /** Share button + dialog: create view/drive links with an expiry, copy them, revoke them. Owner only. */
 export function ShareDialog({ sessionId }: { sessionId: string }) {
-  const access = useAccess();
+  const access = useAccess(sessionId);
   const { open, toggle, root, panel, trigger } = usePopover();
   const [scope, setScope] = useState<"view" | "drive">("view");
   const [expiry, setExpiry] = useState(EXPIRIES[1].seconds);
@@ -179,6 +180,7 @@ export function ShareDialog({ sessionId }: { sessionId: string }) {
               </li>
             ))}
           </ul>
+          <SessionPeople sessionId={sessionId} />
         </div>
       ) : null}
     </span>

@@ -5,31 +5,37 @@ import { AccessView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 /**
- * This page's access: the owner, or a share link's scope. Asked once per page load and shared
- * by every component that renders from it (approval cards, the terminal, notifications), so a
- * view link never shows a control that the bridge would refuse.
+ * This page's access: the owner, a share link's scope, or (on a hub) the person's level on a
+ * session. Asked once per page load and session, and shared by every component that renders
+ * from it (approval cards, the terminal, notifications), so a page never shows a control that
+ * the bridge would refuse.
  */
-let asked: Promise<AccessView | null> | null = null;
+const asked = new Map<string, Promise<AccessView | null>>();
 /** An access that could not be read (the bridge restarting) is asked again after this long. */
 const RETRY_MS = 2_000;
 
-function askAccess(): Promise<AccessView | null> {
-  // A failed ask (offline) is asked again by the next component that mounts.
-  asked ??= api("/api/v1/access", AccessView).catch(() => {
-    asked = null;
-    return null;
-  });
-  return asked;
+function askAccess(sessionId = ""): Promise<AccessView | null> {
+  const query = sessionId ? `?session_id=${encodeURIComponent(sessionId)}` : "";
+  let answer = asked.get(sessionId);
+  if (!answer) {
+    // A failed ask (offline) is asked again by the next component that mounts.
+    answer = api(`/api/v1/access${query}`, AccessView).catch(() => {
+      asked.delete(sessionId);
+      return null;
+    });
+    asked.set(sessionId, answer);
+  }
+  return answer;
 }
 
 /** Null until known: render no control that acts on the session until then. */
-export function useAccess(): AccessView | null {
+export function useAccess(sessionId?: string): AccessView | null {
   const [access, setAccess] = useState<AccessView | null>(null);
   useEffect(() => {
     let live = true;
     let retry: ReturnType<typeof setTimeout> | undefined;
     const ask = () =>
-      void askAccess().then((value) => {
+      void askAccess(sessionId).then((value) => {
         if (!live) return;
         if (value) setAccess(value);
         else retry = setTimeout(ask, RETRY_MS);
@@ -39,7 +45,7 @@ export function useAccess(): AccessView | null {
       live = false;
       clearTimeout(retry);
     };
-  }, []);
+  }, [sessionId]);
   return access;
 }
 

@@ -5,6 +5,7 @@ import { type ProviderView, SettingsView as SettingsData } from "@/server/protoc
 import { api } from "@/components/transport/client";
 import { PricesForm } from "./prices-form";
 import { AttentionSettings } from "@/components/attention/attention-settings";
+import { PeopleSettings } from "@/components/people/people-settings";
 import { ProviderForm } from "./provider-form";
 
 /** /settings: providers and their models, the default model. */
@@ -153,6 +154,7 @@ export function SettingsView() {
         </>
       ) : null}
       <AttentionSettings />
+      <PeopleSettings />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { usePathname } from "next/navigation";
 import { PendingBadge } from "@/components/approvals/pending-badge";
 import { TabBadge } from "@/components/attention/tab-badge";
 import { showShortcuts } from "./shortcuts";
+import { PersonMenu } from "@/components/people/person-menu";
 
 const LINKS = [
   { href: "/", label: "Sessions" },
@@ -15,6 +16,8 @@ const LINKS = [
 
 export function AppNav() {
   const pathname = usePathname();
+  // Before signing in on a hub there is nothing to navigate to (and the badges would be refused).
+  if (pathname === "/signin") return null;
   return (
     <nav
       className="flex h-9 shrink-0 items-center gap-1 border-b border-border bg-panel px-3 max-md:h-[44px] max-md:px-1"
@@ -50,6 +53,7 @@ export function AppNav() {
       >
         ?
       </button>
+      <PersonMenu />
     </nav>
   );
 }

@@ -21,7 +21,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
   const [terminals, setTerminals] = useState<TerminalInfo[] | null>(null);
   const [activeId, setActiveId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const access = useAccess();
+  const access = useAccess(sessionId);
   const readOnly = !canDrive(access);
 
   useEffect(() => {

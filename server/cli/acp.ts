@@ -1,7 +1,9 @@
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { createAcpAgent, type AcpServices } from "../acp";
-import { loadConfig } from "../config";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { loadConfig, ROOT_DIR } from "../config";
 import type { Bridge } from "../main";
 
 /** A bridge that will not stop within this is left behind: stdin closing must end the process promptly. */
@@ -14,8 +16,10 @@ const SHUTDOWN_GRACE_MS = 3_000;
  * them and shows their history on reload, and this process's own bridge (URL
  * on stderr) shows them live. stdout carries ACP messages only.
  */
-export async function acpCommand(): Promise<number> {
+export async function acpCommand(argv: string[] = []): Promise<number> {
   const log = (line: string) => process.stderr.write(`[worldline acp] ${line}\n`);
+  const hubAt = argv.indexOf("--hub");
+  if (hubAt >= 0) return acpOnHub(argv[hubAt + 1], log);
   const config = loadConfig({ ...process.env, PORT: process.env.WORLDLINE_ACP_PORT ?? "0" });
   // Started alongside the connection: `initialize` answers at once, the rest waits for the bridge.
   // Its modules load lazily (server/main pulls in most of the bundle), so the connection is up first.
@@ -35,6 +39,31 @@ export async function acpCommand(): Promise<number> {
   setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
   const bridge = await bridgeReady.catch(() => undefined);
   await bridge?.close().catch(() => undefined);
+  return 0;
+}
+
+/**
+ * `worldline acp --hub <url>`: the sessions live on a hub, driven as the person whose personal API
+ * token is in WORLDLINE_API_TOKEN (an environment variable, so it never shows in `ps`).
+ */
+async function acpOnHub(url: string | undefined, log: (line: string) => void): Promise<number> {
+  const token = process.env.WORLDLINE_API_TOKEN;
+  if (!url || !/^https?:\/\//.test(url) || !token) {
+    log("usage: WORLDLINE_API_TOKEN=wlp_… worldline acp --hub https://hub.example.com");
+    return 2;
+  }
+  const { createHubAcpAgent } = await import("../acp/hub");
+  // Not from server/main: this process runs no bridge, and loading one costs most of start-up.
+  const { version } = JSON.parse(await fs.readFile(path.join(ROOT_DIR, "package.json"), "utf8")) as { version: string };
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+  const connection = createHubAcpAgent({ url: url.replace(/\/$/, ""), token, version }).connect(stream);
+  await connection.closed;
+  log("client disconnected; stopping");
+  // The socket to the hub would keep the process alive: the client is gone, so is this agent.
+  setTimeout(() => process.exit(0), 0).unref();
   return 0;
 }
 

@@ -9,8 +9,11 @@ console.debug = console.error;
 const USAGE = `Usage:
   worldline [serve]                     start the bridge and web UI
   worldline acp                         run as an ACP agent on stdio
+  worldline acp --hub <url>             the same, with sessions on a hub (WORLDLINE_API_TOKEN=<personal token>)
   worldline run -p "<prompt>" [--cwd DIR] [--yolo] [--model M] [--output-format text|stream-json]
                   [--final-message-only]   print mode; exit 0 ok, 1 failure, 75 retryable (429/5xx/timeouts)
+  worldline users add|list|role|password|disable|enable|token …
+                                        named people on a hub (worldline users --help)
 `;
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -20,9 +23,11 @@ async function main(argv: string[]): Promise<number | undefined> {
       await (await import("./serve")).serve();
       return undefined;
     case "acp":
-      return (await import("./acp")).acpCommand();
+      return (await import("./acp")).acpCommand(argv.slice(1));
     case "run":
       return (await import("./run")).runCommand(argv.slice(1));
+    case "users":
+      return (await import("./users")).usersCommand(argv.slice(1));
     case "help":
     case "--help":
     case "-h":

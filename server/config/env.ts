@@ -45,6 +45,14 @@ const EnvSchema = z.object({
       "WORLDLINE_TOKENS must be name:token,… (tokens of at least 16 URL-safe characters)",
     )
     .optional(),
+  /** Sign-in with OpenID Connect on a hub (DESIGN.md §13): the provider's issuer URL, and this hub's client there. */
+  WORLDLINE_OIDC_ISSUER: z.string().url().optional(),
+  WORLDLINE_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  WORLDLINE_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  /** The role of a person the provider signs in for the first time (admins change it later). */
+  WORLDLINE_OIDC_DEFAULT_ROLE: z.enum(["admin", "member", "viewer"]).default("viewer"),
+  /** The hub's address as browsers reach it (https://ide.example.com), for the provider's redirect; default: from Host. */
+  WORLDLINE_PUBLIC_URL: z.string().url().optional(),
   /** Overrides the provider default for `reasoning_content` in history (see ModelConfig). */
   WORLDLINE_REASONING_HISTORY: z.enum(["drop", "tool_calls", "all"]).optional(),
   /** "0" never sends `prompt_cache_key`. */
@@ -67,6 +75,10 @@ export interface BridgeConfig {
   redisPrefix: string;
   /** Named tokens (WORLDLINE_TOKENS); WORLDLINE_TOKEN, when set, is also accepted as `default`. */
   tokens: { name: string; token: string }[];
+  /** OpenID Connect sign-in (a hub with named people, server/people); null when not configured. */
+  oidc: { issuer: string; clientId: string; clientSecret: string } | null;
+  oidcDefaultRole: "admin" | "member" | "viewer";
+  publicUrl?: string;
 }
 
 export interface ModelConfig {
@@ -97,6 +109,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const allowLan = e.WORLDLINE_ALLOW_LAN === "1";
+  const oidcParts = [e.WORLDLINE_OIDC_ISSUER, e.WORLDLINE_OIDC_CLIENT_ID, e.WORLDLINE_OIDC_CLIENT_SECRET];
+  if (oidcParts.some(Boolean) && !oidcParts.every(Boolean)) {
+    throw new WorldlineError(
+      "config:invalid_env",
+      "Invalid environment: OpenID Connect needs all three of WORLDLINE_OIDC_ISSUER, WORLDLINE_OIDC_CLIENT_ID and WORLDLINE_OIDC_CLIENT_SECRET.",
+    );
+  }
   if (!isLoopbackHost(e.HOST) && !allowLan) {
     throw new WorldlineError(
       "config:invalid_env",
@@ -130,6 +149,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(",")
       .filter(Boolean)
       .map((entry) => ({ name: entry.slice(0, entry.indexOf(":")), token: entry.slice(entry.indexOf(":") + 1) })),
+    oidc:
+      e.WORLDLINE_OIDC_ISSUER && e.WORLDLINE_OIDC_CLIENT_ID && e.WORLDLINE_OIDC_CLIENT_SECRET
+        ? {
+            issuer: e.WORLDLINE_OIDC_ISSUER,
+            clientId: e.WORLDLINE_OIDC_CLIENT_ID,
+            clientSecret: e.WORLDLINE_OIDC_CLIENT_SECRET,
+          }
+        : null,
+    oidcDefaultRole: e.WORLDLINE_OIDC_DEFAULT_ROLE,
+    publicUrl: e.WORLDLINE_PUBLIC_URL?.replace(/\/$/, ""),
   };
 }
 

@@ -53,3 +53,4 @@ export * from "./images";
 export { serverMessages, socketCommands } from "./socket";
 export type { ServerMessage, ServerMessagePayload, SocketCommand, SocketCommandPayload } from "./socket";
 export * from "./responses";
+export * from "./people";

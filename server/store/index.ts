@@ -45,3 +45,29 @@ export { createMemory, deleteMemory, listMemories } from "./memory";
 export type { MemoryRow } from "./memory";
 export { listCommands, recordCommand } from "./audit";
 export type { AuditedCommand } from "./audit";
+export {
+  countUsers,
+  createApiToken,
+  createAuthSession,
+  createIdentity,
+  createUser,
+  deleteSessionAccess,
+  findApiTokenByHash,
+  findAuthSessionByHash,
+  findIdentity,
+  findUserByEmail,
+  findUserById,
+  findUserByName,
+  listApiTokens,
+  listUsers,
+  putSessionAccess,
+  revokeApiToken,
+  revokeAuthSession,
+  revokeAuthSessionsOf,
+  sessionAccessFor,
+  sessionAccessOf,
+  sessionIdsFor,
+  touchApiToken,
+  updateUser,
+} from "./people";
+export type { ApiTokenRow, UserRow } from "./people";

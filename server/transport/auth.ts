@@ -30,6 +30,18 @@ export interface AuthPolicy {
   readonly shareCookieName: string;
   /** Set by visiting /share/<token>; SameSite=Lax so a link opened from a chat app still lands logged in. */
   shareCookie(token: string, maxAgeSeconds: number): string;
+  /** A named person's sign-in cookie on a hub (server/people). */
+  readonly personCookieName: string;
+  /**
+   * HttpOnly, SameSite=Lax: the browser comes back from the identity provider through a cross-site
+   * redirect, after which a Strict cookie would not be sent. State changes still need the CSRF header.
+   */
+  personCookie(value: string, maxAgeSeconds: number): string;
+  /** The OpenID Connect round trip's signed state, on /auth/oidc only. */
+  readonly oidcCookieName: string;
+  oidcCookie(value: string, maxAgeSeconds: number): string;
+  /** Signs what the bridge hands out and must get back unchanged (the OIDC state); shared by a team's bridges. */
+  readonly secret: string;
 }
 
 export function createToken(): string {
@@ -68,6 +80,13 @@ export function createAuthPolicy(options: {
     named.map((entry) => ({ name: entry.name, digest: digest(entry.token) })),
   );
   const csrfToken = createHmac("sha256", token).update("worldline-csrf").digest("base64url");
+  const cookie = (name: string, value: string, maxAgeSeconds: number, path = "/") =>
+    serializeCookie(name, value, {
+      path,
+      httpOnly: true,
+      sameSite: "lax",
+      maxAge: Math.max(0, Math.floor(maxAgeSeconds)),
+    });
 
   const tokenName = (candidate: unknown): string | null => {
     if (typeof candidate !== "string" || candidate.length === 0) return null;
@@ -78,10 +97,6 @@ export function createAuthPolicy(options: {
     return found;
   };
   const tokenMatches = (candidate: unknown): boolean => tokenName(candidate) !== null;
-  const bearerOf = (req: IncomingMessage) => {
-    const header = req.headers.authorization;
-    return header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
-  };
 
   return {
     token,
@@ -105,14 +120,19 @@ export function createAuthPolicy(options: {
     sessionCookie: (value = token) =>
       serializeCookie(cookieName, value, { path: "/", httpOnly: true, sameSite: "strict" }),
     shareCookieName: `worldline_share_${cookieScope}`,
-    shareCookie: (value, maxAgeSeconds) =>
-      serializeCookie(`worldline_share_${cookieScope}`, value, {
-        path: "/",
-        httpOnly: true,
-        sameSite: "lax",
-        maxAge: Math.max(0, Math.floor(maxAgeSeconds)),
-      }),
+    shareCookie: (value, maxAgeSeconds) => cookie(`worldline_share_${cookieScope}`, value, maxAgeSeconds),
+    personCookieName: `worldline_person_${cookieScope}`,
+    personCookie: (value, maxAgeSeconds) => cookie(`worldline_person_${cookieScope}`, value, maxAgeSeconds),
+    oidcCookieName: `worldline_oidc_${cookieScope}`,
+    oidcCookie: (value, maxAgeSeconds) => cookie(`worldline_oidc_${cookieScope}`, value, maxAgeSeconds, "/auth/oidc"),
+    secret: createHmac("sha256", token).update("worldline-secret").digest("base64url"),
   };
+}
+
+/** The token of an `Authorization: Bearer` header. */
+export function bearerOf(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  return header?.startsWith("Bearer ") ? header.slice(7).trim() : undefined;
 }
 
 /**

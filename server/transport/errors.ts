@@ -16,6 +16,7 @@ const STATUS_BY_KIND: Record<string, number> = {
   already_decided: 409,
   blocked: 409,
   too_large: 413,
+  rate_limited: 429,
   unavailable: 503,
 };
 

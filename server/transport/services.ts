@@ -13,6 +13,7 @@ import type { SkillCatalog } from "../skills";
 import type { AuditedCommand } from "../store";
 import type { TerminalRouter, TurnRouter } from "../team";
 import type { AuthPolicy } from "./auth";
+import type { OidcSignIn, People } from "../people";
 
 /** What the transport layer needs from the rest of the bridge. */
 export interface BridgeServices {
@@ -36,6 +37,10 @@ export interface BridgeServices {
   terminals: TerminalRouter;
   checkpoints: CheckpointService;
   shares: ShareLinks;
+  /** Named people on a hub (server/people); without any, single-token mode stands. */
+  people: People;
+  /** OpenID Connect sign-in; null when WORLDLINE_OIDC_* is not set. */
+  oidc: OidcSignIn | null;
   /** MCP servers per session (GET /api/v1/sessions/:id/mcp); absent in bridges without MCP. */
   mcp?: SessionMcp;
   /** Memories (GET|POST|DELETE /api/v1/memory); absent in bridges without memory. */

@@ -20,6 +20,10 @@ import { conversationRoutes } from "./routes/conversations";
 import { memoryRoutes } from "./routes/memory";
 import { openApiRoutes } from "./routes/openapi";
 import { skillRoutes } from "./routes/skills";
+import { peopleRoutes } from "./routes/people";
+import { authorizePerson } from "./people-access";
+import { handleSignIn } from "./sign-in";
+import { rememberPerson, signedInOf } from "../people";
 
 export function createApiRouter(): Router {
   const router = new Router().add(
@@ -36,7 +40,7 @@ export function createApiRouter(): Router {
     ...mcpRoutes,
     ...shareRoutes,
   );
-  router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes);
+  router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes);
   return router.add(...openApiRoutes(router));
 }
 
@@ -80,12 +84,23 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
         return login(res, url, auth.tokenMatches(loginToken), auth.sessionCookie(loginToken));
       }
       if (await openShareLink(req, res, url, services)) return;
-      const method = auth.authenticated(req);
+      if (await handleSignIn(req, res, url, services)) return;
+      let method = auth.authenticated(req);
+      if (!method) {
+        // A named person on a hub: one check of what they may do, then the same routes and pages.
+        const signedIn = await signedInOf(req, services);
+        if (signedIn) {
+          rememberPerson(req, signedIn);
+          if (url.pathname.startsWith("/api/")) await authorizePerson(req, url.pathname, signedIn.person, services);
+          method = signedIn.via;
+        }
+      }
       if (!method) {
         // A share link grants one session, one scope: see server/sharing/policy.ts.
         const shared = await shareOfCredentials(req, services);
         if (shared) return await serveShared(req, res, url, shared, services, router, pages);
         if (url.pathname.startsWith("/api/")) throw new WorldlineError("auth:unauthorized", "Missing or wrong token.");
+        if (await services.people.enabled()) return signInPage(req, res, url, pages);
         return sendLoginHint(res);
       }
       // A cookie rides along with any request the browser makes, so state changes
@@ -150,6 +165,22 @@ function login(res: ServerResponse, url: URL, valid: boolean, cookie: string): v
     "cache-control": "no-store",
     "referrer-policy": "no-referrer",
   });
+  res.end();
+}
+
+/** The sign-in page, its scripts and styles, and the app's public files (icons, manifest, service worker). */
+const SIGN_IN_PAGE_PATHS = /^\/(signin|favicon\.ico|manifest\.webmanifest|sw\.js|offline\.html|_next\/.*|icons\/.*)$/;
+
+/** A hub without a sign-in: the sign-in page (and its assets), and every other page sends there. */
+async function signInPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  pages: PageHandler | null,
+): Promise<void> {
+  if (pages && SIGN_IN_PAGE_PATHS.test(url.pathname)) return void (await pages(req, res));
+  const next = url.pathname === "/" ? "" : `?next=${encodeURIComponent(url.pathname + url.search)}`;
+  res.writeHead(302, { location: `/signin${next}`, "cache-control": "no-store" });
   res.end();
 }
 

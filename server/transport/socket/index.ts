@@ -10,6 +10,7 @@ import { attachPtyBroadcast, registerPtyHandlers } from "./pty";
 import { forwardFileChanges, registerFileHandlers } from "./files";
 import { Presence } from "./presence";
 import { closeRevokedShares, guardShareSocket, shareFromHandshake } from "./share-guard";
+import { guardPersonSocket, personFromHandshake } from "./people-guard";
 
 /** Socket frames above this are refused; pastes and prompts (with their images) fit, floods don't. */
 const MAX_SOCKET_MESSAGE_BYTES = Math.max(2 * 1024 * 1024, MAX_PROMPT_MESSAGE_BYTES);
@@ -44,19 +45,24 @@ export function attachSocketServer(
       socket.data.tokenName = tokenName;
       return next();
     }
-    // A share link: one session, one scope, enforced per packet by guardShareSocket.
-    void shareFromHandshake(socket, services).then(
-      (share) => {
-        if (!share) return next(new Error("unauthorized: missing or wrong token"));
-        socket.data.share = share;
-        next();
-      },
-      () => next(new Error("unauthorized: share link check failed")),
-    );
+    // A named person (enforced per packet by guardPersonSocket), else a share link: one session,
+    // one scope, enforced per packet by guardShareSocket.
+    void (async () => {
+      const person = await personFromHandshake(socket, services);
+      if (person) {
+        socket.data.person = person;
+        return next();
+      }
+      const share = await shareFromHandshake(socket, services);
+      if (!share) return next(new Error("unauthorized: missing or wrong token"));
+      socket.data.share = share;
+      next();
+    })().catch(() => next(new Error("unauthorized: credentials check failed")));
   });
 
   io.on("connection", (socket) => {
     guardShareSocket(socket, services);
+    guardPersonSocket(socket, services);
     registerSessionHandlers(socket, services, commands, presence);
     registerFileHandlers(socket, services);
     registerApprovalHandlers(socket, services, commands);

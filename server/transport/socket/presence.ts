@@ -3,6 +3,7 @@ import type { Socket } from "socket.io";
 import type { EventLog } from "../../sessions";
 import type { PresenceState, PresenceViewer } from "../../protocol";
 import { shareOf } from "./share-guard";
+import { personLevelOn } from "./people-guard";
 
 /** A "typing" flag not refreshed within this time is dropped (the tab may have died mid-word). */
 const TYPING_TTL_MS = 5_000;
@@ -60,7 +61,7 @@ export class Presence {
       socket,
       id: viewerIdOf(socket),
       device: deviceOf(socket),
-      access: shareOf(socket)?.scope ?? "owner",
+      access: shareOf(socket)?.scope ?? personLevelOn(socket, sessionId) ?? "owner",
       typingTimer: null,
     });
     this.broadcast(sessionId);

@@ -47,9 +47,11 @@ export interface AcpProcess {
 export function startAcp(options: {
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Arguments after `acp` (e.g. `--hub <url>`). */
+  args?: string[];
   client?: (app: acp.ClientApp) => acp.ClientApp;
 }): AcpProcess {
-  const child = spawn(process.execPath, [CLI, "acp"], {
+  const child = spawn(process.execPath, [CLI, "acp", ...(options.args ?? [])], {
     cwd: options.cwd,
     env: options.env,
     stdio: ["pipe", "pipe", "pipe"],

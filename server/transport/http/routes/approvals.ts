@@ -1,5 +1,6 @@
 import { ApprovalsQuery, CreateRuleBody, DecideApprovalBody, RulesQuery } from "../../../protocol";
 import { readJson } from "../io";
+import { deciderOfRequest, visibleSessions } from "../../people";
 import type { Route } from "../router";
 
 /** The approval queue and the rules over HTTP (DESIGN.md §2). */
@@ -7,7 +8,11 @@ export const approvalRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/approvals",
-    handler: async ({ services, query }) => services.approvals.list(ApprovalsQuery.parse(Object.fromEntries(query))),
+    handler: async ({ services, query, req }) => {
+      const approvals = await services.approvals.list(ApprovalsQuery.parse(Object.fromEntries(query)));
+      const visible = await visibleSessions(req, services);
+      return visible ? approvals.filter((approval) => visible.has(approval.session_id)) : approvals;
+    },
   },
   {
     method: "GET",
@@ -21,7 +26,7 @@ export const approvalRoutes: Route[] = [
       const body = DecideApprovalBody.parse(await readJson(req));
       return services.approvals.decide(params.id, {
         ...body,
-        decidedBy: services.auth.decider(services.auth.requestTokenName(req), "http"),
+        decidedBy: deciderOfRequest(req, services, "http"),
       });
     },
   },

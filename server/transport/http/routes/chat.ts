@@ -5,6 +5,8 @@ import { readJson } from "../io";
 import type { Route } from "../router";
 import { toPublicEvents } from "../sse-map";
 import { SseStream } from "../sse";
+import { claimSession, personOfRequest } from "../../people";
+import { mayDrive } from "../../../people";
 
 export const chatRoutes: Route[] = [
   {
@@ -12,11 +14,20 @@ export const chatRoutes: Route[] = [
     path: "/api/v1/chat/stream",
     handler: async ({ services, req, res }) => {
       const body = ChatStreamBody.parse(await readJson(req));
+      const person = personOfRequest(req);
+      // The session is named in the body, so the transport's check before the route cannot see it:
+      // prompting needs what prompting on the session's own routes needs (drive or owner).
+      if (person && body.session_id) {
+        const level = await services.people.levelOn(person.id, body.session_id);
+        if (!level) throw new WorldlineError("session:not_found", "No session with that id.");
+        if (!mayDrive(level)) throw new WorldlineError("auth:forbidden", "You can only view this session.");
+      }
       const session = body.session_id
         ? await services.sessions.get(body.session_id)
         : body.workspace
           ? await services.sessions.create({ workspace: body.workspace, yolo: body.yolo })
           : null;
+      if (session && !body.session_id) await claimSession(req, services, session.id);
       if (!session)
         throw new WorldlineError("request:invalid", "Give a session_id, or a workspace to start a new session in.");
       if (body.mode && body.mode !== session.mode) await services.sessions.update(session.id, { mode: body.mode });

@@ -2,6 +2,7 @@ import { CheckpointSettings, ForkBody, RewindBody, UndoBody } from "../../../pro
 import type { IncomingMessage } from "node:http";
 import { readJson } from "../io";
 import type { Route } from "../router";
+import { claimSession } from "../../people";
 
 /** Undo calls may come without a body. */
 async function optionalJson(req: IncomingMessage): Promise<unknown> {
@@ -48,8 +49,11 @@ export const checkpointRoutes: Route[] = [
     method: "POST",
     path: "/api/v1/sessions/:id/fork",
     status: 201,
-    handler: async ({ services, params, req }) =>
-      services.checkpoints.fork(params.id, ForkBody.parse(await readJson(req))),
+    handler: async ({ services, params, req }) => {
+      const forked = await services.checkpoints.fork(params.id, ForkBody.parse(await readJson(req)));
+      await claimSession(req, services, forked.id);
+      return forked;
+    },
   },
   {
     method: "GET",

@@ -2,14 +2,17 @@ import { CreateSessionBody, DirectoryQuery, EventsQuery, UpdateSessionBody } fro
 import { listDirectories } from "../../../sessions";
 import { readJson } from "../io";
 import type { Route } from "../router";
+import { claimSession, visibleSessions } from "../../people";
 
 export const sessionRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/sessions",
-    handler: async ({ services, query }) => {
+    handler: async ({ services, query, req }) => {
       const sessions = await services.sessions.list({ includeArchived: query.get("archived") === "1" });
-      return Promise.all(sessions.map((session) => services.sessions.summary(session)));
+      const visible = await visibleSessions(req, services);
+      const shown = visible ? sessions.filter((session) => visible.has(session.id)) : sessions;
+      return Promise.all(shown.map((session) => services.sessions.summary(session)));
     },
   },
   {
@@ -18,7 +21,9 @@ export const sessionRoutes: Route[] = [
     status: 201,
     handler: async ({ services, req }) => {
       const body = CreateSessionBody.parse(await readJson(req));
-      return services.sessions.summary(await services.sessions.create(body));
+      const session = await services.sessions.create(body);
+      await claimSession(req, services, session.id);
+      return services.sessions.summary(session);
     },
   },
   {

@@ -10,6 +10,7 @@ import {
 import { defaultPrices, detectedFormsFor } from "../../../agent";
 import { readJson } from "../io";
 import type { Route } from "../router";
+import { visibleSessions } from "../../people";
 
 /** Providers, models, the default model, connection tests and the per-user IDE layout. Keys never leave the bridge. */
 export const settingsRoutes: Route[] = [
@@ -102,9 +103,11 @@ export const sessionListRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/sessions-search",
-    handler: async ({ services, query }) => {
+    handler: async ({ services, query, req }) => {
       const { q } = SessionSearchQuery.parse({ q: query.get("q") ?? undefined });
-      return { ids: q.trim() ? await services.sessions.search(q.trim()) : [] };
+      const ids = q.trim() ? await services.sessions.search(q.trim()) : [];
+      const visible = await visibleSessions(req, services);
+      return { ids: visible ? ids.filter((id) => visible.has(id)) : ids };
     },
   },
   {

@@ -5,15 +5,25 @@ import type { BridgeServices } from "../../services";
 import { readJson } from "../io";
 import type { Route } from "../router";
 import { shareOfRequest } from "../share-access";
+import { personOfRequest } from "../../people";
 
 /** Share links of a session (owner only: server/sharing/policy.ts refuses these paths to links). */
 export const shareRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/access",
-    handler: async ({ req }): Promise<AccessView> => {
+    handler: async ({ req, services, query }): Promise<AccessView> => {
       const share = shareOfRequest(req);
-      return share ? { access: share.scope, session_id: share.sessionId } : { access: "owner", session_id: null };
+      if (share) return { access: share.scope, session_id: share.sessionId };
+      const person = personOfRequest(req);
+      // A named person: their level on the session asked about (?session_id=), else what their role allows.
+      const sessionId = query.get("session_id");
+      if (person && sessionId) {
+        const level = await services.people.levelOn(person.id, sessionId);
+        return { access: level ?? "view", session_id: sessionId };
+      }
+      if (person?.role === "viewer") return { access: "view", session_id: null };
+      return { access: "owner", session_id: null };
     },
   },
   {

@@ -4,6 +4,7 @@ import { ContinueTaskBody, PasswordTaskBody } from "../../../protocol";
 import { WorldlineError } from "../../../errors";
 import type { BridgeServices } from "../../services";
 import { readJson } from "../io";
+import { deciderOfRequest } from "../../people";
 import type { Route } from "../router";
 import { toPublicEvents } from "../sse-map";
 import { SseStream } from "../sse";
@@ -32,7 +33,7 @@ export const taskRoutes: Route[] = [
         await services.approvals.decide(approval.approval_id, {
           decision: body.decision ?? "allow_once",
           feedback: body.feedback,
-          decidedBy: services.auth.decider(services.auth.requestTokenName(req), "http"),
+          decidedBy: deciderOfRequest(req, services, "http"),
         });
       }
       streamTask(services, res, sessionId, params.task_id, afterSeq);

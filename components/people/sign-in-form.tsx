@@ -1,0 +1,113 @@
+"use client";
+
+import { useEffect, useState, type FormEvent } from "react";
+import { useSearchParams } from "next/navigation";
+import type { SignInOptions } from "@/server/protocol";
+
+/**
+ * A hub's sign-in page: a name and password, and a button for the OpenID Connect provider when
+ * one is set up. The cookie it gets is HttpOnly; this page never sees it.
+ */
+export function SignInForm() {
+  const params = useSearchParams();
+  const next = safeNext(params.get("next"));
+  const [options, setOptions] = useState<SignInOptions | null>(null);
+  const [error, setError] = useState<string | null>(params.get("error"));
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    fetch("/auth/options", { credentials: "same-origin" })
+      .then((response) => (response.ok ? (response.json() as Promise<SignInOptions>) : null))
+      .then(setOptions, () => setOptions(null));
+  }, []);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    setError(null);
+    try {
+      const response = await fetch("/auth/login", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: form.get("name"), password: form.get("password") }),
+      });
+      if (!response.ok) {
+        const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
+        setError(body?.error?.message ?? `Sign-in failed (${response.status}).`);
+        return;
+      }
+      window.location.assign(next);
+    } catch {
+      setError("The hub did not answer. Check your connection and try again.");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div className="flex min-h-full items-center justify-center p-6">
+      <div className="w-full max-w-sm rounded-lg border border-border bg-panel p-6 shadow-lg">
+        <h1 className="mb-1 text-lg font-semibold">Sign in to Worldline</h1>
+        <p className="mb-5 text-sm text-muted">This Worldline is shared: sign in as yourself.</p>
+        {options?.oidc ? (
+          <>
+            <a
+              href={`/auth/oidc/start?next=${encodeURIComponent(next)}`}
+              data-testid="signin-oidc"
+              className="block min-h-9 w-full rounded bg-accent px-3 py-2 text-center font-medium text-bg"
+            >
+              Sign in with your organization
+            </a>
+            <div className="my-4 flex items-center gap-3 text-xs text-muted" aria-hidden="true">
+              <span className="h-px flex-1 bg-border" />
+              or with a password
+              <span className="h-px flex-1 bg-border" />
+            </div>
+          </>
+        ) : null}
+        <form onSubmit={submit} className="flex flex-col gap-3" aria-describedby={error ? "signin-error" : undefined}>
+          <label className="flex flex-col gap-1 text-sm">
+            Name
+            <input
+              name="name"
+              required
+              autoComplete="username"
+              autoCapitalize="none"
+              spellCheck={false}
+              className="rounded border border-border bg-bg px-2 py-1.5 text-fg"
+            />
+          </label>
+          <label className="flex flex-col gap-1 text-sm">
+            Password
+            <input
+              name="password"
+              type="password"
+              required
+              autoComplete="current-password"
+              className="rounded border border-border bg-bg px-2 py-1.5 text-fg"
+            />
+          </label>
+          <p id="signin-error" role="alert" aria-live="assertive" className="min-h-5 text-sm text-danger">
+            {error ?? ""}
+          </p>
+          <button
+            type="submit"
+            disabled={busy}
+            className={`min-h-9 rounded px-3 py-1.5 font-medium disabled:opacity-50 ${
+              options?.oidc ? "bg-raised text-fg" : "bg-accent text-bg"
+            }`}
+          >
+            {busy ? "Signing in…" : "Sign in"}
+          </button>
+        </form>
+      </div>
+    </div>
+  );
+}
+
+/** Only a path of this site (never `//other.host`): where to go after signing in. */
+function safeNext(next: string | null): string {
+  return next && /^\/(?![/\\])/.test(next) && !next.startsWith("/signin") ? next : "/";
+}

@@ -1,0 +1,13 @@
+export { People, SIGN_IN_LIFETIME_MS } from "./service";
+export type { Person } from "./service";
+export { OidcSignIn, OIDC_PENDING_SECONDS } from "./oidc";
+export {
+  httpNeed,
+  sessionHttpAllowed,
+  sessionSocketAllowed,
+  socketNeed,
+  roleAtLeast,
+  mayDrive,
+  requireRole,
+} from "./policy";
+export type { Level } from "./policy";

@@ -1,0 +1,97 @@
+import { z } from "zod";
+import { ShareScope } from "./sync";
+
+/** Named people on a hub (DESIGN.md §13): roles, sign-in, personal tokens, who may reach a session. */
+
+export const Role = z.enum(["admin", "member", "viewer"]);
+export type Role = z.infer<typeof Role>;
+
+/** Sign-in names: what a person types, and what `decided_by` records. */
+export const UserName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9._@-]*$/, "use letters, digits and . _ @ - (starting with a letter or digit)");
+
+/** argon2 hashes any length, but a megabyte "password" is a denial of service, not a secret. */
+export const Password = z.string().min(8, "at least 8 characters").max(1024);
+
+export const LoginBody = z.object({ name: UserName, password: z.string().min(1).max(1024) }).strict();
+
+export const CreateUserBody = z
+  .object({ name: UserName, role: Role, password: Password.optional(), display_name: z.string().max(200).optional() })
+  .strict();
+
+export const UpdateUserBody = z
+  .object({ role: Role.optional(), password: Password.optional(), disabled: z.boolean().optional() })
+  .strict();
+
+export const CreateApiTokenBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    /** Seconds from now; omitted: the token lives until revoked. */
+    expires_in: z
+      .number()
+      .int()
+      .min(60)
+      .max(366 * 24 * 3600)
+      .optional(),
+  })
+  .strict();
+
+/** Share a session with one person (by sign-in name) or with everyone signed in. */
+export const PutSessionAccessBody = z
+  .object({ subject: z.union([z.literal("everyone"), UserName]), access: ShareScope })
+  .strict();
+
+export const UserView = z.object({
+  id: z.string(),
+  name: z.string(),
+  display_name: z.string().nullable(),
+  email: z.string().nullable(),
+  role: Role,
+  disabled: z.boolean(),
+  has_password: z.boolean(),
+  created_at: z.string(),
+});
+export type UserView = z.infer<typeof UserView>;
+
+/** A person just added: the generated password is shown once. */
+export const CreatedUser = z.object({ user: UserView, password: z.string() });
+export type CreatedUser = z.infer<typeof CreatedUser>;
+
+export const ApiTokenView = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_at: z.string(),
+  last_used_at: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+  active: z.boolean(),
+});
+export type ApiTokenView = z.infer<typeof ApiTokenView>;
+
+/** Only the creation answer carries the token; the hub keeps a hash. */
+export const CreatedApiToken = ApiTokenView.extend({ token: z.string() });
+export type CreatedApiToken = z.infer<typeof CreatedApiToken>;
+
+export const SessionAccessView = z.object({
+  /** "everyone", or a person's sign-in name. */
+  subject: z.string(),
+  access: z.enum(["owner", "drive", "view"]),
+});
+export type SessionAccessView = z.infer<typeof SessionAccessView>;
+
+/** GET /auth/options: what the sign-in page offers. */
+export const SignInOptions = z.object({ oidc: z.boolean(), password: z.boolean() });
+export type SignInOptions = z.infer<typeof SignInOptions>;
+
+/** GET /api/v1/me: who the request is. `person` is null for the launch token and WORLDLINE_TOKENS. */
+export const MeView = z.object({
+  person: z.object({ name: z.string(), display_name: z.string().nullable(), role: Role }).nullable(),
+  /** Whether this bridge has named people (a hub) at all. */
+  people: z.boolean(),
+});
+export type MeView = z.infer<typeof MeView>;
