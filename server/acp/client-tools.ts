@@ -2,13 +2,13 @@ import { promises as fs } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { AgentTool } from "../agent";
+import { unifiedDiff } from "../diff";
 import { errorMessage } from "../errors";
 import {
   auditCommand,
   classifyCommand,
   defineTool,
   resolveInWorkspace,
-  unifiedDiff,
   type ApprovalNeed,
   type ToolContext,
   type ToolResult,

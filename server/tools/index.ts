@@ -8,7 +8,6 @@ export { auditCommand } from "./shell/audit";
 export { createShellTool } from "./shell/shell-tool";
 export { TaskRegistry, sharedTaskRegistry } from "./shell/tasks";
 export { createGrepTool } from "./grep";
-export { unifiedDiff } from "./diff";
 export { createMcpManager, mcpToolName, type McpManager } from "./mcp/manager";
 export { loadMcpConfig, type McpServerConfig } from "./mcp/config";
 export type { ApprovalNeed, ToolContext, ToolResult } from "./types";

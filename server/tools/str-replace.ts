@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import { z } from "zod";
 import { WorldlineError } from "../errors";
 import { defineTool } from "./define";
-import { unifiedDiff } from "./diff";
+import { unifiedDiff } from "../diff";
 import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
 
 const Edit = z.object({

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import { z } from "zod";
 import { defineTool } from "./define";
-import { unifiedDiff } from "./diff";
+import { unifiedDiff } from "../diff";
 import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
 
 const WriteFileParameters = z.object({
