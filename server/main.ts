@@ -166,7 +166,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // Team mode: work for a session whose turn or terminal is on another bridge goes there (server/team).
   const rpc = redis ? new Rpc(redis, lease.id) : null;
   await rpc?.start();
-  const turns = new TurnRouter({ db, runtime, lease, rpc });
+  const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
 
   const server = createServer();

@@ -1,4 +1,4 @@
-import { WorldlineError } from "../errors";
+import { WorldlineError, type ErrorKind } from "../errors";
 
 /** OpenAI-compatible chat messages: the history format and the request format. */
 export interface ToolCallMessagePart {
@@ -57,7 +57,7 @@ export class ProviderError extends WorldlineError {
     readonly status: number | undefined,
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
-    options?: { cause?: unknown; kind?: string },
+    options?: { cause?: unknown; kind?: ErrorKind },
   ) {
     super(`provider:${options?.kind ?? (retryable ? "unavailable" : "failed")}`, message, { cause: options?.cause });
   }

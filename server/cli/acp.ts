@@ -45,6 +45,7 @@ function servicesOf(bridge: Bridge): AcpServices {
     version: services.version,
     sessions: services.sessions,
     runtime: services.runtime,
+    turns: services.turns,
     log: services.log,
     approvals: services.approvals,
     mcp: services.mcp,

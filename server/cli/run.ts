@@ -48,7 +48,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     });
     const output = new PrintOutput(parsed);
     let refused = 0;
-    const onSigint = () => void services.runtime.cancel(session.id);
+    const onSigint = () => void services.turns.cancel(session.id);
     process.once("SIGINT", onSigint);
     const summary: TurnSummary = await driveTurn(services, session.id, parsed.prompt, async (event) => {
       if (event.type === "approval.requested") {
