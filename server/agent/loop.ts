@@ -74,8 +74,7 @@ export interface TurnResult {
  */
 const STAGED_WRITE_DELAY_MS = 25;
 
-type StepOutcome =
-  { kind: "continue" } | { kind: "compact" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
+type StepOutcome = { kind: "continue" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
 
 /** A turn: checkpoint, append the user message, then steps until the model answers without tool calls. */
 export async function runTurn(options: TurnOptions): Promise<TurnResult> {
@@ -101,7 +100,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
       }
       await checkpoint(options, step, "step");
       const outcome = await runStep(options, stats, guard, step);
-      if (outcome.kind === "continue" || outcome.kind === "compact") continue;
+      if (outcome.kind === "continue") continue;
       // A message that arrived while the model wrote its final answer still gets a reply.
       if (outcome.outcome === "completed" && injectSteering(options)) continue;
       await context.save();
