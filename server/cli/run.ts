@@ -7,7 +7,7 @@ import { errorMessage } from "../errors";
 import { startBridge } from "../main";
 import type { EventEnvelope } from "../protocol";
 
-/** Exit codes of print mode (DESIGN.md §2); 75 is sysexits' EX_TEMPFAIL: try again later. */
+/** Exit codes of print mode (README.md, Command line); 75 is sysexits' EX_TEMPFAIL: try again later. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_RETRYABLE = 75;
