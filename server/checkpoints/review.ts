@@ -9,6 +9,7 @@ import { noSnapshot, type CheckpointCore, type CheckpointRow } from "./core.ts";
 import { recordFilesUndoPoint } from "./rewind.ts";
 import type { ShadowRepo } from "./shadow-repo.ts";
 import type { FileChange } from "./types.ts";
+import { lstatOrNull } from "../stat-or-null.ts";
 
 /**
  * The Changes view: what the workspace looks like now against a base checkpoint (the
@@ -101,7 +102,7 @@ export async function revertChange(
     hunk = state.hunks.find((candidate) => candidate.id === body.hunk);
     if (!hunk) throw staleHunk(change.path);
     // Writing lines into a symlink would change the file it points to, not the link.
-    if ((await lstat(join(workspace, change.path)).catch(() => undefined))?.isSymbolicLink()) {
+    if ((await lstatOrNull(join(workspace, change.path)))?.isSymbolicLink()) {
       throw new WorldlineError("review:invalid", `${change.path} is a symlink: revert the whole file instead.`);
     }
   }

@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { WorldlineError } from "../errors";
+import { lstatOrNull } from "../stat-or-null";
 
 /**
  * Resolves a workspace-relative path and refuses anything that lands outside the
@@ -21,7 +22,7 @@ export async function resolveInside(root: string, rel: string): Promise<{ abs: s
       break;
     }
     // A dangling symlink would be followed by the write to wherever it points.
-    if ((await fs.lstat(probe).catch(() => null))?.isSymbolicLink()) {
+    if ((await lstatOrNull(probe))?.isSymbolicLink()) {
       throw new WorldlineError(
         "files:forbidden",
         `"${rel}" is a symbolic link to a missing target; it is not followed.`,

@@ -59,6 +59,7 @@ function prefixes(relative: string): string[] {
 }
 
 async function readTextLines(file: string): Promise<string[] | undefined> {
+  // A file that vanished or cannot be read mid-search is skipped, not the whole search.
   const stat = await fs.stat(file).catch(() => undefined);
   if (!stat || stat.size > JS_SEARCH_MAX_FILE_BYTES) return undefined;
   const bytes = await fs.readFile(file).catch(() => undefined);
