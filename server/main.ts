@@ -273,6 +273,6 @@ function loadPages(config: BridgeConfig, dev: boolean) {
   );
   return {
     handle: async (req: IncomingMessage, res: ServerResponse) => (await loading).handler(req, res),
-    close: async () => (await loading.catch(() => undefined))?.app.close(),
+    close: async () => (await loading.catch(() => undefined))?.app.close(), // pages that never loaded have nothing to close (the failure was logged)
   };
 }

@@ -204,7 +204,7 @@ export class ClientTools {
         // Clients answer a missing file with an error; a real failure shows up at the write.
       }
     }
-    return fs.readFile(file, "utf8").catch(() => undefined);
+    return fs.readFile(file, "utf8").catch(() => undefined); // a new file: its diff starts from nothing
   }
 
   private shell(base: AgentTool): AgentTool {

@@ -25,7 +25,7 @@ export async function travelBack(options: CheckpointOptions, mail: DMail, step: 
   await context.truncate(position);
   // Restoring files is the checkpoint service's business; a failure there must not lose the D-Mail.
   const revert = options.checkpoints?.revertTo?.({ sessionId: options.sessionId, checkpointId: marker.checkpointId });
-  const filesRestored = revert ? await revert.catch(() => false) : false;
+  const filesRestored = revert ? await revert.catch(() => false) : false; // the message tells the model the files were not restored
   emit.event({
     type: "notice",
     payload: {

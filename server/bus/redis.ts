@@ -46,7 +46,7 @@ export class RedisBus implements LogBus {
   }
 
   async close(): Promise<void> {
-    await this.sub.unsubscribe(this.channel).catch(() => undefined);
+    await this.sub.unsubscribe(this.channel).catch(() => undefined); // closing: a dropped connection unsubscribed already
   }
 }
 

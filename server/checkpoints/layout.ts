@@ -44,7 +44,7 @@ export function excludeFileText(workspace: string, home: string, extra: readonly
 }
 
 async function writeIfChanged(path: string, text: string): Promise<boolean> {
-  const current = await readFile(path, "utf8").catch(() => undefined);
+  const current = await readFile(path, "utf8").catch(() => undefined); // missing or unreadable: written anew below
   if (current === text) return false;
   await writeFile(path, text);
   return true;

@@ -236,6 +236,7 @@ function announce(
 async function refuseSymlinkedParents(workspace: string, paths: string[]): Promise<void> {
   for (const path of paths) {
     let parent = dirname(join(workspace, path));
+    // Climb to the nearest parent that exists (a missing one is created below).
     while ((await realpath(parent).catch(() => undefined)) === undefined && parent !== workspace)
       parent = dirname(parent);
     const inside = relative(workspace, await realpath(parent));

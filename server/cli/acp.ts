@@ -33,8 +33,8 @@ export async function acpCommand(): Promise<number> {
   await connection.closed;
   log("client disconnected; stopping");
   setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
-  const bridge = await bridgeReady.catch(() => undefined);
-  await bridge?.close().catch(() => undefined);
+  const bridge = await bridgeReady.catch(() => undefined); // a bridge that failed to start has nothing to close (its error was reported)
+  await bridge?.close().catch(() => undefined); // exiting anyway: the grace timer above ends the process
   return 0;
 }
 

@@ -56,7 +56,7 @@ export async function writeContent(
   const { abs, rel } = await resolveInside(root, relPath);
   if (Buffer.byteLength(input.content) > MAX_EDIT_BYTES)
     throw new WorldlineError("files:too_large", "The file is too large to save from the editor.");
-  const current = await fs.readFile(abs).catch(() => null);
+  const current = await fs.readFile(abs).catch(() => null); // a new file: nothing to compare the base hash with
   const currentHash = current ? hashOf(current) : null;
   if (!input.force && input.baseHash !== undefined && input.baseHash !== currentHash) {
     throw new WorldlineError("files:conflict", `"${rel}" changed on disk since you opened it.`, {

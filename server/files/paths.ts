@@ -16,7 +16,7 @@ export async function resolveInside(root: string, rel: string): Promise<{ abs: s
   // The target may not exist yet (a new file): check the nearest existing ancestor.
   let probe = abs;
   for (;;) {
-    const real = await fs.realpath(probe).catch(() => null);
+    const real = await fs.realpath(probe).catch(() => null); // not there yet: try its parent
     if (real) {
       if (!isInside(await fs.realpath(root), real)) throw outside(rel);
       break;

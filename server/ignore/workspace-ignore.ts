@@ -53,7 +53,7 @@ export class WorkspaceIgnore {
       if (known.mtimeMs === mtimeMs) return known.rules;
     }
     const loading = (async (): Promise<CachedRules> => {
-      const text = stat ? await fs.readFile(file, "utf8").catch(() => "") : "";
+      const text = stat ? await fs.readFile(file, "utf8").catch(() => "") /* removed since the stat: no rules */ : "";
       return { mtimeMs, rules: text ? ignore().add(text) : null };
     })();
     this.byDir.set(dir, loading);

@@ -330,7 +330,7 @@ export class EventLog {
   /** Runs `task` after the session's previous write or catch-up (never two at once). */
   private serial(log: SessionLog, task: () => Promise<void>): Promise<void> {
     const run = log.chain.then(task);
-    log.chain = run.catch(() => undefined);
+    log.chain = run.catch(() => undefined); // the caller gets the failure; the next task still runs
     return run;
   }
 }

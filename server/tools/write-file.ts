@@ -41,5 +41,5 @@ export const writeFileTool = defineTool({
 });
 
 async function readExisting(file: string): Promise<string | undefined> {
-  return fs.readFile(file, "utf8").catch(() => undefined);
+  return fs.readFile(file, "utf8").catch(() => undefined); // a new file: its diff starts from nothing
 }
