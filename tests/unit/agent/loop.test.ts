@@ -14,7 +14,7 @@ const add: AgentTool = {
   name: "add",
   description: "Adds a and b.",
   jsonSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
-  needsApproval: async () => ({ level: "none", subject: "add", scope: "add", description: "add" }),
+  needsApproval: async () => ({ level: "none", subject: "add", scope: "add", description: "add", risk: "none" }),
   run: async (raw) => {
     const { a, b } = JSON.parse(raw) as { a: number; b: number };
     return { output: String(a + b), isError: false };
@@ -84,7 +84,10 @@ describe("runTurn with a scripted model", () => {
     const { result } = await turn(model, {
       gate: { check: async () => ({ approved: false, feedback: "not now", decidedBy: "test" }) },
       tools: [
-        { ...add, needsApproval: async () => ({ level: "ask", subject: "add", scope: "add", description: "add" }) },
+        {
+          ...add,
+          needsApproval: async () => ({ level: "ask", subject: "add", scope: "add", description: "add", risk: "low" }),
+        },
       ],
     });
     expect(result.outcome).toBe("completed");
