@@ -1,5 +1,5 @@
 import { lineCounts } from "../diff";
-import { readBlobs } from "./blobs.ts";
+import { WorldlineError } from "../errors.ts";
 import { MAX_PATCH_CHARS } from "./constants.ts";
 import { git, splitNul, type GitTarget } from "./git.ts";
 import type { FileChange, FileChangeStatus } from "./types.ts";
@@ -48,37 +48,85 @@ function sideBlob(mode: string, blob: string): string | undefined {
 }
 
 /**
+ * Blob bytes one `cat-file --batch` call reads when counting lines: bounds what a large first
+ * snapshot (every file added) holds in memory at once.
+ */
+const COUNT_BATCH_BYTES = 32 * 1024 * 1024;
+
+/**
  * Lines added and deleted per change, counted by the server's one line diff (server/diff) so
- * the timeline agrees with the Changes view and approval cards. One `cat-file --batch` streams
- * every blob in order; each pair is counted as it arrives, so no more than one file's two sides
- * are held at once.
+ * the timeline agrees with the Changes view and approval cards. Blobs are read through `git()`
+ * (the long-lived helper: a spawn from the bridge costs ~18 ms, see git-helper.ts), sizes first,
+ * then the contents in batches of at most COUNT_BATCH_BYTES.
  */
 async function countLines(target: GitTarget, raw: readonly RawChange[]): Promise<LineCounts[]> {
   const sides = raw.map((change) => [
     sideBlob(change.oldMode, change.oldBlob),
     sideBlob(change.newMode, change.newBlob),
   ]);
-  const blobs = readBlobs(
+  const sizes = await blobSizes(
     target,
-    sides.flat().filter((blob): blob is string => blob !== undefined),
+    [...new Set(sides.flat())].filter((blob) => blob !== undefined),
   );
-  const next = async (blob: string | undefined) => (blob === undefined ? undefined : (await blobs.next()).value);
   const counts: LineCounts[] = [];
-  try {
-    for (const [oldBlob, newBlob] of sides) {
-      const before = await next(oldBlob);
-      const after = await next(newBlob);
-      if (before?.includes(0) || after?.includes(0)) {
-        counts.push({ additions: 0, deletions: 0, binary: true });
-        continue;
-      }
-      counts.push({ ...lineCounts(before?.toString("utf8") ?? "", after?.toString("utf8") ?? ""), binary: false });
+  let batch: number[] = [];
+  let bytes = 0;
+  const countBatch = async () => {
+    const wanted = [...new Set(batch.flatMap((index) => sides[index]))].filter((blob) => blob !== undefined);
+    const contents =
+      wanted.length > 0
+        ? parseBatch(await git(target, ["cat-file", "--batch"], { input: oidLines(wanted) }))
+        : new Map();
+    for (const index of batch) {
+      const [before, after] = sides[index].map((blob) => (blob === undefined ? undefined : contents.get(blob)));
+      counts[index] =
+        before?.includes(0) || after?.includes(0)
+          ? { additions: 0, deletions: 0, binary: true }
+          : { ...lineCounts(before?.toString("utf8") ?? "", after?.toString("utf8") ?? ""), binary: false };
     }
-    await blobs.next(); // lets the reader check that git delivered every blob and exited
-  } finally {
-    await blobs.return(undefined);
+    batch = [];
+    bytes = 0;
+  };
+  for (let index = 0; index < sides.length; index++) {
+    const size = sides[index].reduce((sum, blob) => sum + (blob === undefined ? 0 : (sizes.get(blob) ?? 0)), 0);
+    if (batch.length > 0 && bytes + size > COUNT_BATCH_BYTES) await countBatch();
+    batch.push(index);
+    bytes += size;
   }
+  if (batch.length > 0) await countBatch();
   return counts;
+}
+
+const oidLines = (blobs: readonly string[]) => `${blobs.join("\n")}\n`;
+
+async function blobSizes(target: GitTarget, blobs: readonly string[]): Promise<Map<string, number>> {
+  if (blobs.length === 0) return new Map();
+  const { stdout } = await git(target, ["cat-file", "--batch-check"], { input: oidLines(blobs) });
+  const sizes = new Map<string, number>();
+  for (const line of stdout.toString("utf8").split("\n")) {
+    const [name, , size] = line.split(" ");
+    if (name && size) sizes.set(name, Number(size));
+  }
+  return sizes;
+}
+
+/** `cat-file --batch` output: per blob a `<oid> blob <size>` line, the content, a newline. */
+function parseBatch({ stdout }: { stdout: Buffer }): Map<string, Buffer> {
+  const contents = new Map<string, Buffer>();
+  let at = 0;
+  while (at < stdout.length) {
+    const newline = stdout.indexOf(0x0a, at);
+    const [name, type, size] = stdout.toString("utf8", at, newline).split(" ");
+    if (type !== "blob") {
+      throw new WorldlineError(
+        "checkpoint:corrupt",
+        `snapshot object ${name} is ${type ?? "unreadable"}, expected a blob`,
+      );
+    }
+    contents.set(name, stdout.subarray(newline + 1, newline + 1 + Number(size)));
+    at = newline + 1 + Number(size) + 1;
+  }
+  return contents;
 }
 
 function statusOf(code: string): FileChangeStatus {
