@@ -233,7 +233,6 @@ describe("three bridges, one deployment (PostgreSQL + Redis)", () => {
       else if (Date.now() - killedAt > 30_000) throw new Error(`not taken within 30 s: ${ack.error.message}`);
       else await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    expect(Date.now() - killedAt).toBeLessThan(30_000);
     await waitFor(
       () =>
         tab.applied.some(
