@@ -3,22 +3,62 @@
  * `fs:outside_workspace`, `approval:rejected`); transport maps it to the wire in
  * one place (server/transport/errors.ts).
  */
-export type ErrorKind =
-  | "bad_request"
-  | "unauthorized"
-  | "forbidden"
-  | "not_found"
-  | "conflict"
-  | "too_large"
-  | "unavailable"
-  | "internal"
-  | (string & {});
+/** Every kind an error can have: what transport maps to an HTTP status, clients switch on and the retry policy reads. */
+const ERROR_KINDS = [
+  "bad_request",
+  "invalid",
+  "invalid_json",
+  "invalid_env",
+  "invalid_path",
+  "outside_workspace",
+  "bad_pattern",
+  "unsupported_media_type",
+  "method_not_allowed",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "workspace_missing",
+  "conflict",
+  "busy",
+  "already_decided",
+  "blocked",
+  "path_changed",
+  "too_large",
+  "cancelled",
+  "unavailable",
+  "unreachable",
+  "timeout",
+  "connection",
+  "rate_limited",
+  "auth",
+  "stream",
+  "stream_error",
+  "malformed_stream",
+  "empty",
+  "edit_failed",
+  "git_failed",
+  "git_unavailable",
+  "symlink_loop",
+  "corrupt",
+  "failed",
+  "internal",
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+/** `domain:kind` with a kind from ERROR_KINDS, e.g. `fs:outside_workspace`. */
+export type ErrorCode = `${string}:${ErrorKind}`;
 
 export class WorldlineError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details?: unknown;
 
-  constructor(code: `${string}:${string}`, message: string, options?: { details?: unknown; cause?: unknown }) {
+  /** An error another process sent as `{code, message}`: a kind this version does not know becomes `internal`. */
+  static fromWire(error: { code: string; message: string }): WorldlineError {
+    const [domain, kind] = error.code.split(":");
+    const known = (ERROR_KINDS as readonly string[]).includes(kind) ? (kind as ErrorKind) : "internal";
+    return new WorldlineError(`${domain}:${known}`, error.message);
+  }
+
+  constructor(code: ErrorCode, message: string, options?: { details?: unknown; cause?: unknown }) {
     super(message, { cause: options?.cause });
     this.name = "WorldlineError";
     this.code = code;
@@ -30,7 +70,7 @@ export class WorldlineError extends Error {
   }
 
   get kind(): ErrorKind {
-    return this.code.split(":")[1];
+    return this.code.split(":")[1] as ErrorKind;
   }
 }
 

@@ -167,7 +167,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // Team mode: work for a session whose turn or terminal is on another bridge goes there (server/team).
   const rpc = redis ? new Rpc(redis, lease.id) : null;
   await rpc?.start();
-  const turns = new TurnRouter({ db, runtime, lease, rpc });
+  const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
 
   const server = createServer();
@@ -277,6 +277,6 @@ function loadPages(config: BridgeConfig, dev: boolean) {
   );
   return {
     handle: async (req: IncomingMessage, res: ServerResponse) => (await loading).handler(req, res),
-    close: async () => (await loading.catch(() => undefined))?.app.close(),
+    close: async () => (await loading.catch(() => undefined))?.app.close(), // pages that never loaded have nothing to close (the failure was logged)
   };
 }

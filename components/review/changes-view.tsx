@@ -197,7 +197,13 @@ function FileDetail({
         </button>
       </div>
       {shown ? (
-        <MergeDiff path={file.path} oldText={file.old_content ?? ""} newText={file.new_content ?? ""} layout={layout} />
+        <MergeDiff
+          path={file.path}
+          oldText={file.old_content ?? ""}
+          newText={file.new_content ?? ""}
+          hunks={file.hunks}
+          layout={layout}
+        />
       ) : (
         <div className="p-3 text-xs text-muted">
           {file.binary ? "Binary file" : "Too large to show"}: accept or revert it as a whole.

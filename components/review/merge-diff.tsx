@@ -6,6 +6,8 @@ import { EditorState, type Extension } from "@codemirror/state";
 import { EditorView, lineNumbers } from "@codemirror/view";
 import { useEffect, useRef } from "react";
 import { editorHighlight, editorTheme, languageFor } from "@/components/editor/code-editor";
+import type { ReviewHunk } from "@/server/protocol";
+import { serverDiff } from "./server-diff";
 
 export type DiffLayout = "split" | "inline";
 
@@ -44,18 +46,22 @@ function readOnly(path: string, label: string): Extension {
 
 /**
  * A read-only diff of one file with @codemirror/merge: side by side (`MergeView`, base on the
- * left) or inline (`unifiedMergeView`: deletions shown above the new lines). Accepting and
- * reverting go through the server (hunk list), so the editors never change the file themselves.
+ * left) or inline (`unifiedMergeView`: deletions shown above the new lines). It renders the
+ * server's hunks (`serverDiff`); accepting and reverting go through the server (hunk list), so
+ * the editors never change the file themselves. Changes are marked by line: the server's
+ * hunks are line ranges, so there is no word-level highlight to draw.
  */
 export function MergeDiff({
   path,
   oldText,
   newText,
+  hunks,
   layout,
 }: {
   path: string;
   oldText: string;
   newText: string;
+  hunks: readonly ReviewHunk[];
   layout: DiffLayout;
 }) {
   const host = useRef<HTMLDivElement>(null);
@@ -69,7 +75,8 @@ export function MergeDiff({
         b: { doc: newText, extensions: readOnly(path, `${path} now`) },
         collapseUnchanged: COLLAPSE,
         gutter: true,
-        highlightChanges: true,
+        highlightChanges: false,
+        diffConfig: serverDiff(hunks),
       });
       return () => view.destroy();
     }
@@ -83,13 +90,14 @@ export function MergeDiff({
             original: oldText,
             mergeControls: false,
             gutter: true,
-            highlightChanges: true,
+            highlightChanges: false,
             collapseUnchanged: COLLAPSE,
+            diffConfig: serverDiff(hunks),
           }),
         ],
       }),
     });
     return () => view.destroy();
-  }, [path, oldText, newText, layout]);
+  }, [path, oldText, newText, hunks, layout]);
   return <div ref={host} className="min-h-0 overflow-auto" data-testid={`merge-${layout}`} data-path={path} />;
 }

@@ -20,7 +20,7 @@ import {
 import { askClient, type ApprovalsPort } from "./permissions";
 import { ClientTools } from "./client-tools";
 import { promptImages, promptText } from "./prompt";
-import { driveTurn, errorLine, type TurnSummary } from "./turn";
+import { driveTurn, errorLine, type TurnSummary, type TurnsPort } from "./turn";
 import { UpdateTranslator } from "./updates";
 
 /** What the ACP agent needs of the bridge it runs in. */
@@ -28,7 +28,10 @@ export interface AcpServices {
   config: BridgeConfig;
   version: string;
   sessions: Sessions;
+  /** Session tools only: prompts and cancels go through `turns`. */
   runtime: AgentRuntime;
+  /** The one way to turns, right in team mode (server/team TurnRouter). */
+  turns: TurnsPort;
   log: EventLog;
   /** The durable approval queue; without it, approvals are decided by the bridge's gate alone. */
   approvals?: ApprovalsPort;
@@ -215,7 +218,7 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       await ready();
       if (!open.has(params.sessionId)) return {};
-      await services.runtime.cancel(params.sessionId);
+      await services.turns.cancel(params.sessionId);
       services.runtime.setSessionTools(params.sessionId, "acp-client", undefined);
       await services.mcp?.forgetSession(params.sessionId);
       open.delete(params.sessionId);
@@ -263,7 +266,7 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
     })
     .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
       await ready();
-      await services.runtime.cancel(params.sessionId);
+      await services.turns.cancel(params.sessionId);
     });
 }
 

@@ -2,36 +2,29 @@ import { promises as fs } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { AgentTool } from "../agent";
+import { unifiedDiff } from "../diff";
 import { errorMessage } from "../errors";
 import {
   auditCommand,
   classifyCommand,
+  DEFAULT_SHELL_TIMEOUT_MS as DEFAULT_TIMEOUT_MS,
   defineTool,
+  MAX_SHELL_TIMEOUT_MS as MAX_TIMEOUT_MS,
+  NON_INTERACTIVE_ENV,
+  READ_DEFAULT_LIMIT,
+  READ_MAX_LINE_CHARS,
+  READ_MAX_OUTPUT_CHARS,
   resolveInWorkspace,
-  unifiedDiff,
   type ApprovalNeed,
   type ToolContext,
   type ToolResult,
 } from "../tools";
 import { applyEdits } from "../tools/str-replace";
 
-/** What read_file shows at most, as the local tool does. */
-const READ_DEFAULT_LIMIT = 2000;
-const READ_MAX_LINE_CHARS = 2000;
-const READ_MAX_OUTPUT_CHARS = 45_000;
-const DEFAULT_TIMEOUT_MS = 120_000;
-const MAX_TIMEOUT_MS = 600_000;
 /** Output the client keeps for a command (it truncates from the start). */
 const TERMINAL_OUTPUT_BYTES = 120_000;
 /** A terminal whose prompt never ends (a turn started from the web UI) is released after this. */
 const RELEASE_FALLBACK_MS = 60_000;
-
-const NON_INTERACTIVE_ENV = {
-  PAGER: "cat",
-  GIT_PAGER: "cat",
-  GIT_TERMINAL_PROMPT: "0",
-  DEBIAN_FRONTEND: "noninteractive",
-};
 
 export interface ClientToolsInput {
   client: acp.AgentContext;
@@ -211,7 +204,7 @@ export class ClientTools {
         // Clients answer a missing file with an error; a real failure shows up at the write.
       }
     }
-    return fs.readFile(file, "utf8").catch(() => undefined);
+    return fs.readFile(file, "utf8").catch(() => undefined); // a new file: its diff starts from nothing
   }
 
   private shell(base: AgentTool): AgentTool {

@@ -1,4 +1,4 @@
-import type { AgentRuntime, PromptOptions } from "../agent";
+import type { PromptOptions } from "../agent";
 import type { EventEnvelope, StopReason, TurnOutcome } from "../protocol";
 import type { EventLog } from "../sessions";
 
@@ -19,13 +19,21 @@ export interface TurnSummary {
   usage: TurnUsage;
 }
 
+/** The one way to turns (server/team TurnRouter): here, or on the bridge that runs the session's turn. */
+export interface TurnsPort {
+  prompt(sessionId: string, text: string, options?: PromptOptions): Promise<{ turnId: string; queued: boolean }>;
+  cancel(sessionId: string): Promise<boolean>;
+}
+
 /**
  * Runs one turn and hands every event of the session to `onEvent`, in order,
  * one at a time (each awaited), until the turn completes. Resolves only after
  * the last `onEvent` settled: ACP requires every update before the prompt response.
+ * The turn's end is its `turn.completed` event, so a turn the router started on
+ * another bridge is followed the same way as one that runs here.
  */
 export async function driveTurn(
-  deps: { runtime: AgentRuntime; log: EventLog },
+  deps: { turns: TurnsPort; log: EventLog },
   sessionId: string,
   text: string,
   onEvent: (event: EventEnvelope) => Promise<void> | void,
@@ -34,7 +42,13 @@ export async function driveTurn(
   const usage: TurnUsage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
   let error: TurnSummary["error"];
   let chain: Promise<void> = Promise.resolve();
+  const completed = new Map<string, { outcome: TurnOutcome; message?: string; stopReason?: StopReason }>();
+  let onCompleted = () => {};
   const unsubscribe = deps.log.subscribe(sessionId, (event) => {
+    if (event.type === "turn.completed") {
+      completed.set(event.payload.turnId, event.payload);
+      onCompleted();
+    }
     if (event.type === "context.usage") {
       usage.inputTokens += event.payload.inputTokens ?? 0;
       usage.outputTokens += event.payload.outputTokens ?? 0;
@@ -47,8 +61,14 @@ export async function driveTurn(
       .catch((failure: unknown) => console.error("[worldline] forwarding an event failed:", failure));
   });
   try {
-    const started = await deps.runtime.prompt(sessionId, text, options);
-    const result = await started.done;
+    const started = await deps.turns.prompt(sessionId, text, options);
+    const result = await new Promise<{ outcome: TurnOutcome; message?: string; stopReason?: StopReason }>((resolve) => {
+      onCompleted = () => {
+        const end = completed.get(started.turnId);
+        if (end) resolve(end);
+      };
+      onCompleted(); // it may have completed before the prompt answered
+    });
     // The turn's end is on disk before the caller answers: another process (a web bridge on the
     // same home) reading the session after the prompt's response must see it.
     await deps.log.flush();

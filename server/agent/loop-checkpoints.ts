@@ -1,13 +1,23 @@
 import { errorMessage } from "../errors";
-import type { CheckpointReason } from "./checkpoint-port";
-import type { HistoryRecord } from "./context";
+import type { CheckpointPort, CheckpointReason } from "./checkpoint-port";
+import type { Context, HistoryRecord } from "./context";
 import { dmailMessage, type DMail } from "./dmail";
-import type { TurnOptions } from "./loop";
+import type { TurnEmitter } from "./turn-emitter";
 
 /** The loop's checkpoints (server/agent/loop.ts): one per step, and the D-Mail jump back to one. */
 
+/** What checkpoints read of a turn's options (a part of loop.ts TurnOptions). */
+interface CheckpointOptions {
+  sessionId: string;
+  workspace: string;
+  turnNumber?: number;
+  context: Context;
+  emit: TurnEmitter;
+  checkpoints?: CheckpointPort;
+}
+
 /** D-Mail: back to the checkpoint, then on with the message (Kimi CLI's BackToTheFuture). */
-export async function travelBack(options: TurnOptions, mail: DMail, step: number): Promise<void> {
+export async function travelBack(options: CheckpointOptions, mail: DMail, step: number): Promise<void> {
   const { context, emit } = options;
   const position = context.checkpointPosition(mail.checkpoint);
   if (position === undefined) return; // validated when sent; the context only grew since
@@ -15,7 +25,7 @@ export async function travelBack(options: TurnOptions, mail: DMail, step: number
   await context.truncate(position);
   // Restoring files is the checkpoint service's business; a failure there must not lose the D-Mail.
   const revert = options.checkpoints?.revertTo?.({ sessionId: options.sessionId, checkpointId: marker.checkpointId });
-  const filesRestored = revert ? await revert.catch(() => false) : false;
+  const filesRestored = revert ? await revert.catch(() => false) : false; // the message tells the model the files were not restored
   emit.event({
     type: "notice",
     payload: {
@@ -32,7 +42,7 @@ export async function travelBack(options: TurnOptions, mail: DMail, step: number
 }
 
 /** A checkpoint row (through the port) plus its marker in the history and an event. */
-export async function checkpoint(options: TurnOptions, step: number, reason: CheckpointReason): Promise<void> {
+export async function checkpoint(options: CheckpointOptions, step: number, reason: CheckpointReason): Promise<void> {
   const { checkpoints, context, emit } = options;
   if (!checkpoints) return;
   const turn = options.turnNumber ?? 0;

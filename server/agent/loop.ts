@@ -76,8 +76,7 @@ export interface TurnResult {
  */
 const STAGED_WRITE_DELAY_MS = 25;
 
-type StepOutcome =
-  { kind: "continue" } | { kind: "compact" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
+type StepOutcome = { kind: "continue" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
 
 /** What a turn remembers between its steps. */
 interface TurnState {
@@ -121,7 +120,7 @@ export async function runTurn(options: TurnOptions): Promise<TurnResult> {
       }
       await checkpoint(options, step, "step");
       const outcome = await runStep(options, stats, guard, step, state);
-      if (outcome.kind === "continue" || outcome.kind === "compact") continue;
+      if (outcome.kind === "continue") continue;
       // A message that arrived while the model wrote its final answer still gets a reply.
       if (outcome.outcome === "completed" && injectSteering(options)) continue;
       await context.save();

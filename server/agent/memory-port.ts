@@ -58,11 +58,12 @@ export async function recallForTurn(
 ): Promise<TurnRecall> {
   // Both are on the way to the first token; neither needs the other.
   const [recall, summaries] = await Promise.all([
-    ports.memory?.recall(input).catch(() => undefined),
-    ports.skills?.summaries(input.workspace).catch(() => ""),
+    ports.memory?.recall(input).catch(() => undefined), // memory is a hint: a failed recall must not stop the turn
+    ports.skills?.summaries(input.workspace).catch(() => ""), // an unreadable skills folder only hides the skills list
   ]);
   const skills = summaries ?? "";
   const name = parseSkillCommand(input.prompt)?.name;
+  // An unknown or unreadable skill runs the prompt as written.
   const skill = name ? await ports.skills?.load(input.workspace, name).catch(() => undefined) : undefined;
   const invokedSkill = skill
     ? `\n\nThe user invoked the skill "${skill.name}" (${skill.path}). Follow its instructions:\n\n${skill.text}`

@@ -1,4 +1,4 @@
-import { WorldlineError } from "../errors";
+import { WorldlineError, type ErrorKind } from "../errors";
 import type { ResponseForms, StopReason } from "../protocol";
 
 /** OpenAI-compatible chat messages: the history format and the request format. */
@@ -89,7 +89,7 @@ export class ProviderError extends WorldlineError {
     readonly status: number | undefined,
     readonly retryable: boolean,
     readonly retryAfterMs?: number,
-    options?: { cause?: unknown; kind?: string },
+    options?: { cause?: unknown; kind?: ErrorKind },
   ) {
     super(`provider:${options?.kind ?? (retryable ? "unavailable" : "failed")}`, message, { cause: options?.cause });
   }

@@ -11,6 +11,9 @@ import type { RetryPolicy } from "./retry";
 import type { SessionToolSource } from "./session-tools";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 import type { TitlePort } from "./title-port";
+import type { PromptOptions } from "./turn-queue";
+
+export type { PromptOptions };
 import type { TurnEmitter } from "./turn-emitter";
 
 /** What the runtime is built from and what its callers pass and get back (server/agent/runtime.ts). */
@@ -58,14 +61,6 @@ export interface RuntimeDeps {
 }
 
 /** What a prompt may carry besides its text. */
-export interface PromptOptions {
-  reasoning?: "on" | "off";
-  /** Images for the model, as `data:` (or http) URLs; they go with the first user message of the turn. */
-  images?: string[];
-  /** Thumbnails (`data:` URLs) for the transcript, by index of `images`; the event log keeps these, not the images. */
-  imagePreviews?: (string | undefined)[];
-}
-
 /** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */
 export interface ExternalAgentPort {
   runTurn(input: {

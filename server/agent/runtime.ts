@@ -269,7 +269,7 @@ export class AgentRuntime {
 
   /** The session list's status row; the session may have been deleted meanwhile, which is fine. */
   private setStatus(sessionId: string, status: "running" | "idle"): Promise<void> {
-    return this.deps.sessions.setStatus(sessionId, status).catch(() => undefined);
+    return this.deps.sessions.setStatus(sessionId, status).catch(() => undefined); // deleted meanwhile: no row to mark
   }
 
   private append(sessionId: string, turnId: string, event: Parameters<EventLog["append"]>[1]): void {

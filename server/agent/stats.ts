@@ -7,7 +7,7 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-/** Accumulates per-step output rates into the `generation_stats` of DESIGN.md §2. */
+/** Accumulates per-step output rates into the public API's `generation_stats` (server/transport/http/openapi-docs.ts). */
 export class StatsCollector {
   private readonly rates: number[] = [];
   private tokens = 0;

@@ -1,6 +1,5 @@
 import { completeText } from "./memory-port";
 import type { ChatProvider } from "./provider";
-import type { RuntimeDeps } from "./runtime-types";
 import type { PendingTurn } from "./turn-queue";
 
 /** Names sessions after their first prompt (server/titles implements it). */
@@ -24,7 +23,7 @@ const TITLE_TIMEOUT_MS = 20_000;
  * (purpose "title"): not part of the turn's stream, stats or history.
  */
 export function nameAfterFirstPrompt(
-  deps: RuntimeDeps,
+  deps: { titles?: TitlePort },
   pending: PendingTurn,
   title: string,
   model?: { provider: ChatProvider; model: string },

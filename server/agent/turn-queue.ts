@@ -1,7 +1,15 @@
 import { WorldlineError } from "../errors";
 import type { Session } from "../sessions";
 import type { TurnResult } from "./loop";
-import type { PromptOptions } from "./runtime-types";
+
+/** How one prompt is to be run (server/agent/runtime.ts `prompt`). */
+export interface PromptOptions {
+  reasoning?: "on" | "off";
+  /** Images for the model, as `data:` (or http) URLs; they go with the first user message of the turn. */
+  images?: string[];
+  /** Thumbnails (`data:` URLs) for the transcript, by index of `images`; the event log keeps these, not the images. */
+  imagePreviews?: (string | undefined)[];
+}
 
 /** Turns running at once across all sessions: each holds a model stream, tools and child processes; two cores go round only so far. */
 export const MAX_CONCURRENT_TURNS = 8;

@@ -1,4 +1,4 @@
-/** The approval gate, the durable request queue and the rules (DESIGN.md §5). */
+/** The approval gate, the durable request queue and the rules (ARCHITECTURE.md, Invariants). */
 export { ApprovalService } from "./service";
 export { matchRules } from "./rule-engine";
 export type { RuleLike } from "./rule-engine";

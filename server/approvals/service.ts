@@ -22,12 +22,6 @@ import type { ApprovalServiceDeps, DecideInput, Outcome, PasswordRequest, Waiter
 
 /** Who "decides" requests found pending at start-up. */
 const RESTART_DECIDER = "bridge restart";
-/**
- * While someone listens for changes or a call waits for a decision, the pending rows are
- * re-read this often: requests and decisions of other processes sharing the database
- * (`worldline acp`, `worldline run`, the web bridge) reach this one's listeners and gates.
- */
-export const APPROVAL_POLL_MS = 200;
 
 /**
  * The durable approval queue and the one gate every tool call passes:
@@ -37,10 +31,11 @@ export const APPROVAL_POLL_MS = 200;
  *
  * Several processes. The process whose turn asked (it holds the waiting call) owns the
  * request's events. Any process may decide it (the conditional update is the arbiter);
- * one without the waiting call only writes the row and tells its own listeners. The owner
- * notices within APPROVAL_POLL_MS (it polls pending rows while calls wait), records an
- * "allow for this session" rule, appends `approval.decided` and resumes the call. A
- * password can only be given to the owner (it is never written down); others may reject.
+ * one without the waiting call only writes the row, tells its own listeners and the bus
+ * (server/bus: Redis in team mode, a tail of the database on one machine). The owner, told by
+ * the bus while calls wait or someone listens, re-reads the pending rows, records an "allow for
+ * this session" rule, appends `approval.decided` and resumes the call. A password can only be
+ * given to the owner (it is never written down); others may reject.
  */
 export class ApprovalService {
   readonly rules: RuleBook;
@@ -55,11 +50,15 @@ export class ApprovalService {
   private readonly known = new Map<string, "pending" | "decided">();
   /** Requests this process is deciding right now (the poll leaves them alone). */
   private readonly deciding = new Set<string>();
-  private poller: NodeJS.Timeout | null = null;
-  private polling = false;
+  private refreshing: Promise<void> | null = null;
+  private refreshAgain = false;
 
   constructor(private readonly deps: ApprovalServiceDeps) {
     this.rules = new RuleBook(deps);
+    deps.log.watchApprovals({
+      wanted: () => this.listeners.size > 0 || this.waiters.size > 0,
+      changed: () => this.refresh(),
+    });
   }
 
   async check(request: GateRequest): Promise<ApprovalDecision> {
@@ -168,7 +167,6 @@ export class ApprovalService {
   /** Hears every new request and every decision across all sessions (the /approvals page, ACP). */
   onChange(listener: (change: ApprovalChange) => void): () => void {
     this.listeners.add(listener);
-    this.startPolling();
     return () => this.listeners.delete(listener);
   }
 
@@ -176,8 +174,10 @@ export class ApprovalService {
    * Pending requests of owners that are gone (server/leases: none of `live`) are marked
    * interrupted, visibly; requests a live process waits on are left to it.
    */
-  interruptOrphans(live: string[]): Promise<number> {
-    return interruptOrphanRequests(this.deps, live, RESTART_DECIDER);
+  async interruptOrphans(live: string[]): Promise<number> {
+    const interrupted = await interruptOrphanRequests(this.deps, live, RESTART_DECIDER);
+    if (interrupted > 0) this.deps.log.approvalsChanged();
+    return interrupted;
   }
 
   private async ask(
@@ -205,6 +205,7 @@ export class ApprovalService {
       ownerId: this.deps.ownerId ?? null,
     });
     this.known.set(row.id, "pending");
+    this.deps.log.approvalsChanged();
     const outcome = new Promise<Outcome | null>((resolve) => {
       const onAbort = () => void this.cancel(row.id).finally(() => resolve(null));
       signal.addEventListener("abort", onAbort, { once: true });
@@ -250,7 +251,6 @@ export class ApprovalService {
       turnId,
     );
     this.broadcast({ change: "requested", approval: toApprovalView(row, what.scope) });
-    this.startPolling();
     try {
       return await outcome;
     } finally {
@@ -288,7 +288,7 @@ export class ApprovalService {
     return view;
   }
 
-  /** The conditional update, marked so the poll does not take this process's own decision for another's. */
+  /** The conditional update, marked so a refresh does not take this process's own decision for another's. */
   private async decideRow(
     approvalId: string,
     data: Parameters<typeof store.decidePendingApproval>[2],
@@ -296,7 +296,10 @@ export class ApprovalService {
     this.deciding.add(approvalId);
     try {
       const row = await store.decidePendingApproval(this.deps.db, approvalId, data);
-      if (row) this.known.set(approvalId, "decided");
+      if (row) {
+        this.known.set(approvalId, "decided");
+        this.deps.log.approvalsChanged();
+      }
       return row;
     } finally {
       this.deciding.delete(approvalId);
@@ -310,47 +313,47 @@ export class ApprovalService {
     return view;
   }
 
-  private startPolling(): void {
-    if (this.poller) return;
-    this.poller = setInterval(() => void this.poll().catch(reportPollError), APPROVAL_POLL_MS);
-    this.poller.unref();
+  /** Re-reads the queue once the bus says it changed; a change heard during a read gets one more read. */
+  private refresh(): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = this.readPending()
+      .catch(reportPollError)
+      .finally(() => {
+        this.refreshing = null;
+        if (this.refreshAgain) {
+          this.refreshAgain = false;
+          this.refresh();
+        }
+      });
   }
 
   /**
    * One look at the pending rows: requests of other processes are announced, and requests
    * that stopped being pending without a decision here were decided elsewhere (a waiting
-   * call here resumes). Stops when nobody listens and nothing waits.
+   * call here resumes).
    */
-  private async poll(): Promise<void> {
-    if (this.polling) return;
-    if (this.listeners.size === 0 && this.waiters.size === 0) {
-      if (this.poller) clearInterval(this.poller);
-      this.poller = null;
-      return;
+  private async readPending(): Promise<void> {
+    const rows = await store.listApprovals(this.deps.db, { status: ["pending"], limit: 1_000 });
+    const pending = new Set(rows.map((row) => row.id));
+    for (const row of rows) {
+      if (this.known.has(row.id)) continue;
+      this.known.set(row.id, "pending");
+      this.broadcast({ change: "requested", approval: toApprovalView(row) });
     }
-    this.polling = true;
-    try {
-      const rows = await store.listApprovals(this.deps.db, { status: ["pending"], limit: 1_000 });
-      const pending = new Set(rows.map((row) => row.id));
-      for (const row of rows) {
-        if (this.known.has(row.id)) continue;
-        this.known.set(row.id, "pending");
-        this.broadcast({ change: "requested", approval: toApprovalView(row) });
-      }
-      for (const [id, state] of [...this.known]) {
-        if (pending.has(id) || this.deciding.has(id)) continue;
-        if (state === "decided") {
-          this.known.delete(id);
-          continue;
-        }
-        const row = await store.getApproval(this.deps.db, id);
-        if (row?.status === "pending" || this.deciding.has(id) || this.known.get(id) !== "pending") continue; // asked or decided here meanwhile
+    for (const [id, state] of [...this.known]) {
+      if (pending.has(id) || this.deciding.has(id)) continue;
+      if (state === "decided") {
         this.known.delete(id);
-        if (row) await this.decidedElsewhere(row);
-        else this.waiters.get(id)?.resolve(null); // its session was deleted
+        continue;
       }
-    } finally {
-      this.polling = false;
+      const row = await store.getApproval(this.deps.db, id);
+      if (row?.status === "pending" || this.deciding.has(id) || this.known.get(id) !== "pending") continue; // asked or decided here meanwhile
+      this.known.delete(id);
+      if (row) await this.decidedElsewhere(row);
+      else this.waiters.get(id)?.resolve(null); // its session was deleted
     }
   }
 

@@ -24,25 +24,36 @@ export class RedisBus implements LogBus {
     this.pub.publish(this.channel, JSON.stringify({ from: this.id, sessionId, seq })).catch(reportPublishError);
   }
 
+  approvalsChanged(): void {
+    this.pub.publish(this.channel, JSON.stringify({ from: this.id, approvals: true })).catch(reportPublishError);
+  }
+
   start(hooks: LogBusHooks): void {
     this.sub.on("message", (channel: string, message: string) => {
       if (channel !== this.channel) return;
-      const { from, sessionId, seq } = JSON.parse(message) as { from: string; sessionId: string; seq: number };
+      const { from, sessionId, seq, approvals } = JSON.parse(message) as BusMessage;
       if (from === this.id) return;
+      if (approvals) return void (hooks.watchingApprovals() && hooks.approvalsChanged());
       const known = hooks.watching().get(sessionId);
       if (known !== undefined && seq > known) hooks.ended(sessionId, seq);
     });
     // Messages sent while the connection was down are gone: re-read every watched log once back.
     this.sub.on("ready", () => {
       for (const [sessionId, known] of hooks.watching()) hooks.ended(sessionId, known + 1);
+      if (hooks.watchingApprovals()) hooks.approvalsChanged();
     });
     void this.sub.subscribe(this.channel).catch(reportPublishError);
   }
 
   async close(): Promise<void> {
-    await this.sub.unsubscribe(this.channel).catch(() => undefined);
+    await this.sub.unsubscribe(this.channel).catch(() => undefined); // closing: a dropped connection unsubscribed already
   }
 }
+
+/** One message on the deployment's channel: a session's log grew, or the approval queue changed. */
+type BusMessage =
+  | { from: string; sessionId: string; seq: number; approvals?: undefined }
+  | { from: string; approvals: true; sessionId?: undefined; seq?: undefined };
 
 function reportPublishError(error: unknown): void {
   console.error("[worldline] redis bus:", error instanceof Error ? error.message : error);

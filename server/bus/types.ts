@@ -7,10 +7,15 @@ export interface LogBus {
    * sessions `watching` lists (session id → last seq known here).
    */
   start(hooks: LogBusHooks): void;
+  /** This process created or decided an approval request (committed). */
+  approvalsChanged(): void;
   close(): Promise<void>;
 }
 
 export interface LogBusHooks {
   ended(sessionId: string, seq: number): void;
   watching(): Map<string, number>;
+  /** Another process created or decided an approval request; told only while `watchingApprovals()`. */
+  approvalsChanged(): void;
+  watchingApprovals(): boolean;
 }

@@ -148,7 +148,7 @@ async function deletePaths(workTree: string, paths: readonly string[]): Promise<
   }
   // Like git: folders emptied by the restore go too. A folder still holding ignored files stays.
   for (const parent of [...parents].sort((a, b) => b.length - a.length)) {
-    await rmdir(join(workTree, parent)).catch(() => undefined);
+    await rmdir(join(workTree, parent)).catch(() => undefined); // not empty (the user's files) or gone: either way it stays as it is
   }
   return deleted;
 }

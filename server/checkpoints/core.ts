@@ -126,7 +126,7 @@ export class CheckpointCore {
   /** Runs `work` after every earlier checkpoint job of the session. */
   serial<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
     const previous = this.chains.get(sessionId) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
+    const next = previous.catch(() => undefined).then(work); // the previous operation's caller got its error
     this.chains.set(
       sessionId,
       next.catch(() => undefined),

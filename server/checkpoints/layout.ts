@@ -6,6 +6,7 @@ import { WorldlineError } from "../errors.ts";
 import { SKIP_PATTERNS } from "../ignore/index.ts";
 import { RAW_ATTRIBUTES, STALE_LOCK_MS } from "./constants.ts";
 import { git, gitText, type GitTarget } from "./git.ts";
+import { statOrNull } from "../stat-or-null.ts";
 
 /** Where shadow repositories live and how one is created. */
 
@@ -43,7 +44,7 @@ export function excludeFileText(workspace: string, home: string, extra: readonly
 }
 
 async function writeIfChanged(path: string, text: string): Promise<boolean> {
-  const current = await readFile(path, "utf8").catch(() => undefined);
+  const current = await readFile(path, "utf8").catch(() => undefined); // missing or unreadable: written anew below
   if (current === text) return false;
   await writeFile(path, text);
   return true;
@@ -53,7 +54,7 @@ async function writeIfChanged(path: string, text: string): Promise<boolean> {
 async function clearStaleLocks(gitDir: string): Promise<void> {
   for (const lock of ["index.lock", "refs/heads/snapshots.lock", "HEAD.lock", "config.lock"]) {
     const path = join(gitDir, lock);
-    const info = await stat(path).catch(() => undefined);
+    const info = await statOrNull(path);
     if (info && Date.now() - info.mtimeMs > STALE_LOCK_MS) await rm(path, { force: true });
   }
 }
@@ -65,7 +66,7 @@ async function clearStaleLocks(gitDir: string): Promise<void> {
  */
 export async function prepareShadowRepo(target: GitTarget, excludeText: string): Promise<{ excludeChanged: boolean }> {
   await mkdir(target.emptyDir, { recursive: true });
-  const fresh = !(await stat(join(target.gitDir, "HEAD")).catch(() => undefined));
+  const fresh = !(await statOrNull(join(target.gitDir, "HEAD")));
   if (fresh) {
     await git(target, ["init", "--quiet", "--template="]);
     // init records the work tree it saw; we always pass it explicitly (materialize uses another one).

@@ -2,13 +2,14 @@ import { createHash } from "node:crypto";
 import { lstat, mkdir, readFile, readlink, realpath, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import type { ReviewActionBody, ReviewBase, ReviewChanges, ReviewFile, ReviewRevertResult } from "../protocol";
+import { lineHunks, revertHunk, type LineHunk } from "../diff";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { noSnapshot, type CheckpointCore, type CheckpointRow } from "./core.ts";
-import { lineHunks, revertHunk, type LineHunk } from "./hunks.ts";
 import { recordFilesUndoPoint } from "./rewind.ts";
 import type { ShadowRepo } from "./shadow-repo.ts";
 import type { FileChange } from "./types.ts";
+import { lstatOrNull } from "../stat-or-null.ts";
 
 /**
  * The Changes view: what the workspace looks like now against a base checkpoint (the
@@ -101,7 +102,7 @@ export async function revertChange(
     hunk = state.hunks.find((candidate) => candidate.id === body.hunk);
     if (!hunk) throw staleHunk(change.path);
     // Writing lines into a symlink would change the file it points to, not the link.
-    if ((await lstat(join(workspace, change.path)).catch(() => undefined))?.isSymbolicLink()) {
+    if ((await lstatOrNull(join(workspace, change.path)))?.isSymbolicLink()) {
       throw new WorldlineError("review:invalid", `${change.path} is a symlink: revert the whole file instead.`);
     }
   }
@@ -235,6 +236,7 @@ function announce(
 async function refuseSymlinkedParents(workspace: string, paths: string[]): Promise<void> {
   for (const path of paths) {
     let parent = dirname(join(workspace, path));
+    // Climb to the nearest parent that exists (a missing one is created below).
     while ((await realpath(parent).catch(() => undefined)) === undefined && parent !== workspace)
       parent = dirname(parent);
     const inside = relative(workspace, await realpath(parent));

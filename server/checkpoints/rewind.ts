@@ -125,7 +125,7 @@ export async function revertFilesForDmail(
   const { log } = core.deps;
   if (!(await checkpointSettings(core, sessionId)).dmail_restores_files) return false;
   const session = await core.deps.sessions.get(sessionId);
-  const target = await core.find(sessionId, checkpointId).catch(() => undefined);
+  const target = await core.find(sessionId, checkpointId).catch(() => undefined); // no such checkpoint: nothing to restore, the caller says so
   if (!target?.snapshot) return false;
   const workspace = session.workspace.path;
   const repo = await core.repo(workspace);

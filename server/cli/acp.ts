@@ -37,8 +37,8 @@ export async function acpCommand(argv: string[] = []): Promise<number> {
   await connection.closed;
   log("client disconnected; stopping");
   setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
-  const bridge = await bridgeReady.catch(() => undefined);
-  await bridge?.close().catch(() => undefined);
+  const bridge = await bridgeReady.catch(() => undefined); // a bridge that failed to start has nothing to close (its error was reported)
+  await bridge?.close().catch(() => undefined); // exiting anyway: the grace timer above ends the process
   return 0;
 }
 
@@ -74,6 +74,7 @@ function servicesOf(bridge: Bridge): AcpServices {
     version: services.version,
     sessions: services.sessions,
     runtime: services.runtime,
+    turns: services.turns,
     log: services.log,
     approvals: services.approvals,
     mcp: services.mcp,

@@ -7,7 +7,7 @@ import { errorMessage } from "../errors";
 import { startBridge } from "../main";
 import type { EventEnvelope } from "../protocol";
 
-/** Exit codes of print mode (DESIGN.md §2); 75 is sysexits' EX_TEMPFAIL: try again later. */
+/** Exit codes of print mode (README.md, Command line); 75 is sysexits' EX_TEMPFAIL: try again later. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_RETRYABLE = 75;
@@ -48,7 +48,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     });
     const output = new PrintOutput(parsed);
     let refused = 0;
-    const onSigint = () => void services.runtime.cancel(session.id);
+    const onSigint = () => void services.turns.cancel(session.id);
     process.once("SIGINT", onSigint);
     const summary: TurnSummary = await driveTurn(services, session.id, parsed.prompt, async (event) => {
       if (event.type === "approval.requested") {

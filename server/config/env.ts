@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { WorldlineError } from "../errors";
 
-/** The environment contract of DESIGN.md §2, validated once at start-up. */
+/** The environment contract (README.md, Configuration), validated once at start-up. */
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4477),
   HOST: z.string().min(1).default("127.0.0.1"),
@@ -18,7 +18,7 @@ const EnvSchema = z.object({
   WORLDLINE_MODEL: z.string().min(1).optional(),
   /** Context window of WORLDLINE_MODEL in tokens, when the provider doesn't say. */
   WORLDLINE_CONTEXT_WINDOW: z.coerce.number().int().positive().default(128_000),
-  /** Allows HOST to be something other than loopback (DESIGN.md: "anything else needs the token and warns"). */
+  /** Allows HOST to be something other than loopback (SECURITY.md: any other HOST needs WORLDLINE_ALLOW_LAN=1 and the token, and warns). */
   WORLDLINE_ALLOW_LAN: z.enum(["0", "1"]).optional(),
   /** Extra Host names allowed (comma-separated), e.g. a LAN name. */
   WORLDLINE_ALLOWED_HOSTS: z.string().optional(),

@@ -141,7 +141,7 @@ export class ExternalAgents implements ExternalAgentPort {
   async forgetSession(sessionId: string): Promise<void> {
     const pending = this.agents.get(sessionId);
     if (!pending) return;
-    const agent = await pending.catch(() => undefined);
+    const agent = await pending.catch(() => undefined); // it never started: nothing to stop
     if (agent?.turn) return;
     if (this.agents.get(sessionId) === pending) this.agents.delete(sessionId);
     if (agent) await stopAgent(agent);

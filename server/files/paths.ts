@@ -1,6 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { WorldlineError } from "../errors";
+import { lstatOrNull } from "../stat-or-null";
 
 /**
  * Resolves a workspace-relative path and refuses anything that lands outside the
@@ -15,13 +16,13 @@ export async function resolveInside(root: string, rel: string): Promise<{ abs: s
   // The target may not exist yet (a new file): check the nearest existing ancestor.
   let probe = abs;
   for (;;) {
-    const real = await fs.realpath(probe).catch(() => null);
+    const real = await fs.realpath(probe).catch(() => null); // not there yet: try its parent
     if (real) {
       if (!isInside(await fs.realpath(root), real)) throw outside(rel);
       break;
     }
     // A dangling symlink would be followed by the write to wherever it points.
-    if ((await fs.lstat(probe).catch(() => null))?.isSymbolicLink()) {
+    if ((await lstatOrNull(probe))?.isSymbolicLink()) {
       throw new WorldlineError(
         "files:forbidden",
         `"${rel}" is a symbolic link to a missing target; it is not followed.`,

@@ -58,7 +58,7 @@ export async function walkFiles(
   const queue = [""];
   while (queue.length > 0) {
     const dir = queue.shift() as string;
-    const dirents = await fs.readdir(dir ? `${root}/${dir}` : root, { withFileTypes: true }).catch(() => []);
+    const dirents = await fs.readdir(dir ? `${root}/${dir}` : root, { withFileTypes: true }).catch(() => []); // a folder that vanished or is unreadable lists empty
     for (const dirent of dirents) {
       const rel = dir ? `${dir}/${dirent.name}` : dirent.name;
       const isDir = dirent.isDirectory();

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import { isSkipped } from "./skip-list";
+import { statOrNull } from "../stat-or-null";
 
 interface CachedRules {
   mtimeMs: number;
@@ -52,14 +53,14 @@ export class WorkspaceIgnore {
     const file = path.join(this.root, dir, ".gitignore");
     const cached = this.byDir.get(dir);
     if (cached && !this.revalidate) return (await cached).rules;
-    const stat = await fs.stat(file).catch(() => null);
+    const stat = await statOrNull(file);
     const mtimeMs = stat?.mtimeMs ?? -1;
     if (cached) {
       const known = await cached;
       if (known.mtimeMs === mtimeMs) return known.rules;
     }
     const loading = (async (): Promise<CachedRules> => {
-      const text = stat ? await fs.readFile(file, "utf8").catch(() => "") : "";
+      const text = stat ? await fs.readFile(file, "utf8").catch(() => "") /* removed since the stat: no rules */ : "";
       return { mtimeMs, rules: text ? ignore().add(text) : null };
     })();
     this.byDir.set(dir, loading);

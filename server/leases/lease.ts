@@ -76,7 +76,7 @@ export class OwnerLease {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     await this.beating;
-    await store.removeOwner(this.db, this.id).catch(() => undefined);
+    await store.removeOwner(this.db, this.id).catch(() => undefined); // the row expires by its heartbeat anyway
   }
 
   private async tick(): Promise<void> {

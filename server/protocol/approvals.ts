@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * Approval requests, decisions and rules as the HTTP API, the socket and the
  * /approvals page see them. Field names are snake_case because the public HTTP
- * API (DESIGN.md §2) fixes them; the socket sends the same objects.
+ * API fixes them (its OpenAPI document: server/transport/http/openapi-docs.ts); the socket sends the same objects.
  */
 
 export const RiskLevel = z.enum(["none", "low", "medium", "high"]);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Checkpoints on the wire: the timeline list, diff preview, rewind, undo and fork (DESIGN.md §2, §7). */
+/** Checkpoints on the wire: the timeline list, diff preview, rewind, undo and fork (the public API: server/transport/http/openapi-docs.ts). */
 
 export const CheckpointFile = z.object({
   path: z.string(),

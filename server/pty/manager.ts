@@ -135,12 +135,14 @@ export class PtyManager {
 
   async closeSession(sessionId: string): Promise<void> {
     this.counters.delete(sessionId);
+    // One terminal failing to close must not keep the others open.
     await Promise.all(
       this.list(sessionId).map((terminal) => this.close(sessionId, terminal.terminalId).catch(() => null)),
     );
   }
 
   async closeAll(): Promise<void> {
+    // One terminal failing to close must not keep the others open.
     await Promise.all(
       [...this.terminals.values()].map((terminal) => this.close(terminal.sessionId, terminal.id).catch(() => null)),
     );

@@ -44,10 +44,16 @@ const CATCH_UP_PAGE = 1_000;
  * process wrote to a session someone here listens to; its rows are then read and fanned out in
  * order, as if appended here. `open` catches a session up the same way.
  */
+interface ApprovalWatcher {
+  wanted(): boolean;
+  changed(): void;
+}
+
 export class EventLog {
   private readonly sessions = new Map<string, SessionLog>();
   private readonly loading = new Map<string, Promise<SessionLog>>();
   private readonly foreignListeners = new Set<ForeignListener>();
+  private readonly approvalWatchers = new Set<ApprovalWatcher>();
   private closed = false;
 
   constructor(
@@ -60,7 +66,25 @@ export class EventLog {
         const log = this.sessions.get(sessionId);
         if (log && seq >= log.nextSeq) void this.serial(log, () => this.catchUp(sessionId, log)).catch(reportTail);
       },
+      watchingApprovals: () => [...this.approvalWatchers].some((watcher) => watcher.wanted()),
+      approvalsChanged: () => {
+        for (const watcher of this.approvalWatchers) watcher.changed();
+      },
     });
+  }
+
+  /**
+   * Hears, through the bus, that another process created or decided an approval request
+   * (server/approvals), for as long as `wanted()` says someone here listens or waits.
+   */
+  watchApprovals(watcher: ApprovalWatcher): () => void {
+    this.approvalWatchers.add(watcher);
+    return () => this.approvalWatchers.delete(watcher);
+  }
+
+  /** Tells other processes that this one created or decided an approval request. */
+  approvalsChanged(): void {
+    this.bus.approvalsChanged();
   }
 
   /** Loads the session's last seq; required once before `append`. Later calls catch up with other processes. */
@@ -306,7 +330,7 @@ export class EventLog {
   /** Runs `task` after the session's previous write or catch-up (never two at once). */
   private serial(log: SessionLog, task: () => Promise<void>): Promise<void> {
     const run = log.chain.then(task);
-    log.chain = run.catch(() => undefined);
+    log.chain = run.catch(() => undefined); // the caller gets the failure; the next task still runs
     return run;
   }
 }

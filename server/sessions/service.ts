@@ -97,7 +97,7 @@ export class Sessions {
     };
   }
 
-  /** Input, cached-input and output tokens and cost over the session's turns (DESIGN.md §11). */
+  /** Input, cached-input and output tokens and cost over the session's turns (README.md, Prompt caching and cost). */
   usage(sessionId: string): Promise<store.SessionUsage> {
     return store.sessionUsage(this.db, sessionId);
   }

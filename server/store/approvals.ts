@@ -57,3 +57,15 @@ export async function listApprovals(
     include: withSession,
   });
 }
+
+/**
+ * Moves whenever a request is created or decided, by any process: what the local bus compares
+ * between ticks to tell the approval service that another process sharing the database changed the queue.
+ */
+export async function approvalsMark(db: Db): Promise<string> {
+  const [latest, pending] = await Promise.all([
+    db.approval.aggregate({ _max: { createdAt: true, decidedAt: true } }),
+    db.approval.count({ where: { status: "pending" } }),
+  ]);
+  return `${latest._max.createdAt?.getTime() ?? 0}:${latest._max.decidedAt?.getTime() ?? 0}:${pending}`;
+}

@@ -32,7 +32,7 @@ export {
   settleIdleSessions,
 } from "./owners";
 export { getSetting, putSetting } from "./settings";
-export { createApproval, decidePendingApproval, getApproval, listApprovals } from "./approvals";
+export { approvalsMark, createApproval, decidePendingApproval, getApproval, listApprovals } from "./approvals";
 export type { ApprovalRow } from "./approvals";
 export { createRule, deleteRule, getWorkspaceByPath, listApplicableRules, listRules } from "./rules";
 export { listRecentWorkspaces } from "./workspaces";

@@ -103,7 +103,7 @@ async function connect(url: string): Promise<pg.Client> {
   try {
     await client.connect();
   } catch (error) {
-    await client.end().catch(() => {});
+    await client.end().catch(() => {}); // the migration error below is the one to report
     throw error;
   }
   return client;

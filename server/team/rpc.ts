@@ -77,8 +77,7 @@ export class Rpc {
       if (!waiting) return;
       this.pending.delete(message.id ?? "");
       clearTimeout(waiting.timer);
-      if (message.error)
-        waiting.reject(new WorldlineError(message.error.code as `${string}:${string}`, message.error.message));
+      if (message.error) waiting.reject(WorldlineError.fromWire(message.error));
       else waiting.resolve(message.value);
       return;
     }

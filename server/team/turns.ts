@@ -1,5 +1,6 @@
 import type { AgentRuntime, PromptOptions } from "../agent";
 import type { OwnerLease } from "../leases";
+import type { EventLog } from "../sessions";
 import * as store from "../store";
 import type { Rpc } from "./rpc";
 
@@ -16,7 +17,9 @@ export interface StartedRemotely {
  * `worldline acp` next to the web bridge is refused as busy there).
  */
 export class TurnRouter {
-  constructor(private readonly deps: { db: store.Db; runtime: AgentRuntime; lease: OwnerLease; rpc: Rpc | null }) {
+  constructor(
+    private readonly deps: { db: store.Db; runtime: AgentRuntime; log: EventLog; lease: OwnerLease; rpc: Rpc | null },
+  ) {
     const { rpc, runtime } = deps;
     if (!rpc) return;
     rpc.handle("turn.prompt", async (args) => {
@@ -52,6 +55,17 @@ export class TurnRouter {
     const owner = await this.elsewhere(sessionId);
     if (owner) return this.deps.rpc!.call(owner, "turn.cancel", { sessionId });
     return this.deps.runtime.cancel(sessionId);
+  }
+
+  /**
+   * The turn running in the session: here, or in another process (another bridge of the
+   * deployment, `worldline acp`, `worldline run`) as the session's log shows it.
+   */
+  async runningTurn(sessionId: string): Promise<string | null> {
+    const here = this.deps.runtime.runningTurn(sessionId);
+    if (here) return here;
+    await this.deps.log.open(sessionId);
+    return this.deps.log.runningElsewhere(sessionId);
   }
 
   /** The live bridge, other than this one, running the session's turn (team mode only). */

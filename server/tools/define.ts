@@ -98,7 +98,7 @@ export function buildTool<A>(core: ToolCore<A>): Tool {
     const before = approvedNeeds.get(key);
     approvedNeeds.delete(key);
     if (!before || !core.needsApproval) return undefined;
-    const now = await Promise.resolve(core.needsApproval(args, ctx)).catch(() => undefined);
+    const now = await Promise.resolve(core.needsApproval(args, ctx)).catch(() => undefined); // reported below as "could not be checked again"
     if (!now) return "its target could not be checked again";
     if (now.subject !== before.subject || LEVEL_ORDER[now.level] > LEVEL_ORDER[before.level])
       return `it now means: ${now.description}`;

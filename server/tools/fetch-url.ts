@@ -84,7 +84,7 @@ async function fetchText(
   }
   const type = response.headers.get("content-type") ?? "";
   if (type && !TEXTUAL.test(type)) {
-    await response.body?.cancel().catch(() => undefined);
+    await response.body?.cancel().catch(() => undefined); // the body is not read either way
     return {
       isError: true,
       output: `${args.url} returned ${type} (status ${response.status}); fetch_url only returns text.`,
@@ -119,13 +119,13 @@ async function readCapped(
   const reader = response.body.getReader();
   const aborted = new Promise<never>((_, reject) => {
     const fail = () => {
-      reader.cancel().catch(() => undefined);
+      reader.cancel().catch(() => undefined); // aborting: the rejection below is what counts
       reject(signal.reason);
     };
     if (signal.aborted) fail();
     else signal.addEventListener("abort", fail, { once: true });
   });
-  aborted.catch(() => undefined);
+  aborted.catch(() => undefined); // raced below; unhandled only when the read finished first
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -134,7 +134,7 @@ async function readCapped(
     chunks.push(value);
     size += value.byteLength;
     if (size >= max) {
-      await reader.cancel().catch(() => undefined);
+      await reader.cancel().catch(() => undefined); // enough read: the rest is dropped
       const all = Buffer.concat(chunks);
       return { bytes: all.subarray(0, max), cut: true };
     }

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { defineTool } from "./define";
 import { pathApproval, resolveInWorkspace } from "./paths";
 import { toPosix, walkFiles } from "./walk";
+import { statOrNull } from "../stat-or-null";
 
 /** Paths listed at most; a model rarely needs more and can narrow the pattern. */
 export const GLOB_MAX_RESULTS = 200;
@@ -31,13 +32,14 @@ export const globTool = defineTool({
     pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search files in"),
   async execute(args, ctx) {
     const base = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
-    const stat = await fs.stat(base.real).catch(() => undefined);
+    const stat = await statOrNull(base.real);
     if (!stat?.isDirectory()) return { isError: true, output: `Not a folder: ${base.display}. Give a folder as path.` };
     const pattern = args.pattern.startsWith("./") ? args.pattern.slice(2) : args.pattern;
     const matches = picomatch(pattern, { dot: true });
     const found: { path: string; mtime: number }[] = [];
     for await (const file of walkFiles(base.real, ctx.signal)) {
       if (!matches(file.relative)) continue;
+      // A match that vanished or cannot be read sorts last instead of failing the glob.
       const mtime = (await fs.stat(file.absolute).catch(() => undefined))?.mtimeMs ?? 0;
       found.push({ path: base.inside ? toPosix(path.relative(ctx.cwd, file.absolute)) : file.absolute, mtime });
     }

@@ -5,10 +5,15 @@ export { resolveInWorkspace, isWithin, pathApproval, writeResolvedFile } from ".
 export { classifyCommand } from "./shell/classify";
 export { shellApproval } from "./shell/approval";
 export { auditCommand } from "./shell/audit";
-export { createShellTool } from "./shell/shell-tool";
+export {
+  createShellTool,
+  DEFAULT_SHELL_TIMEOUT_MS,
+  MAX_SHELL_TIMEOUT_MS,
+  NON_INTERACTIVE_ENV,
+} from "./shell/shell-tool";
+export { READ_DEFAULT_LIMIT, READ_MAX_LINE_CHARS, READ_MAX_OUTPUT_CHARS } from "./read-file";
 export { TaskRegistry, sharedTaskRegistry } from "./shell/tasks";
 export { createGrepTool } from "./grep";
-export { unifiedDiff } from "./diff";
 export { createMcpManager, mcpToolName, type McpManager } from "./mcp/manager";
 export { loadMcpConfig, type McpServerConfig } from "./mcp/config";
 export type { ApprovalNeed, ToolContext, ToolResult } from "./types";

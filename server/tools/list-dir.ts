@@ -4,6 +4,7 @@ import { z } from "zod";
 import { isSkipped } from "../ignore";
 import { defineTool } from "./define";
 import { pathApproval, resolveInWorkspace } from "./paths";
+import { statOrNull } from "../stat-or-null";
 
 /** Entries shown at most; big folders get a note instead of flooding the context. */
 export const LIST_DIR_MAX_ENTRIES = 500;
@@ -29,7 +30,7 @@ export const listDirTool = defineTool({
   needsApproval: async (args, ctx) => pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "List"),
   async execute(args, ctx) {
     const resolved = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
-    const stat = await fs.stat(resolved.real).catch(() => undefined);
+    const stat = await statOrNull(resolved.real);
     if (!stat) return { isError: true, output: `Folder not found: ${resolved.display}.` };
     if (!stat.isDirectory())
       return { isError: true, output: `${resolved.display} is a file, not a folder. Use read_file to read it.` };
@@ -71,6 +72,7 @@ async function listInto(
       const target = await fs.readlink(full).catch(() => "?");
       lines.push(`${indent}${entry.name} -> ${target}`);
     } else {
+      // An entry that vanished or cannot be read still lists, without a size.
       const size = (await fs.stat(full).catch(() => undefined))?.size;
       lines.push(`${indent}${entry.name}${size === undefined ? "" : ` (${formatSize(size)})`}`);
     }

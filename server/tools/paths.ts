@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { WorldlineError } from "../errors";
 import type { ApprovalNeed } from "./types";
+import { lstatOrNull } from "../stat-or-null";
 
 /** Symlink hops followed before giving up, like the kernel's ELOOP limit. */
 const MAX_SYMLINK_HOPS = 40;
@@ -40,7 +41,7 @@ export async function resolveInWorkspace(workspace: string, input: string): Prom
   const inside = isWithin(root, real);
   const display = inside ? path.relative(root, real) || "." : real;
   const sensitive = sensitiveReason(real, root) ?? sensitiveReason(lexical, root);
-  const stat = await fs.lstat(real).catch(() => undefined);
+  const stat = await lstatOrNull(real);
   const hardLinks = stat?.isFile() && stat.nlink > 1 ? stat.nlink : undefined;
   return { input, real, display, inside, sensitive, ...(hardLinks ? { hardLinks } : {}) };
 }
@@ -188,7 +189,7 @@ async function realpathLoose(target: string, hops = 0): Promise<string> {
     if (code === "ELOOP") throw new WorldlineError("fs:symlink_loop", `Too many levels of symbolic links: ${target}`);
     if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
   }
-  const stat = await fs.lstat(target).catch(() => undefined);
+  const stat = await lstatOrNull(target);
   if (stat?.isSymbolicLink()) {
     const link = await fs.readlink(target);
     return realpathLoose(path.resolve(path.dirname(target), link), hops + 1);

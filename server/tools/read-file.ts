@@ -4,6 +4,7 @@ import readline from "node:readline";
 import { z } from "zod";
 import { defineTool } from "./define";
 import { pathApproval, resolveInWorkspace } from "./paths";
+import { statOrNull } from "../stat-or-null";
 
 /** Lines returned when the model gives no limit; enough for most source files. */
 export const READ_DEFAULT_LIMIT = 2000;
@@ -45,7 +46,7 @@ export const readFileTool = defineTool({
   needsApproval: async (args, ctx) => pathApproval(await resolveInWorkspace(ctx.cwd, args.path), "read", "Read"),
   async execute(args, ctx) {
     const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-    const stat = await fs.stat(resolved.real).catch(() => undefined);
+    const stat = await statOrNull(resolved.real);
     if (!stat)
       return {
         isError: true,

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import { z } from "zod";
 import { WorldlineError } from "../errors";
 import { defineTool } from "./define";
-import { unifiedDiff } from "./diff";
+import { unifiedDiff } from "../diff";
 import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
 
 const Edit = z.object({
@@ -35,7 +35,7 @@ export const strReplaceTool = defineTool({
   parameters: StrReplaceParameters,
   async needsApproval(args, ctx) {
     const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-    const before = await fs.readFile(resolved.real, "utf8").catch(() => undefined);
+    const before = await fs.readFile(resolved.real, "utf8").catch(() => undefined); // missing: the card says the edit will fail
     if (before === undefined) return pathApproval(resolved, "write", "Edit (file missing, will fail)");
     try {
       return pathApproval(

@@ -24,7 +24,7 @@ export async function* walkFiles(root: string, signal?: AbortSignal): AsyncGener
   const rules = new WorkspaceIgnore(root, false);
   async function* visit(dir: string): AsyncGenerator<WalkedFile> {
     if (signal?.aborted) return;
-    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []); // a folder that vanished or is unreadable is walked as empty
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const absolute = path.join(dir, entry.name);

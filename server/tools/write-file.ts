@@ -1,8 +1,9 @@
 import { promises as fs } from "node:fs";
 import { z } from "zod";
 import { defineTool } from "./define";
-import { unifiedDiff } from "./diff";
+import { unifiedDiff } from "../diff";
 import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
+import { statOrNull } from "../stat-or-null";
 
 const WriteFileParameters = z.object({
   path: z
@@ -27,7 +28,7 @@ export const writeFileTool = defineTool({
   async execute(args, ctx) {
     const resolved = await resolveInWorkspace(ctx.cwd, args.path);
     const before = await readExisting(resolved.real);
-    const stat = await fs.stat(resolved.real).catch(() => undefined);
+    const stat = await statOrNull(resolved.real);
     if (stat?.isDirectory()) return { isError: true, output: `${resolved.display} is a directory; give a file path.` };
     await writeResolvedFile(resolved, args.content);
     const bytes = Buffer.byteLength(args.content, "utf8");
@@ -40,5 +41,5 @@ export const writeFileTool = defineTool({
 });
 
 async function readExisting(file: string): Promise<string | undefined> {
-  return fs.readFile(file, "utf8").catch(() => undefined);
+  return fs.readFile(file, "utf8").catch(() => undefined); // a new file: its diff starts from nothing
 }

@@ -1,9 +1,9 @@
 import { ZodError } from "zod";
 import type { WireError } from "../protocol";
-import { isWorldlineError } from "../errors";
+import { isWorldlineError, type ErrorKind } from "../errors";
 import { redactForOutput } from "../secrets";
 
-const STATUS_BY_KIND: Record<string, number> = {
+const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
   invalid: 400,
   bad_request: 400,
   invalid_json: 400,

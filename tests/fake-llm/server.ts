@@ -1,5 +1,5 @@
 // A scripted fake LLM: a real HTTP server speaking the OpenAI Chat Completions API,
-// so tests drive the real bridge by pointing OPENAI_BASE_URL at it (DESIGN.md §10).
+// so tests drive the real bridge by pointing OPENAI_BASE_URL at it (README.md, Tests).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";

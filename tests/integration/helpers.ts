@@ -89,20 +89,7 @@ export async function readSse(response: Response): Promise<{ event: string; data
     });
 }
 
-/** Polls until `check` returns a truthy value or the timeout passes. */
-export async function waitFor<T>(
-  check: () => Promise<T> | T,
-  timeoutMs = 10_000,
-  what = "condition",
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { waitFor } from "../support/wait";
 
 export function uniqueId(): string {
   return `cmd-${Math.random().toString(36).slice(2)}-${Date.now()}`;

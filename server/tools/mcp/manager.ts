@@ -104,7 +104,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
       notify();
     } catch (error) {
       fail(connection, "failed", `Could not start MCP server "${name}": ${errorMessage(error)}`);
-      await client.close().catch(() => undefined);
+      await client.close().catch(() => undefined); // the start failure above is what is reported
     }
   }
 
@@ -127,7 +127,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
         [...connections.values()].map(async (connection) => {
           if (connection.status.state === "ready" || connection.status.state === "starting")
             connection.status = { ...connection.status, state: "closed" };
-          await connection.client?.close().catch(() => undefined);
+          await connection.client?.close().catch(() => undefined); // closing: a dead server has nothing to close
         }),
       );
     },

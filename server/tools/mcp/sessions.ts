@@ -356,5 +356,5 @@ function describeFailure(status: McpServerStatus): string {
 
 /** Closes at once, also servers still starting (their start then fails quietly). */
 async function stop(group: Group): Promise<void> {
-  await group.manager.close().catch(() => undefined);
+  await group.manager.close().catch(() => undefined); // stopping: a server that already died has nothing to close
 }

@@ -59,9 +59,10 @@ function prefixes(relative: string): string[] {
 }
 
 async function readTextLines(file: string): Promise<string[] | undefined> {
+  // A file that vanished or cannot be read mid-search is skipped, not the whole search.
   const stat = await fs.stat(file).catch(() => undefined);
   if (!stat || stat.size > JS_SEARCH_MAX_FILE_BYTES) return undefined;
-  const bytes = await fs.readFile(file).catch(() => undefined);
+  const bytes = await fs.readFile(file).catch(() => undefined); // vanished or unreadable mid-search: skipped
   if (!bytes || bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return undefined;
   const lines = bytes.toString("utf8").split("\n");
   if (lines[lines.length - 1] === "") lines.pop();

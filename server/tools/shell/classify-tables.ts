@@ -1,11 +1,10 @@
 import type { RiskLevel } from "../types";
-import type { ActionType } from "./classify";
 
 /** The tables shell/classify.ts decides by: which programs read, write, delete, reach the network or run code. */
 
 export const RISK_ORDER: RiskLevel[] = ["none", "low", "medium", "high"];
 // Later is more consequential; the line's action is the most consequential one seen.
-export const ACTION_ORDER: ActionType[] = [
+export const ACTION_ORDER = [
   "read_only",
   "git_read",
   "package_check",
@@ -18,7 +17,9 @@ export const ACTION_ORDER: ActionType[] = [
   "package_install",
   "file_delete",
   "privileged",
-];
+] as const;
+/** What a command does, from least to most consequential. */
+export type ActionType = (typeof ACTION_ORDER)[number];
 
 /** Read-only commands that run without approval when simple and confined to the workspace (see shellApproval). */
 export const ALLOWLIST = new Set([
@@ -98,6 +99,7 @@ export const WRAPPERS = new Set([
   "xargs",
   "sudo",
   "doas",
+  "coproc",
 ]);
 /** Redirect targets that write nothing. */
 export const HARMLESS_TARGETS = /^(\/dev\/(null|stdout|stderr|tty)|&\d*-?)$/;

@@ -20,22 +20,11 @@ import {
   GIT_READ,
   GIT_NETWORK,
   HARMLESS_TARGETS,
+  type ActionType,
 } from "./classify-tables";
 import { commandPrefix, looksLikePath, programName, quoteForShell, unwrap } from "./classify-words";
 
-export type ActionType =
-  | "read_only"
-  | "git_read"
-  | "package_check"
-  | "unknown"
-  | "process"
-  | "execute"
-  | "git_write"
-  | "file_write"
-  | "network"
-  | "package_install"
-  | "file_delete"
-  | "privileged";
+export type { ActionType };
 
 export interface CommandClassification {
   risk: RiskLevel;
@@ -65,7 +54,12 @@ export function classifyCommand(command: string): CommandClassification {
   return classifyLine(command, 0);
 }
 
-/** Nested scripts (`bash -c`, `$(…)`) are classified to this depth; deeper is treated as unknown and risky. */
+/** Assignments that change which program a later word runs, or what it loads. */
+const SEARCH_PATH_ASSIGNMENT = /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|IFS)=/;
+/** Builtins that set or clear variables: `export X=1`, `local y`. */
+const DECLARATIONS = new Set(["export", "unset", "local", "declare", "typeset", "readonly"]);
+
+/** Nested scripts (`bash -c`, here-documents fed to a shell) are classified to this depth; deeper is treated as unknown and risky. */
 const MAX_NESTING = 4;
 
 function classifyLine(command: string, depth: number): CommandClassification {
@@ -80,10 +74,11 @@ function classifyLine(command: string, depth: number): CommandClassification {
   const chained = parsed.operators.filter((op) => op !== "(" && op !== ")");
   if (chained.length > 0)
     raise(verdict, "low", "read_only", `chains commands (${[...new Set(chained)].join(" ").replace("\n", "newline")})`);
-  if (parsed.operators.includes("(")) raise(verdict, "low", "read_only", "subshell");
+  for (const construct of new Set(parsed.constructs)) raise(verdict, "low", "read_only", construct);
+  // The commands inside substitutions are among parsed.commands; the substitution itself hides them from a reader.
   if (parsed.substitutions.length > 0) raise(verdict, "medium", "unknown", "command substitution");
   if (parsed.hasHeredoc) raise(verdict, "low", "read_only", "here-document");
-  for (const inner of parsed.substitutions) merge(verdict, classifyLine(inner, depth + 1));
+  for (const inner of parsed.unparsedSubstitutions) merge(verdict, classifyLine(inner, depth + 1));
 
   parsed.commands.forEach((simple) => {
     const result = classifySimple(simple, depth);
@@ -103,6 +98,7 @@ function classifyLine(command: string, depth: number): CommandClassification {
     parsed.commands.length === 1 &&
     parsed.operators.length === 0 &&
     parsed.substitutions.length === 0 &&
+    parsed.constructs.length === 0 &&
     !parsed.malformed &&
     !parsed.hasHeredoc &&
     !writesFiles &&
@@ -136,7 +132,7 @@ function classifySimple(command: SimpleCommand, depth: number): Verdict & { path
   if (usesSudo) raise(verdict, "high", "privileged", "runs as root (sudo)");
   if (wrappers.includes("xargs")) raise(verdict, "medium", "execute", "xargs runs commands built from input");
   if (wrappers.includes("exec")) raise(verdict, "low", "execute", "exec");
-  if (assignments.some((a) => /^(PATH|LD_PRELOAD|LD_LIBRARY_PATH|DYLD_\w+|BASH_ENV|ENV|PROMPT_COMMAND|IFS)=/.test(a))) {
+  if (assignments.some((a) => SEARCH_PATH_ASSIGNMENT.test(a))) {
     raise(verdict, "medium", "execute", "changes how programs are found or loaded");
   }
   if (command.joinedBy === "|" || command.joinedBy === "|&") {
@@ -182,11 +178,19 @@ function classifySimple(command: SimpleCommand, depth: number): Verdict & { path
     if (valued && looksLikePath(valued[1])) pathArgs.push(valued[1]);
   }
   if (words[0].expands) raise(verdict, "high", "unknown", "the program name is computed");
-  applyProgramRules(verdict, program, args, depth);
+  applyProgramRules(verdict, program, args, depth, command.stdin);
+  if (FILE_DELETE.has(program) && words.slice(1).some((word) => word.expands))
+    raise(verdict, "high", "file_delete", `${program} deletes a path computed when it runs`);
   return { ...verdict, pathArgs, usesSudo };
 }
 
-function applyProgramRules(verdict: Verdict, program: string, args: string[], depth: number): void {
+function applyProgramRules(
+  verdict: Verdict,
+  program: string,
+  args: string[],
+  depth: number,
+  stdin: string[] = [],
+): void {
   const sub = args.find((a) => !a.startsWith("-")) ?? "";
   // `-rf` contains `-r` and `-f`.
   const has = (...flags: string[]) =>
@@ -203,6 +207,10 @@ function applyProgramRules(verdict: Verdict, program: string, args: string[], de
     } else if (scriptIndex >= 0 && args[scriptIndex + 1] !== undefined) {
       raise(verdict, "medium", "execute", `${program} -c runs a nested script`);
       merge(verdict, classifyLine(args[scriptIndex + 1], depth + 1));
+    } else if (stdin.length > 0 && !args.some((a) => !a.startsWith("-"))) {
+      // `bash <<EOF … EOF`, `sh <<< '…'`: the here-document is the script.
+      raise(verdict, "medium", "execute", `${program} runs a script from a here-document`);
+      for (const script of stdin) merge(verdict, classifyLine(script, depth + 1));
     } else {
       raise(verdict, "medium", "execute", `runs a shell script with ${program}`);
     }
@@ -266,7 +274,12 @@ function applyProgramRules(verdict: Verdict, program: string, args: string[], de
   if (PROCESS.has(program)) return raise(verdict, "medium", "process", `${program} affects other processes`);
   if (EXECUTE.has(program) || program.startsWith("./") || program.includes("/"))
     return raise(verdict, "medium", "execute", `runs ${program}`);
-  if (["export", "unset", "alias", "set", "shopt", "ulimit", "umask", "wait", "jobs", "read"].includes(program))
+  if (DECLARATIONS.has(program)) {
+    if (args.some((a) => SEARCH_PATH_ASSIGNMENT.test(a)))
+      raise(verdict, "medium", "execute", "changes how programs are found or loaded");
+    return raise(verdict, "low", "read_only", program);
+  }
+  if (["alias", "set", "shopt", "ulimit", "umask", "wait", "jobs", "read"].includes(program))
     return raise(verdict, "low", "read_only", program);
   if (program === "crontab") return raise(verdict, "high", "privileged", "crontab schedules commands");
   if (READ_ONLY.has(program)) return raise(verdict, ALLOWLIST.has(program) ? "none" : "low", "read_only", program);

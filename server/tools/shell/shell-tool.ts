@@ -27,7 +27,7 @@ export interface ShellToolOptions {
 }
 
 // Commands run without a terminal: pagers and credential prompts would hang them.
-const NON_INTERACTIVE_ENV = {
+export const NON_INTERACTIVE_ENV = {
   PAGER: "cat",
   GIT_PAGER: "cat",
   GIT_TERMINAL_PROMPT: "0",

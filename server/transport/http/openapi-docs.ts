@@ -51,7 +51,7 @@ import {
 } from "../../protocol";
 import type { RouteDoc } from "./router";
 
-/** The public SSE event names of DESIGN.md §2 (server/transport/http/sse-map.ts produces them). */
+/** The public SSE event names, fixed for clients (server/transport/http/sse-map.ts produces them). */
 export const SSE_EVENT_NAMES = [
   "runtime_status",
   "reasoning_delta",

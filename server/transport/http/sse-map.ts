@@ -7,7 +7,7 @@ export interface PublicSseEvent {
 
 /**
  * The one place internal session events become the public SSE vocabulary of
- * DESIGN.md §2 (snake_case names, `task_id` on every object).
+ * the public API (snake_case names, `task_id` on every object; server/transport/http/openapi-docs.ts).
  */
 export function toPublicEvents(envelope: EventEnvelope, ids: { taskId: string; sessionId: string }): PublicSseEvent[] {
   const base = { task_id: ids.taskId };
@@ -118,7 +118,7 @@ export function toPublicEvents(envelope: EventEnvelope, ids: { taskId: string; s
             session_id: ids.sessionId,
             outcome: envelope.payload.outcome,
             stop_reason: envelope.payload.stopReason ?? null,
-            // DESIGN.md §2: the usage fields are always there, null when unknown (older turns' stats lack them).
+            // The public API: the usage fields are always there, null when unknown (older turns' stats lack them).
             generation_stats: envelope.payload.stats
               ? {
                   input_tokens: null,

@@ -3,7 +3,8 @@ import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
-import { cliEnv, startAcp, tempDirs, textOf, until, updatesOf, type AcpProcess } from "./support";
+import { cliEnv, startAcp, tempDirs, textOf, updatesOf, type AcpProcess } from "./support";
+import { waitFor } from "../../support/wait";
 
 let fake: FakeLlm;
 let proc: AcpProcess;
@@ -46,7 +47,7 @@ describe("worldline acp", () => {
     expect(created.configOptions?.[0]).toMatchObject({ id: "model", type: "select", currentValue: "fake-model" });
     expect((created as { models?: { currentModelId: string } }).models?.currentModelId).toBe("fake-model");
     expect(created.modes?.availableModes.map((mode) => mode.id)).toEqual(["default", "plan", "yolo"]);
-    await until(
+    await waitFor(
       () => updatesOf(proc.updates, sessionId, "available_commands_update").length > 0,
       5_000,
       "available commands",
@@ -169,7 +170,7 @@ describe("worldline acp", () => {
       sessionId,
       prompt: [{ type: "text", text: "take your time" }],
     });
-    await until(() => fake.requests.length > 0, 10_000, "the model request");
+    await waitFor(() => fake.requests.length > 0, 10_000, "the model request");
     await proc.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     expect((await prompt).stopReason).toBe("cancelled");
   });
@@ -297,7 +298,7 @@ describe("worldline acp", () => {
     } finally {
       fake.onRequest = undefined;
     }
-    await until(() => /\[ERROR\] RateLimitError: HTTP 429/.test(proc.stderr()), 5_000, "the error line");
+    await waitFor(() => /\[ERROR\] RateLimitError: HTTP 429/.test(proc.stderr()), 5_000, "the error line");
   });
 
   it("ends promptly when stdin closes", async () => {

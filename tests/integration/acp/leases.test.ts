@@ -4,7 +4,8 @@ import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeAll, afterAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { startSyncBridge, type SyncBridge } from "../sync/support";
-import { cliEnv, startAcp, tempDirs, until, type AcpProcess } from "./support";
+import { cliEnv, startAcp, tempDirs, type AcpProcess } from "./support";
+import { waitFor } from "../../support/wait";
 
 /**
  * The loss this guards against: an editor's `worldline acp` turn waited on a permission, a web
@@ -60,7 +61,7 @@ async function acpWaitingOnApproval(extraEnv: Record<string, string> = {}) {
   });
   prompted.catch(() => undefined);
   const acpProc = proc;
-  await until(() => acpProc.permission.asked.length === 1, 20_000, "the ACP client asked for permission");
+  await waitFor(() => acpProc.permission.asked.length === 1, 20_000, "the ACP client asked for permission");
   return { ...dirs, sessionId, prompted };
 }
 

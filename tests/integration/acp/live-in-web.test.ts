@@ -9,7 +9,8 @@ import * as store from "../../../server/store";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { uniqueId } from "../helpers";
 import { comparable, startSyncBridge, SyncClient, type SyncBridge } from "../sync/support";
-import { cliEnv, startAcp, tempDirs, until, type AcpProcess } from "./support";
+import { cliEnv, startAcp, tempDirs, type AcpProcess } from "./support";
+import { waitFor } from "../../support/wait";
 import { testDatabaseUrl } from "../../db";
 
 /**
@@ -55,7 +56,7 @@ async function command<T>(socket: Socket, name: string, payload: Record<string, 
 describe("an ACP session in the web UI", () => {
   it("streams live to a web tab, and its approval is decided on the web bridge's queue", async () => {
     tab = new SyncClient(web.url, sessionId, { token: web.token });
-    await until(() => tab.subscribes > 0 && tab.lastSeq > 0, 10_000, "the tab's first subscribe");
+    await waitFor(() => tab.subscribes > 0 && tab.lastSeq > 0, 10_000, "the tab's first subscribe");
     queue = io(web.url, { auth: { token: web.token }, transports: ["websocket"], forceNew: true });
     queue.on("approvals.changed", (change: ApprovalChange) => changes.push(change));
     const subscribed = await command<{ pending: unknown[] }>(queue, "approvals.subscribe", {});
@@ -73,7 +74,7 @@ describe("an ACP session in the web UI", () => {
     });
 
     // The request is on the web bridge: in the tab's live transcript, the HTTP queue and the /approvals socket.
-    const requested = await until(
+    const requested = await waitFor(
       () => tab.applied.find((event) => event.type === "approval.requested"),
       15_000,
       "approval.requested in the web tab",
@@ -87,12 +88,12 @@ describe("an ACP session in the web UI", () => {
     expect(listed).toEqual([
       expect.objectContaining({ approval_id: approvalId, session_id: sessionId, tool: "shell" }),
     ]);
-    await until(
+    await waitFor(
       () => changes.some((change) => change.change === "requested" && change.approval.approval_id === approvalId),
       5_000,
       "approvals.changed requested",
     );
-    await until(() => proc.permission.asked.length === 1, 5_000, "the ACP client was asked too");
+    await waitFor(() => proc.permission.asked.length === 1, 5_000, "the ACP client was asked too");
 
     // Another turn runs there: a prompt from the web tab is refused, clearly.
     const refused = await command(tab.socket, "turn.prompt", { sessionId, text: "me too" });
@@ -101,7 +102,7 @@ describe("an ACP session in the web UI", () => {
 
     const decided = await command<{ status: string }>(queue, "approval.decide", { approvalId, decision: "allow_once" });
     expect(decided).toMatchObject({ ok: true, data: { status: "approved" } });
-    await until(
+    await waitFor(
       () => changes.some((change) => change.change === "decided" && change.approval.approval_id === approvalId),
       5_000,
       "approvals.changed decided",
@@ -112,7 +113,7 @@ describe("an ACP session in the web UI", () => {
     await fs.access(path.join(workspace, "made-by-acp.txt"));
 
     // The tab saw the whole turn live, in order, with the decision the ACP process recorded.
-    await until(
+    await waitFor(
       () => tab.applied.some((event) => event.type === "turn.completed"),
       10_000,
       "turn.completed in the web tab",
@@ -120,7 +121,7 @@ describe("an ACP session in the web UI", () => {
     const decidedEvent = tab.applied.find((event) => event.type === "approval.decided");
     expect(decidedEvent?.payload).toMatchObject({ approvalId, status: "approved", decidedBy: "web" });
     const stored = await web.events(sessionId);
-    await until(() => tab.lastSeq === stored.at(-1)?.seq, 5_000, "the tab at the log's end");
+    await waitFor(() => tab.lastSeq === stored.at(-1)?.seq, 5_000, "the tab at the log's end");
     expect(comparable(tab.applied)).toEqual(comparable(stored));
     expect(stored.map((event) => event.seq)).toEqual(stored.map((_, index) => index + 1));
     expect(tab.resets).toBe(0);
@@ -134,7 +135,7 @@ describe("an ACP session in the web UI", () => {
       text: "asked from the web",
     });
     expect(started.ok).toBe(true);
-    await until(
+    await waitFor(
       () => tab.applied.filter((event) => event.type === "turn.completed").length === 2,
       10_000,
       "the web turn's end",
@@ -154,13 +155,13 @@ describe("an ACP session in the web UI", () => {
     expect(lastRequest).toContain("asked from the web");
     expect(lastRequest).toContain("Web answer.");
 
-    await until(
+    await waitFor(
       () => tab.applied.filter((event) => event.type === "turn.completed").length === 3,
       10_000,
       "the ACP turn's end in the tab",
     );
     const stored = await web.events(sessionId);
-    await until(() => tab.lastSeq === stored.at(-1)?.seq, 5_000, "the tab at the log's end");
+    await waitFor(() => tab.lastSeq === stored.at(-1)?.seq, 5_000, "the tab at the log's end");
     expect(comparable(tab.applied)).toEqual(comparable(stored));
     expect(stored.map((event) => event.seq)).toEqual(stored.map((_, index) => index + 1));
   });
@@ -190,7 +191,7 @@ describe("two processes' event logs on one database", () => {
       const rows = await store.readEvents(a.db, session.id, 0);
       expect(rows.map((row) => row.seq)).toEqual([1, 2]);
       expect(rows.map((row) => JSON.parse(row.payload).text).sort()).toEqual(["from A", "from B"]);
-      await until(() => seenByA.length === 2 && seenByB.length === 2, 5_000, "both logs hearing both events");
+      await waitFor(() => seenByA.length === 2 && seenByB.length === 2, 5_000, "both logs hearing both events");
       const stored = rows.map((row) => [row.seq, JSON.parse(row.payload).text]);
       expect(heard(seenByA)).toEqual(stored);
       expect(heard(seenByB)).toEqual(stored);
@@ -199,14 +200,14 @@ describe("two processes' event logs on one database", () => {
       for (let i = 0; i < 5; i++)
         logB.append(session.id, { type: "notice", payload: { level: "info", text: `B ${i}` } });
       await logB.flush();
-      await until(() => seenByA.length === 7, 5_000, "A tailing B");
+      await waitFor(() => seenByA.length === 7, 5_000, "A tailing B");
       expect(seenByA.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
       logA.append(session.id, { type: "notice", payload: { level: "info", text: "A after B" } });
       await logA.flush();
       const all = await store.readEvents(a.db, session.id, 0);
       expect(all.map((row) => row.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
       expect(JSON.parse(all[7].payload).text).toBe("A after B");
-      await until(() => seenByB.length === 8, 5_000, "B tailing A");
+      await waitFor(() => seenByB.length === 8, 5_000, "B tailing A");
       expect(heard(seenByB)).toEqual(heard(seenByA));
     } finally {
       await logA.close();

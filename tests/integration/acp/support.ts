@@ -96,16 +96,6 @@ export function startAcp(options: {
   };
 }
 
-export async function until<T>(check: () => T | undefined | false, timeoutMs = 15_000, what = "condition"): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 export function updatesOf<K extends acp.SessionUpdate["sessionUpdate"]>(
   updates: acp.SessionNotification[],
   sessionId: string,

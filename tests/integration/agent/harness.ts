@@ -5,6 +5,8 @@ import type { RuntimeDeps } from "../../../server/agent";
 import { loadConfig } from "../../../server/config";
 import { startBridge, type Bridge } from "../../../server/main";
 import type { EventEnvelope } from "../../../server/protocol";
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { plainText } from "../../support/model-text";
 import { readSse, TEST_TOKEN, waitFor } from "../helpers";
 import { testDatabaseUrl } from "../../db";
@@ -102,4 +104,20 @@ export { plainText };
 
 export function completedOutcomes(events: EventEnvelope[]): string[] {
   return events.flatMap((event) => (event.type === "turn.completed" ? [event.payload.outcome] : []));
+}
+
+/** One fake model and one agent bridge for a test file: started before its tests, reset after each, closed at the end. */
+export function useAgentBridge(ready: (fake: FakeLlm, bridge: AgentBridge) => void): void {
+  let fake: FakeLlm | undefined;
+  let bridge: AgentBridge | undefined;
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+    bridge = await startAgentBridge(fake.url);
+    ready(fake, bridge);
+  });
+  afterAll(async () => {
+    await bridge?.close();
+    await fake?.close();
+  });
+  afterEach(() => fake?.reset());
 }

@@ -1,22 +1,16 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { plainText } from "../../support/model-text";
-import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
-import { messagesOf, startAgentBridge, type AgentBridge } from "./harness";
+import type { FakeLlm } from "../../fake-llm/server";
+import { messagesOf, useAgentBridge, type AgentBridge } from "./harness";
 
 let fake: FakeLlm;
 let bridge: AgentBridge;
-
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  bridge = await startAgentBridge(fake.url);
+useAgentBridge((started, running) => {
+  fake = started;
+  bridge = running;
 });
-afterAll(async () => {
-  await bridge.close();
-  await fake.close();
-});
-afterEach(() => fake.reset());
 
 const patch = (sessionId: string, body: unknown) =>
   fetch(`${bridge.url}/api/v1/sessions/${sessionId}`, {

@@ -1,21 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
-import { messagesOf, startAgentBridge, type AgentBridge } from "./harness";
+import { messagesOf, startAgentBridge, useAgentBridge, type AgentBridge } from "./harness";
 
 // Issue 16: usage and cost a user can see, and the provider details a real user hits.
 
 let fake: FakeLlm;
 let bridge: AgentBridge;
-
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  bridge = await startAgentBridge(fake.url);
+useAgentBridge((started, running) => {
+  fake = started;
+  bridge = running;
 });
-afterAll(async () => {
-  await bridge.close();
-  await fake.close();
-});
-afterEach(() => fake.reset());
 
 const statsOf = (events: { event: string; data: Record<string, unknown> }[]) =>
   events.find((event) => event.event === "done")?.data.generation_stats as Record<string, number | null>;

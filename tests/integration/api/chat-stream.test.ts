@@ -77,7 +77,7 @@ describe("POST /api/v1/chat/stream", () => {
     expect(done).toMatchObject({ task_id: taskId, session_id: sessionId, outcome: "completed" });
     const stats = done.generation_stats as Record<string, number>;
     expect(stats.output_tokens).toBe(30);
-    // DESIGN.md §2: usage fields are always there, null when unknown (the scripted usage reports no cache
+    // The public API: usage fields are always there, null when unknown (the scripted usage reports no cache
     // figure; fake-model has no price).
     expect(stats).toMatchObject({ input_tokens: 50 + 80, cached_input_tokens: null, cost_usd: null });
     // The answer streams with a delay per chunk, so the turn's generation took measurable time.

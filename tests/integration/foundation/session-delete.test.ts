@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTestBridge, type TestBridge } from "../helpers";
+import { startTestBridge, waitFor, type TestBridge } from "../helpers";
 
 let bridge: TestBridge;
 
@@ -26,9 +26,7 @@ describe("deleting a session", () => {
 
     expect((await bridge.api(`/api/v1/sessions/${id}`, { method: "DELETE" })).status).toBe(200);
     expect(bridge.services.ptys.list(id)).toEqual([]);
-    const deadline = Date.now() + 5_000;
-    while (alive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(alive(pid)).toBe(false);
+    await waitFor(() => !alive(pid), 5_000, "the terminal's shell to exit");
   });
 
   it("lets a terminal that outlived its session's log close without an error", async () => {

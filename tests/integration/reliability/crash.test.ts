@@ -5,6 +5,7 @@ import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { queryTestDb, TEST_POSTGRES } from "../../db";
+import { waitFor } from "../../support/wait";
 import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge";
 
 /**
@@ -53,14 +54,12 @@ async function json<T>(response: Promise<Response>): Promise<T> {
   return (await res.json()) as T;
 }
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${bridge?.stderr() ?? ""}`);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
+/** A crash round's steps (processes starting, a bridge restarting) may take this long on a loaded machine. */
+const CRASH_WAIT_MS = 30_000;
+
+/** The shared wait, naming what it waited for with the bridge's stderr (a crash test's best clue). */
+function waitForBridge<T>(what: string, check: () => Promise<T>): Promise<NonNullable<T>> {
+  return waitFor(check, CRASH_WAIT_MS, () => `${what}\n${bridge?.stderr() ?? ""}`);
 }
 
 const events = (b: ChildBridge, sessionId: string) => json<WireEvent[]>(b.api(`/api/v1/sessions/${sessionId}/events`));
@@ -129,7 +128,7 @@ describe("kill -9 mid-turn", () => {
         (await ack("turn.prompt", { commandId: `cmd-${marker}-a`, sessionId: careful, text: `write round ${round}` }))
           .ok,
       ).toBe(true);
-      await waitFor(
+      await waitForBridge(
         "a pending approval",
         async () => (await json<unknown[]>(bridge!.api("/api/v1/approvals?status=pending"))).length > 0,
       );
@@ -158,16 +157,17 @@ describe("kill -9 mid-turn", () => {
       expect(
         (await ack("turn.prompt", { commandId: `cmd-${marker}-b`, sessionId: yolo, text: `work round ${round}` })).ok,
       ).toBe(true);
-      await waitFor("the background task", async () => processesWith(`${marker}-bg`).length > 0);
-      if (mode === 0) await waitFor("the foreground command", async () => processesWith(`${marker}-fg`).length > 0);
+      await waitForBridge("the background task", async () => processesWith(`${marker}-bg`).length > 0);
+      if (mode === 0)
+        await waitForBridge("the foreground command", async () => processesWith(`${marker}-fg`).length > 0);
       if (mode === 1)
-        await waitFor(
+        await waitForBridge(
           "the hanging model request",
           async () =>
             fake.requests.length > 0 &&
             (await events(bridge!, yolo)).some((e) => e.type === "tool.state" && e.payload.state === "completed"),
         );
-      await waitFor("the terminal", async () => processesWith(`${marker}-pty`).length > 0);
+      await waitForBridge("the terminal", async () => processesWith(`${marker}-pty`).length > 0);
       if (mode === 2) await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 60)));
 
       // 3. What a client has read (and so was persisted: reads flush first).
@@ -234,7 +234,7 @@ describe("kill -9 mid-turn", () => {
         ok: boolean;
       };
       expect(prompted.ok).toBe(true);
-      const completed = await waitFor("the new turn", async () =>
+      const completed = await waitForBridge("the new turn", async () =>
         (await events(bridge!, yolo)).slice(before).find((event) => event.type === "turn.completed"),
       );
       expect(completed.payload.outcome).toBe("completed");
@@ -262,11 +262,11 @@ describe("kill -9 mid-turn", () => {
     await socket
       .timeout(10_000)
       .emitWithAck("turn.prompt", { commandId: `cmd-${marker}-a`, sessionId: yolo, text: "work" });
-    await waitFor(
+    await waitForBridge(
       "the foreground command",
       async () => processesWith(`${marker}-fg`).length > 0 && processesWith(`${marker}-bg`).length > 0,
     );
-    await waitFor("the terminal", async () => processesWith(`${marker}-pty`).length > 0);
+    await waitForBridge("the terminal", async () => processesWith(`${marker}-pty`).length > 0);
     socket.disconnect();
     b.child.kill("SIGTERM");
     const exit = await b.exited;

@@ -4,6 +4,7 @@ import { clientCommands, ptyCommands } from "../../../server/protocol";
 import { MAX_PROMPT_MESSAGE_BYTES } from "../../../server/protocol/images";
 import { startTestBridge, TEST_TOKEN, type TestBridge } from "../helpers";
 import { apiRoutes, probe } from "./probe";
+import { rng } from "../../support/rng";
 
 /**
  * Random and malformed payloads at every socket event (from server/protocol) and
@@ -37,18 +38,6 @@ afterAll(async () => {
   vi.restoreAllMocks();
   console.info(`[security/fuzz] payloads fuzzed: ${payloads} (seed ${SEED})`);
 });
-
-/** mulberry32: a seeded PRNG so a failure can be replayed with FUZZ_SEED. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NASTY_STRINGS = [
   "",

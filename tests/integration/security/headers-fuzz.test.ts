@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { io } from "socket.io-client";
 import { startTestBridge, TEST_TOKEN, type TestBridge } from "../helpers";
 import { apiRoutes, probe } from "./probe";
+import { rng } from "../../support/rng";
 
 /**
  * Hostile headers and cookies, the way fuzz.test.ts does bodies: a malformed auth cookie
@@ -29,17 +30,6 @@ afterAll(async () => {
   await bridge.stop();
   vi.restoreAllMocks();
 });
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Values a hand-made request can carry in a header (Node's client refuses CR, LF and NUL). */
 function nastyValues(port: number): string[] {

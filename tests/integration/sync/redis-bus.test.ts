@@ -8,7 +8,7 @@ import type { EventEnvelope } from "../../../server/protocol";
 import { EventLog } from "../../../server/sessions";
 import * as store from "../../../server/store";
 import { dropTestDatabases, testDatabaseUrl } from "../../db";
-import { until } from "../acp/support";
+import { waitFor } from "../../support/wait";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 
@@ -48,7 +48,7 @@ describe("the Redis bus", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     const started = Date.now();
     for (let i = 0; i < 20; i++) a.log.append(session.id, { type: "notice", payload: { level: "info", text: `${i}` } });
-    await until(() => seenByB.length === 20, 5_000, "B hearing A's events over Redis");
+    await waitFor(() => seenByB.length === 20, 5_000, "B hearing A's events over Redis");
     // Well under the local tail's 200 ms: the message woke B, not a poll (there is none with this bus).
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(seenByB.map((event) => event.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));

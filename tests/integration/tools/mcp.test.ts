@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMcpManager, loadMcpConfig, mcpToolName, type McpManager } from "../../../server/tools";
+import { waitFor } from "../../support/wait";
 import { fakeCtx, makeWorkspace, write } from "../../unit/tools/support";
 import { createTestMcpServer } from "./fixtures/mcp-test-server";
 
@@ -186,11 +187,3 @@ describe("mcpToolName", () => {
     expect(mcpToolName("s", "x".repeat(100))).toHaveLength(64);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -2,6 +2,7 @@ import serializePackage from "@xterm/addon-serialize";
 import headlessPackage from "@xterm/headless";
 import { describe, expect, it } from "vitest";
 import { ScreenMirror } from "../../../server/pty/mirror";
+import { waitFor } from "../../support/wait";
 import { continuesPlain, skippableRange } from "../../../server/pty/mirror-skip.mjs";
 
 const { Terminal: HeadlessTerminal } = headlessPackage;
@@ -150,8 +151,7 @@ describe("the screen mirror's skipping of scrolled-out plain text", () => {
     const mirror = new ScreenMirror(80, 24);
     for (const piece of pieces) {
       mirror.write(piece);
-      for (let i = 0; i < 500 && mirror.lag > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      expect(mirror.lag).toBe(0);
+      await waitFor(() => mirror.lag === 0, 5_000, "the mirror to parse the piece");
     }
     const { snapshot } = await mirror.snapshot();
     mirror.dispose();

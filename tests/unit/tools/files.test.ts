@@ -1,7 +1,8 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { builtinTools, unifiedDiff } from "../../../server/tools";
+import { unifiedDiff } from "../../../server/diff";
+import { builtinTools } from "../../../server/tools";
 import { READ_MAX_LINE_CHARS } from "../../../server/tools/read-file";
 import { fakeCtx, makeWorkspace, write } from "./support";
 

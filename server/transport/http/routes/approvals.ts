@@ -3,7 +3,7 @@ import { readJson } from "../io";
 import { deciderOfRequest, visibleSessions } from "../../people";
 import type { Route } from "../router";
 
-/** The approval queue and the rules over HTTP (DESIGN.md §2). */
+/** The approval queue and the rules over HTTP (the public API: server/transport/http/openapi-docs.ts). */
 export const approvalRoutes: Route[] = [
   {
     method: "GET",

@@ -12,7 +12,7 @@ async function optionalJson(req: IncomingMessage): Promise<unknown> {
 }
 
 /**
- * Checkpoints (DESIGN.md §2, §7): the timeline, a diff preview, rewind (conversation, files or
+ * Checkpoints (the public API: server/transport/http/openapi-docs.ts): the timeline, a diff preview, rewind (conversation, files or
  * both; 409 `checkpoint:conflict` with `details.paths` for edits made outside the agent),
  * undo of the last rewind, `/undo` (the last turn), fork, and the D-Mail files setting.
  */

@@ -33,7 +33,7 @@ export const sessionRoutes: Route[] = [
       const session = await services.sessions.get(params.id);
       return {
         ...(await services.sessions.summary(session)),
-        running_task_id: services.runtime.runningTurn(session.id) ?? null,
+        running_task_id: await services.turns.runningTurn(session.id),
         usage: await services.sessions.usage(session.id),
         stop_reason: await services.sessions.lastStopReason(session.id),
       };

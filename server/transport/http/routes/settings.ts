@@ -91,7 +91,7 @@ export const sessionListRoutes: Route[] = [
     method: "DELETE",
     path: "/api/v1/sessions/:id",
     handler: async ({ services, params }) => {
-      await services.runtime.cancel(params.id);
+      await services.turns.cancel(params.id); // on whichever bridge runs the turn
       // What runs or is kept on the session's behalf goes with it: terminals, background tasks,
       // MCP servers, an external agent process, the runtime's and checkpoints' state.
       await services.janitor.forget(params.id, "deleted");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { lineHunks, revertHunk } from "../../../server/checkpoints/hunks";
+import { lineCounts, lineHunks, revertHunk, unifiedDiff } from "../../../server/diff";
 
 const text = (...lines: string[]) => lines.map((line) => `${line}\n`).join("");
 
@@ -48,5 +48,31 @@ describe("lineHunks", () => {
       current = revertHunk(current, hunks[Math.floor(hunks.length / 2)]);
     }
     expect(current).toBe(before);
+  });
+});
+
+describe("one diff for cards, hunks and counts", () => {
+  it("counts, hunks and the unified diff describe the same lines", () => {
+    const before = Array.from({ length: 60 }, (_, i) => `line ${i}\n`).join("");
+    const lines = before.split(/(?<=\n)/);
+    lines[5] = "five\n";
+    lines.splice(30, 2, "a\n", "b\n", "c\n");
+    lines.splice(50, 1);
+    const after = lines.join("");
+    const hunks = lineHunks(before, after);
+    const counted = { additions: 0, deletions: 0 };
+    for (const hunk of hunks) {
+      counted.additions += hunk.newTo - hunk.newFrom;
+      counted.deletions += hunk.oldTo - hunk.oldFrom;
+    }
+    expect(lineCounts(before, after)).toEqual(counted);
+    expect(counted).toEqual({ additions: 4, deletions: 4 });
+    const patch = unifiedDiff("f", before, after);
+    expect(patch.match(/^\+(?!\+\+)/gm)).toHaveLength(counted.additions);
+    expect(patch.match(/^-(?!--)/gm)).toHaveLength(counted.deletions);
+  });
+
+  it("tells a missing final newline from a present one", () => {
+    expect(lineCounts("a\nb", "a\nb\n")).toEqual({ additions: 1, deletions: 1 });
   });
 });

@@ -1,0 +1,24 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { lstatOrNull, statOrNull } from "../../../server/stat-or-null";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "wl-stat-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("statOrNull", () => {
+  it("is null for a path that is not there, or whose parent is a file", async () => {
+    fs.writeFileSync(path.join(dir, "file"), "x");
+    expect(await statOrNull(path.join(dir, "missing"))).toBeNull();
+    expect(await statOrNull(path.join(dir, "file", "child"))).toBeNull();
+    expect((await statOrNull(path.join(dir, "file")))?.isFile()).toBe(true);
+  });
+
+  it("reports any other failure instead of passing it for a missing file", async () => {
+    fs.symlinkSync("loop-b", path.join(dir, "loop-a"));
+    fs.symlinkSync("loop-a", path.join(dir, "loop-b"));
+    await expect(statOrNull(path.join(dir, "loop-a"))).rejects.toMatchObject({ code: "ELOOP" });
+    expect((await lstatOrNull(path.join(dir, "loop-a")))?.isSymbolicLink()).toBe(true);
+  });
+});
