@@ -1,9 +1,8 @@
 import fs from "node:fs/promises";
-import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { SessionPage } from "./pages/session-page";
-import { bridgeApi, e2e, expect, freshWorkspace, login, scriptLlm, test } from "./fixtures";
+import { bridgeApi, e2e, expect, login, newSession, scriptLlm, test } from "./fixtures";
 
 /**
  * Issue 33: axe-core's WCAG 2.1 A/AA rules over every page and state a user reaches, in the dark and
@@ -52,20 +51,6 @@ async function audit(page: Page, state: string): Promise<string[]> {
 
 async function check(page: Page, state: string): Promise<void> {
   expect.soft(await audit(page, state), `serious or critical axe violations on ${state}`).toEqual([]);
-}
-
-async function newSession(name: string, options: { yolo?: boolean; files?: Record<string, string> } = {}) {
-  const workspace = await freshWorkspace(name);
-  for (const [file, content] of Object.entries(options.files ?? {})) {
-    await fs.mkdir(path.dirname(path.join(workspace, file)), { recursive: true });
-    await fs.writeFile(path.join(workspace, file), content);
-  }
-  const { id } = await bridgeApi<{ id: string }>("/api/v1/sessions", {
-    workspace,
-    yolo: options.yolo ?? true,
-    title: name,
-  });
-  return { id, workspace };
 }
 
 async function turnDone(page: Page, count: number): Promise<void> {

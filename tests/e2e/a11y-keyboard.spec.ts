@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "@playwright/test";
 import { SessionPage } from "./pages/session-page";
-import { bridgeApi, e2e, expect, freshWorkspace, login, scriptLlm, test } from "./fixtures";
+import { bridgeApi, e2e, expect, freshWorkspace, login, newSession, scriptLlm, test } from "./fixtures";
 
 /**
  * Issue 33: every flow with the keyboard alone — no click, no `fill`, no `focus()` from the test.
@@ -52,20 +52,6 @@ async function recordAnnouncements(page: Page): Promise<void> {
 
 function announcements(page: Page): Promise<string> {
   return page.evaluate(() => ((window as unknown as { __said?: string[] }).__said ?? []).join(" | "));
-}
-
-async function newSession(name: string, options: { yolo?: boolean; files?: Record<string, string> } = {}) {
-  const workspace = await freshWorkspace(name);
-  for (const [file, content] of Object.entries(options.files ?? {})) {
-    await fs.mkdir(path.dirname(path.join(workspace, file)), { recursive: true });
-    await fs.writeFile(path.join(workspace, file), content);
-  }
-  const { id } = await bridgeApi<{ id: string }>("/api/v1/sessions", {
-    workspace,
-    yolo: options.yolo ?? true,
-    title: name,
-  });
-  return { id, workspace };
 }
 
 /**

@@ -58,6 +58,21 @@ export async function freshWorkspace(name: string): Promise<string> {
   return dir;
 }
 
+/** A session on a fresh folder holding `files` (yolo unless told otherwise). */
+export async function newSession(name: string, options: { yolo?: boolean; files?: Record<string, string> } = {}) {
+  const workspace = await freshWorkspace(name);
+  for (const [file, content] of Object.entries(options.files ?? {})) {
+    await fs.mkdir(path.dirname(path.join(workspace, file)), { recursive: true });
+    await fs.writeFile(path.join(workspace, file), content);
+  }
+  const { id } = await bridgeApi<{ id: string }>("/api/v1/sessions", {
+    workspace,
+    yolo: options.yolo ?? true,
+    title: name,
+  });
+  return { id, workspace };
+}
+
 /** Logs the page in by visiting the printed URL (sets the cookie, strips the token). */
 export async function login(page: Page): Promise<void> {
   await page.goto(e2e.readyUrl);

@@ -69,6 +69,28 @@ export async function startTestBridge(
   };
 }
 
+/** A session whose turns an external ACP agent (`agentCommand`) runs, on the bridge's workspace. */
+export async function externalAgentSession(bridge: TestBridge, agentCommand: string): Promise<string> {
+  const response = await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace, agentCommand } });
+  if (!response.ok) throw new Error(`creating the session failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { id: string }).id;
+}
+
+/** A socket that authenticated with `auth` (a token, a share link, …), connected once and never reconnecting. */
+export async function connectedSocket(url: string, auth: Record<string, string>): Promise<Socket> {
+  const socket = io(url, { auth, transports: ["websocket"], forceNew: true, reconnection: false });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  return socket;
+}
+
+/** Emits a command and returns its whole ack, `{ok:false}` included. */
+export async function ackOf(socket: Socket, name: string, payload: unknown): Promise<Ack> {
+  return (await socket.timeout(10_000).emitWithAck(name, payload)) as Ack;
+}
+
 /** Emits a command and returns its ack data, throwing on `{ok:false}`. */
 export async function emitCommand<T = unknown>(socket: Socket, name: string, payload: unknown): Promise<T> {
   const ack = (await socket.timeout(10_000).emitWithAck(name, payload)) as Ack<T>;

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventEnvelope } from "../../../server/protocol";
-import { startTestBridge, waitFor, type TestBridge } from "../helpers";
+import { externalAgentSession, startTestBridge, waitFor, type TestBridge } from "../helpers";
 
 /**
  * An external agent that runs commands (its own, in a group of its own, and one through Worldline's
@@ -42,9 +42,7 @@ async function processesWith(marker: string): Promise<number[]> {
 
 async function busySession(marker: string): Promise<string> {
   const agentCommand = `${JSON.stringify(process.execPath)} ${JSON.stringify(BUSY_AGENT)} ${marker}`;
-  const response = await bridge.api("/api/v1/sessions", { body: { workspace: bridge.workspace, agentCommand } });
-  expect(response.ok).toBe(true);
-  return ((await response.json()) as { id: string }).id;
+  return externalAgentSession(bridge, agentCommand);
 }
 
 async function eventsOf(sessionId: string): Promise<EventEnvelope[]> {

@@ -2,7 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventEnvelope } from "../../../server/protocol";
-import { startTestBridge, waitFor, type TestBridge } from "../helpers";
+import { externalAgentSession, startTestBridge, waitFor, type TestBridge } from "../helpers";
 
 const TINY_AGENT = path.join(import.meta.dirname, "fixtures/tiny-agent.mjs");
 const AGENT_COMMAND = `${JSON.stringify(process.execPath)} ${JSON.stringify(TINY_AGENT)}`;
@@ -14,12 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => bridge?.stop());
 
-async function createExternalSession(): Promise<string> {
-  const response = await bridge.api("/api/v1/sessions", {
-    body: { workspace: bridge.workspace, agentCommand: AGENT_COMMAND },
-  });
-  expect(response.ok).toBe(true);
-  return ((await response.json()) as { id: string }).id;
+function createExternalSession(): Promise<string> {
+  return externalAgentSession(bridge, AGENT_COMMAND);
 }
 
 async function eventsOf(sessionId: string): Promise<EventEnvelope[]> {

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { io, type Socket } from "socket.io-client";
+import type { Socket } from "socket.io-client";
 import { startFakeLlm } from "../../fake-llm/server";
 import type { FakeLlm } from "../../fake-llm/types";
-import type { Ack } from "../../../server/protocol";
 import { startOidcProvider, type TestOidcProvider } from "../../support/oidc-provider";
 import { queryTestDb } from "../../db";
-import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
+import { ackOf, connectedSocket, emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
 import { signInThroughProvider } from "./oidc-flow";
 
 const CI_TOKEN = "ci-named-token-0123456789";
@@ -86,18 +85,12 @@ async function passwordCookie(name: string): Promise<string> {
 }
 
 async function personSocket(token: string): Promise<Socket> {
-  const socket = io(hub.url, { auth: { token }, transports: ["websocket"], forceNew: true, reconnection: false });
+  const socket = await connectedSocket(hub.url, { token });
   sockets.push(socket);
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    socket.once("connect_error", reject);
-  });
   return socket;
 }
 
-async function ack(socket: Socket, name: string, payload: unknown): Promise<Ack> {
-  return (await socket.timeout(10_000).emitWithAck(name, payload)) as Ack;
-}
+const ack = ackOf;
 
 async function sessionOf(as: string): Promise<string> {
   return (await api("/api/v1/sessions", { as, body: { workspace: hub.workspace } })).id as string;

@@ -5,8 +5,7 @@ import { startFakeLlm } from "../../fake-llm/server";
 import type { FakeLlm } from "../../fake-llm/types";
 import * as store from "../../../server/store";
 import { hashToken } from "../../../server/sharing";
-import type { Ack } from "../../../server/protocol";
-import { TEST_TOKEN, emitCommand, uniqueId, waitFor } from "../helpers";
+import { TEST_TOKEN, ackOf, connectedSocket, emitCommand, uniqueId, waitFor } from "../helpers";
 import { startSyncBridge, type SyncBridge } from "./support";
 import { testDatabaseUrl } from "../../db";
 
@@ -33,23 +32,11 @@ async function createLink(sessionId: string, scope: "view" | "drive") {
   return (await response.json()) as { id: string; token: string; path: string; scope: string; lan_urls: string[] };
 }
 
-async function shareSocket(token: string): Promise<Socket> {
-  const socket = io(bridge.url, {
-    auth: { share: token },
-    transports: ["websocket"],
-    forceNew: true,
-    reconnection: false,
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once("connect", () => resolve());
-    socket.once("connect_error", reject);
-  });
-  return socket;
+function shareSocket(token: string): Promise<Socket> {
+  return connectedSocket(bridge.url, { share: token });
 }
 
-async function ack(socket: Socket, name: string, payload: unknown): Promise<Ack> {
-  return (await socket.timeout(10_000).emitWithAck(name, payload)) as Ack;
-}
+const ack = ackOf;
 
 /** A session waiting on an approval for a shell command (yolo off). */
 async function sessionWaitingForApproval(): Promise<{ sessionId: string; approvalId: string }> {
