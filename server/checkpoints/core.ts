@@ -68,7 +68,7 @@ export class CheckpointCore {
   private readonly repos = new Map<string, Promise<ShadowRepo>>();
   /** Per session: checkpoint work in order (turn-end snapshot before the next turn's first checkpoint). */
   private readonly chains = new Map<string, Promise<unknown>>();
-  /** Per session: the number the next queued checkpoint gets (see allocate). */
+  /** Per session: the number taken last, so the next is taken after it (see allocate). */
   private readonly numbers = new Map<string, Promise<number>>();
   /** Per session: the reason of the checkpoint queued last, so a turn end is recorded once. */
   private readonly lastReasons = new Map<string, string>();
@@ -92,7 +92,7 @@ export class CheckpointCore {
 
   /**
    * Frees the per-session bookkeeping once its queued checkpoint work is done (session deleted,
-   * or idle: the next checkpoint re-reads its number from the database). Shadow repos are per
+   * or idle). Shadow repos are per
    * workspace and stay.
    */
   async forgetSession(sessionId: string): Promise<void> {
@@ -204,17 +204,17 @@ export class CheckpointCore {
   }
 
   /**
-   * Hands out checkpoint numbers in queue order, before the rows exist. Every row this
-   * service writes takes its number from here, so numbers stay unique and ordered.
+   * Takes checkpoint numbers from the store (an atomic counter on the session), in queue order:
+   * any bridge can take the next one and none is reused (issue 29, fault 4). Taken before the row
+   * exists, so the model is told the number at once; the durable writer waits out a store outage.
    */
   private allocate(sessionId: string, reason: string): Promise<number> {
-    const next =
-      this.numbers.get(sessionId) ??
-      store.lastCheckpoint(this.deps.db, sessionId).then((last) => (last ? last.number + 1 : 0));
-    const following = next.then((n) => n + 1);
-    // A failed lookup is tried again by the next checkpoint instead of failing them all.
-    following.catch(() => this.numbers.get(sessionId) === following && this.numbers.delete(sessionId));
-    this.numbers.set(sessionId, following);
+    const previous = this.numbers.get(sessionId) ?? Promise.resolve(0);
+    const next = previous
+      .catch(() => 0) // a failed take before this one does not fail this one
+      .then(() => store.durably(() => store.takeCheckpointNumber(this.deps.db, sessionId)));
+    this.numbers.set(sessionId, next);
+    void next.catch(() => undefined); // the caller gets the error; this copy only orders the queue
     this.lastReasons.set(sessionId, reason);
     return next;
   }
@@ -273,18 +273,22 @@ export class CheckpointCore {
       // The snapshot exists but its diff failed: the row still marks the conversation position.
       note = `No list of changed files: ${errorMessage(error)}`;
     }
-    const row = await store.createCheckpoint(this.deps.db, {
-      id: options.id,
-      number: options.number,
-      sessionId: input.sessionId,
-      turn: input.turn,
-      step: input.step,
-      reason: input.reason,
-      historyPosition: input.historyPosition,
-      snapshot,
-      filesChanged: JSON.stringify(files),
-      note,
-    });
+    // One id for every try: a retry of an insert that went through finds its row instead of clashing.
+    const id = options.id ?? store.newId();
+    const row = await store.durably(() =>
+      store.createCheckpoint(this.deps.db, {
+        id,
+        number: options.number,
+        sessionId: input.sessionId,
+        turn: input.turn,
+        step: input.step,
+        reason: input.reason,
+        historyPosition: input.historyPosition,
+        snapshot,
+        filesChanged: JSON.stringify(files),
+        note,
+      }),
+    );
     if (options.announce === false) return row;
     await this.deps.log.open(input.sessionId);
     this.deps.log.append(input.sessionId, {

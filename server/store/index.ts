@@ -17,10 +17,27 @@ export {
 export type { SessionRow } from "./sessions";
 export { insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, readTurnEvents } from "./events";
 export type { StoredEvent } from "./events";
-export { appendHistory, readHistory, truncateHistory } from "./history";
+export { appendHistory, HistoryGapError, readHistory, truncateHistory } from "./history";
+export type { HistoryRow } from "./history";
+export {
+  claimSession,
+  FencedError,
+  fenced,
+  isFenced,
+  releaseClaim,
+  sessionEpoch,
+  takeCheckpointNumber,
+} from "./claims";
+export type { Claim } from "./claims";
+export { asStoreError, durably, storeHealth } from "./durable";
+export type { DurableOptions } from "./durable";
+export { describeFault, faultError, storeFault } from "./faults";
+export type { StoreFault } from "./faults";
 export { createTurn, finishTurn, getTurn, sessionUsage, type SessionUsage } from "./turns";
 export {
+  allOwners,
   beatOwner,
+  databaseNow,
   interruptOrphanApproval,
   interruptOrphanTurn,
   freshOwners,
@@ -39,6 +56,7 @@ export { listRecentWorkspaces } from "./workspaces";
 export { createCheckpoint, getCheckpoint, getCheckpointByNumber, lastCheckpoint, listCheckpoints } from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
+export { newId } from "./ids";
 export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";
 export type { ShareLinkRow } from "./share-links";
 export { createMemory, deleteMemory, listMemories } from "./memory";
