@@ -15,7 +15,7 @@ import { CheckpointService } from "./checkpoints";
 import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
 import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./processes";
 import { EventLog, SessionJanitor, Sessions } from "./sessions";
-import { OwnerLease, sweepOrphans, type LeaseOptions } from "./leases";
+import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
 import { PtyManager } from "./pty";
 import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
@@ -119,6 +119,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     sessions,
     config,
     ownerId: lease.id,
+    claims: new SessionClaims(db, lease),
     checkpoints,
     // Built once: the tools keep no per-turn state, and building them (shell's schema) every turn cost the first token ~0.3 ms.
     tools:
@@ -143,6 +144,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
     }),
     ...options.agent,
+  });
+  // A turn whose claim was taken while this bridge was cut off stops; ended turns' unstored statuses are retried.
+  lease.onBeat(async () => {
+    await runtime.stopFencedTurns();
+    await runtime.retryUnsettled();
   });
   checkpoints.attach(runtime);
   // What a session holds in this process, freed on delete and after it idles unwatched.

@@ -52,10 +52,12 @@ export function storeCheckpoints(db: store.Db): CheckpointPort {
       const number = await store.durably(() => store.takeCheckpointNumber(db, input.sessionId));
       const id = `cp_${randomUUID()}`;
       writes = writes.then(() =>
-        store.durably(() => store.createCheckpoint(db, { ...input, id, number })).catch((error: unknown) => {
-          // The marker in the history still works for D-Mail; only the timeline row is missing.
-          console.error(`worldline: checkpoint ${number} of session ${input.sessionId} was not saved:`, error);
-        }),
+        store
+          .durably(() => store.createCheckpoint(db, { ...input, id, number }))
+          .catch((error: unknown) => {
+            // The marker in the history still works for D-Mail; only the timeline row is missing.
+            console.error(`worldline: checkpoint ${number} of session ${input.sessionId} was not saved:`, error);
+          }),
       );
       return { id, number };
     },

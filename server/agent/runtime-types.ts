@@ -32,6 +32,11 @@ export interface RuntimeDeps {
   config: BridgeConfig;
   /** This process's lease (server/leases): turns it runs carry it, so other processes leave them alone. */
   ownerId?: string;
+  /**
+   * Claims of sessions (server/leases): a turn runs under the session's claim and its writes are
+   * fenced on the claim's epoch. Without it (tests, one process) turns run unfenced.
+   */
+  claims?: ClaimPort;
   /** Workspace tools (built-ins, MCP); the runtime adds the agent's own (todo, task, send_dmail). */
   tools: () => AgentTool[];
   gate: ApprovalGate;
@@ -58,6 +63,12 @@ export interface RuntimeDeps {
 }
 
 /** What a prompt may carry besides its text. */
+export interface ClaimPort {
+  claim(sessionId: string): Promise<store.Claim>;
+  release(claim: store.Claim): Promise<void>;
+  holds(claim: store.Claim): Promise<boolean>;
+}
+
 export interface PromptOptions {
   reasoning?: "on" | "off";
   /** Images for the model, as `data:` (or http) URLs; they go with the first user message of the turn. */

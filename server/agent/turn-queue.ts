@@ -1,4 +1,5 @@
 import { WorldlineError } from "../errors";
+import type * as store from "../store";
 import type { Session } from "../sessions";
 import type { TurnResult } from "./loop";
 import type { PromptOptions } from "./runtime-types";
@@ -21,6 +22,8 @@ export interface PendingTurn {
   settle: (result: TurnResult) => void;
   /** The session as read by `prompt`, for a turn that starts at once (a queued one re-reads it). */
   session?: Session;
+  /** The session's claim this turn runs under (server/leases); its writes are fenced on it. */
+  claim?: store.Claim;
 }
 
 interface SessionState {

@@ -99,7 +99,13 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 function firstLine(error: unknown): string {
-  return errorMessage(error).split("\n").find((line) => line.trim())?.trim().slice(0, 200) ?? "unknown error";
+  return (
+    errorMessage(error)
+      .split("\n")
+      .find((line) => line.trim())
+      ?.trim()
+      .slice(0, 200) ?? "unknown error"
+  );
 }
 
 function envMs(name: string): number | undefined {

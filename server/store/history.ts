@@ -11,7 +11,9 @@ export interface HistoryRow {
 /** A history write that does not continue the stored history: another writer appended or truncated meanwhile. */
 export class HistoryGapError extends Error {
   constructor(sessionId: string, expected: number, found: number) {
-    super(`History of session ${sessionId} ends at position ${found - 1}, not ${expected - 1}: it changed under this writer.`);
+    super(
+      `History of session ${sessionId} ends at position ${found - 1}, not ${expected - 1}: it changed under this writer.`,
+    );
     this.name = "HistoryGapError";
   }
 }
@@ -36,7 +38,7 @@ export async function appendHistory(
     const stored = Number(next);
     const first = entries[0].position;
     const last = entries[entries.length - 1].position;
-    if (stored === last + 1) return; // this very batch went through before (a retried write)
+    if (stored === last + 1 && (await storedAlready(tx, sessionId, entries))) return; // a retried write that went through
     if (stored !== first) throw new HistoryGapError(sessionId, first, stored);
     // Raw, storing what createMany stores (tests/unit/store compares them): written at every agent step.
     const now = new Date();
@@ -47,6 +49,21 @@ export async function appendHistory(
   };
   if (claim) await fenced(db, { sessionId, epoch: claim.epoch }, write);
   else await db.$transaction(write);
+}
+
+/** Whether these very entries are stored (by position and content). */
+async function storedAlready(tx: Prisma.TransactionClient, sessionId: string, entries: HistoryRow[]): Promise<boolean> {
+  const rows = await tx.historyEntry.findMany({
+    where: { sessionId, position: { gte: entries[0].position, lte: entries[entries.length - 1].position } },
+    orderBy: { position: "asc" },
+    select: { position: true, kind: true, data: true },
+  });
+  return (
+    rows.length === entries.length &&
+    rows.every(
+      (row, i) => row.position === entries[i].position && row.kind === entries[i].kind && row.data === entries[i].data,
+    )
+  );
 }
 
 export async function readHistory(db: Db, sessionId: string) {

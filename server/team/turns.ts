@@ -1,4 +1,5 @@
 import type { AgentRuntime, PromptOptions } from "../agent";
+import { WorldlineError } from "../errors";
 import type { OwnerLease } from "../leases";
 import * as store from "../store";
 import type { Rpc } from "./rpc";
@@ -34,8 +35,15 @@ export class TurnRouter {
   async prompt(sessionId: string, text: string, options: PromptOptions = {}): Promise<StartedRemotely> {
     const owner = await this.elsewhere(sessionId);
     if (owner) return this.deps.rpc!.call(owner, "turn.prompt", { sessionId, text, options });
-    const started = await this.deps.runtime.prompt(sessionId, text, options);
-    return { turnId: started.turnId, queued: started.queued };
+    try {
+      const started = await this.deps.runtime.prompt(sessionId, text, options);
+      return { turnId: started.turnId, queued: started.queued };
+    } catch (error) {
+      // Another bridge claimed the session first (two prompts at the same instant): it queues this one.
+      const holder = claimHolder(error);
+      if (!holder || !this.deps.rpc || holder === this.deps.lease.id) throw error;
+      return this.deps.rpc.call(holder, "turn.prompt", { sessionId, text, options });
+    }
   }
 
   async steer(sessionId: string, text: string): Promise<{ turnId: string; steered: boolean }> {
@@ -61,4 +69,11 @@ export class TurnRouter {
     if (!owner || owner === this.deps.lease.id) return null;
     return (await this.deps.lease.isLive(owner)) ? owner : null;
   }
+}
+
+/** The live bridge holding the session's claim, from a refused claim (server/leases/claims.ts). */
+function claimHolder(error: unknown): string | null {
+  if (!(error instanceof WorldlineError) || error.code !== "session:busy") return null;
+  const owner = (error.details as { owner?: unknown } | undefined)?.owner;
+  return typeof owner === "string" ? owner : null;
 }
