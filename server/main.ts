@@ -78,7 +78,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const log = new EventLog(db, redis?.bus);
   const sessions = new Sessions(db, log);
   const lease = new OwnerLease(db, { kind: options.kind ?? "web", ...options.lease });
-  const approvals = new ApprovalService({ db, log, sessions, ownerId: lease.id });
+  const approvals = new ApprovalService({
+    db,
+    log,
+    sessions,
+    ownerId: lease.id,
+    isLive: (ownerId) => lease.isLive(ownerId),
+  });
   // Turns and requests of owners that are gone (killed, crashed) are interrupted now and whenever another dies.
   const sweep = () => sweepOrphans({ db, log, lease, interruptApprovals: (live) => approvals.interruptOrphans(live) });
   await lease.start();

@@ -10,7 +10,7 @@ import type { PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
 import type { SessionToolSource } from "./session-tools";
 import { ToolLayers } from "./tool-layers";
 import { COMPACT_COMMAND, emptyStats, executeTurn, type TurnExecutionEnv } from "./turn-execution";
-import { TurnQueue, type PendingTurn } from "./turn-queue";
+import { TurnQueue, turnCapacity, type PendingTurn } from "./turn-queue";
 
 export type { ExternalAgentPort, PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
 export { MAX_CONCURRENT_TURNS, MAX_QUEUED_TURNS_PER_SESSION } from "./turn-queue";
@@ -60,6 +60,11 @@ export class AgentRuntime {
 
   isRunning(sessionId: string): boolean {
     return this.queue.active(sessionId) !== undefined;
+  }
+
+  /** Turns running now and this bridge's capacity (WORLDLINE_MAX_TURNS), for /api/v1/health. */
+  load(): { running: number; capacity: number } {
+    return { running: this.queue.runningCount(), capacity: turnCapacity() };
   }
 
   runningTurn(sessionId: string): string | undefined {

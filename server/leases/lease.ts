@@ -104,8 +104,11 @@ export class OwnerLease {
     this.beating = (async () => {
       try {
         await this.beat();
+        store.storeHealth.succeeded(); // the heartbeat is the store's health probe (/api/v1/health)
         for (const task of this.afterBeat) await task();
       } catch (error) {
+        const fault = store.storeFault(error);
+        if (fault) store.storeHealth.failed(fault, error);
         // The next beat retries; the TTL allows for a few misses. Logged once per outage, not per beat.
         if (!this.beatFailed) {
           console.error("[worldline] lease heartbeat failed:", error instanceof Error ? error.message : error);

@@ -48,6 +48,15 @@ export class Rpc {
   }
 
   call<T>(owner: string, method: string, args: Record<string, unknown>): Promise<T> {
+    // Redis is down: the other bridge cannot be reached now; say so at once instead of after CALL_TIMEOUT_MS.
+    if (!this.link.available()) {
+      return Promise.reject(
+        new WorldlineError(
+          "bus:unavailable",
+          "Redis is unreachable, so the bridge running this session cannot be reached; try again shortly.",
+        ),
+      );
+    }
     const id = randomUUID();
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {

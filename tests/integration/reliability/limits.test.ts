@@ -96,7 +96,7 @@ describe("terminal and turn limits", () => {
       expect((await runtime.prompt(sessionId, `hang ${i}`)).queued).toBe(false);
     }
     const extra = await newSession();
-    await expect(runtime.prompt(extra, "one too many")).rejects.toMatchObject({ code: "runtime:busy" });
+    await expect(runtime.prompt(extra, "one too many")).rejects.toMatchObject({ code: "runtime:at_capacity" });
     // Prompts behind a running turn queue (they don't add to what runs), up to the limit.
     for (let i = 0; i < MAX_QUEUED_TURNS_PER_SESSION; i++)
       expect((await runtime.prompt(sessions[0], `queued ${i}`)).queued).toBe(true);
@@ -105,7 +105,7 @@ describe("terminal and turn limits", () => {
     const socket = await bridge.socket();
     await expect(
       emitCommand(socket, "turn.prompt", { commandId: "cmd-over-limit-1", sessionId: extra, text: "again" }),
-    ).rejects.toMatchObject({ code: "runtime:busy" });
+    ).rejects.toMatchObject({ code: "runtime:at_capacity" });
     await runtime.cancelAll();
     fake.reset();
   }, 60_000);
