@@ -90,6 +90,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   await lease.start();
   await sweep();
   lease.onBeat(sweep);
+  await reportConsistency(db);
 
   const files = new WorkspaceFiles();
   const ptys = new PtyManager({
@@ -287,4 +288,22 @@ function loadPages(config: BridgeConfig, dev: boolean) {
     handle: async (req: IncomingMessage, res: ServerResponse) => (await loading).handler(req, res),
     close: async () => (await loading.catch(() => undefined))?.app.close(),
   };
+}
+
+/**
+ * The start check (issue 29): repairs what has one right answer and logs, once, what needs a look
+ * (`worldline doctor` lists the same). It never stops the start: the sessions it names still open.
+ */
+async function reportConsistency(db: store.Db): Promise<void> {
+  try {
+    const findings = await store.checkConsistency(db, { fix: true });
+    for (const finding of findings) {
+      const what = finding.fixed ? "repaired" : "found (see worldline doctor)";
+      console.error(
+        `[worldline] start check: ${what} ${finding.kind} in session ${finding.sessionId}: ${finding.detail}`,
+      );
+    }
+  } catch (error) {
+    console.error(`[worldline] start check failed: ${errorMessage(error)}`); // the bridge serves regardless
+  }
 }

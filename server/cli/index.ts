@@ -11,6 +11,7 @@ const USAGE = `Usage:
   worldline acp                         run as an ACP agent on stdio
   worldline run -p "<prompt>" [--cwd DIR] [--yolo] [--model M] [--output-format text|stream-json]
                   [--final-message-only]   print mode; exit 0 ok, 1 failure, 75 retryable (429/5xx/timeouts)
+  worldline doctor                      check the stored sessions, repair what is safe, list the rest
 `;
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -23,6 +24,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import("./acp")).acpCommand();
     case "run":
       return (await import("./run")).runCommand(argv.slice(1));
+    case "doctor":
+      return (await import("./doctor")).doctorCommand();
     case "help":
     case "--help":
     case "-h":

@@ -80,12 +80,6 @@ export async function durably<T>(write: () => Promise<T>, options: DurableOption
   }
 }
 
-/** A failed store call as the API should answer it: a 503 error for a fault, the error itself otherwise. */
-export function asStoreError(error: unknown): unknown {
-  const fault = storeFault(error);
-  return fault ? faultError(fault, error) : error;
-}
-
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);

@@ -29,7 +29,9 @@ export {
   takeCheckpointNumber,
 } from "./claims";
 export type { Claim } from "./claims";
-export { asStoreError, durably, storeHealth } from "./durable";
+export { durably, storeHealth } from "./durable";
+export { checkConsistency, completedOutcome, settleCompletedTurn } from "./consistency";
+export type { Finding } from "./consistency";
 export type { DurableOptions } from "./durable";
 export { describeFault, faultError, storeFault } from "./faults";
 export type { StoreFault } from "./faults";
