@@ -13,6 +13,12 @@ const DISK_FULL_SQLSTATES = /^(53100)$/;
 const UNREACHABLE_TEXT =
   /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|Connection terminated|connection (?:is )?closed|terminating connection|the database system is (?:starting up|shutting down)|Can't reach database|DatabaseNotReachable|ConnectionClosed|SocketTimeout|Timed out fetching a new connection|SQLITE_CANTOPEN|SQLITE_IOERR|disk I\/O error/i;
 const DISK_FULL_TEXT = /ENOSPC|No space left on device|SQLITE_FULL|database or disk is full|could not extend file/i;
+/**
+ * Prisma's own codes for a database it cannot reach or get a connection or transaction from in time
+ * (P1001 unreachable, P1002 timed out, P1017 connection closed, P2024 pool timeout, P2028 a
+ * transaction not started or ended in time: during an outage, waiting for a connection).
+ */
+const UNREACHABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2028"]);
 const LOCKED_TEXT = /SQLITE_BUSY|database is locked|SocketTimeout.*locked|DatabaseTimeout/i;
 
 /** The fault behind a failed store call, or null for an error retrying cannot fix (a bug, a bad row, a conflict). */
@@ -28,7 +34,9 @@ export function storeFault(error: unknown): StoreFault | null {
     for (const key of ["message", "code", "kind", "originalCode", "originalMessage"]) {
       if (typeof record[key] === "string") texts.push(record[key]);
     }
-    if (typeof record.code === "string" && /^[0-9A-Z]{5}$/.test(record.code)) sqlState ??= record.code;
+    // A SQLSTATE, not one of Prisma's own codes (P and four digits) that wrap it.
+    const code = record.code ?? record.originalCode;
+    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !/^P\d{4}$/.test(code)) sqlState ??= code;
     for (const key of ["cause", "meta", "driverAdapterError", "error"]) visit(record[key], depth + 1);
   };
   visit(error, 0);
@@ -38,6 +46,7 @@ export function storeFault(error: unknown): StoreFault | null {
   if (DISK_FULL_TEXT.test(text)) return "disk:full";
   if (LOCKED_TEXT.test(text)) return "store:locked";
   if (sqlState && UNREACHABLE_SQLSTATES.test(sqlState)) return "store:unavailable";
+  if (texts.some((text) => UNREACHABLE_PRISMA_CODES.has(text))) return "store:unavailable";
   if (UNREACHABLE_TEXT.test(text)) return "store:unavailable";
   return null;
 }

@@ -39,9 +39,11 @@ export class TurnRouter {
       const started = await this.deps.runtime.prompt(sessionId, text, options);
       return { turnId: started.turnId, queued: started.queued };
     } catch (error) {
-      // Another bridge claimed the session first (two prompts at the same instant): it queues this one.
-      const holder = claimHolder(error);
-      if (!holder || !this.deps.rpc || holder === this.deps.lease.id) throw error;
+      // Another bridge claimed the session first, or its turn started since the look above (two
+      // prompts at the same instant): that bridge queues this one.
+      if (!(error instanceof WorldlineError) || error.code !== "session:busy" || !this.deps.rpc) throw error;
+      const holder = claimHolder(error) ?? (await this.elsewhere(sessionId));
+      if (!holder || holder === this.deps.lease.id) throw error;
       return this.deps.rpc.call(holder, "turn.prompt", { sessionId, text, options });
     }
   }
@@ -72,8 +74,7 @@ export class TurnRouter {
 }
 
 /** The live bridge holding the session's claim, from a refused claim (server/leases/claims.ts). */
-function claimHolder(error: unknown): string | null {
-  if (!(error instanceof WorldlineError) || error.code !== "session:busy") return null;
+function claimHolder(error: WorldlineError): string | null {
   const owner = (error.details as { owner?: unknown } | undefined)?.owner;
   return typeof owner === "string" ? owner : null;
 }

@@ -159,7 +159,9 @@ export async function expectConsistentLog(
     const turnId = event.payload.turnId as string | undefined;
     if (event.type === "turn.completed" && turnId) {
       if (outcomes.has(turnId)) problems.push(`turn ${turnId} completed twice`);
-      outcomes.set(turnId, String(event.payload.outcome));
+      const outcome = String(event.payload.outcome);
+      // An unexpected ending carries its reason, so a failing expectation shows why.
+      outcomes.set(turnId, outcome === "completed" ? outcome : `${outcome}: ${String(event.payload.message)}`);
       ended.add(turnId);
     } else if (turnId && ended.has(turnId) && event.type !== "notice") {
       problems.push(`${event.type} of turn ${turnId} after its end (seq ${event.seq})`);
