@@ -32,17 +32,51 @@ async function patiently<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
+interface Transaction {
+  client: { inTransaction: boolean; prepare(sql: string): { run(): unknown } };
+  rollback(): Promise<void>;
+}
+
+/**
+ * A transaction's COMMIT or ROLLBACK statement. Prisma sends the statement, then calls the
+ * transaction's commit/rollback, which releases the adapter's lock on the connection; when the
+ * statement fails (SQLITE_FULL at COMMIT, or a ROLLBACK after SQLite already rolled back on a full
+ * disk) that second call never comes and every later transaction waited forever. Here a failed end
+ * rolls back what is left, releases the connection, and rethrows a COMMIT's error (the durable
+ * writer retries the whole transaction); a ROLLBACK of what is already rolled back succeeds.
+ */
+async function endTransaction(target: Transaction, run: () => Promise<unknown>, commit: boolean): Promise<unknown> {
+  try {
+    return await patiently(run);
+  } catch (error) {
+    if (target.client.inTransaction) {
+      try {
+        target.client.prepare("ROLLBACK").run();
+      } catch {
+        // Nothing more can be done for this transaction; the connection is released below either way.
+      }
+    }
+    await target.rollback();
+    if (commit || target.client.inTransaction) throw error;
+    return 0;
+  }
+}
+
 /** The queryable (connection or transaction) with every statement waiting for a lock without blocking. */
-function unblocking<T extends object>(queryable: T): T {
+function unblocking<T extends object>(queryable: T, transaction = false): T {
   return new Proxy(queryable, {
     get(target, property) {
       const value = Reflect.get(target, property, target) as unknown;
       if (typeof value !== "function") return value;
       if (property === "queryRaw" || property === "executeRaw")
-        return (query: Query) => patiently(() => value.call(target, query) as Promise<unknown>);
+        return (query: Query) => {
+          const run = () => value.call(target, query) as Promise<unknown>;
+          const end = transaction ? /^\s*(COMMIT|ROLLBACK)\s*$/i.exec(query.sql)?.[1].toUpperCase() : undefined;
+          return end ? endTransaction(target as unknown as Transaction, run, end === "COMMIT") : patiently(run);
+        };
       if (property === "startTransaction")
         return async (...args: unknown[]) =>
-          unblocking((await patiently(() => value.apply(target, args) as Promise<object>)) as object);
+          unblocking((await patiently(() => value.apply(target, args) as Promise<object>)) as object, true);
       return value.bind(target);
     },
   });

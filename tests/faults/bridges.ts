@@ -99,6 +99,17 @@ export async function startBridge(options: {
   };
 }
 
+/** Runs a fault's body; on failure the bridges' logs are printed (they say what the bridge saw). */
+export async function withLogs<T>(bridges: FaultBridge[], body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    for (const bridge of bridges)
+      process.stderr.write(`--- log of bridge ${bridge.name} ---\n${bridge.log().slice(-6_000)}\n`);
+    throw error;
+  }
+}
+
 export async function tempDir(prefix: string): Promise<string> {
   return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
 }
@@ -188,6 +199,19 @@ export async function until<T>(check: () => Promise<T> | T, timeoutMs: number, w
     if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The promise's value, or an error naming what did not happen within `ms`. */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
