@@ -17,24 +17,16 @@ export {
 export type { SessionRow } from "./sessions";
 export { insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, readTurnEvents } from "./events";
 export type { StoredEvent } from "./events";
-export { appendHistory, HistoryGapError, readHistory, truncateHistory } from "./history";
+export { appendHistory, readHistory, truncateHistory } from "./history";
 export type { HistoryRow } from "./history";
-export {
-  claimSession,
-  FencedError,
-  fenced,
-  isFenced,
-  releaseClaim,
-  sessionEpoch,
-  takeCheckpointNumber,
-} from "./claims";
+export { claimSession, FencedError, isFenced, releaseClaim, sessionEpoch, takeCheckpointNumber } from "./claims";
 export type { Claim } from "./claims";
 export { durably, storeHealth } from "./durable";
 export { checkConsistency, completedOutcome, settleCompletedTurn } from "./consistency";
-export type { Finding } from "./consistency";
+
 export type { DurableOptions } from "./durable";
 export { describeFault, faultError, storeFault } from "./faults";
-export type { StoreFault } from "./faults";
+
 export { createTurn, finishTurn, getTurn, sessionUsage, type SessionUsage } from "./turns";
 export {
   allOwners,
