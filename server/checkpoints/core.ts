@@ -179,9 +179,13 @@ export class CheckpointCore {
       input.sessionId,
       captured.catch(() => undefined),
     );
-    void this.serial(input.sessionId, async () =>
-      this.store(request, await captured, { announce: false, id, number: await number }),
-    ).catch((error: unknown) => {
+    // The loop announces the checkpoint at once, so its row must follow: the durable writer waits out
+    // a store outage (the reads before the insert too; the insert is idempotent by id).
+    void this.serial(input.sessionId, async () => {
+      const capture = await captured;
+      const taken = await number;
+      return store.durably(() => this.store(request, capture, { announce: false, id, number: taken }));
+    }).catch((error: unknown) => {
       // The marker in the history still works for D-Mail; only the timeline row is missing.
       console.warn(`[worldline] checkpoint of ${input.sessionId} was not saved: ${errorMessage(error)}`);
     });
@@ -339,13 +343,14 @@ export class CheckpointCore {
     // The turn's model calls are over: delayed step snapshots need not wait any longer.
     this.startWaiting(sessionId);
     await this.serial(sessionId, async () => {
-      const last = await store.lastCheckpoint(this.deps.db, sessionId);
-      const position = (await store.readHistory(this.deps.db, sessionId)).length;
-      const turn = { turn: last?.turn ?? 0, step: (last?.step ?? 0) + 1 };
-      await this.record(
-        { sessionId, ...turn, reason: "turn_end", historyPosition: position },
-        { number: await number },
-      );
+      const taken = await number;
+      const id = store.newId(); // one row whatever the tries (a retry after a lost answer finds it)
+      await store.durably(async () => {
+        const last = await store.lastCheckpoint(this.deps.db, sessionId);
+        const position = (await store.readHistory(this.deps.db, sessionId)).length;
+        const turn = { turn: last?.turn ?? 0, step: (last?.step ?? 0) + 1 };
+        await this.record({ sessionId, ...turn, reason: "turn_end", historyPosition: position }, { number: taken, id });
+      });
     }).catch((error: unknown) => {
       // The session may have been deleted while its turn ended; nothing to record then.
       console.warn(`[worldline] turn-end checkpoint of ${sessionId} failed: ${errorMessage(error)}`);

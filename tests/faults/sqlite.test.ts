@@ -24,11 +24,15 @@ const LOCK_MS = Number(process.env.FAULTS_LOCK_MS ?? 10_000);
 const FULL_MS = Number(process.env.FAULTS_FULL_MS ?? 8_000);
 const ANSWER = "Every character of this answer reaches the saved history, lock or no lock, disk or no disk.";
 /**
- * Health must keep answering while the lock is held; 9.9 s was the freeze this replaces. The bound
- * leaves room for scheduling noise on a 2-core machine shared with other work (the median is a few ms;
- * a write blocks the loop at most SQLITE_BUSY_SLICE_MS at a time).
+ * Health must keep answering while the lock is held. Before, a write waited synchronously for the
+ * lock in 5 s busy timeouts (9.9 s was seen); now one statement blocks the event loop at most
+ * SQLITE_BUSY_SLICE_MS (20 ms) at a time, and the median answer takes a few ms. The bound is far
+ * below one old busy timeout and leaves room for scheduling noise on 2 cores shared with other work
+ * (single answers of 0.3 to 2 s were seen under load, with or without the lock).
  */
-const HEALTH_LATENCY_LIMIT_MS = 1_000;
+const HEALTH_LATENCY_LIMIT_MS = 2_500;
+/** Most answers during the lock: a freeze of the loop would push these up, not only the slowest. */
+const HEALTH_P90_LIMIT_MS = 250;
 
 let fake: FakeLlm;
 let workspace: string;
@@ -107,7 +111,9 @@ describe("faults on SQLite", () => {
     const recoveryMs = Date.now() - released;
 
     const worst = Math.max(...latencies);
+    const sorted = latencies.slice().sort((x, y) => x - y);
     expect(worst).toBeLessThan(HEALTH_LATENCY_LIMIT_MS);
+    expect(sorted[Math.floor(sorted.length * 0.9)]).toBeLessThan(HEALTH_P90_LIMIT_MS);
     expect(answered.text).toBe(ANSWER);
     const { outcomes } = await expectConsistentLog(bridge, sessionId);
     expect([...outcomes.values()]).toEqual(["completed"]);
@@ -115,7 +121,6 @@ describe("faults on SQLite", () => {
     expect(saved.positions).toEqual(saved.positions.map((_, index) => index));
     expect(saved.texts).toContain(ANSWER);
     expect(turnStatuses(file, sessionId)).toEqual(["completed"]);
-    const sorted = latencies.slice().sort((x, y) => x - y);
     record("sqlite locked by another process", {
       lockMs: LOCK_MS,
       healthChecks: latencies.length,
