@@ -11,7 +11,7 @@ export type StoreFault = "store:unavailable" | "disk:full" | "store:locked";
 const UNREACHABLE_SQLSTATES = /^(08|57P0[1-3]|53300)/;
 const DISK_FULL_SQLSTATES = /^(53100)$/;
 const UNREACHABLE_TEXT =
-  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|Connection terminated|connection (?:is )?closed|terminating connection|the database system is (?:starting up|shutting down)|Can't reach database|DatabaseNotReachable|ConnectionClosed|SocketTimeout|Timed out fetching a new connection|SQLITE_CANTOPEN|SQLITE_IOERR|disk I\/O error/i;
+  /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|Connection terminated|connection (?:is )?closed|not queryable|Client was closed|terminating connection|the database system is (?:starting up|shutting down)|Can't reach database|DatabaseNotReachable|ConnectionClosed|SocketTimeout|Timed out fetching a new connection|SQLITE_CANTOPEN|SQLITE_IOERR|disk I\/O error/i;
 const DISK_FULL_TEXT = /ENOSPC|No space left on device|SQLITE_FULL|database or disk is full|could not extend file/i;
 /**
  * Prisma's own codes for a database it cannot reach or get a connection or transaction from in time

@@ -21,15 +21,11 @@ export class TurnRouter {
     const { rpc, runtime } = deps;
     if (!rpc) return;
     rpc.handle("turn.prompt", async (args) => {
-      const started = await runtime.prompt(
-        args.sessionId as string,
-        args.text as string,
-        args.options as PromptOptions,
-      );
+      const started = await runtime.prompt(args.sessionId, args.text, args.options);
       return { turnId: started.turnId, queued: started.queued };
     });
-    rpc.handle("turn.steer", (args) => runtime.steer(args.sessionId as string, args.text as string));
-    rpc.handle("turn.cancel", (args) => runtime.cancel(args.sessionId as string));
+    rpc.handle("turn.steer", (args) => runtime.steer(args.sessionId, args.text));
+    rpc.handle("turn.cancel", (args) => runtime.cancel(args.sessionId));
   }
 
   async prompt(sessionId: string, text: string, options: PromptOptions = {}): Promise<StartedRemotely> {
