@@ -1,9 +1,9 @@
 import { errorMessage } from "../errors";
 import { describeFault, faultError, storeFault, type StoreFault } from "./faults";
 
-/** First wait after a failed write; doubled after each failure up to RETRY_MAX_MS. */
+/** First wait after a failed write; doubled after each failure up to RETRY_MAX_MS (short: it bounds how long a turn stays paused after the store is back). */
 const RETRY_FIRST_MS = 100;
-const RETRY_MAX_MS = 5_000;
+const RETRY_MAX_MS = 2_000;
 /**
  * How long a write is retried before its caller is told it failed: long enough to ride out a
  * database restart or failover (tens of seconds), short enough that a turn does not hang forever
