@@ -15,7 +15,7 @@ import { CheckpointService } from "./checkpoints";
 import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
 import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./processes";
 import { EventLog, SessionJanitor, Sessions } from "./sessions";
-import { OwnerLease, sweepOrphans, type LeaseOptions } from "./leases";
+import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
 import { PtyManager } from "./pty";
 import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
@@ -79,12 +79,19 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const log = new EventLog(db, redis?.bus);
   const sessions = new Sessions(db, log);
   const lease = new OwnerLease(db, { kind: options.kind ?? "web", ...options.lease });
-  const approvals = new ApprovalService({ db, log, sessions, ownerId: lease.id });
+  const approvals = new ApprovalService({
+    db,
+    log,
+    sessions,
+    ownerId: lease.id,
+    isLive: (ownerId) => lease.isLive(ownerId),
+  });
   // Turns and requests of owners that are gone (killed, crashed) are interrupted now and whenever another dies.
   const sweep = () => sweepOrphans({ db, log, lease, interruptApprovals: (live) => approvals.interruptOrphans(live) });
   await lease.start();
   await sweep();
   lease.onBeat(sweep);
+  await reportConsistency(db);
 
   const files = new WorkspaceFiles();
   const ptys = new PtyManager({
@@ -120,6 +127,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     sessions,
     config,
     ownerId: lease.id,
+    claims: new SessionClaims(db, lease),
     checkpoints,
     // Built once: the tools keep no per-turn state, and building them (shell's schema) every turn cost the first token ~0.3 ms.
     tools:
@@ -144,6 +152,11 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
     }),
     ...options.agent,
+  });
+  // A turn whose claim was taken while this bridge was cut off stops; ended turns' unstored statuses are retried.
+  lease.onBeat(async () => {
+    await runtime.stopFencedTurns();
+    await runtime.retryUnsettled();
   });
   checkpoints.attach(runtime);
   // What a session holds in this process, freed on delete and after it idles unwatched.
@@ -279,4 +292,22 @@ function loadPages(config: BridgeConfig, dev: boolean) {
     handle: async (req: IncomingMessage, res: ServerResponse) => (await loading).handler(req, res),
     close: async () => (await loading.catch(() => undefined))?.app.close(), // pages that never loaded have nothing to close (the failure was logged)
   };
+}
+
+/**
+ * The start check (issue 29): repairs what has one right answer and logs, once, what needs a look
+ * (`worldline doctor` lists the same). It never stops the start: the sessions it names still open.
+ */
+async function reportConsistency(db: store.Db): Promise<void> {
+  try {
+    const findings = await store.checkConsistency(db, { fix: true });
+    for (const finding of findings) {
+      const what = finding.fixed ? "repaired" : "found (see worldline doctor)";
+      console.error(
+        `[worldline] start check: ${what} ${finding.kind} in session ${finding.sessionId}: ${finding.detail}`,
+      );
+    }
+  } catch (error) {
+    console.error(`[worldline] start check failed: ${errorMessage(error)}`); // the bridge serves regardless
+  }
 }

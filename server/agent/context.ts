@@ -10,6 +10,12 @@ export interface WorkspaceTold {
   todos?: string;
 }
 
+/** How a context's writes are made: fenced on the running turn's claim, and who hears that they wait. */
+export interface ContextWriter {
+  epoch?: number;
+  durable?: store.DurableOptions;
+}
+
 /** One record of the append-only history. */
 export type HistoryRecord =
   | { kind: "message"; message: ChatMessage }
@@ -41,12 +47,18 @@ export interface PositionedRecord {
  * Without a db (subagents) it lives in memory only.
  */
 export class Context {
-  /** Records appended with `stage` and not yet handed to the store, in position order. */
-  private unsaved: { position: number; kind: string; data: string }[] = [];
+  /**
+   * Records appended with `stage` and not yet stored, in position order. They leave this list only
+   * once a write stored them: a failed write is retried by the next one, never dropped, so stored
+   * positions stay gap-free (issue 29, fault 2).
+   */
+  private unsaved: store.HistoryRow[] = [];
   /** The store's writes of this context, one after another (never rejects; see `saveError`). */
   private saving: Promise<void> = Promise.resolve();
-  /** A write that failed since the last `save`: its records are in memory only. */
+  /** A write that failed since the last `save`: its records are still in `unsaved`. */
   private saveError: { error: unknown } | undefined;
+  /** The claim the writes are fenced on, and who hears that they wait (set per turn by the runtime). */
+  private writer: ContextWriter = {};
 
   private constructor(
     private readonly db: store.Db | null,
@@ -177,17 +189,36 @@ export class Context {
       this.unsaved.push({ position: start + i, kind: record.kind, data: JSON.stringify(record) });
   }
 
-  /** Starts writing the staged records, after any earlier write; a failure is reported by the next `save`. */
+  /** Fences this context's writes on a claim's epoch and says who hears that they wait (the running turn). */
+  setWriter(writer: ContextWriter): void {
+    this.writer = writer;
+  }
+
+  /**
+   * Starts writing the staged records, after any earlier write; a failure is reported by the next
+   * `save`. The durable writer waits out a store outage or a full disk (with backoff) before failing.
+   */
   flush(): void {
+    if (!this.db || this.unsaved.length === 0) return;
+    this.saving = this.saving.then(() => this.writeUnsaved());
+  }
+
+  private async writeUnsaved(): Promise<void> {
     const db = this.db;
-    if (!db || this.unsaved.length === 0) return;
-    const batch = this.unsaved;
-    this.unsaved = [];
-    this.saving = this.saving.then(() =>
-      store.appendHistory(db, this.sessionId, batch).catch((error: unknown) => {
-        this.saveError ??= { error };
-      }),
-    );
+    // After a failure nothing later is written until `save` reported it: a later batch would leave a gap.
+    if (!db || this.saveError || this.unsaved.length === 0) return;
+    const batch = this.unsaved.slice();
+    const { epoch, durable } = this.writer;
+    try {
+      await store.durably(
+        () => store.appendHistory(db, this.sessionId, batch, epoch === undefined ? undefined : { epoch }),
+        durable,
+      );
+      const last = batch[batch.length - 1].position;
+      this.unsaved = this.unsaved.filter((entry) => entry.position > last);
+    } catch (error) {
+      this.saveError = { error };
+    }
   }
 
   /**

@@ -35,6 +35,11 @@ export interface RuntimeDeps {
   config: BridgeConfig;
   /** This process's lease (server/leases): turns it runs carry it, so other processes leave them alone. */
   ownerId?: string;
+  /**
+   * Claims of sessions (server/leases): a turn runs under the session's claim and its writes are
+   * fenced on the claim's epoch. Without it (tests, one process) turns run unfenced.
+   */
+  claims?: ClaimPort;
   /** Workspace tools (built-ins, MCP); the runtime adds the agent's own (todo, task, send_dmail). */
   tools: () => AgentTool[];
   gate: ApprovalGate;
@@ -60,7 +65,13 @@ export interface RuntimeDeps {
   sessionTools?: SessionToolSource;
 }
 
-/** What a prompt may carry besides its text. */
+/** The session claim a turn runs under (server/store/claims.ts): taken, released, and checked for fencing. */
+export interface ClaimPort {
+  claim(sessionId: string): Promise<store.Claim>;
+  release(claim: store.Claim): Promise<void>;
+  holds(claim: store.Claim): Promise<boolean>;
+}
+
 /** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */
 export interface ExternalAgentPort {
   runTurn(input: {

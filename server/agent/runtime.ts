@@ -2,7 +2,7 @@ import { WorldlineError, errorMessage } from "../errors";
 import type { EventLog } from "../sessions";
 import * as store from "../store";
 import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
-import { Context } from "./context";
+import { Context, type ContextWriter } from "./context";
 import type { TurnResult } from "./loop";
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
@@ -10,7 +10,7 @@ import type { PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
 import type { SessionToolSource } from "./session-tools";
 import { ToolLayers } from "./tool-layers";
 import { COMPACT_COMMAND, emptyStats, executeTurn, type TurnExecutionEnv } from "./turn-execution";
-import { TurnQueue, type PendingTurn } from "./turn-queue";
+import { TurnQueue, turnCapacity, type PendingTurn } from "./turn-queue";
 
 export type { ExternalAgentPort, PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
 export { MAX_CONCURRENT_TURNS, MAX_QUEUED_TURNS_PER_SESSION } from "./turn-queue";
@@ -40,6 +40,8 @@ export class AgentRuntime {
   private readonly lastUsed = new Map<string, number>();
   private readonly layers: ToolLayers;
   private readonly env: TurnExecutionEnv;
+  /** Status writes of ended turns that the store refused past the durable writer's retries, by turn id. */
+  private readonly unsettled = new Map<string, () => Promise<boolean>>();
 
   constructor(private readonly deps: RuntimeDeps) {
     const provider: ChatProvider | undefined =
@@ -60,6 +62,11 @@ export class AgentRuntime {
     return this.queue.active(sessionId) !== undefined;
   }
 
+  /** Turns running now and this bridge's capacity (WORLDLINE_MAX_TURNS), for /api/v1/health. */
+  load(): { running: number; capacity: number } {
+    return { running: this.queue.runningCount(), capacity: turnCapacity() };
+  }
+
   runningTurn(sessionId: string): string | undefined {
     return this.queue.active(sessionId)?.turnId;
   }
@@ -76,7 +83,14 @@ export class AgentRuntime {
     // Reading the session also catches its log up with other processes, which the limits check needs.
     const session = await this.deps.sessions.get(sessionId);
     this.queue.checkLimits(sessionId, () => Boolean(this.deps.log.runningElsewhere(sessionId)));
-    const turn = await this.queue.reserve(() => store.createTurn(this.deps.db, sessionId, prompt, this.deps.ownerId));
+    // The claim (server/leases) makes the store the arbiter of which bridge runs the session's turns.
+    const { turn, claim } = await this.queue.reserve(async () => {
+      const claim = await this.deps.claims?.claim(sessionId);
+      const turn = await store.durably(() =>
+        store.createTurn(this.deps.db, sessionId, prompt, this.deps.ownerId, claim?.epoch ?? 0),
+      );
+      return { turn, claim };
+    });
     let settle!: (result: TurnResult) => void;
     const done = new Promise<TurnResult>((resolve) => (settle = resolve));
     const controller = new AbortController();
@@ -89,6 +103,7 @@ export class AgentRuntime {
       controller,
       done,
       settle,
+      claim,
     };
     const position = this.queue.admit(pending);
     if (position > 0) {
@@ -205,10 +220,14 @@ export class AgentRuntime {
       });
       let result: TurnResult;
       try {
+        (await this.context(sessionId)).setWriter(this.writerFor(pending));
         result = await executeTurn(this.env, pending, markRunning);
       } catch (error) {
         result = { outcome: "error", message: errorMessage(error), stats: emptyStats() };
       }
+      // A turn whose history or status could not be stored, or whose claim was taken: the cached
+      // context may hold what the store does not; the next turn re-reads the stored history.
+      if (result.outcome === "error") this.contexts.delete(sessionId);
       clearTimeout(fallback);
       await markRunning();
       // The end-of-turn checkpoint belongs to the turn: its event precedes turn.completed.
@@ -221,7 +240,11 @@ export class AgentRuntime {
       const { late, next } = this.queue.finish(sessionId);
       this.lastUsed.set(sessionId, Date.now());
       if (next) this.run(next);
-      else await this.setStatus(sessionId, "idle");
+      else {
+        await this.setStatus(sessionId, "idle");
+        // Only while nothing of the session started here meanwhile (a prompt during setStatus).
+        if (pending.claim && this.queue.idle(sessionId)) await this.releaseClaim(pending.claim);
+      }
       pending.settle(result);
       if (late.length) await this.promptLate(sessionId, late.join("\n\n"));
     })();
@@ -245,8 +268,33 @@ export class AgentRuntime {
     }
   }
 
+  /**
+   * Ends a turn: its status row first (fenced on its claim, through the durable writer, so a store
+   * outage pauses here instead of leaving the turn "running"), then `turn.completed`. A bridge
+   * whose claim was taken meanwhile (a sweep or takeover ended the turn) writes neither, and says so.
+   */
   private async complete(pending: PendingTurn, result: TurnResult): Promise<void> {
     const { sessionId, turnId } = pending;
+    const data = {
+      status: result.outcome,
+      // The stop reason rides with the stats, so `GET /sessions/:id` can say how the last turn ended.
+      stats: JSON.stringify({ ...result.stats, stop_reason: result.stopReason ?? null }),
+      error: result.message,
+    };
+    const write = () =>
+      store.finishTurn(this.deps.db, turnId, data, pending.claim && { sessionId, epoch: pending.claim.epoch });
+    try {
+      await store.durably(write, this.writerFor(pending).durable);
+    } catch (error) {
+      if (store.isFenced(error)) {
+        console.error(`[worldline] ${error.message} (turn ${turnId} not marked ${result.outcome})`);
+        return;
+      }
+      // Still failing after the durable writer's retries: the turn ends for its listeners now and its
+      // status row is retried after each heartbeat (retryUnsettled), never left "running".
+      console.error(`[worldline] status of turn ${turnId} not stored yet (${errorMessage(error)}); retrying later`);
+      this.unsettled.set(turnId, write);
+    }
     this.append(sessionId, turnId, {
       type: "turn.completed",
       payload: {
@@ -257,14 +305,58 @@ export class AgentRuntime {
         ...(result.stopReason ? { stopReason: result.stopReason } : {}),
       },
     });
-    await store
-      .finishTurn(this.deps.db, turnId, {
-        status: result.outcome,
-        // The stop reason rides with the stats, so `GET /sessions/:id` can say how the last turn ended.
-        stats: JSON.stringify({ ...result.stats, stop_reason: result.stopReason ?? null }),
-        error: result.message,
-      })
-      .catch(() => undefined); // the session may have been deleted meanwhile: its turn rows went with it
+  }
+
+  /** Retries status rows of ended turns that could not be stored (called after each heartbeat). */
+  async retryUnsettled(): Promise<void> {
+    for (const [turnId, write] of this.unsettled) {
+      try {
+        await write();
+        this.unsettled.delete(turnId);
+      } catch (error) {
+        if (!store.storeFault(error)) this.unsettled.delete(turnId); // fenced or gone: nothing left to store
+        return;
+      }
+    }
+  }
+
+  /**
+   * Stops turns whose claim was taken (a sweep by a bridge that judged this one dead while it could
+   * not reach the database, or a takeover), at once and with a line in the log, instead of letting
+   * them write (called after each heartbeat; a fenced write stops a turn the same way).
+   */
+  async stopFencedTurns(): Promise<void> {
+    const claims = this.deps.claims;
+    if (!claims) return;
+    for (const sessionId of this.queue.sessions()) {
+      const active = this.queue.active(sessionId);
+      if (!active?.claim || (await claims.holds(active.claim))) continue;
+      const fenced = new store.FencedError(sessionId, active.claim.epoch);
+      console.error(`[worldline] ${fenced.message} (turn ${active.turnId})`);
+      active.controller.abort(fenced);
+    }
+  }
+
+  /** How the turn's writes are made: fenced on its claim; a wait on the store is told in the transcript. */
+  private writerFor(pending: PendingTurn): ContextWriter {
+    const { sessionId, turnId } = pending;
+    const notice = (text: string, level: "warning" | "info") =>
+      this.append(sessionId, turnId, { type: "notice", payload: { level, text, turnId } });
+    return {
+      epoch: pending.claim?.epoch,
+      durable: {
+        onWaiting: (fault) => notice(`${capitalize(store.describeFault(fault))}, retrying…`, "warning"),
+        onRecovered: (waitedMs) =>
+          notice(`The database is writable again (after ${(waitedMs / 1000).toFixed(1)} s); continuing.`, "info"),
+      },
+    };
+  }
+
+  private async releaseClaim(claim: store.Claim): Promise<void> {
+    // A claim left held only makes other bridges forward this session's prompts here.
+    await this.deps.claims?.release(claim).catch((error: unknown) => {
+      console.error(`[worldline] releasing the claim of session ${claim.sessionId} failed: ${errorMessage(error)}`);
+    });
   }
 
   /** The session list's status row; the session may have been deleted meanwhile, which is fine. */
@@ -288,4 +380,8 @@ export class AgentRuntime {
     }
     return context;
   }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,4 +1,5 @@
 import { WorldlineError } from "../errors";
+import type * as store from "../store";
 import type { Session } from "../sessions";
 import type { TurnResult } from "./loop";
 
@@ -11,8 +12,19 @@ export interface PromptOptions {
   imagePreviews?: (string | undefined)[];
 }
 
-/** Turns running at once across all sessions: each holds a model stream, tools and child processes; two cores go round only so far. */
+/**
+ * Turns running at once across all sessions by default: each holds a model stream, tools and child
+ * processes; two cores go round only so far. `WORLDLINE_MAX_TURNS` sets it per bridge.
+ */
 export const MAX_CONCURRENT_TURNS = 8;
+/** What a prompt refused at capacity is told to wait before trying again (Retry-After), in seconds. */
+const CAPACITY_RETRY_AFTER_S = 5;
+
+/** This bridge's turn capacity: WORLDLINE_MAX_TURNS, or MAX_CONCURRENT_TURNS. Shown in /api/v1/health. */
+export function turnCapacity(): number {
+  const value = Number(process.env.WORLDLINE_MAX_TURNS);
+  return Number.isInteger(value) && value > 0 ? value : MAX_CONCURRENT_TURNS;
+}
 
 /** Prompts waiting behind a session's running turn: more is a stuck script, not a person typing. */
 export const MAX_QUEUED_TURNS_PER_SESSION = 20;
@@ -29,6 +41,8 @@ export interface PendingTurn {
   settle: (result: TurnResult) => void;
   /** The session as read by `prompt`, for a turn that starts at once (a queued one re-reads it). */
   session?: Session;
+  /** The session's claim this turn runs under (server/leases); its writes are fenced on it. */
+  claim?: store.Claim;
 }
 
 interface SessionState {
@@ -68,7 +82,7 @@ export class TurnQueue {
     return !state || (!state.active && !state.rewriting && state.queue.length === 0 && state.steering.length === 0);
   }
 
-  /** Refuses a prompt that would pass MAX_QUEUED_TURNS_PER_SESSION or MAX_CONCURRENT_TURNS. */
+  /** Refuses a prompt that would pass MAX_QUEUED_TURNS_PER_SESSION or the turn capacity. */
   checkLimits(sessionId: string, runningElsewhere: () => boolean): void {
     const state = this.states.get(sessionId);
     if (state && state.queue.length >= MAX_QUEUED_TURNS_PER_SESSION) {
@@ -87,12 +101,20 @@ export class TurnQueue {
       );
     }
     const running = [...this.states.values()].filter((other) => other.active).length + this.starting;
-    if (running >= MAX_CONCURRENT_TURNS) {
+    const capacity = turnCapacity();
+    if (running >= capacity) {
+      // 429, not 409: the session is fine, the bridge is full; a client retries after Retry-After.
       throw new WorldlineError(
-        "runtime:busy",
-        `${MAX_CONCURRENT_TURNS} turns are already running across sessions; wait for one to finish.`,
+        "runtime:at_capacity",
+        `This bridge is at its turn capacity (${capacity} turns running across sessions, WORLDLINE_MAX_TURNS); try again in a few seconds.`,
+        { details: { capacity, retry_after_s: CAPACITY_RETRY_AFTER_S } },
       );
     }
+  }
+
+  /** Turns running now across sessions (health). */
+  runningCount(): number {
+    return [...this.states.values()].filter((state) => state.active).length;
   }
 
   /** Counts a prompt between its limit check and `admit`, so concurrent prompts see each other. */

@@ -10,6 +10,8 @@ export interface ApprovalServiceDeps {
   sessions: Sessions;
   /** This process's lease (server/leases): requests it asks carry it, so others leave them alone. */
   ownerId?: string;
+  /** Whether a process (an Owner id) is alive (server/leases): a decision for a dead one is refused. */
+  isLive?: (ownerId: string) => Promise<boolean>;
 }
 
 /** A sudo password wanted by a running tool call. */

@@ -93,12 +93,17 @@ export class ApprovalService {
 
   async decide(approvalId: string, input: DecideInput): Promise<ApprovalView> {
     const waiter = this.waiters.get(approvalId);
-    if (!waiter && input.decision !== "reject") {
-      // Asked by another process: a password request can only be declined from here.
+    if (!waiter) {
       const existing = await store.getApproval(this.deps.db, approvalId);
-      if (existing?.status === "pending" && toApprovalView(existing).kind === "password") {
+      // Asked by another process: a password request can only be declined from here.
+      if (
+        input.decision !== "reject" &&
+        existing?.status === "pending" &&
+        toApprovalView(existing).kind === "password"
+      ) {
         throw passwordExpected();
       }
+      if (existing?.status === "pending") await this.checkOwnerLive(existing);
     }
     if (waiter?.kind === "password") {
       if (input.decision !== "reject") {
@@ -115,7 +120,7 @@ export class ApprovalService {
       decidedBy: input.decidedBy,
     });
     if (!row) throw await this.notPending(approvalId);
-    if (!waiter) return this.announceDecided(row);
+    if (!waiter) return this.recordDecided(row, { decision: input.decision, feedback: feedback ?? undefined });
     if (input.decision === "allow_session" && waiter.scope) {
       // Recorded before the waiting call resumes, so the next matching call in this turn already passes.
       await allowForSession(this.deps.db, row, waiter.scope);
@@ -136,7 +141,7 @@ export class ApprovalService {
       decidedBy,
     });
     if (!row) throw await this.notPending(approvalId);
-    if (!waiter) return this.announceDecided(row);
+    if (!waiter) return this.recordDecided(row, { decision: "reject" });
     const view = this.finish(row, { decision: password === null ? "reject" : "password_given" });
     waiter.resolve({ password });
     return view;
@@ -306,7 +311,34 @@ export class ApprovalService {
     }
   }
 
-  /** A decision on a request another process asked: its owner appends the event; here only listeners hear it. */
+  /**
+   * A decision accepted here on a request another process asked: its `approval.decided` is written
+   * here, at once, so every accepted decision is in the log even if the owner dies before it
+   * notices (issue 29, fault 5); the owner only resumes its call.
+   */
+  private async recordDecided(
+    row: store.ApprovalRow,
+    outcome: { decision?: string; feedback?: string },
+  ): Promise<ApprovalView> {
+    await this.deps.log.open(row.sessionId);
+    return this.finish(row, outcome);
+  }
+
+  /**
+   * A decision reaches a live owner or is refused: the process that asked is gone (killed, cut off)
+   * and its turn is about to be interrupted, so "approved" would run nothing (issue 29, fault 5).
+   */
+  private async checkOwnerLive(row: store.ApprovalRow): Promise<void> {
+    const isLive = this.deps.isLive;
+    if (!isLive || row.ownerId === null || row.ownerId === this.deps.ownerId) return;
+    if (await isLive(row.ownerId)) return;
+    throw new WorldlineError(
+      "approval:owner_gone",
+      "The bridge that asked for this approval has stopped; its turn is being interrupted, so this decision would run nothing. Resume the session and prompt again.",
+    );
+  }
+
+  /** A request decided elsewhere: the decider wrote its event; here only listeners hear it. */
   private announceDecided(row: store.ApprovalRow): ApprovalView {
     const view = toApprovalView(row);
     this.broadcast({ change: "decided", approval: view });
@@ -369,7 +401,8 @@ export class ApprovalService {
     if (decision === "allow_session" && waiter.scope) {
       await allowForSession(this.deps.db, row, waiter.scope);
     }
-    this.finish(row, { decision: row.decision ?? undefined, feedback });
+    // The decider wrote `approval.decided` (recordDecided); an interruption by a sweep wrote its own.
+    this.announceDecided(row);
     if (waiter.kind === "password") return waiter.resolve({ password: null });
     waiter.resolve(
       row.status === "approved" || row.status === "rejected"

@@ -55,6 +55,13 @@ type BusMessage =
   | { from: string; sessionId: string; seq: number; approvals?: undefined }
   | { from: string; approvals: true; sessionId?: undefined; seq?: undefined };
 
+/** While Redis is down every publish fails; one line per this long is enough (redis-link.ts logs the outage itself). */
+const PUBLISH_ERROR_LOG_MS = 10_000;
+let lastPublishErrorAt = 0;
+
 function reportPublishError(error: unknown): void {
+  const now = Date.now();
+  if (now - lastPublishErrorAt < PUBLISH_ERROR_LOG_MS) return; // said recently; the log stays the truth meanwhile
+  lastPublishErrorAt = now;
   console.error("[worldline] redis bus:", error instanceof Error ? error.message : error);
 }

@@ -68,7 +68,7 @@ export class CheckpointCore {
   private readonly repos = new Map<string, Promise<ShadowRepo>>();
   /** Per session: checkpoint work in order (turn-end snapshot before the next turn's first checkpoint). */
   private readonly chains = new Map<string, Promise<unknown>>();
-  /** Per session: the number the next queued checkpoint gets (see allocate). */
+  /** Per session: the number taken last, so the next is taken after it (see allocate). */
   private readonly numbers = new Map<string, Promise<number>>();
   /** Per session: the reason of the checkpoint queued last, so a turn end is recorded once. */
   private readonly lastReasons = new Map<string, string>();
@@ -92,7 +92,7 @@ export class CheckpointCore {
 
   /**
    * Frees the per-session bookkeeping once its queued checkpoint work is done (session deleted,
-   * or idle: the next checkpoint re-reads its number from the database). Shadow repos are per
+   * or idle). Shadow repos are per
    * workspace and stay.
    */
   async forgetSession(sessionId: string): Promise<void> {
@@ -179,9 +179,13 @@ export class CheckpointCore {
       input.sessionId,
       captured.catch(() => undefined),
     );
-    void this.serial(input.sessionId, async () =>
-      this.store(request, await captured, { announce: false, id, number: await number }),
-    ).catch((error: unknown) => {
+    // The loop announces the checkpoint at once, so its row must follow: the durable writer waits out
+    // a store outage (the reads before the insert too; the insert is idempotent by id).
+    void this.serial(input.sessionId, async () => {
+      const capture = await captured;
+      const taken = await number;
+      return store.durably(() => this.store(request, capture, { announce: false, id, number: taken }));
+    }).catch((error: unknown) => {
       // The marker in the history still works for D-Mail; only the timeline row is missing.
       console.warn(`[worldline] checkpoint of ${input.sessionId} was not saved: ${errorMessage(error)}`);
     });
@@ -204,17 +208,17 @@ export class CheckpointCore {
   }
 
   /**
-   * Hands out checkpoint numbers in queue order, before the rows exist. Every row this
-   * service writes takes its number from here, so numbers stay unique and ordered.
+   * Takes checkpoint numbers from the store (an atomic counter on the session), in queue order:
+   * any bridge can take the next one and none is reused (issue 29, fault 4). Taken before the row
+   * exists, so the model is told the number at once; the durable writer waits out a store outage.
    */
   private allocate(sessionId: string, reason: string): Promise<number> {
-    const next =
-      this.numbers.get(sessionId) ??
-      store.lastCheckpoint(this.deps.db, sessionId).then((last) => (last ? last.number + 1 : 0));
-    const following = next.then((n) => n + 1);
-    // A failed lookup is tried again by the next checkpoint instead of failing them all.
-    following.catch(() => this.numbers.get(sessionId) === following && this.numbers.delete(sessionId));
-    this.numbers.set(sessionId, following);
+    const previous = this.numbers.get(sessionId) ?? Promise.resolve(0);
+    const next = previous
+      .catch(() => 0) // a failed take before this one does not fail this one
+      .then(() => store.durably(() => store.takeCheckpointNumber(this.deps.db, sessionId)));
+    this.numbers.set(sessionId, next);
+    void next.catch(() => undefined); // the caller gets the error; this copy only orders the queue
     this.lastReasons.set(sessionId, reason);
     return next;
   }
@@ -273,18 +277,22 @@ export class CheckpointCore {
       // The snapshot exists but its diff failed: the row still marks the conversation position.
       note = `No list of changed files: ${errorMessage(error)}`;
     }
-    const row = await store.createCheckpoint(this.deps.db, {
-      id: options.id,
-      number: options.number,
-      sessionId: input.sessionId,
-      turn: input.turn,
-      step: input.step,
-      reason: input.reason,
-      historyPosition: input.historyPosition,
-      snapshot,
-      filesChanged: JSON.stringify(files),
-      note,
-    });
+    // One id for every try: a retry of an insert that went through finds its row instead of clashing.
+    const id = options.id ?? store.newId();
+    const row = await store.durably(() =>
+      store.createCheckpoint(this.deps.db, {
+        id,
+        number: options.number,
+        sessionId: input.sessionId,
+        turn: input.turn,
+        step: input.step,
+        reason: input.reason,
+        historyPosition: input.historyPosition,
+        snapshot,
+        filesChanged: JSON.stringify(files),
+        note,
+      }),
+    );
     if (options.announce === false) return row;
     await this.deps.log.open(input.sessionId);
     this.deps.log.append(input.sessionId, {
@@ -335,13 +343,14 @@ export class CheckpointCore {
     // The turn's model calls are over: delayed step snapshots need not wait any longer.
     this.startWaiting(sessionId);
     await this.serial(sessionId, async () => {
-      const last = await store.lastCheckpoint(this.deps.db, sessionId);
-      const position = (await store.readHistory(this.deps.db, sessionId)).length;
-      const turn = { turn: last?.turn ?? 0, step: (last?.step ?? 0) + 1 };
-      await this.record(
-        { sessionId, ...turn, reason: "turn_end", historyPosition: position },
-        { number: await number },
-      );
+      const taken = await number;
+      const id = store.newId(); // one row whatever the tries (a retry after a lost answer finds it)
+      await store.durably(async () => {
+        const last = await store.lastCheckpoint(this.deps.db, sessionId);
+        const position = (await store.readHistory(this.deps.db, sessionId)).length;
+        const turn = { turn: last?.turn ?? 0, step: (last?.step ?? 0) + 1 };
+        await this.record({ sessionId, ...turn, reason: "turn_end", historyPosition: position }, { number: taken, id });
+      });
     }).catch((error: unknown) => {
       // The session may have been deleted while its turn ended; nothing to record then.
       console.warn(`[worldline] turn-end checkpoint of ${sessionId} failed: ${errorMessage(error)}`);

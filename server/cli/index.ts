@@ -14,6 +14,7 @@ const USAGE = `Usage:
                   [--final-message-only]   print mode; exit 0 ok, 1 failure, 75 retryable (429/5xx/timeouts)
   worldline users add|list|role|password|disable|enable|token …
                                         named people on a hub (worldline users --help)
+  worldline doctor                      check the stored sessions, repair what is safe, list the rest
 `;
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -28,6 +29,8 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import("./run")).runCommand(argv.slice(1));
     case "users":
       return (await import("./users")).usersCommand(argv.slice(1));
+    case "doctor":
+      return (await import("./doctor")).doctorCommand();
     case "help":
     case "--help":
     case "-h":

@@ -34,6 +34,13 @@ export class OwnerLease {
   private timer: NodeJS.Timeout | null = null;
   private beating: Promise<void> | null = null;
   private readonly afterBeat: (() => Promise<void>)[] = [];
+  /**
+   * After this process could not beat (the database was unreachable), the database time until
+   * which it judges no one dead: every owner gets a TTL to write a heartbeat after the outage,
+   * since heartbeats from before it say nothing (issue 29, fault 1). Null when in good standing.
+   */
+  private trustAfter: Date | null = null;
+  private beatFailed = false;
 
   constructor(
     private readonly db: store.Db,
@@ -61,7 +68,10 @@ export class OwnerLease {
    * turns at once instead of a TTL later.
    */
   async liveOwners(): Promise<string[]> {
-    const fresh = await store.freshOwners(this.db, new Date(Date.now() - this.ttlMs));
+    const now = await store.databaseNow(this.db);
+    const fresh = this.judging(now)
+      ? await store.freshOwners(this.db, new Date(now.getTime() - this.ttlMs))
+      : await store.allOwners(this.db);
     const host = os.hostname();
     const live = fresh.filter((owner) => owner.host !== host || isRunning(owner.pid)).map((owner) => owner.id);
     return live.includes(this.id) ? live : [...live, this.id];
@@ -79,15 +89,32 @@ export class OwnerLease {
     await store.removeOwner(this.db, this.id).catch(() => undefined); // the row expires by its heartbeat anyway
   }
 
+  /**
+   * Whether heartbeats can be judged now: not while this process is back from an outage for less
+   * than a TTL (then every owner row counts as live, and nothing is swept).
+   */
+  private judging(now: Date): boolean {
+    if (this.beatFailed) return false;
+    if (this.trustAfter && now < this.trustAfter) return false;
+    this.trustAfter = null;
+    return true;
+  }
+
   private async tick(): Promise<void> {
     if (this.beating) return;
     this.beating = (async () => {
       try {
         await this.beat();
+        store.storeHealth.succeeded(); // the heartbeat is the store's health probe (/api/v1/health)
         for (const task of this.afterBeat) await task();
       } catch (error) {
-        // The next beat retries; the TTL allows for a few misses.
-        console.error("[worldline] lease heartbeat failed:", error instanceof Error ? error.message : error);
+        const fault = store.storeFault(error);
+        if (fault) store.storeHealth.failed(fault, error);
+        // The next beat retries; the TTL allows for a few misses. Logged once per outage, not per beat.
+        if (!this.beatFailed) {
+          console.error("[worldline] lease heartbeat failed:", error instanceof Error ? error.message : error);
+        }
+        this.beatFailed = true;
       } finally {
         this.beating = null;
       }
@@ -96,12 +123,19 @@ export class OwnerLease {
   }
 
   private async beat(): Promise<void> {
-    const now = new Date();
+    const now = await store.databaseNow(this.db);
     await store.beatOwner(
       this.db,
       { id: this.id, kind: this.options.kind, host: os.hostname(), pid: process.pid },
       now,
     );
+    if (this.beatFailed) {
+      this.beatFailed = false;
+      this.trustAfter = new Date(now.getTime() + this.ttlMs);
+      console.error(
+        `[worldline] lease heartbeat written again; no other bridge is judged dead for ${this.ttlMs} ms (they may still be reconnecting)`,
+      );
+    }
     if (Math.random() < this.heartbeatMs / 3_600_000) {
       // About once an hour per process: old rows of dead owners go.
       await store.pruneOwners(this.db, new Date(now.getTime() - FORGET_OWNERS_AFTER_MS));

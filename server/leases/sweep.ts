@@ -24,6 +24,13 @@ export async function sweepOrphans(deps: SweepDeps): Promise<void> {
   await deps.interruptApprovals(live);
   const settled: string[] = [];
   for (const turn of await store.orphanTurns(db, live)) {
+    // Its log already ended it (the owner's status write was lost): the status follows the log,
+    // with no second ending and no "the bridge stopped" notice (issue 29, fault 3).
+    const outcome = await store.completedOutcome(db, turn.id);
+    if (outcome !== null) {
+      if (await store.settleCompletedTurn(db, turn.id, turn.ownerId, outcome)) settled.push(turn.sessionId);
+      continue;
+    }
     if (!(await store.interruptOrphanTurn(db, turn.id, turn.ownerId))) continue;
     settled.push(turn.sessionId);
     await log.open(turn.sessionId);

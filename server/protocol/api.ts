@@ -87,4 +87,8 @@ export const Health = z.object({
   version: z.string(),
   /** Errors nothing caught since the bridge started; it kept serving through them. */
   errors: z.object({ unhandled_rejections: z.number().int(), uncaught_exceptions: z.number().int() }),
+  /** Turns running on this bridge and its capacity (WORLDLINE_MAX_TURNS); past it prompts get 429. */
+  turns: z.object({ running: z.number().int(), capacity: z.number().int() }),
+  /** The database as this bridge's writes last saw it: null when fine, else `store:unavailable`, `disk:full` or `store:locked`. */
+  store: z.object({ fault: z.string().nullable() }),
 });

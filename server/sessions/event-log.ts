@@ -7,6 +7,8 @@ import {
   lastEventSeq,
   lastTurnBoundary,
   readEvents,
+  storeFault,
+  storeHealth,
   type Db,
   type StoredEvent,
 } from "../store";
@@ -25,6 +27,8 @@ import {
 const DELTA_COALESCE_MS = 30;
 /** A write that failed (a lock held past the busy timeout, a dropped connection) is retried after this. */
 const WRITE_RETRY_MS = 50;
+/** Retries of a failing write back off (doubling) up to this: an outage is not hammered 20 times a second. */
+const WRITE_RETRY_MAX_MS = 2_000;
 /** Seq clashes in a row before a write gives up until the next append: only a storm of writers gets there. */
 const WRITE_TRIES = 20;
 /** Events read per query while catching up with another process. */
@@ -191,6 +195,7 @@ export class EventLog {
             // Nothing runs here before its log is open: a turn started and not completed runs in
             // another process (or one that died; the lease sweep completes those, server/leases).
             foreignTurn: boundary?.type === "turn.started" ? turnIdOf(boundary) : null,
+            retryMs: 0,
           };
           this.sessions.set(sessionId, log);
           this.loading.delete(sessionId);
@@ -258,10 +263,17 @@ export class EventLog {
 
   /** Writes what is unwritten after the writes before it; a failed write is retried. */
   private startWrite(sessionId: string, log: SessionLog): void {
-    this.serial(log, () => this.write(sessionId, log)).catch((error: unknown) => {
-      reportError("persisting events", error);
-      if (!this.closed) this.scheduleWrite(sessionId, log, WRITE_RETRY_MS);
-    });
+    this.serial(log, () => this.write(sessionId, log)).then(
+      () => (log.retryMs = 0),
+      (error: unknown) => {
+        // A store outage is logged once per change of its state (server/store/durable.ts), not per retry.
+        const fault = storeFault(error);
+        if (fault) storeHealth.failed(fault, error);
+        else reportError("persisting events", error);
+        log.retryMs = Math.min(Math.max(WRITE_RETRY_MS, log.retryMs * 2), WRITE_RETRY_MAX_MS);
+        if (!this.closed) this.scheduleWrite(sessionId, log, log.retryMs);
+      },
+    );
   }
 
   /** Inserts the session's unwritten events after the log's end, then fans them out. */

@@ -31,6 +31,8 @@ export interface SessionLog {
   chain: Promise<void>;
   /** A turn another process runs here (its turn.started seen, its turn.completed not yet). */
   foreignTurn: string | null;
+  /** The wait before retrying a failed write; 0 after a write went through (backoff, event-log.ts). */
+  retryMs: number;
 }
 
 export function fanOut(log: SessionLog, envelope: EventEnvelope): void {

@@ -1,3 +1,4 @@
+import { takeCheckpointNumber } from "./claims";
 import type { Db } from "./db";
 import { Prisma } from "./generated/prisma/client";
 import { newId } from "./ids";
@@ -5,7 +6,10 @@ import { newId } from "./ids";
 /** A checkpoint row as stored (filesChanged is a JSON string; the service parses it). */
 export type CheckpointRow = Prisma.CheckpointModel;
 
-/** Creates the session's next checkpoint (numbers are per session, from 0). */
+/**
+ * Creates a checkpoint (numbers are per session, from 0). The number is the one the caller took
+ * with `takeCheckpointNumber` (it announces it before the row exists), or one taken here.
+ */
 export async function createCheckpoint(
   db: Db,
   input: {
@@ -17,18 +21,13 @@ export async function createCheckpoint(
     snapshot?: string | null;
     filesChanged?: string;
     note?: string | null;
-    /** Given by a caller that counts numbers itself (the agent's fallback port), saving the lookup. */
+    /** Given by a caller that took it already (with takeCheckpointNumber) and announced it. */
     id?: string;
     number?: number;
   },
 ) {
-  if (input.number !== undefined) return insertCheckpoint(db, { ...input, number: input.number });
-  const last = await db.checkpoint.findFirst({
-    where: { sessionId: input.sessionId },
-    orderBy: { number: "desc" },
-    select: { number: true },
-  });
-  return db.checkpoint.create({ data: { ...input, number: last === null ? 0 : last.number + 1 } });
+  const number = input.number ?? (await takeCheckpointNumber(db, input.sessionId));
+  return insertCheckpoint(db, { ...input, id: input.id ?? newId(), number });
 }
 
 export async function getCheckpoint(db: Db, id: string) {
@@ -55,15 +54,20 @@ export async function lastCheckpoint(db: Db, sessionId: string): Promise<Checkpo
   return rows[0] ?? null;
 }
 
-/** A checkpoint row with its number given: raw, like lastCheckpoint, since one is written at every step. */
+/**
+ * A checkpoint row with its number given: raw, like lastCheckpoint, since one is written at every
+ * step. A retry of a write that went through (the answer was lost) finds its row by id: the durable
+ * writer may run it twice.
+ */
 async function insertCheckpoint(
   db: Db,
-  input: Parameters<typeof createCheckpoint>[1] & { number: number },
+  input: Parameters<typeof createCheckpoint>[1] & { id: string; number: number },
 ): Promise<CheckpointRow> {
   const rows = await db.$queryRaw<CheckpointRow[]>`
     INSERT INTO "Checkpoint" ("id", "sessionId", "number", "turn", "step", "historyPosition", "snapshot", "filesChanged", "reason", "note", "createdAt")
-    VALUES (${input.id ?? newId()}, ${input.sessionId}, ${input.number}, ${input.turn}, ${input.step}, ${input.historyPosition},
+    VALUES (${input.id}, ${input.sessionId}, ${input.number}, ${input.turn}, ${input.step}, ${input.historyPosition},
       ${input.snapshot ?? null}, ${input.filesChanged ?? "[]"}, ${input.reason}, ${input.note ?? null}, ${new Date()})
+    ON CONFLICT ("id") DO NOTHING
     RETURNING *`;
-  return rows[0];
+  return rows[0] ?? (await db.checkpoint.findUniqueOrThrow({ where: { id: input.id } }));
 }

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { ROOT_DIR } from "../config/root";
 import { PrismaClient } from "./generated/prisma/client";
-import { applyMigrations, BUSY_TIMEOUT_MS } from "./migrate";
+import { applyMigrations } from "./migrate";
+import { SQLITE_BUSY_SLICE_MS, sqliteAdapter } from "./sqlite-adapter";
 
 /**
  * The client's type is the SQLite one's; a PostgreSQL client is the same model (prisma/README.md,
@@ -48,12 +48,11 @@ export async function openDb(
   }
   const file = path.join(home, "worldline.db");
   const migrated = applyMigrations(file, path.join(PRISMA_DIR, "migrations"));
-  const adapter = new PrismaBetterSQLite3({ url: `file:${file}`, timeout: BUSY_TIMEOUT_MS });
-  const db = new PrismaClient({ adapter });
+  const db = new PrismaClient({ adapter: sqliteAdapter(file) });
   providers.set(db, "sqlite");
   await db.$connect();
   // NORMAL is durable across application crashes in WAL mode and much faster than FULL.
   await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
-  await db.$queryRawUnsafe(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  await db.$queryRawUnsafe(`PRAGMA busy_timeout = ${SQLITE_BUSY_SLICE_MS}`);
   return { db, provider: "sqlite", file, migrated };
 }

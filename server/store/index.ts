@@ -18,9 +18,20 @@ export type { SessionRow } from "./sessions";
 export { insertEvents, lastEventSeq, lastEventSeqs, lastTurnBoundary, readEvents, readTurnEvents } from "./events";
 export type { StoredEvent } from "./events";
 export { appendHistory, readHistory, truncateHistory } from "./history";
+export type { HistoryRow } from "./history";
+export { claimSession, FencedError, isFenced, releaseClaim, sessionEpoch, takeCheckpointNumber } from "./claims";
+export type { Claim } from "./claims";
+export { durably, storeHealth } from "./durable";
+export { checkConsistency, completedOutcome, settleCompletedTurn } from "./consistency";
+
+export type { DurableOptions } from "./durable";
+export { describeFault, faultError, storeFault } from "./faults";
+
 export { createTurn, finishTurn, getTurn, lastStopReason, sessionUsage, type SessionUsage } from "./turns";
 export {
+  allOwners,
   beatOwner,
+  databaseNow,
   interruptOrphanApproval,
   interruptOrphanTurn,
   freshOwners,
@@ -39,6 +50,7 @@ export { listRecentWorkspaces } from "./workspaces";
 export { createCheckpoint, getCheckpoint, getCheckpointByNumber, lastCheckpoint, listCheckpoints } from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
+export { newId } from "./ids";
 export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";
 export type { ShareLinkRow } from "./share-links";
 export { createMemory, deleteMemory, listMemories } from "./memory";

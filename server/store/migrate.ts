@@ -56,4 +56,4 @@ export function applyMigrations(databaseFile: string, migrationsDir: string): st
 }
 
 /** How long a writer waits for the lock before SQLITE_BUSY; covers a concurrent CLI or second bridge. */
-export const BUSY_TIMEOUT_MS = 5_000;
+const BUSY_TIMEOUT_MS = 5_000;

@@ -1,4 +1,4 @@
-import type { Db } from "./db";
+import { providerOf, type Db } from "./db";
 
 /** Rows of server/leases: each running Worldline process and what it owns (turns, approvals). */
 
@@ -20,6 +20,21 @@ export async function beatOwner(db: Db, owner: OwnerRecord, at: Date): Promise<v
 
 export async function removeOwner(db: Db, id: string): Promise<void> {
   await db.owner.deleteMany({ where: { id } });
+}
+
+/**
+ * The database's clock: heartbeats are written and judged by it, so bridges whose clocks differ
+ * agree on who is alive. SQLite is one file on one host: its clock is this process's.
+ */
+export async function databaseNow(db: Db): Promise<Date> {
+  if (providerOf(db) !== "postgresql") return new Date();
+  const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT now() AS "now"`;
+  return new Date(row.now);
+}
+
+/** Every owner row, whatever its heartbeat (a bridge just back from an outage counts them all live). */
+export async function allOwners(db: Db): Promise<OwnerRecord[]> {
+  return db.owner.findMany({ select: { id: true, kind: true, host: true, pid: true } });
 }
 
 /** Owners whose heartbeat is no older than `since`. */
@@ -46,13 +61,25 @@ export async function orphanTurns(db: Db, live: string[]) {
   });
 }
 
-/** Marks one orphan turn interrupted unless another process did first (or its owner came back): true if this call did. */
+/**
+ * Marks one orphan turn interrupted unless another process did first (or its owner came back):
+ * true if this call did. The session's claim is taken from the dead owner in the same transaction,
+ * raising its epoch, so if the owner was only cut off and comes back, its writes are refused.
+ */
 export async function interruptOrphanTurn(db: Db, id: string, ownerId: string | null): Promise<boolean> {
-  const { count } = await db.turn.updateMany({
-    where: { id, ownerId, status: { in: RUNNING } },
-    data: { status: "interrupted", endedAt: new Date() },
+  return db.$transaction(async (tx) => {
+    const turn = await tx.turn.findUnique({ where: { id }, select: { sessionId: true } });
+    if (!turn) return false;
+    const { count } = await tx.turn.updateMany({
+      where: { id, ownerId, status: { in: RUNNING } },
+      data: { status: "interrupted", endedAt: new Date() },
+    });
+    if (count !== 1) return false;
+    await tx.$executeRaw`
+      UPDATE "Session" SET "epoch" = "epoch" + 1, "claimOwnerId" = NULL
+      WHERE "id" = ${turn.sessionId} AND ("claimOwnerId" IS NULL OR "claimOwnerId" = ${ownerId})`;
+    return true;
   });
-  return count === 1;
 }
 
 /** Pending requests whose owner is not among `live`. */

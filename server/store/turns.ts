@@ -1,3 +1,4 @@
+import { FencedError } from "./claims";
 import type { Db } from "./db";
 import type { Prisma } from "./generated/prisma/client";
 import { isUniqueViolation } from "./dialect";
@@ -19,6 +20,7 @@ export async function createTurn(
   sessionId: string,
   prompt: string,
   ownerId: string | null = null,
+  epoch = 0,
 ): Promise<Prisma.TurnModel> {
   const id = newId();
   const startedAt = new Date();
@@ -26,8 +28,8 @@ export async function createTurn(
   for (let attempt = 1; ; attempt++) {
     try {
       rows = await db.$queryRaw<{ number: number }[]>`
-        INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt", "ownerId")
-        SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt}, ${ownerId} FROM "Turn" WHERE "sessionId" = ${sessionId}
+        INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt", "ownerId", "epoch")
+        SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt}, ${ownerId}, ${epoch} FROM "Turn" WHERE "sessionId" = ${sessionId}
         RETURNING "number"`;
       break;
     } catch (error) {
@@ -46,11 +48,36 @@ export async function createTurn(
     startedAt,
     endedAt: null,
     ownerId,
+    epoch,
   };
 }
 
-export async function finishTurn(db: Db, id: string, data: { status: string; stats?: string; error?: string }) {
-  return db.turn.update({ where: { id }, data: { ...data, endedAt: new Date() } });
+/**
+ * Writes a turn's end. With `claim`, only while the session is still at the claim's epoch and the
+ * turn still running (a sweep that interrupted it, or a takeover, makes this a `session:fenced`
+ * error instead of a second ending). Idempotent: a retry after a lost answer finds the turn ended
+ * with this status and succeeds. False when the turn is gone (its session was deleted).
+ */
+export async function finishTurn(
+  db: Db,
+  id: string,
+  data: { status: string; stats?: string; error?: string },
+  claim?: { sessionId: string; epoch: number },
+): Promise<boolean> {
+  const endedAt = new Date();
+  if (!claim) {
+    const { count } = await db.turn.updateMany({ where: { id }, data: { ...data, endedAt } });
+    return count === 1;
+  }
+  const count = await db.$executeRaw`
+    UPDATE "Turn" SET "status" = ${data.status}, "stats" = ${data.stats ?? null}, "error" = ${data.error ?? null}, "endedAt" = ${endedAt}
+    WHERE "id" = ${id} AND "status" IN ('running', 'waiting')
+      AND EXISTS (SELECT 1 FROM "Session" WHERE "id" = ${claim.sessionId} AND "epoch" = ${claim.epoch})`;
+  if (count === 1) return true;
+  const row = await db.turn.findUnique({ where: { id }, select: { status: true } });
+  if (!row) return false;
+  if (row.status === data.status) return true;
+  throw new FencedError(claim.sessionId, claim.epoch);
 }
 
 export async function getTurn(db: Db, id: string) {

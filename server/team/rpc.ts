@@ -1,21 +1,14 @@
 import { randomUUID } from "node:crypto";
+import { ZodError } from "zod";
 import type { RedisLink } from "../bus";
 import { WorldlineError } from "../errors";
+import { TeamMessage, TeamMethods, type TeamArgs, type TeamInput, type TeamMethod } from "./messages";
 
 /** A forwarded call unanswered this long fails: the owner is gone or stuck (its lease will tell). */
 const CALL_TIMEOUT_MS = 15_000;
 
-type Handler = (args: Record<string, unknown>, from: string) => Promise<unknown> | unknown;
-
-interface Message {
-  kind: "call" | "reply" | "send";
-  id?: string;
-  from: string;
-  method?: string;
-  args?: Record<string, unknown>;
-  value?: unknown;
-  error?: { code: string; message: string };
-}
+type Handler = (args: unknown, from: string) => Promise<unknown> | unknown;
+type Message = TeamMessage;
 
 /**
  * Calls between bridges of one deployment, addressed by owner id (server/leases): each bridge
@@ -35,7 +28,9 @@ export class Rpc {
     private readonly me: string,
   ) {
     link.sub.on("message", (channel: string, raw: string) => {
-      if (channel === this.channelOf(me)) void this.receive(JSON.parse(raw) as Message);
+      if (channel !== this.channelOf(me)) return;
+      const message = parseMessage(raw);
+      if (message) void this.receive(message);
     });
   }
 
@@ -43,11 +38,24 @@ export class Rpc {
     await this.link.sub.subscribe(this.channelOf(this.me));
   }
 
-  handle(method: string, handler: Handler): void {
-    this.handlers.set(method, handler);
+  /** Handles a method; its arguments are checked against their schema (server/team/messages.ts) first. */
+  handle<M extends TeamMethod>(
+    method: M,
+    handler: (args: TeamArgs<M>, from: string) => Promise<unknown> | unknown,
+  ): void {
+    this.handlers.set(method, (args, from) => handler(TeamMethods[method].parse(args) as TeamArgs<M>, from));
   }
 
-  call<T>(owner: string, method: string, args: Record<string, unknown>): Promise<T> {
+  call<T, M extends TeamMethod = TeamMethod>(owner: string, method: M, args: TeamInput<M>): Promise<T> {
+    // Redis is down: the other bridge cannot be reached now; say so at once instead of after CALL_TIMEOUT_MS.
+    if (!this.link.available()) {
+      return Promise.reject(
+        new WorldlineError(
+          "bus:unavailable",
+          "Redis is unreachable, so the bridge running this session cannot be reached; try again shortly.",
+        ),
+      );
+    }
     const id = randomUUID();
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -59,7 +67,7 @@ export class Rpc {
     });
   }
 
-  send(owner: string, method: string, args: Record<string, unknown>): void {
+  send<M extends TeamMethod>(owner: string, method: M, args: TeamInput<M>): void {
     this.publish(owner, { kind: "send", from: this.me, method, args });
   }
 
@@ -87,8 +95,14 @@ export class Rpc {
       if (!handler) throw new WorldlineError("team:unreachable", `No handler for ${message.method}.`);
       reply = { ...reply, value: (await handler(message.args ?? {}, message.from)) ?? null };
     } catch (error) {
-      const code = error instanceof WorldlineError ? error.code : "team:failed";
-      const text = error instanceof Error ? error.message : String(error);
+      const code =
+        error instanceof WorldlineError ? error.code : error instanceof ZodError ? "team:invalid" : "team:failed";
+      const text =
+        error instanceof ZodError
+          ? `${message.method}: ${describeIssues(error)}`
+          : error instanceof Error
+            ? error.message
+            : String(error);
       reply = { ...reply, error: { code, message: text } };
       if (message.kind === "send") console.error(`[worldline] forwarded ${message.method} failed:`, text);
     }
@@ -104,4 +118,20 @@ export class Rpc {
   private channelOf(owner: string): string {
     return `${this.link.prefix}:to:${owner}`;
   }
+}
+
+/** A message off the wire, or null (logged) when it is not one: JSON that does not fit the envelope. */
+function parseMessage(raw: string): Message | null {
+  try {
+    return TeamMessage.parse(JSON.parse(raw));
+  } catch (error) {
+    const why =
+      error instanceof ZodError ? describeIssues(error) : error instanceof Error ? error.message : String(error);
+    console.error(`[worldline] ignored a malformed message from another bridge: ${why}`);
+    return null;
+  }
+}
+
+function describeIssues(error: ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join(".") || "message"}: ${issue.message}`).join("; ");
 }

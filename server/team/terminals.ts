@@ -1,7 +1,8 @@
 import type { RedisLink } from "../bus";
 import { WorldlineError } from "../errors";
 import type { OwnerLease } from "../leases";
-import type { PtyManager, ScreenSnapshot, Terminal, TerminalInfo, ViewerSink } from "../pty";
+import type { PtyManager, Terminal, TerminalInfo, ViewerSink } from "../pty";
+import type { TeamArgs, TeamInput } from "./messages";
 import type { Rpc } from "./rpc";
 
 type Size = { cols: number; rows: number } | undefined;
@@ -30,22 +31,18 @@ export class TerminalRouter {
       renamed: record,
       closed: (info) => void link.pub.hdel(this.keyOf(info.sessionId), info.terminalId).catch(reportRegistryError),
     });
-    const local = (args: Record<string, unknown>) => ptys.get(args.sessionId as string, args.terminalId as string);
+    const local = (args: { sessionId: string; terminalId: string }) => ptys.get(args.sessionId, args.terminalId);
     rpc.handle("pty.attach", (args, from) => {
       const terminal = local(args);
-      terminal.attach(args.viewer as string, this.forwardingSink(from, args.viewer as string), args.size as Size);
+      terminal.attach(args.viewer, this.forwardingSink(from, args.viewer), args.size);
       return { terminalId: terminal.id, title: terminal.title };
     });
-    rpc.handle("pty.detach", (args) => local(args).detach(args.viewer as string));
-    rpc.handle("pty.input", (args) => local(args).input(args.viewer as string, args.data as string));
-    rpc.handle("pty.resize", (args) =>
-      local(args).resize(args.viewer as string, args.cols as number, args.rows as number),
-    );
-    rpc.handle("pty.ack", (args) => local(args).ack(args.viewer as string, args.bytes as number));
-    rpc.handle("pty.close", (args) => ptys.close(args.sessionId as string, args.terminalId as string));
-    rpc.handle("pty.rename", (args) =>
-      ptys.rename(args.sessionId as string, args.terminalId as string, args.title as string),
-    );
+    rpc.handle("pty.detach", (args) => local(args).detach(args.viewer));
+    rpc.handle("pty.input", (args) => local(args).input(args.viewer, args.data));
+    rpc.handle("pty.resize", (args) => local(args).resize(args.viewer, args.cols, args.rows));
+    rpc.handle("pty.ack", (args) => local(args).ack(args.viewer, args.bytes));
+    rpc.handle("pty.close", (args) => ptys.close(args.sessionId, args.terminalId));
+    rpc.handle("pty.rename", (args) => ptys.rename(args.sessionId, args.terminalId, args.title));
     rpc.handle("pty.out", (args) => this.deliver(args));
   }
 
@@ -110,12 +107,12 @@ export class TerminalRouter {
   }
 
   /** A local terminal gets the call now (input stays synchronous); a remote one after its owner is looked up. */
-  private toTerminal(
+  private toTerminal<M extends "pty.detach" | "pty.input" | "pty.resize" | "pty.ack">(
     sessionId: string,
     terminalId: string,
     viewer: string,
-    method: string,
-    args: Record<string, unknown>,
+    method: M,
+    args: Omit<TeamInput<M>, "sessionId" | "terminalId" | "viewer">,
     here: (terminal: Terminal) => void,
   ): void {
     const terminal = this.localTerminal(sessionId, terminalId);
@@ -123,7 +120,8 @@ export class TerminalRouter {
     if (!this.deps.rpc) throw notFound(terminalId);
     const key = this.viewerKey(viewer);
     void this.ownerOf(sessionId, terminalId).then(
-      (owner) => this.deps.rpc!.send(owner, method, { sessionId, terminalId, viewer: key, ...args }),
+      // The spread is the method's arguments; TypeScript cannot see through a generic Omit.
+      (owner) => this.deps.rpc!.send(owner, method, { sessionId, terminalId, viewer: key, ...args } as TeamInput<M>),
       () => undefined, // Closed meanwhile: nothing to forward to.
     );
   }
@@ -146,25 +144,24 @@ export class TerminalRouter {
 
   /** What the owner's terminal sends to a viewer on another bridge. */
   private forwardingSink(to: string, viewer: string): ViewerSink {
-    const send = (args: Record<string, unknown>) => this.deps.rpc!.send(to, "pty.out", { viewer, ...args });
+    const send = (out: TeamInput<"pty.out">) => this.deps.rpc!.send(to, "pty.out", out);
     return {
-      data: (chunk) => send({ kind: "data", data: Buffer.from(chunk).toString("base64") }),
-      snapshot: (snapshot) => send({ kind: "snapshot", snapshot }),
-      resync: () => send({ kind: "resync" }),
-      exit: (exitCode) => send({ kind: "exit", exitCode }),
+      data: (chunk) => send({ viewer, kind: "data", data: Buffer.from(chunk).toString("base64") }),
+      snapshot: (snapshot) => send({ viewer, kind: "snapshot", snapshot }),
+      resync: () => send({ viewer, kind: "resync" }),
+      exit: (exitCode) => send({ viewer, kind: "exit", exitCode }),
     };
   }
 
-  private deliver(args: Record<string, unknown>): void {
-    const key = args.viewer as string;
-    const sink = this.remoteViews.get(key);
+  private deliver(out: TeamArgs<"pty.out">): void {
+    const sink = this.remoteViews.get(out.viewer);
     if (!sink) return;
-    if (args.kind === "data") sink.data(Buffer.from(args.data as string, "base64"));
-    else if (args.kind === "snapshot") sink.snapshot(args.snapshot as ScreenSnapshot);
-    else if (args.kind === "resync") sink.resync();
-    else if (args.kind === "exit") {
-      this.remoteViews.delete(key);
-      sink.exit((args.exitCode as number | null) ?? null);
+    if (out.kind === "data") sink.data(Buffer.from(out.data, "base64"));
+    else if (out.kind === "snapshot") sink.snapshot(out.snapshot);
+    else if (out.kind === "resync") sink.resync();
+    else {
+      this.remoteViews.delete(out.viewer);
+      sink.exit(out.exitCode);
     }
   }
 

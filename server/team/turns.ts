@@ -1,4 +1,5 @@
 import type { AgentRuntime, PromptOptions } from "../agent";
+import { WorldlineError } from "../errors";
 import type { OwnerLease } from "../leases";
 import type { EventLog } from "../sessions";
 import * as store from "../store";
@@ -23,22 +24,27 @@ export class TurnRouter {
     const { rpc, runtime } = deps;
     if (!rpc) return;
     rpc.handle("turn.prompt", async (args) => {
-      const started = await runtime.prompt(
-        args.sessionId as string,
-        args.text as string,
-        args.options as PromptOptions,
-      );
+      const started = await runtime.prompt(args.sessionId, args.text, args.options);
       return { turnId: started.turnId, queued: started.queued };
     });
-    rpc.handle("turn.steer", (args) => runtime.steer(args.sessionId as string, args.text as string));
-    rpc.handle("turn.cancel", (args) => runtime.cancel(args.sessionId as string));
+    rpc.handle("turn.steer", (args) => runtime.steer(args.sessionId, args.text));
+    rpc.handle("turn.cancel", (args) => runtime.cancel(args.sessionId));
   }
 
   async prompt(sessionId: string, text: string, options: PromptOptions = {}): Promise<StartedRemotely> {
     const owner = await this.elsewhere(sessionId);
     if (owner) return this.deps.rpc!.call(owner, "turn.prompt", { sessionId, text, options });
-    const started = await this.deps.runtime.prompt(sessionId, text, options);
-    return { turnId: started.turnId, queued: started.queued };
+    try {
+      const started = await this.deps.runtime.prompt(sessionId, text, options);
+      return { turnId: started.turnId, queued: started.queued };
+    } catch (error) {
+      // Another bridge claimed the session first, or its turn started since the look above (two
+      // prompts at the same instant): that bridge queues this one.
+      if (!(error instanceof WorldlineError) || error.code !== "session:busy" || !this.deps.rpc) throw error;
+      const holder = claimHolder(error) ?? (await this.elsewhere(sessionId));
+      if (!holder || holder === this.deps.lease.id) throw error;
+      return this.deps.rpc.call(holder, "turn.prompt", { sessionId, text, options });
+    }
   }
 
   async steer(sessionId: string, text: string): Promise<{ turnId: string; steered: boolean }> {
@@ -75,4 +81,10 @@ export class TurnRouter {
     if (!owner || owner === this.deps.lease.id) return null;
     return (await this.deps.lease.isLive(owner)) ? owner : null;
   }
+}
+
+/** The live bridge holding the session's claim, from a refused claim (server/leases/claims.ts). */
+function claimHolder(error: WorldlineError): string | null {
+  const owner = (error.details as { owner?: unknown } | undefined)?.owner;
+  return typeof owner === "string" ? owner : null;
 }

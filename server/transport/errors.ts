@@ -1,6 +1,7 @@
 import { ZodError } from "zod";
 import type { WireError } from "../protocol";
 import { isWorldlineError, type ErrorKind } from "../errors";
+import { faultError, storeFault, storeHealth } from "../store";
 import { redactForOutput } from "../secrets";
 
 const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
@@ -14,14 +15,28 @@ const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
   conflict: 409,
   busy: 409,
   already_decided: 409,
+  owner_gone: 409,
+  fenced: 409,
   blocked: 409,
   too_large: 413,
   rate_limited: 429,
   unavailable: 503,
+  unreachable: 503,
+  full: 503,
+  at_capacity: 429,
 };
 
-/** The one place errors become wire errors: `{code, message}` plus an HTTP status. */
-export function toWireError(error: unknown): { status: number; error: WireError } {
+/**
+ * The one place errors become wire errors: `{code, message}` plus an HTTP status, and for a 429
+ * the seconds to wait (`Retry-After`). A database that is unreachable, locked or out of disk is a
+ * 503 with a specific code (DESIGN.md §2), logged once per change of the store's state.
+ */
+export function toWireError(error: unknown): { status: number; error: WireError; retryAfter?: number } {
+  const fault = isWorldlineError(error) || error instanceof ZodError ? null : storeFault(error);
+  if (fault) {
+    storeHealth.failed(fault, error);
+    return toWireError(faultError(fault, error));
+  }
   if (error instanceof ZodError) {
     const message = error.issues
       .map((issue) => (issue.path.length ? `${issue.path.join(".")}: ${issue.message}` : issue.message))
@@ -30,8 +45,10 @@ export function toWireError(error: unknown): { status: number; error: WireError 
   }
   if (isWorldlineError(error)) {
     const status = STATUS_BY_KIND[error.kind] ?? 500;
+    const retryAfter = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
     return {
       status,
+      ...(typeof retryAfter === "number" ? { retryAfter } : {}),
       error: {
         code: error.code,
         message: redactForOutput(error.message),

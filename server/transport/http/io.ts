@@ -6,23 +6,29 @@ import { assertWellFormed } from "../unicode";
 /** Request bodies above this are refused: prompts and edits fit easily, floods don't. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const json = JSON.stringify(body);
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
     "content-length": Buffer.byteLength(json),
     "cache-control": "no-store",
+    ...headers,
   });
   res.end(json);
 }
 
 export function sendError(res: ServerResponse, error: unknown): void {
-  const { status, error: wire } = toWireError(error);
+  const { status, error: wire, retryAfter } = toWireError(error);
   if (res.headersSent) {
     res.end();
     return;
   }
-  sendJson(res, status, { error: wire });
+  sendJson(res, status, { error: wire }, retryAfter === undefined ? {} : { "retry-after": String(retryAfter) });
 }
 
 /** Reads a JSON body: application/json only, size-limited, parsed or a clear 4xx. */

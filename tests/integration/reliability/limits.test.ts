@@ -96,7 +96,7 @@ describe("terminal and turn limits", () => {
       expect((await runtime.prompt(sessionId, `hang ${i}`)).queued).toBe(false);
     }
     const extra = await newSession();
-    await expect(runtime.prompt(extra, "one too many")).rejects.toMatchObject({ code: "runtime:busy" });
+    await expect(runtime.prompt(extra, "one too many")).rejects.toMatchObject({ code: "runtime:at_capacity" });
     // Prompts behind a running turn queue (they don't add to what runs), up to the limit.
     for (let i = 0; i < MAX_QUEUED_TURNS_PER_SESSION; i++)
       expect((await runtime.prompt(sessions[0], `queued ${i}`)).queued).toBe(true);
@@ -105,7 +105,14 @@ describe("terminal and turn limits", () => {
     const socket = await bridge.socket();
     await expect(
       emitCommand(socket, "turn.prompt", { commandId: "cmd-over-limit-1", sessionId: extra, text: "again" }),
-    ).rejects.toMatchObject({ code: "runtime:busy" });
+    ).rejects.toMatchObject({ code: "runtime:at_capacity" });
+    // Over HTTP it is a 429 with Retry-After, and health shows the bridge full (issue 29).
+    const refused = await bridge.api("/api/v1/chat/stream", { body: { message: "again", session_id: extra } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("retry-after")).toBe("5");
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("runtime:at_capacity");
+    const health = (await (await fetch(`${bridge.url}/api/v1/health`)).json()) as { turns: unknown };
+    expect(health.turns).toEqual({ running: MAX_CONCURRENT_TURNS, capacity: MAX_CONCURRENT_TURNS });
     await runtime.cancelAll();
     fake.reset();
   }, 60_000);

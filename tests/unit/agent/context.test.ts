@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Context, type HistoryRecord } from "../../../server/agent/context";
-import { createSession, openDb, readHistory, type Db } from "../../../server/store";
+import { appendHistory, createSession, openDb, readHistory, type Db } from "../../../server/store";
 
 const user = (content: string): HistoryRecord => ({ kind: "message", message: { role: "user", content } });
 const marker = (number: number): HistoryRecord => ({ kind: "checkpoint", checkpointId: `cp_${number}`, number });
@@ -58,13 +58,32 @@ describe("Context: staged records", () => {
     expect(context.length).toBe(2);
   });
 
-  it("a failed background write is reported by the next save, once", async () => {
+  it("a failed background write is reported by the next save and kept for the one after, never dropped", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-ctx" });
     const context = await Context.load(db, session.id);
-    await db.session.delete({ where: { id: session.id } }); // the rows can no longer be written
-    context.stage(user("lost"));
+    // Another writer appends position 0 first: this context's batch no longer continues the stored history.
+    await db.historyEntry.create({ data: { sessionId: session.id, position: 0, kind: "message", data: "{}" } });
+    context.stage(user("kept"));
     context.flush();
-    await expect(context.save()).rejects.toThrow();
+    await expect(context.save()).rejects.toThrow(/changed under this writer/);
+    // The record is still unsaved: the next save tries it again (and fails the same way), it is not skipped.
+    await expect(context.save()).rejects.toThrow(/changed under this writer/);
+    await db.historyEntry.deleteMany({ where: { sessionId: session.id } });
     await expect(context.save()).resolves.toBeUndefined();
+    expect((await readHistory(db, session.id)).map((row) => row.position)).toEqual([0]);
+  });
+
+  it("positions stay gap-free: a retried batch that went through is not written twice", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-ctx" });
+    const batch = [
+      { position: 0, kind: "message", data: "{}" },
+      { position: 1, kind: "message", data: "{}" },
+    ];
+    await appendHistory(db, session.id, batch);
+    await appendHistory(db, session.id, batch); // the answer of the first was lost: the retry finds it stored
+    await expect(appendHistory(db, session.id, [{ position: 3, kind: "message", data: "{}" }])).rejects.toThrow(
+      /changed under this writer/,
+    );
+    expect((await readHistory(db, session.id)).map((row) => row.position)).toEqual([0, 1]);
   });
 });

@@ -1,4 +1,5 @@
 import { processErrorCounts } from "../../../process-errors";
+import { storeHealth } from "../../../store";
 import type { Route } from "../router";
 
 export const healthRoutes: Route[] = [
@@ -12,6 +13,8 @@ export const healthRoutes: Route[] = [
         version: services.version,
         // Errors nothing caught since start (server/process-errors.ts): the bridge kept serving through them.
         errors: { unhandled_rejections: errors.unhandledRejections, uncaught_exceptions: errors.uncaughtExceptions },
+        turns: services.runtime.load(),
+        store: { fault: storeHealth.fault },
       };
     },
   },

@@ -1,0 +1,96 @@
+import { WorldlineError } from "../errors";
+import type { Db } from "./db";
+import { Prisma } from "./generated/prisma/client";
+
+/**
+ * Fencing (DESIGN.md §12). A bridge claims a session before it runs the session's turns; a claim
+ * taken from another holder raises the session's epoch, and every write on a claim's behalf is
+ * conditional on the epoch it was taken at. A bridge that lost its claim (swept while it could not
+ * reach the database, or a peer took over) gets `session:fenced` from its next write and stops.
+ */
+
+/** A write refused because the session was claimed by someone else since (the writer is stale). */
+export class FencedError extends WorldlineError {
+  constructor(sessionId: string, epoch: number) {
+    super(
+      "session:fenced",
+      `This bridge no longer holds session ${sessionId} (its claim at epoch ${epoch} was taken over); its turn stops here.`,
+    );
+  }
+}
+
+export function isFenced(error: unknown): error is FencedError {
+  return error instanceof FencedError;
+}
+
+export interface Claim {
+  sessionId: string;
+  ownerId: string;
+  epoch: number;
+}
+
+/**
+ * Claims the session for `ownerId` unless a live other owner holds it: the epoch stays when the
+ * holder claims again, and rises when the claim passes to a new holder. One statement, so of two
+ * bridges claiming at the same instant exactly one wins (the row is the arbiter). Null when a live
+ * other owner holds it; `holder` then says who.
+ */
+export async function claimSession(
+  db: Db,
+  sessionId: string,
+  ownerId: string,
+  live: string[],
+): Promise<{ claim: Claim | null; holder: string | null }> {
+  const others = live.filter((id) => id !== ownerId);
+  const notLive = others.length ? Prisma.sql`"claimOwnerId" NOT IN (${Prisma.join(others)})` : Prisma.sql`1 = 1`;
+  const rows = await db.$queryRaw<{ epoch: number }[]>`
+    UPDATE "Session"
+    SET "epoch" = CASE WHEN "claimOwnerId" = ${ownerId} THEN "epoch" ELSE "epoch" + 1 END, "claimOwnerId" = ${ownerId}
+    WHERE "id" = ${sessionId} AND ("claimOwnerId" IS NULL OR "claimOwnerId" = ${ownerId} OR ${notLive})
+    RETURNING "epoch"`;
+  if (rows.length === 1) return { claim: { sessionId, ownerId, epoch: Number(rows[0].epoch) }, holder: null };
+  const row = await db.session.findUnique({ where: { id: sessionId }, select: { claimOwnerId: true } });
+  return { claim: null, holder: row?.claimOwnerId ?? null };
+}
+
+/** Gives the claim up (no turn left to run): the next claim by anyone starts from this epoch. */
+export async function releaseClaim(db: Db, claim: Claim): Promise<void> {
+  await db.session.updateMany({
+    where: { id: claim.sessionId, claimOwnerId: claim.ownerId, epoch: claim.epoch },
+    data: { claimOwnerId: null },
+  });
+}
+
+/** The session's epoch now (null: the session is gone). */
+export async function sessionEpoch(db: Db, sessionId: string): Promise<number | null> {
+  const row = await db.session.findUnique({ where: { id: sessionId }, select: { epoch: true } });
+  return row?.epoch ?? null;
+}
+
+/**
+ * Runs `write` in a transaction that first checks (and, on PostgreSQL, locks) the session's row at
+ * the claim's epoch: a takeover waits for the write or makes it fail with `session:fenced`.
+ */
+export async function fenced<T>(
+  db: Db,
+  claim: { sessionId: string; epoch: number },
+  write: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
+  return db.$transaction(async (tx) => {
+    const held = await tx.$executeRaw`
+      UPDATE "Session" SET "epoch" = "epoch" WHERE "id" = ${claim.sessionId} AND "epoch" = ${claim.epoch}`;
+    if (held !== 1) throw new FencedError(claim.sessionId, claim.epoch);
+    return write(tx);
+  });
+}
+
+/**
+ * The session's next checkpoint number, taken by the store (one atomic increment), so any bridge
+ * can take the next one and two never take the same (issue 29, fault 4).
+ */
+export async function takeCheckpointNumber(db: Db, sessionId: string): Promise<number> {
+  const rows = await db.$queryRaw<{ nextCheckpoint: number }[]>`
+    UPDATE "Session" SET "nextCheckpoint" = "nextCheckpoint" + 1 WHERE "id" = ${sessionId} RETURNING "nextCheckpoint"`;
+  if (rows.length === 0) throw new WorldlineError("session:not_found", `No session ${sessionId}.`);
+  return Number(rows[0].nextCheckpoint) - 1;
+}

@@ -1,0 +1,69 @@
+import { z } from "zod";
+import type { ScreenSnapshot } from "../pty";
+
+/**
+ * Every message one bridge sends another (server/team/rpc.ts), as zod schemas: the envelope, and
+ * the arguments of each method. A bridge checks what it receives before acting on it, so a message
+ * from a bridge of another version, or a corrupted one, is a clear `team:invalid` error, not a crash
+ * or a call with undefined arguments (issue 30).
+ */
+
+const sessionId = z.string().min(1);
+const terminalId = z.string().min(1);
+const viewer = z.string().min(1);
+const dimension = z.number().int().positive();
+
+const PromptOptions = z.object({
+  reasoning: z.enum(["on", "off"]).optional(),
+  images: z.array(z.string()).optional(),
+  // JSON turns an array's undefined entries into null.
+  imagePreviews: z
+    .array(z.string().nullish())
+    .transform((previews) => previews.map((preview) => preview ?? undefined))
+    .optional(),
+});
+
+const snapshot = z.custom<ScreenSnapshot>((value) => typeof value === "object" && value !== null, "a screen snapshot");
+
+/** The arguments of each method, by name. */
+export const TeamMethods = {
+  "turn.prompt": z.object({ sessionId, text: z.string(), options: PromptOptions.optional() }),
+  "turn.steer": z.object({ sessionId, text: z.string() }),
+  "turn.cancel": z.object({ sessionId }),
+  "pty.attach": z.object({
+    sessionId,
+    terminalId,
+    viewer,
+    size: z.object({ cols: dimension, rows: dimension }).optional(),
+  }),
+  "pty.detach": z.object({ sessionId, terminalId, viewer }),
+  "pty.input": z.object({ sessionId, terminalId, viewer, data: z.string() }),
+  "pty.resize": z.object({ sessionId, terminalId, viewer, cols: dimension, rows: dimension }),
+  "pty.ack": z.object({ sessionId, terminalId, viewer, bytes: z.number().int().nonnegative() }),
+  "pty.close": z.object({ sessionId, terminalId }),
+  "pty.rename": z.object({ sessionId, terminalId, title: z.string() }),
+  "pty.out": z.discriminatedUnion("kind", [
+    z.object({ viewer, kind: z.literal("data"), data: z.string() }),
+    z.object({ viewer, kind: z.literal("snapshot"), snapshot }),
+    z.object({ viewer, kind: z.literal("resync") }),
+    z.object({ viewer, kind: z.literal("exit"), exitCode: z.number().int().nullable() }),
+  ]),
+} as const;
+
+export type TeamMethod = keyof typeof TeamMethods;
+/** What a handler receives (parsed). */
+export type TeamArgs<M extends TeamMethod> = z.output<(typeof TeamMethods)[M]>;
+/** What a caller sends. */
+export type TeamInput<M extends TeamMethod> = z.input<(typeof TeamMethods)[M]>;
+
+/** The envelope on the wire: a call (answered by a reply), a reply, or a send (not answered). */
+export const TeamMessage = z.object({
+  kind: z.enum(["call", "reply", "send"]),
+  id: z.string().optional(),
+  from: z.string().min(1),
+  method: z.string().optional(),
+  args: z.unknown().optional(),
+  value: z.unknown().optional(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export type TeamMessage = z.infer<typeof TeamMessage>;

@@ -1,0 +1,113 @@
+import { describe, expect, it } from "vitest";
+import { WorldlineError } from "../../../server/errors";
+import {
+  appendHistory,
+  beatOwner,
+  checkConsistency,
+  claimSession,
+  createCheckpoint,
+  createSession,
+  createTurn,
+  finishTurn,
+  interruptOrphanTurn,
+  readHistory,
+  releaseClaim,
+  takeCheckpointNumber,
+  type Db,
+} from "../../../server/store";
+import { toWireError } from "../../../server/transport/errors";
+import { useStoreDb } from "./store-db";
+
+describe("store: fencing, numbers taken by the store, consistency", () => {
+  let db: Db;
+  useStoreDb("wl-store-fencing-", (opened) => (db = opened));
+
+  it("grants a session's claim to one live owner at a time, raising the epoch on each new holder", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
+    const [first, second] = await Promise.all([
+      claimSession(db, session.id, "o-a", ["o-a", "o-b"]),
+      claimSession(db, session.id, "o-b", ["o-a", "o-b"]),
+    ]);
+    const winners = [first, second].filter((result) => result.claim !== null);
+    expect(winners).toHaveLength(1);
+    const loser = first.claim ? second : first;
+    expect(loser.holder).toBe(winners[0].claim!.ownerId);
+    const held = winners[0].claim!;
+    expect(held.epoch).toBe(1);
+    // The holder claims again (a queued prompt): same epoch.
+    expect((await claimSession(db, session.id, held.ownerId, ["o-a", "o-b"])).claim?.epoch).toBe(1);
+    // A holder that is not live any more loses it to the next claimant, whose epoch is higher.
+    const other = held.ownerId === "o-a" ? "o-b" : "o-a";
+    const taken = await claimSession(db, session.id, other, [other]);
+    expect(taken.claim?.epoch).toBe(2);
+    await releaseClaim(db, held); // a stale release changes nothing
+    expect((await claimSession(db, session.id, held.ownerId, [held.ownerId, other])).claim).toBeNull();
+    await releaseClaim(db, taken.claim!);
+    expect((await claimSession(db, session.id, held.ownerId, [held.ownerId, other])).claim?.epoch).toBe(3);
+  });
+
+  it("refuses a stale owner's history and status writes after a sweep took its turn", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
+    const { claim } = await claimSession(db, session.id, "o-cut-off", ["o-cut-off"]);
+    const turn = await createTurn(db, session.id, "p", "o-cut-off", claim!.epoch);
+    await appendHistory(db, session.id, [{ position: 0, kind: "message", data: "{}" }], claim!);
+    // Another bridge judged the owner dead and swept its turn: the epoch rises with it.
+    expect(await interruptOrphanTurn(db, turn.id, "o-cut-off")).toBe(true);
+    await expect(
+      appendHistory(db, session.id, [{ position: 1, kind: "message", data: "{}" }], claim!),
+    ).rejects.toMatchObject({ code: "session:fenced" });
+    await expect(
+      finishTurn(db, turn.id, { status: "completed" }, { sessionId: session.id, epoch: claim!.epoch }),
+    ).rejects.toMatchObject({ code: "session:fenced" });
+    expect((await readHistory(db, session.id)).map((row) => row.position)).toEqual([0]);
+    expect((await db.turn.findUnique({ where: { id: turn.id } }))?.status).toBe("interrupted");
+  });
+
+  it("takes checkpoint numbers from the store: writers that alternate never share one", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
+    const numbers = await Promise.all(Array.from({ length: 6 }, () => takeCheckpointNumber(db, session.id)));
+    expect(numbers.slice().sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5]);
+    const row = await createCheckpoint(db, {
+      sessionId: session.id,
+      turn: 1,
+      step: 0,
+      historyPosition: 0,
+      reason: "turn",
+    });
+    expect(row.number).toBe(6);
+  });
+
+  it("the start check repairs a lagging counter and a claim of a gone process, and reports a history gap", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
+    await db.checkpoint.create({
+      data: { sessionId: session.id, number: 4, turn: 1, step: 0, historyPosition: 0, reason: "turn" },
+    });
+    await db.historyEntry.createMany({
+      data: [0, 2].map((position) => ({ sessionId: session.id, position, kind: "message", data: "{}" })),
+    });
+    await beatOwner(db, { id: "o-alive", kind: "web", host: "h", pid: 1 }, new Date());
+    await db.session.update({ where: { id: session.id }, data: { claimOwnerId: "o-gone" } });
+    const findings = (await checkConsistency(db, { fix: true })).filter((f) => f.sessionId === session.id);
+    expect(findings.map((f) => [f.kind, f.fixed]).sort()).toEqual([
+      ["checkpoint_counter", true],
+      ["history_gap", false],
+      ["stale_claim", true],
+    ]);
+    expect(await takeCheckpointNumber(db, session.id)).toBe(5);
+    const after = await db.session.findUnique({ where: { id: session.id } });
+    expect(after?.claimOwnerId).toBeNull();
+  });
+});
+
+describe("wire errors for faults and capacity", () => {
+  it("answers 503 with a specific code for store faults and 429 with Retry-After at capacity", () => {
+    const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" });
+    expect(toWireError(refused)).toMatchObject({ status: 503, error: { code: "store:unavailable" } });
+    const full = { code: "P2010", meta: { driverAdapterError: { cause: { originalCode: "SQLITE_FULL" } } } };
+    expect(toWireError(full)).toMatchObject({ status: 503, error: { code: "disk:full" } });
+    expect(toWireError(new WorldlineError("bus:unavailable", "Redis is down"))).toMatchObject({ status: 503 });
+    const capacity = new WorldlineError("runtime:at_capacity", "full", { details: { retry_after_s: 5 } });
+    expect(toWireError(capacity)).toMatchObject({ status: 429, retryAfter: 5 });
+    expect(toWireError(new WorldlineError("approval:owner_gone", "gone"))).toMatchObject({ status: 409 });
+  });
+});
