@@ -26,6 +26,7 @@ log(`bundled the bridge into dist/bridge in ${Date.now() - started} ms`);
 const { register } = await import("tsx/esm/api");
 register();
 const { ensureBuilt } = await import("../server/cli/build.ts");
-if (process.env.WORLDLINE_NEXT_DIST) throw new Error("unset WORLDLINE_NEXT_DIST: the package ships the UI build in .next/");
+if (process.env.WORLDLINE_NEXT_DIST)
+  throw new Error("unset WORLDLINE_NEXT_DIST: the package ships the UI build in .next/");
 ensureBuilt(ROOT, log);
 log("the web UI build in .next/ is current");

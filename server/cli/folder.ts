@@ -16,7 +16,9 @@ export function resolveFolder(argument: string | undefined): string {
   try {
     cwd = process.cwd();
   } catch {
-    throw new CliError("The current folder no longer exists (deleted or unmounted). cd into a folder and run it again.");
+    throw new CliError(
+      "The current folder no longer exists (deleted or unmounted). cd into a folder and run it again.",
+    );
   }
   const folder = path.resolve(cwd, argument ?? ".");
   let real: string;
@@ -25,7 +27,10 @@ export function resolveFolder(argument: string | undefined): string {
   } catch {
     // A bare word is likelier a mistyped command than a folder.
     if (argument !== undefined && !/[\\/.~]/.test(argument)) {
-      throw new CliError(`Unknown command "${argument}" (and no such folder). Run \`worldline --help\` for usage.`, EXIT_USAGE);
+      throw new CliError(
+        `Unknown command "${argument}" (and no such folder). Run \`worldline --help\` for usage.`,
+        EXIT_USAGE,
+      );
     }
     throw new CliError(`The folder ${folder} does not exist.`, EXIT_USAGE);
   }
@@ -46,7 +51,8 @@ export async function openFolderSession(url: string, token: string, folder: stri
   const sessions = z.array(SessionSummary).parse(await api(url, token, "GET", "/api/v1/sessions"));
   // Listed most recently updated first.
   const existing = sessions.find((session) => session.workspace === folder && !session.archived);
-  const session = existing ?? SessionSummary.parse(await api(url, token, "POST", "/api/v1/sessions", { workspace: folder }));
+  const session =
+    existing ?? SessionSummary.parse(await api(url, token, "POST", "/api/v1/sessions", { workspace: folder }));
   return `/s/${encodeURIComponent(session.id)}`;
 }
 

@@ -55,9 +55,13 @@ export function parseStartArgs(argv: string[], { folder }: { folder: boolean }):
     throw new CliError(`Unexpected argument "${extra}". ${SEE_HELP}`, EXIT_USAGE);
   }
   if (values.port !== undefined && !(/^\d{1,5}$/.test(values.port) && Number(values.port) <= MAX_PORT)) {
-    throw new CliError(`--port must be a number from 0 to 65535 (0 picks a free port), got "${values.port}".`, EXIT_USAGE);
+    throw new CliError(
+      `--port must be a number from 0 to 65535 (0 picks a free port), got "${values.port}".`,
+      EXIT_USAGE,
+    );
   }
-  if (values.host !== undefined && values.host.trim() === "") throw new CliError("--host needs an address.", EXIT_USAGE);
+  if (values.host !== undefined && values.host.trim() === "")
+    throw new CliError("--host needs an address.", EXIT_USAGE);
   return {
     open: values.open,
     port: values.port,
@@ -76,7 +80,9 @@ function usageProblem(error: unknown): string {
   if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION" && option) return `Unknown option "${option}".`;
   const long = /--[\w-]+/.exec(message)?.[0];
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && long) {
-    return message.includes("argument missing") ? `Option "${long}" needs a value.` : `Option "${long}" takes no value.`;
+    return message.includes("argument missing")
+      ? `Option "${long}" needs a value.`
+      : `Option "${long}" takes no value.`;
   }
   return message.split("\n")[0];
 }

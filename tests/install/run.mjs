@@ -19,6 +19,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { chromium } from "@playwright/test";
 import { register } from "tsx/esm/api";
+import { keepInstall } from "./cache.mjs";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const READY_PREFIX = "Worldline ready: ";
@@ -37,7 +38,6 @@ const CHROMIUM_FLAGS = [
   "--disable-sync",
   "--no-first-run",
 ];
-const NATIVE = "better-sqlite3,node-pty";
 
 const keep = process.argv.includes("--keep");
 const skipNpx = process.argv.includes("--skip-npx");
@@ -71,7 +71,11 @@ try {
   const help = quick(worldline, ["--help"], { cwd: repo, env: user.env });
   assert.equal(help.status, 0);
   assert.match(help.stdout, /^Usage: worldline \[folder\]/);
-  expectFailure(quick(worldline, ["--frobnicate"], { cwd: repo, env: user.env }), 2, /^worldline: Unknown option "--frobnicate"\./);
+  expectFailure(
+    quick(worldline, ["--frobnicate"], { cwd: repo, env: user.env }),
+    2,
+    /^worldline: Unknown option "--frobnicate"\./,
+  );
   expectFailure(quick(worldline, ["servee"], { cwd: repo, env: user.env }), 2, /^worldline: Unknown command "servee"/);
   expectFailure(quick(worldline, ["./missing"], { cwd: repo, env: user.env }), 2, /does not exist\.$/);
   expectFailure(
@@ -132,19 +136,29 @@ try {
       assert.ok(rebuild, `no command to run in:\n${skipped.stderr}`);
       say(`running what it says: ${rebuild}`);
       t = performance.now();
-      const rebuilt = spawnSync("sh", ["-c", rebuild], { cwd: npxRepo, env: npxUser.env, encoding: "utf8", timeout: INSTALL_TIMEOUT_MS });
+      const rebuilt = spawnSync("sh", ["-c", rebuild], {
+        cwd: npxRepo,
+        env: npxUser.env,
+        encoding: "utf8",
+        timeout: INSTALL_TIMEOUT_MS,
+      });
       assert.equal(rebuilt.status, 0, `${rebuild} failed:\n${rebuilt.stdout}${rebuilt.stderr}`);
       say(`rebuild: ${seconds(performance.now() - t)}`);
 
-      const viaNpx = await launch("npx", ["--yes", "--package", tarball, "worldline"], { cwd: npxRepo, env: npxUser.env });
+      const viaNpx = await launch("npx", ["--yes", "--package", tarball, "worldline"], {
+        cwd: npxRepo,
+        env: npxUser.env,
+      });
       say(`npx worldline: ready line after ${Math.round(viaNpx.readyMs)} ms`);
       await chat(viaNpx.url, npxRepo, "npx");
       await stop(viaNpx.child);
       assert.equal(gitStatus(npxRepo), "", "the repository was changed");
     } finally {
-      for (const dir of listNpxDirs(cache)) if (!npxDirs.has(dir) && !keep) fs.rmSync(dir, { recursive: true, force: true });
+      for (const dir of listNpxDirs(cache))
+        if (!npxDirs.has(dir) && !keep) fs.rmSync(dir, { recursive: true, force: true });
     }
   }
+  say(`kept the install for bench/installed.ts in ${keepInstall(tarball, prefix)}`);
   say(`pack ${seconds(packMs)}; all passed in ${seconds(performance.now() - started)}`);
 } finally {
   for (const child of children) child.kill("SIGKILL");
@@ -160,24 +174,51 @@ function pack() {
   const packMs = performance.now() - t;
   const [info] = JSON.parse(out.slice(out.indexOf("[")));
   const files = info.files.map((file) => file.path);
-  say(`tarball ${info.filename}: ${(info.size / 1e6).toFixed(1)} MB, ${info.entryCount} files (${(info.unpackedSize / 1e6).toFixed(1)} MB unpacked)`);
-  for (const required of ["bin/worldline.mjs", "dist/bridge/cli.mjs", ".next/BUILD_ID", "server/pty/mirror-worker.mjs", "package.json"])
+  say(
+    `tarball ${info.filename}: ${(info.size / 1e6).toFixed(1)} MB, ${info.entryCount} files (${(info.unpackedSize / 1e6).toFixed(1)} MB unpacked)`,
+  );
+  for (const required of [
+    "bin/worldline.mjs",
+    "dist/bridge/cli.mjs",
+    ".next/BUILD_ID",
+    "server/pty/mirror-worker.mjs",
+    "package.json",
+  ])
     assert.ok(files.includes(required), `the tarball lacks ${required}`);
-  assert.ok(files.some((file) => /^prisma\/migrations\/[^/]+\/migration\.sql$/.test(file)), "no SQLite migrations");
-  assert.ok(files.some((file) => /^prisma\/postgres\/migrations\/[^/]+\/migration\.sql$/.test(file)), "no PostgreSQL migrations");
+  assert.ok(
+    files.some((file) => /^prisma\/migrations\/[^/]+\/migration\.sql$/.test(file)),
+    "no SQLite migrations",
+  );
+  assert.ok(
+    files.some((file) => /^prisma\/postgres\/migrations\/[^/]+\/migration\.sql$/.test(file)),
+    "no PostgreSQL migrations",
+  );
   const sources = files.filter((file) => /\.(tsx?|mts)$/.test(file) || /^(tests|app|components|bench)\//.test(file));
   assert.deepEqual(sources, [], "the tarball holds sources");
-  assert.deepEqual(files.filter((file) => file.startsWith(".next/cache/")), [], "the tarball holds Next's build cache");
-  const manifest = JSON.parse(execFileSync("tar", ["-xOzf", path.join(tmp, info.filename), "package/package.json"], { encoding: "utf8" }));
+  assert.deepEqual(
+    files.filter((file) => file.startsWith(".next/cache/")),
+    [],
+    "the tarball holds Next's build cache",
+  );
+  const manifest = JSON.parse(
+    execFileSync("tar", ["-xOzf", path.join(tmp, info.filename), "package/package.json"], { encoding: "utf8" }),
+  );
   assert.equal(manifest.private, undefined, "the package is private");
-  for (const hook of ["preinstall", "install", "postinstall"]) assert.equal(manifest.scripts[hook], undefined, `the package has a ${hook} script`);
+  for (const hook of ["preinstall", "install", "postinstall"])
+    assert.equal(manifest.scripts[hook], undefined, `the package has a ${hook} script`);
   fs.writeFileSync(path.join(tmp, "npm-cache-dir"), npm(["config", "get", "cache"], { cwd: tmp }).trim());
   return { tarball: path.join(tmp, info.filename), packMs };
 }
 
 function npm(args, { cwd }) {
-  const result = spawnSync("npm", args, { cwd, encoding: "utf8", timeout: INSTALL_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
-  if (result.status !== 0) throw new Error(`npm ${args.join(" ")} failed (${result.status}):\n${result.stderr.slice(-4000)}`);
+  const result = spawnSync("npm", args, {
+    cwd,
+    encoding: "utf8",
+    timeout: INSTALL_TIMEOUT_MS,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status !== 0)
+    throw new Error(`npm ${args.join(" ")} failed (${result.status}):\n${result.stderr.slice(-4000)}`);
   return result.stdout;
 }
 
@@ -185,8 +226,25 @@ function npm(args, { cwd }) {
 function makeUser(name) {
   const home = path.join(tmp, `home-${name}`);
   fs.mkdirSync(home);
-  const env = { ...process.env, HOME: home, PORT: "0", WORLDLINE_MODEL: "fake-model", OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: "sk-test" };
-  for (const name of ["WORLDLINE_HOME", "WORLDLINE_TOKEN", "WORLDLINE_DEV", "WORLDLINE_NEXT_DIST", "DATABASE_URL", "REDIS_URL", "HOST", "BROWSER"]) delete env[name];
+  const env = {
+    ...process.env,
+    HOME: home,
+    PORT: "0",
+    WORLDLINE_MODEL: "fake-model",
+    OPENAI_BASE_URL: `${fake.url}/v1`,
+    OPENAI_API_KEY: "sk-test",
+  };
+  for (const name of [
+    "WORLDLINE_HOME",
+    "WORLDLINE_TOKEN",
+    "WORLDLINE_DEV",
+    "WORLDLINE_NEXT_DIST",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "HOST",
+    "BROWSER",
+  ])
+    delete env[name];
   return { home, env };
 }
 
@@ -227,7 +285,10 @@ async function launch(command, args, { cwd, env }) {
   let stderr = "";
   child.stderr.on("data", (data) => (stderr = (stderr + data).slice(-8000)));
   const line = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line in ${READY_TIMEOUT_MS} ms; stderr:\n${stderr}`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`no ready line in ${READY_TIMEOUT_MS} ms; stderr:\n${stderr}`)),
+      READY_TIMEOUT_MS,
+    );
     child.stdout.on("data", (data) => {
       stdout += data;
       const ready = stdout.split("\n").find((l) => l.startsWith(READY_PREFIX));
@@ -261,7 +322,10 @@ async function stop(child) {
 
 /** The printed URL in Chromium: it lands in the folder's session, and a prompt gets the fake model's reply. */
 async function chat(readyUrlText, folder, label) {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: CHROMIUM_FLAGS });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    args: CHROMIUM_FLAGS,
+  });
   try {
     const page = await browser.newPage();
     page.setDefaultTimeout(BROWSER_TIMEOUT_MS);
@@ -271,7 +335,10 @@ async function chat(readyUrlText, folder, label) {
     assert.equal(landed.pathname, new URL(readyUrlText).pathname, "the URL did not land in the session");
     assert.equal(landed.searchParams.get("token"), null, "the token stayed in the address bar");
     await page.getByTestId("connection-state").filter({ hasText: "live" }).waitFor();
-    assert.ok((await page.locator("body").innerText()).includes(path.basename(folder)), "the page does not show the folder");
+    assert.ok(
+      (await page.locator("body").innerText()).includes(path.basename(folder)),
+      "the page does not show the folder",
+    );
     say(`${label}: session page live after ${Math.round(performance.now() - t)} ms`);
     const reply = `Hello from the fake model to ${label}.`;
     const scripted = await fetch(`${fake.url}/__admin/script`, {
