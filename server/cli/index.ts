@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number | undefined> {
   const [command] = argv;
   switch (command) {
     case "acp":
-      (await import("./native")).checkNativeModules();
+      // No native check first: `initialize` must answer at once; a bridge that cannot load them says so on stderr.
       return (await import("./acp")).acpCommand();
     case "run":
       (await import("./native")).checkNativeModules();

@@ -7,11 +7,13 @@ import { findRunningBridge, writeBridgeRecord, type BridgeRecord } from "./bridg
 import { ensureBuilt } from "./build";
 import { openFolderSession } from "./folder";
 import { checkNativeModules } from "./native";
-import { CliError, EXIT_OK, type StartOptions } from "./options";
+import { CliError, EXIT_OK, EXIT_USAGE, type StartOptions } from "./options";
 
 /** A second `worldline` that lost the race for the port waits this long for the winner's record. */
 const RACE_WAIT_MS = 5_000;
 const RACE_POLL_MS = 100;
+/** A close that hangs (a stuck child, a slow disk) still ends the process after this. */
+const SHUTDOWN_GRACE_MS = 10_000;
 
 const log = (line: string) => process.stderr.write(`[worldline] ${line}\n`);
 
@@ -92,7 +94,7 @@ function configOrUsageError(): BridgeConfig {
   try {
     return loadConfig();
   } catch (error) {
-    throw new CliError(errorMessage(error), 2);
+    throw new CliError(errorMessage(error), EXIT_USAGE);
   }
 }
 
@@ -117,7 +119,7 @@ function stopOnSignals(bridge: Bridge, removeRecord: () => void): void {
     log(`${signal}: stopping…`);
     removeRecord();
     // A second signal, or a close that hangs, still ends the process.
-    setTimeout(() => process.exit(1), 10_000).unref();
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     bridge.close().then(
       () => process.exit(0),
       (error: unknown) => {
