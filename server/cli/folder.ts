@@ -43,17 +43,30 @@ export function resolveFolder(argument: string | undefined): string {
   return real;
 }
 
+/** What picking a folder's session needs from a bridge: in this process, or over its HTTP API. */
+export interface FolderSessions {
+  /** Most recently updated first. */
+  list(): Promise<{ id: string; workspace: string; archived: boolean }[]>;
+  create(folder: string): Promise<{ id: string }>;
+}
+
 /**
- * The folder's session in the bridge at `url`: the most recently used one on that folder that is
- * not archived (as `code .` reopens a folder's window), or a new one. Returns the page's path.
+ * The folder's session: the most recently used one on that folder that is not archived (as
+ * `code .` reopens a folder's window), or a new one. Returns the page's path.
  */
-export async function openFolderSession(url: string, token: string, folder: string): Promise<string> {
-  const sessions = z.array(SessionSummary).parse(await api(url, token, "GET", "/api/v1/sessions"));
-  // Listed most recently updated first.
-  const existing = sessions.find((session) => session.workspace === folder && !session.archived);
-  const session =
-    existing ?? SessionSummary.parse(await api(url, token, "POST", "/api/v1/sessions", { workspace: folder }));
+export async function openFolderSession(sessions: FolderSessions, folder: string): Promise<string> {
+  const existing = (await sessions.list()).find((session) => session.workspace === folder && !session.archived);
+  const session = existing ?? (await sessions.create(folder));
   return `/s/${encodeURIComponent(session.id)}`;
+}
+
+/** The sessions of the bridge at `url` (another process), through its API with its token. */
+export function sessionsOverHttp(url: string, token: string): FolderSessions {
+  return {
+    list: async () => z.array(SessionSummary).parse(await api(url, token, "GET", "/api/v1/sessions")),
+    create: async (folder) =>
+      SessionSummary.parse(await api(url, token, "POST", "/api/v1/sessions", { workspace: folder })),
+  };
 }
 
 async function api(url: string, token: string, method: string, route: string, body?: unknown): Promise<unknown> {

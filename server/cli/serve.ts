@@ -5,7 +5,7 @@ import { ROOT_DIR, startBridge, VERSION, type Bridge } from "../main";
 import { openBrowser } from "./browser";
 import { findRunningBridge, writeBridgeRecord, type BridgeRecord } from "./bridge-record";
 import { ensureBuilt } from "./build";
-import { openFolderSession } from "./folder";
+import { openFolderSession, sessionsOverHttp, type FolderSessions } from "./folder";
 import { checkNativeModules } from "./native";
 import { CliError, EXIT_OK, EXIT_USAGE, type StartOptions } from "./options";
 
@@ -61,7 +61,8 @@ export async function start(options: StartOptions, folder: string | null): Promi
     token: bridge.token,
     version: VERSION,
   });
-  const path = folder === null ? "/" : await openFolderSession(bridge.url, bridge.token, folder);
+  // In this process, not over HTTP: the requests would wait behind the UI's loading (see startBridge).
+  const path = folder === null ? "/" : await openFolderSession(sessionsInProcess(bridge), folder);
   const url = `${bridge.url}${path}?token=${bridge.token}`;
   process.stdout.write(`Worldline ready: ${url}\n`);
   if (folder !== null) log(`Serving ${folder}. Run \`worldline\` in another folder to open it here too; Ctrl+C stops.`);
@@ -74,10 +75,20 @@ async function reuse(running: BridgeRecord, folder: string, options: StartOption
   log(
     `Using the Worldline already running (pid ${running.pid}, ${running.url}${running.version === VERSION ? "" : `, version ${running.version}`}).`,
   );
-  const url = `${running.url}${await openFolderSession(running.url, running.token, folder)}?token=${running.token}`;
+  const path = await openFolderSession(sessionsOverHttp(running.url, running.token), folder);
+  const url = `${running.url}${path}?token=${running.token}`;
   process.stdout.write(`Worldline ready: ${url}\n`);
   if (options.open) openBrowser(url, log);
   return EXIT_OK;
+}
+
+function sessionsInProcess(bridge: Bridge): FolderSessions {
+  const { sessions } = bridge.services;
+  return {
+    list: async () =>
+      (await sessions.list()).map((row) => ({ id: row.id, workspace: row.workspace.path, archived: row.archived })),
+    create: (folder) => sessions.create({ workspace: folder }),
+  };
 }
 
 async function waitForRunningBridge(home: string, wanted: { port?: number; host?: string }) {

@@ -17,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { chromium } from "@playwright/test";
 import { register } from "tsx/esm/api";
 import { keepInstall } from "./cache.mjs";
@@ -39,8 +40,17 @@ const CHROMIUM_FLAGS = [
   "--no-first-run",
 ];
 
-const keep = process.argv.includes("--keep");
-const skipNpx = process.argv.includes("--skip-npx");
+const { values: options } = parseArgs({
+  options: {
+    keep: { type: "boolean", default: false },
+    "skip-npx": { type: "boolean", default: false },
+    // For working on this test: an earlier run's tarball and `--prefix` install (kept with --keep).
+    tarball: { type: "string" },
+    installed: { type: "string" },
+  },
+});
+const keep = options.keep;
+const skipNpx = options["skip-npx"];
 const started = performance.now();
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "wl-install-"));
 const children = new Set();
@@ -51,13 +61,15 @@ const { startFakeLlm } = await import("../fake-llm/server.ts");
 const fake = await startFakeLlm({});
 
 try {
-  const { tarball, packMs } = pack();
+  const { tarball, packMs } = options.tarball ? { tarball: path.resolve(options.tarball), packMs: 0 } : pack();
 
   // --- npm install -g into a temporary prefix -------------------------------------------------
-  const prefix = path.join(tmp, "prefix");
+  const prefix = options.installed ? path.resolve(options.installed) : path.join(tmp, "prefix");
   let t = performance.now();
-  npm(["install", "-g", "--prefix", prefix, tarball, "--no-audit", "--no-fund"], { cwd: tmp });
-  say(`npm install -g: ${seconds(performance.now() - t)}`);
+  if (!options.installed) {
+    npm(["install", "-g", "--prefix", prefix, tarball, "--no-audit", "--no-fund"], { cwd: tmp });
+    say(`npm install -g: ${seconds(performance.now() - t)}`);
+  }
   const installed = path.join(prefix, "lib", "node_modules", "worldline");
   assert.ok(!fs.existsSync(path.join(installed, "node_modules", "typescript")), "typescript was installed");
   const before = snapshot(installed);
@@ -121,7 +133,7 @@ try {
   if (!skipNpx) {
     const npxUser = makeUser("npx");
     const npxRepo = makeRepo("npx-project");
-    const cache = fs.readFileSync(path.join(tmp, "npm-cache-dir"), "utf8");
+    const cache = npm(["config", "get", "cache"], { cwd: tmp }).trim();
     const npxDirs = new Set(listNpxDirs(cache));
     try {
       t = performance.now();
@@ -158,7 +170,7 @@ try {
         if (!npxDirs.has(dir) && !keep) fs.rmSync(dir, { recursive: true, force: true });
     }
   }
-  say(`kept the install for bench/installed.ts in ${keepInstall(tarball, prefix)}`);
+  if (!options.installed) say(`kept the install for bench/installed.ts in ${keepInstall(tarball, prefix)}`);
   say(`pack ${seconds(packMs)}; all passed in ${seconds(performance.now() - started)}`);
 } finally {
   for (const child of children) child.kill("SIGKILL");
@@ -206,7 +218,6 @@ function pack() {
   assert.equal(manifest.private, undefined, "the package is private");
   for (const hook of ["preinstall", "install", "postinstall"])
     assert.equal(manifest.scripts[hook], undefined, `the package has a ${hook} script`);
-  fs.writeFileSync(path.join(tmp, "npm-cache-dir"), npm(["config", "get", "cache"], { cwd: tmp }).trim());
   return { tarball: path.join(tmp, info.filename), packMs };
 }
 
@@ -231,7 +242,7 @@ function makeUser(name) {
     HOME: home,
     PORT: "0",
     WORLDLINE_MODEL: "fake-model",
-    OPENAI_BASE_URL: `${fake.url}/v1`,
+    OPENAI_BASE_URL: fake.url,
     OPENAI_API_KEY: "sk-test",
   };
   for (const name of [
@@ -341,7 +352,7 @@ async function chat(readyUrlText, folder, label) {
     );
     say(`${label}: session page live after ${Math.round(performance.now() - t)} ms`);
     const reply = `Hello from the fake model to ${label}.`;
-    const scripted = await fetch(`${fake.url}/__admin/script`, {
+    const scripted = await fetch(new URL("/__admin/script", fake.url), {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify([{ text: reply, chunkSize: 4, delayMs: 5 }]),
