@@ -61,6 +61,8 @@ async function startCommand(argv: string[], folderMode: boolean): Promise<number
     return EXIT_OK;
   }
   const folder = folderMode ? (await import("./folder")).resolveFolder(options.folder) : null;
+  // Before loading the bridge, whose modules load them: a skipped build gets its one message, not a stack.
+  (await import("./native")).checkNativeModules();
   return (await import("./serve")).start(options, folder);
 }
 

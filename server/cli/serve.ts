@@ -6,7 +6,6 @@ import { openBrowser } from "./browser";
 import { findRunningBridge, writeBridgeRecord, type BridgeRecord } from "./bridge-record";
 import { ensureBuilt } from "./build";
 import { openFolderSession, sessionsOverHttp, type FolderSessions } from "./folder";
-import { checkNativeModules } from "./native";
 import { CliError, EXIT_OK, EXIT_USAGE, type StartOptions } from "./options";
 
 /** A second `worldline` that lost the race for the port waits this long for the winner's record. */
@@ -35,7 +34,6 @@ export async function start(options: StartOptions, folder: string | null): Promi
     const running = await findRunningBridge(config.home, wanted);
     if (running) return reuse(running, folder, options);
   }
-  checkNativeModules();
   const dev = process.env.WORLDLINE_DEV === "1";
   if (!dev && !PACKAGED) ensureBuilt(ROOT_DIR, log);
   if (!config.model)
