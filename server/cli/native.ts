@@ -22,7 +22,9 @@ export function checkNativeModules(): void {
         new Database(":memory:").close();
       } else require(name);
     } catch (error) {
-      broken.push({ name, problem: ((error as Error).message ?? String(error)).split("\n")[0], dir });
+      // The first line says what is missing ("Could not locate the bindings file. Tried:"), the rest lists paths.
+      const problem = ((error as Error).message ?? String(error)).split("\n")[0].replace(/\s*Tried:$/, "");
+      broken.push({ name, problem, dir });
     }
   }
   if (broken.length === 0) return;
@@ -34,8 +36,7 @@ export function checkNativeModules(): void {
       `${names.join(" and ")} ${names.length > 1 ? "are" : "is"} not built for this machine (${broken[0].problem}).`,
       "npm did not run their install scripts (npm 11 asks you to allow them). Build them once with:",
       `  npm rebuild --prefix "${project}" ${names.join(" ")} --foreground-scripts`,
-      `or reinstall allowing them: npm install -g worldline --allow-scripts=${NATIVE_MODULES.join(",")}`,
-      `(with npx: npx --allow-scripts=${NATIVE_MODULES.join(",")} worldline)`,
+      `To let npm build them in later installs (npx, npm install -g): npm config set allow-scripts=${NATIVE_MODULES.join(",")} --location=user`,
     ].join("\n"),
   );
 }
