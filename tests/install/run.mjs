@@ -131,7 +131,7 @@ try {
 
   // --- npx, with the install scripts skipped ---------------------------------------------------
   if (!skipNpx) {
-    const npxUser = makeUser("npx");
+    const npxUser = makeUser("npx", { npmHome: true });
     const npxRepo = makeRepo("npx-project");
     const cache = npm(["config", "get", "cache"], { cwd: tmp }).trim();
     const npxDirs = new Set(listNpxDirs(cache));
@@ -233,13 +233,17 @@ function npm(args, { cwd }) {
   return result.stdout;
 }
 
-/** A person: an empty HOME (so ~/.worldline is theirs) and the fake LLM as their model. */
-function makeUser(name) {
+/**
+ * A person with the fake LLM as their model and an empty HOME (so ~/.worldline is theirs), or,
+ * with `npmHome`, this machine's HOME (npm's cache and config, e.g. where node-gyp finds Node's
+ * headers offline) and an empty WORLDLINE_HOME.
+ */
+function makeUser(name, { npmHome = false } = {}) {
   const home = path.join(tmp, `home-${name}`);
   fs.mkdirSync(home);
   const env = {
     ...process.env,
-    HOME: home,
+    HOME: npmHome ? process.env.HOME : home,
     PORT: "0",
     WORLDLINE_MODEL: "fake-model",
     OPENAI_BASE_URL: fake.url,
@@ -256,6 +260,7 @@ function makeUser(name) {
     "BROWSER",
   ])
     delete env[name];
+  if (npmHome) env.WORLDLINE_HOME = path.join(home, ".worldline");
   return { home, env };
 }
 
