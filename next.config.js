@@ -7,6 +7,11 @@ const nextConfig = {
   // `npm test` runs tsc and eslint over the whole tree; the build skips them to start fast.
   typescript: { ignoreBuildErrors: true },
   devIndicators: false,
+  experimental: {
+    // Rendered pages stay in memory: an installed package's folder may be read-only and is never
+    // written at run time (DESIGN.md §14); Next would otherwise cache them under .next/server/route-cache.
+    isrFlushToDisk: false,
+  },
 };
 
 export default nextConfig;

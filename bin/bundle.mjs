@@ -57,9 +57,10 @@ function upToDate(manifest) {
   return true;
 }
 
-function ensureGenerated(log) {
+/** The generated Prisma clients the bundle includes, made when missing (or always, with `force`). */
+export function ensureGenerated(log, { force = false } = {}) {
   for (const { client, args } of GENERATED) {
-    if (fs.existsSync(path.join(ROOT, client))) continue;
+    if (!force && fs.existsSync(path.join(ROOT, client))) continue;
     log(`Generating the database client (${path.dirname(client)})…`);
     const result = spawnSync(path.join(ROOT, "node_modules", ".bin", "prisma"), args, {
       cwd: ROOT,
@@ -71,23 +72,8 @@ function ensureGenerated(log) {
 
 async function build(log) {
   const started = Date.now();
-  const { build: esbuild } = await import("esbuild");
   const dir = `build-${Date.now().toString(36)}-${process.pid}`;
-  const result = await esbuild({
-    absWorkingDir: ROOT,
-    entryPoints: { cli: ENTRY },
-    outdir: path.join(OUT, dir),
-    bundle: true,
-    splitting: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    packages: "external",
-    outExtension: { ".js": ".mjs" },
-    sourcemap: "linked",
-    metafile: true,
-    logLevel: "warning",
-  });
+  const result = await bundleInto(path.join(OUT, dir), { sourcemap: "linked" });
   const inputs = {};
   for (const file of Object.keys(result.metafile.inputs)) {
     const stat = fs.statSync(path.join(ROOT, file));
@@ -100,6 +86,26 @@ async function build(log) {
   pruneOldBuilds(dir);
   log(`Bundled the bridge in ${Date.now() - started} ms (${Object.keys(inputs).length} files).`);
   return [dir, manifest.entry];
+}
+
+/** esbuild over server/ into `outdir` (entry `cli.mjs`); also what `npm pack` ships (scripts/pack.mjs). */
+export async function bundleInto(outdir, { sourcemap }) {
+  const { build: esbuild } = await import("esbuild");
+  return esbuild({
+    absWorkingDir: ROOT,
+    entryPoints: { cli: ENTRY },
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    outExtension: { ".js": ".mjs" },
+    sourcemap,
+    metafile: true,
+    logLevel: "warning",
+  });
 }
 
 function pruneOldBuilds(keep) {

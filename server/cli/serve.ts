@@ -1,35 +1,144 @@
-import { loadConfig } from "../config";
-import { ROOT_DIR, startBridge } from "../main";
+import fs from "node:fs";
+import { loadConfig, PACKAGED, type BridgeConfig } from "../config";
+import { errorMessage } from "../errors";
+import { ROOT_DIR, startBridge, VERSION, type Bridge } from "../main";
+import { openBrowser } from "./browser";
+import { findRunningBridge, writeBridgeRecord, type BridgeRecord } from "./bridge-record";
 import { ensureBuilt } from "./build";
+import { openFolderSession, sessionsOverHttp, type FolderSessions } from "./folder";
+import { CliError, EXIT_OK, EXIT_USAGE, type StartOptions } from "./options";
 
-/** `worldline serve`: build what is missing, start the bridge, print exactly one ready line. */
-export async function serve(): Promise<void> {
-  const config = loadConfig();
+/** A second `worldline` that lost the race for the port waits this long for the winner's record. */
+const RACE_WAIT_MS = 5_000;
+const RACE_POLL_MS = 100;
+/** A close that hangs (a stuck child, a slow disk) still ends the process after this. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+const log = (line: string) => process.stderr.write(`[worldline] ${line}\n`);
+
+/**
+ * `worldline [folder]` (DESIGN.md §14): the folder's session in this user's running bridge, or
+ * in one started here; `worldline serve` (npm start): a bridge and its home page. Either way one
+ * ready line on stdout. Returns the exit code when done at once (a running bridge was reused),
+ * nothing while this process serves.
+ */
+export async function start(options: StartOptions, folder: string | null): Promise<number | undefined> {
+  // Flags win over the environment they stand for.
+  if (options.port !== undefined) process.env.PORT = options.port;
+  if (options.host !== undefined) process.env.HOST = options.host;
+  const config = configOrUsageError();
+  checkHome(config.home);
+  const wanted = { port: options.port === undefined ? undefined : config.port, host: options.host };
+
+  if (folder !== null) {
+    const running = await findRunningBridge(config.home, wanted);
+    if (running) return reuse(running, folder, options);
+  }
   const dev = process.env.WORLDLINE_DEV === "1";
-  const log = (line: string) => process.stderr.write(`[worldline] ${line}\n`);
-  if (!dev) ensureBuilt(ROOT_DIR, log);
-  // The LAN warning is printed by startBridge, for every entry point.
+  if (!dev && !PACKAGED) ensureBuilt(ROOT_DIR, log);
   if (!config.model)
     log("No model configured (WORLDLINE_MODEL unset): terminals and files work; the chat explains how to add one.");
 
-  const bridge = await startBridge({ config, dev });
-  process.stdout.write(`Worldline ready: ${bridge.url}/?token=${bridge.token}\n`);
+  let bridge: Bridge;
+  try {
+    bridge = await startBridge({ config, dev });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
+    // Another `worldline` of this user may have just taken the port: use it once it is up.
+    const winner = folder === null ? undefined : await waitForRunningBridge(config.home, wanted);
+    if (winner && folder !== null) return reuse(winner, folder, options);
+    throw new CliError(
+      `Port ${config.port} on ${config.host} is in use by another program. Choose another with --port <n> (or PORT=<n>); --port 0 picks a free one.`,
+    );
+  }
+  const removeRecord = writeBridgeRecord(config.home, {
+    pid: process.pid,
+    url: bridge.url,
+    host: config.host,
+    port: bridge.port,
+    token: bridge.token,
+    version: VERSION,
+  });
+  // In this process, not over HTTP: the requests would wait behind the UI's loading (see startBridge).
+  const path = folder === null ? "/" : await openFolderSession(sessionsInProcess(bridge), folder);
+  const url = `${bridge.url}${path}?token=${bridge.token}`;
+  process.stdout.write(`Worldline ready: ${url}\n`);
+  if (folder !== null) log(`Serving ${folder}. Run \`worldline\` in another folder to open it here too; Ctrl+C stops.`);
+  if (options.open) openBrowser(url, log);
+  stopOnSignals(bridge, removeRecord);
+  return undefined;
+}
 
+async function reuse(running: BridgeRecord, folder: string, options: StartOptions): Promise<number> {
+  log(
+    `Using the Worldline already running (pid ${running.pid}, ${running.url}${running.version === VERSION ? "" : `, version ${running.version}`}).`,
+  );
+  const path = await openFolderSession(sessionsOverHttp(running.url, running.token), folder);
+  const url = `${running.url}${path}?token=${running.token}`;
+  process.stdout.write(`Worldline ready: ${url}\n`);
+  if (options.open) openBrowser(url, log);
+  return EXIT_OK;
+}
+
+function sessionsInProcess(bridge: Bridge): FolderSessions {
+  const { sessions } = bridge.services;
+  return {
+    list: async () =>
+      (await sessions.list()).map((row) => ({ id: row.id, workspace: row.workspace.path, archived: row.archived })),
+    create: (folder) => sessions.create({ workspace: folder }),
+  };
+}
+
+async function waitForRunningBridge(home: string, wanted: { port?: number; host?: string }) {
+  const deadline = Date.now() + RACE_WAIT_MS;
+  while (Date.now() < deadline) {
+    const running = await findRunningBridge(home, wanted);
+    if (running) return running;
+    await new Promise((resolve) => setTimeout(resolve, RACE_POLL_MS));
+  }
+  return undefined;
+}
+
+function configOrUsageError(): BridgeConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    throw new CliError(errorMessage(error), EXIT_USAGE);
+  }
+}
+
+/** WORLDLINE_HOME must be a folder this user can write: the database, snapshots and records live there. */
+function checkHome(home: string): void {
+  try {
+    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    fs.accessSync(home, fs.constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);
+    throw new CliError(
+      `WORLDLINE_HOME=${home} is not a folder you can write (${code}). Set WORLDLINE_HOME to one (default ~/.worldline).`,
+    );
+  }
+}
+
+function stopOnSignals(bridge: Bridge, removeRecord: () => void): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping…`);
+    removeRecord();
     // A second signal, or a close that hangs, still ends the process.
-    setTimeout(() => process.exit(1), 10_000).unref();
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS).unref();
     bridge.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        log(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+        log(`shutdown failed: ${errorMessage(error)}`);
         process.exit(1);
       },
     );
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  // A bridge that dies another way leaves a record whose pid is gone: the next `worldline` removes it.
+  process.on("exit", removeRecord);
 }

@@ -1,3 +1,3 @@
 export { loadConfig, isLoopbackHost } from "./env";
 export type { BridgeConfig, ModelConfig, ReasoningHistory } from "./env";
-export { ROOT_DIR } from "./root";
+export { PACKAGED, ROOT_DIR } from "./root";

@@ -1,0 +1,93 @@
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+/**
+ * What a running web bridge leaves in WORLDLINE_HOME/run/bridges/<pid>.json, so that `worldline`
+ * in another folder opens that folder in it instead of starting a second bridge (Jupyter's
+ * runtime files, opencode's server discovery). The file holds the launch token: it is readable
+ * by this user only, in a data dir that is too (server/store/db.ts makes it 0700).
+ */
+const BridgeRecord = z.object({
+  pid: z.number().int().positive(),
+  url: z.string().url(),
+  host: z.string(),
+  port: z.number().int(),
+  token: z.string().min(1),
+  version: z.string(),
+});
+export type BridgeRecord = z.infer<typeof BridgeRecord>;
+
+/** A bridge that does not answer its health check within this is taken for gone (or hung). */
+const HEALTH_TIMEOUT_MS = 1_500;
+
+function recordsDir(home: string): string {
+  return path.join(home, "run", "bridges");
+}
+
+/** Written once the bridge listens; the returned function removes it (on shutdown). */
+export function writeBridgeRecord(home: string, record: BridgeRecord): () => void {
+  const dir = recordsDir(home);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = path.join(dir, `${record.pid}.json`);
+  const temporary = `${file}.tmp`;
+  fs.writeFileSync(temporary, JSON.stringify(record), { mode: 0o600 });
+  fs.renameSync(temporary, file);
+  return () => fs.rmSync(file, { force: true });
+}
+
+/**
+ * A bridge of this WORLDLINE_HOME that is alive and answers, preferring (and, when the user named
+ * a port or host, requiring) that port and host. Records of processes that are gone are removed.
+ */
+export async function findRunningBridge(
+  home: string,
+  wanted: { port?: number; host?: string },
+): Promise<BridgeRecord | undefined> {
+  const dir = recordsDir(home);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((name) => name.endsWith(".json"));
+  } catch {
+    return undefined; // no bridge ever ran with this home
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const record = readRecord(file);
+    if (!record || !alive(record.pid)) {
+      fs.rmSync(file, { force: true });
+      continue;
+    }
+    if (record.pid === process.pid) continue;
+    if (wanted.port !== undefined && wanted.port !== 0 && record.port !== wanted.port) continue;
+    if (wanted.host !== undefined && record.host !== wanted.host) continue;
+    if (await answers(record)) return record;
+  }
+  return undefined;
+}
+
+function readRecord(file: string): BridgeRecord | undefined {
+  try {
+    return BridgeRecord.parse(JSON.parse(fs.readFileSync(file, "utf8")));
+  } catch {
+    return undefined; // unreadable, or written by another version: not reused (and removed)
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false; // ESRCH: gone; EPERM: another user's process, so not this user's bridge
+  }
+}
+
+async function answers(record: BridgeRecord): Promise<boolean> {
+  try {
+    const response = await fetch(`${record.url}/api/v1/health`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    return response.ok;
+  } catch {
+    return false; // not listening (yet, or any more): started afresh instead
+  }
+}

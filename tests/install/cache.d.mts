@@ -1,0 +1,2 @@
+export function cachedPrefix(tarball: string): string;
+export function keepInstall(tarball: string, prefix: string): string;
