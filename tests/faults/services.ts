@@ -33,13 +33,19 @@ export interface PrivatePostgres {
   destroy(): Promise<void>;
 }
 
-/** initdb in a temporary directory (as the postgres user: initdb refuses root) and pg_ctl on a free port. */
+/**
+ * initdb in a temporary directory and pg_ctl on a free port: as the postgres user when run as root
+ * (initdb refuses root), as the developer's own user otherwise.
+ */
 export async function startPostgres(): Promise<PrivatePostgres> {
   const base = await fs.mkdtemp(path.join(os.tmpdir(), "wl-faults-pg-"));
-  await run("chown", ["postgres:postgres", base]);
+  const root = process.getuid?.() === 0;
+  if (root) await run("chown", ["postgres:postgres", base]);
   const data = path.join(base, "data");
   const asPostgres = (command: string, args: string[]) =>
-    run("runuser", ["-u", "postgres", "--", path.join(PG_BIN, command), ...args], { timeout: 60_000 });
+    root
+      ? run("runuser", ["-u", "postgres", "--", path.join(PG_BIN, command), ...args], { timeout: 60_000 })
+      : run(path.join(PG_BIN, command), args, { timeout: 60_000 });
   await asPostgres("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync"]);
   const port = await freePort();
   const options = `-p ${port} -k ${base} -c listen_addresses=127.0.0.1 -c fsync=off`;
