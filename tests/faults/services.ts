@@ -1,4 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { readdirSync } from "node:fs";
 import fs from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
@@ -11,7 +12,10 @@ import { promisify } from "node:util";
  * own PostgreSQL on 5432 or Redis on 6379). Each is stopped and removed by its `destroy`.
  */
 const run = promisify(execFile);
-const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
+/** Debian's PostgreSQL binaries, newest version first (PG_BIN overrides). */
+const PG_BIN =
+  process.env.PG_BIN ??
+  `/usr/lib/postgresql/${readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a))[0]}/bin`;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
