@@ -12,6 +12,7 @@ import type { SessionToolSource } from "./session-tools";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 import type { TitlePort } from "./title-port";
 import type { TurnEmitter } from "./turn-emitter";
+import type { WorkspaceHost } from "../host";
 
 /** What the runtime is built from and what its callers pass and get back (server/agent/runtime.ts). */
 
@@ -55,6 +56,8 @@ export interface RuntimeDeps {
   titles?: TitlePort;
   /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
   sessionTools?: SessionToolSource;
+  /** Where a session's workspace is: its runner's host (server/runners); this machine when absent or null. */
+  hostOf?: (runner: string) => WorkspaceHost;
 }
 
 /** What a prompt may carry besides its text. */

@@ -1,3 +1,4 @@
+import type { WorkspaceHost } from "../host";
 import { imageRef } from "../protocol";
 import * as store from "../store";
 import type { CheckpointPort } from "./checkpoint-port";
@@ -68,6 +69,7 @@ export async function executeTurn(
   const session = pending.session ?? (await deps.sessions.get(sessionId));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
   const workspace = session.workspace.path;
+  const host = session.runner && deps.hostOf ? deps.hostOf(session.runner) : undefined;
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
   const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
   if (session.agentCommand && deps.externalAgents) {
@@ -103,7 +105,7 @@ export async function executeTurn(
     env.context(sessionId),
     env.tools.toolsFor({ sessionId, workspace, emit, signal }),
     recallForTurn(deps, { sessionId, workspace, prompt }),
-    readWorkspacePrompt(workspace),
+    host?.workspacePrompt ? host.workspacePrompt(workspace) : readWorkspacePrompt(workspace),
     deps.prices?.().catch(() => ({})) ?? {},
   ]);
   const base = {
@@ -116,7 +118,7 @@ export async function executeTurn(
     emit,
     retry: deps.retry ?? DEFAULT_RETRY_POLICY,
     contextWindow: fallback?.contextWindow ?? deps.config.contextWindow,
-    decorateToolContext: deps.decorateToolContext,
+    decorateToolContext: withHost(deps.decorateToolContext, host),
   };
   const dmail = new DMailBox(() => context.visibleCheckpointNumbers());
   const agentTools = createAgentTools({
@@ -161,6 +163,15 @@ export async function executeTurn(
   const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
   await afterTurnMemory(deps.memory, memoryInput);
   return result;
+}
+
+/** Tools of a session on a runner work through its host; the others get none and work on this machine. */
+function withHost(
+  decorate: RuntimeDeps["decorateToolContext"],
+  host: WorkspaceHost | undefined,
+): RuntimeDeps["decorateToolContext"] {
+  if (!host) return decorate;
+  return (ctx) => ({ ...(decorate ? decorate(ctx) : ctx), host });
 }
 
 /** With no model configured the prompt is still recorded, with an error that says how to set one. */
