@@ -57,7 +57,7 @@ export interface RuntimeDeps {
   /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
   sessionTools?: SessionToolSource;
   /** Where a session's workspace is: its runner's host (server/runners); this machine when absent or null. */
-  hostOf?: (runner: string) => WorkspaceHost;
+  hostOf?: (runner: string, sessionId: string) => WorkspaceHost;
 }
 
 /** What a prompt may carry besides its text. */

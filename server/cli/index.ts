@@ -11,6 +11,10 @@ const USAGE = `Usage:
   worldline acp                         run as an ACP agent on stdio
   worldline run -p "<prompt>" [--cwd DIR] [--yolo] [--model M] [--output-format text|stream-json]
                   [--final-message-only]   print mode; exit 0 ok, 1 failure, 75 retryable (429/5xx/timeouts)
+  worldline runner --hub URL --token TOKEN [--name NAME] [--root DIR]...
+                                        serve this machine's folders to a hub
+  worldline runners add NAME [--root DIR]... | list | revoke NAME
+                                        enroll, list and revoke runners (on the hub)
 `;
 
 async function main(argv: string[]): Promise<number | undefined> {
@@ -23,6 +27,10 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import("./acp")).acpCommand();
     case "run":
       return (await import("./run")).runCommand(argv.slice(1));
+    case "runner":
+      return (await import("./runner")).runnerCommand(argv.slice(1));
+    case "runners":
+      return (await import("./runners")).runnersCommand(argv.slice(1));
     case "help":
     case "--help":
     case "-h":

@@ -43,3 +43,19 @@ export {
 } from "./sync";
 export { LiveTranscript } from "./live-transcript";
 export * from "./images";
+export {
+  AddRunnerBody,
+  FolderQuery,
+  RUNNER_SOCKET_PATH,
+  RunnerExit,
+  RunnerHello,
+  RunnerName,
+  RunnerOperation,
+  RunnerOutput,
+  RunnerRequest,
+  RunnerResponse,
+  RunnerResults,
+  RunnerView,
+  RunnerWelcome,
+} from "./runner";
+export type { RunnerOp, RunnerResult } from "./runner";

@@ -45,3 +45,14 @@ export { createMemory, deleteMemory, listMemories } from "./memory";
 export type { MemoryRow } from "./memory";
 export { listCommands, recordCommand } from "./audit";
 export type { AuditedCommand } from "./audit";
+export {
+  addRunner,
+  exchangeEnrollment,
+  findRunnerByCredentialHash,
+  findRunnerByEnrollHash,
+  getRunner,
+  listRunners,
+  revokeRunner,
+  touchRunner,
+} from "./runners";
+export type { RunnerRow } from "./runners";

@@ -17,6 +17,12 @@ const STATUS_BY_KIND: Record<string, number> = {
   blocked: 409,
   too_large: 413,
   unavailable: 503,
+  // Runners (server/runners): one that is away, and a path its own boundary refused.
+  unsupported: 400,
+  outside_roots: 403,
+  offline: 503,
+  gone: 503,
+  restarted: 503,
 };
 
 /** The one place errors become wire errors: `{code, message}` plus an HTTP status. */

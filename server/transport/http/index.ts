@@ -20,6 +20,7 @@ import { conversationRoutes } from "./routes/conversations";
 import { memoryRoutes } from "./routes/memory";
 import { openApiRoutes } from "./routes/openapi";
 import { skillRoutes } from "./routes/skills";
+import { runnerRoutes } from "./routes/runners";
 
 export function createApiRouter(): Router {
   const router = new Router().add(
@@ -36,7 +37,7 @@ export function createApiRouter(): Router {
     ...mcpRoutes,
     ...shareRoutes,
   );
-  router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes);
+  router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...runnerRoutes);
   return router.add(...openApiRoutes(router));
 }
 
