@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FileContent, FileTreeListing, GitMarker } from "./ide";
 
 /**
  * Between a hub and a runner (`worldline runner`), over the runner's outbound socket.io
@@ -99,6 +100,24 @@ export const RunnerOperation = z.discriminatedUnion("op", [
   z.object({ op: z.literal("checkWorkspace"), path: z.string().min(1).max(4096) }),
   /** The folder picker: sub-folders of a folder under a root (the first root without a path). */
   z.object({ op: z.literal("listFolders"), path: AbsolutePath.optional() }),
+  // The IDE's file tree, editor, @-mentions and git markers (server/files), on the runner's copy.
+  z.object({ op: z.literal("files.list"), root: AbsolutePath, dir: z.string().max(4096) }),
+  z.object({ op: z.literal("files.read"), root: AbsolutePath, path: z.string().min(1).max(4096) }),
+  z.object({
+    op: z.literal("files.write"),
+    root: AbsolutePath,
+    path: z.string().min(1).max(4096),
+    content: z.string(),
+    baseHash: z.string().max(128).nullable().optional(),
+    force: z.boolean().optional(),
+  }),
+  z.object({
+    op: z.literal("files.search"),
+    root: AbsolutePath,
+    query: z.string().max(1000),
+    limit: z.number().int().min(1).max(1000),
+  }),
+  z.object({ op: z.literal("files.gitStatus"), root: AbsolutePath }),
 ]);
 export type RunnerOperation = z.infer<typeof RunnerOperation>;
 export type RunnerOp = RunnerOperation["op"];
@@ -117,7 +136,12 @@ export const RunnerRequest = z
   .strict();
 export type RunnerRequest = z.infer<typeof RunnerRequest>;
 
-export const RunnerFailure = z.object({ code: z.string().max(100), message: z.string().max(10_000) });
+export const RunnerFailure = z.object({
+  code: z.string().max(100),
+  message: z.string().max(10_000),
+  /** What the error carries for the UI (a conflict's current hash). */
+  details: z.unknown().optional(),
+});
 
 export const RunnerResponse = z.union([
   z.object({ id: z.string().min(1).max(64), ok: z.literal(true), result: z.unknown() }).strict(),
@@ -184,6 +208,11 @@ export const RunnerResults = {
     parent: AbsolutePath.nullable(),
     entries: z.array(z.object({ name: z.string(), path: AbsolutePath })),
   }),
+  "files.list": FileTreeListing,
+  "files.read": FileContent,
+  "files.write": z.object({ path: z.string(), hash: z.string(), mtimeMs: z.number() }),
+  "files.search": z.object({ files: z.array(z.string()), truncated: z.boolean() }),
+  "files.gitStatus": z.record(z.string(), GitMarker).nullable(),
 } satisfies Record<RunnerOp, z.ZodType>;
 export type RunnerResult<O extends RunnerOp> = z.infer<(typeof RunnerResults)[O]>;
 

@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { readWorkspacePrompt } from "../agent/system-prompt";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
+import { WorkspaceFiles } from "../files";
 import { LocalHost, type HostProcess } from "../host";
 import { RunnerRequest, type RunnerOperation, type RunnerResponse } from "../protocol";
 import { redactKnownValues, secretEnvValues } from "../secrets";
@@ -29,6 +30,8 @@ export interface RunnerReplies {
  */
 export class RunnerWorker {
   private readonly host = new LocalHost();
+  /** The IDE's view of the runner's folders (tree, editor, search, git markers), as on a hub's own machine. */
+  readonly files = new WorkspaceFiles();
   private readonly epochs = new Map<string, number>();
   private readonly processes = new Map<string, HostProcess>();
   private readonly running = new Map<string, AbortController>();
@@ -74,8 +77,9 @@ export class RunnerWorker {
       this.replies.response({ id: request.id, ok: true, result: result ?? null });
     } catch (error) {
       const code = isWorldlineError(error) ? error.code : "runner:failed";
+      const details = isWorldlineError(error) && error.details !== undefined ? { details: error.details } : {};
       if (code === "runner:outside_roots") this.replies.log(`refused: ${errorMessage(error)}`);
-      this.replies.response({ id: request.id, ok: false, error: { code, message: errorMessage(error) } });
+      this.replies.response({ id: request.id, ok: false, error: { code, message: errorMessage(error), ...details } });
     } finally {
       this.running.delete(request.id);
     }
@@ -154,6 +158,18 @@ export class RunnerWorker {
         return { path: await this.folder(operation.path) };
       case "listFolders":
         return this.listFolders(operation.path);
+      case "files.list":
+        return this.files.list(await this.folder(operation.root), operation.dir);
+      case "files.read":
+        return this.files.read(await this.folder(operation.root), operation.path);
+      case "files.write": {
+        const { root, path: file, content, baseHash, force } = operation;
+        return this.files.write(await this.folder(root), file, { content, baseHash, force });
+      }
+      case "files.search":
+        return this.files.search(await this.folder(operation.root), operation.query, operation.limit);
+      case "files.gitStatus":
+        return this.files.gitStatus(await this.folder(operation.root));
     }
   }
 

@@ -7,6 +7,7 @@ import { RUNNER_SOCKET_PATH, RunnerHello, RunnerName, type RunnerView, type Runn
 import * as store from "../store";
 import { LAST_SEEN_EVERY_MS, REVOCATION_CHECK_MS, RUNNER_GRACE_MS, RUNNER_MAX_FRAME_BYTES } from "./limits";
 import { RunnerLink } from "./link";
+import { RemoteFiles, type FilesPort } from "./remote-files";
 import { RemoteHost } from "./remote-host";
 import { ENROLLMENT_TTL_MS, hashSecret, newCredential, newEnrollmentToken } from "./secrets";
 
@@ -126,6 +127,11 @@ export class RunnerHub {
   /** The host of a session on a runner. */
   hostFor(runner: string, sessionId?: string): WorkspaceHost {
     return new RemoteHost(this.link(runner), sessionId);
+  }
+
+  /** The IDE's file views of a session on a runner (tree, editor, search, git markers). */
+  filesFor(runner: string): FilesPort {
+    return new RemoteFiles(this.link(runner));
   }
 
   /** A folder for a new session: an existing directory under one of the runner's roots, as the runner sees it. */

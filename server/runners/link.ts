@@ -164,7 +164,8 @@ export class RunnerLink {
     if (!call || call.sentTo === undefined) return this.refuse(`an answer to request ${response.id} it was not sent`);
     this.pending.delete(response.id);
     if (!response.ok) {
-      call.reject(new WorldlineError(ensureCode(response.error.code), response.error.message));
+      const { code, message, details } = response.error;
+      call.reject(new WorldlineError(ensureCode(code), message, details === undefined ? undefined : { details }));
       return;
     }
     const schema = RunnerResults[call.request.operation.op];
