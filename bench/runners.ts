@@ -120,6 +120,7 @@ export async function run(): Promise<RunnerBenchResult> {
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? "/tmp",
         WORLDLINE_HOME: path.join(workspace, "runner"),
+        NODE_ENV: "production",
       },
       stdio: ["ignore", "pipe", "inherit"],
     },

@@ -134,6 +134,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         <span className="hidden truncate font-mono text-xs sm:inline" title={summary?.workspace}>
           {summary?.workspace}
         </span>
+        <span
+          className="shrink-0 text-xs"
+          data-testid="session-machine"
+          title="Where the session's tools and files are"
+        >
+          {summary ? (summary.runner ? `on runner ${summary.runner}` : "on this machine") : null}
+        </span>
         <span className="ml-auto flex items-center gap-1 text-xs">
           <PresenceBar presence={presence} running={state.running !== null} noteTyping={noteTyping} />
           <McpStatus sessionId={sessionId} refreshKey={state.running?.turnId ?? null} />
