@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { errorMessage, WorldlineError } from "./errors";
+import { errorMessage } from "./errors";
 import { installProcessErrorPolicy } from "./process-errors";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
 import { connectRedis } from "./bus";
@@ -93,12 +93,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const ptys = new PtyManager({
     workspaceOf: async (sessionId) => {
       const session = await sessions.get(sessionId);
-      // Terminals on a runner's machine are not routed through its host yet: refused rather than opened here.
-      if (session.runner)
-        throw new WorldlineError(
-          "runner:unsupported",
-          `Terminals of sessions on runner "${session.runner}" are not available yet.`,
-        );
+      // A session on a runner opens its shells there (server/runners/remote-pty.ts).
+      if (session.runner) return { cwd: session.workspace.path, open: runners.ptyOpenerFor(session.runner, sessionId) };
       return session.workspace.path;
     },
     // A terminal can outlive its session's log (the session was deleted): its events then have nowhere to go.

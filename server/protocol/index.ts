@@ -52,6 +52,8 @@ export {
   RunnerName,
   RunnerOperation,
   RunnerOutput,
+  RunnerPtyData,
+  RunnerPtyExit,
   RunnerRequest,
   RunnerResponse,
   RunnerResults,

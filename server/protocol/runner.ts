@@ -118,6 +118,24 @@ export const RunnerOperation = z.discriminatedUnion("op", [
     limit: z.number().int().min(1).max(1000),
   }),
   z.object({ op: z.literal("files.gitStatus"), root: AbsolutePath }),
+  // A terminal's shell on the runner: its output comes back as `runner.pty_data`, its end as `runner.pty_exit`.
+  z.object({
+    op: z.literal("pty.open"),
+    ptyId: z.string().min(1).max(64),
+    cwd: AbsolutePath,
+    cols: z.number().int().min(1).max(1000),
+    rows: z.number().int().min(1).max(1000),
+    env: z.record(z.string(), z.string().max(10_000)),
+  }),
+  z.object({ op: z.literal("pty.input"), ptyId: z.string().min(1).max(64), data: z.string().max(4 * 1024 * 1024) }),
+  z.object({
+    op: z.literal("pty.resize"),
+    ptyId: z.string().min(1).max(64),
+    cols: z.number().int().min(1).max(1000),
+    rows: z.number().int().min(1).max(1000),
+  }),
+  z.object({ op: z.literal("pty.flow"), ptyId: z.string().min(1).max(64), paused: z.boolean() }),
+  z.object({ op: z.literal("pty.kill"), ptyId: z.string().min(1).max(64) }),
 ]);
 export type RunnerOperation = z.infer<typeof RunnerOperation>;
 export type RunnerOp = RunnerOperation["op"];
@@ -157,6 +175,12 @@ export const RunnerExit = z
     signal: z.string().max(32).nullable(),
     leftoversStopped: z.boolean(),
   })
+  .strict();
+
+/** A terminal's output, as the runner read it from its pty (raw bytes). */
+export const RunnerPtyData = z.object({ ptyId: z.string().min(1).max(64), data: z.instanceof(Uint8Array) }).strict();
+export const RunnerPtyExit = z
+  .object({ ptyId: z.string().min(1).max(64), exitCode: z.number().int().nullable() })
   .strict();
 
 const FileStatShape = z.object({ type: z.enum(["file", "dir", "other"]), size: z.number(), mtimeMs: z.number() });
@@ -213,6 +237,11 @@ export const RunnerResults = {
   "files.write": z.object({ path: z.string(), hash: z.string(), mtimeMs: z.number() }),
   "files.search": z.object({ files: z.array(z.string()), truncated: z.boolean() }),
   "files.gitStatus": z.record(z.string(), GitMarker).nullable(),
+  "pty.open": z.object({ pid: z.number().int() }),
+  "pty.input": z.null(),
+  "pty.resize": z.null(),
+  "pty.flow": z.null(),
+  "pty.kill": z.null(),
 } satisfies Record<RunnerOp, z.ZodType>;
 export type RunnerResult<O extends RunnerOp> = z.infer<(typeof RunnerResults)[O]>;
 

@@ -74,6 +74,8 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
     response: (response) => socket.emit("runner.response", response),
     output: (processId, chunk) => socket.emit("runner.output", { processId, chunk }),
     exit: (processId, info) => socket.emit("runner.exit", { processId, ...info }),
+    ptyData: (ptyId, data) => socket.emit("runner.pty_data", { ptyId, data }),
+    ptyExit: (ptyId, exitCode) => socket.emit("runner.pty_exit", { ptyId, exitCode }),
     log: options.log,
   });
   socket.on("runner.request", (raw: unknown) => void worker.handle(raw));

@@ -7,6 +7,7 @@ import { LocalHost, type HostProcess } from "../host";
 import { RunnerRequest, type RunnerOperation, type RunnerResponse } from "../protocol";
 import { redactKnownValues, secretEnvValues } from "../secrets";
 import type { RootGuard } from "./guard";
+import { RunnerTerminals } from "./terminals";
 
 /** Sessions whose last epoch the runner remembers; the oldest are forgotten past this. */
 const MAX_REMEMBERED_EPOCHS = 10_000;
@@ -20,6 +21,8 @@ export interface RunnerReplies {
   response(response: RunnerResponse): void;
   output(processId: string, chunk: string): void;
   exit(processId: string, info: { code: number | null; signal: string | null; leftoversStopped: boolean }): void;
+  ptyData(ptyId: string, data: Buffer): void;
+  ptyExit(ptyId: string, exitCode: number | null): void;
   log(line: string): void;
 }
 
@@ -35,13 +38,16 @@ export class RunnerWorker {
   private readonly epochs = new Map<string, number>();
   private readonly processes = new Map<string, HostProcess>();
   private readonly running = new Map<string, AbortController>();
+  private readonly terminals: RunnerTerminals;
   // The runner's own secrets (its environment) never leave it in command output.
   private readonly secrets = secretEnvValues(process.env);
 
   constructor(
     private readonly guard: RootGuard,
     private readonly replies: RunnerReplies,
-  ) {}
+  ) {
+    this.terminals = new RunnerTerminals({ data: replies.ptyData, exit: replies.ptyExit });
+  }
 
   async handle(raw: unknown): Promise<void> {
     const parsed = RunnerRequest.safeParse(raw);
@@ -88,6 +94,7 @@ export class RunnerWorker {
   /** Stops every command (the runner is shutting down). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.processes.values()].map((process) => process.stop()));
+    await this.terminals.closeAll();
   }
 
   private staleEpoch(sessionId: string | undefined, epoch: number): number | undefined {
@@ -170,6 +177,22 @@ export class RunnerWorker {
         return this.files.search(await this.folder(operation.root), operation.query, operation.limit);
       case "files.gitStatus":
         return this.files.gitStatus(await this.folder(operation.root));
+      case "pty.open": {
+        const { ptyId, ...spawn } = operation;
+        return { pid: this.terminals.open(ptyId, { ...spawn, cwd: await this.folder(spawn.cwd) }) };
+      }
+      case "pty.input":
+        this.terminals.input(operation.ptyId, operation.data);
+        return null;
+      case "pty.resize":
+        this.terminals.resize(operation.ptyId, operation.cols, operation.rows);
+        return null;
+      case "pty.flow":
+        this.terminals.flow(operation.ptyId, operation.paused);
+        return null;
+      case "pty.kill":
+        await this.terminals.kill(operation.ptyId);
+        return null;
     }
   }
 

@@ -9,6 +9,8 @@ import { LAST_SEEN_EVERY_MS, REVOCATION_CHECK_MS, RUNNER_GRACE_MS, RUNNER_MAX_FR
 import { RunnerLink } from "./link";
 import { RemoteFiles, type FilesPort } from "./remote-files";
 import { RemoteHost } from "./remote-host";
+import { remotePtyOpener } from "./remote-pty";
+import type { PtyOpener } from "../pty";
 import { ENROLLMENT_TTL_MS, hashSecret, newCredential, newEnrollmentToken } from "./secrets";
 
 export interface RunnerHubOptions {
@@ -127,6 +129,11 @@ export class RunnerHub {
   /** The host of a session on a runner. */
   hostFor(runner: string, sessionId?: string): WorkspaceHost {
     return new RemoteHost(this.link(runner), sessionId);
+  }
+
+  /** How a terminal of a session on a runner opens its shell there. */
+  ptyOpenerFor(runner: string, sessionId: string): PtyOpener {
+    return remotePtyOpener(this.link(runner), sessionId, this.log);
   }
 
   /** The IDE's file views of a session on a runner (tree, editor, search, git markers). */

@@ -4,6 +4,8 @@ import { errorMessage, WorldlineError } from "../errors";
 import {
   RunnerExit,
   RunnerOutput,
+  RunnerPtyData,
+  RunnerPtyExit,
   RunnerResponse,
   RunnerResults,
   type RunnerOp,
@@ -19,6 +21,13 @@ export interface ProcessSink {
   exit(info: { code: number | null; signal: NodeJS.Signals | null; leftoversStopped: boolean }): void;
   /** The runner is gone (grace over, or it came back as a new process): the command's fate is unknown. */
   lost(error: WorldlineError): void;
+}
+
+/** Where a runner terminal's output and end go (server/runners/remote-pty.ts). */
+export interface PtySink {
+  data(chunk: Uint8Array): void;
+  /** null: the shell's exit status is unknown (the runner is gone). */
+  exit(exitCode: number | null): void;
 }
 
 interface PendingCall {
@@ -51,6 +60,7 @@ export class RunnerLink {
   private connection: Connection | null = null;
   private readonly pending = new Map<string, PendingCall>();
   private readonly processes = new Map<string, { sink: ProcessSink; instance: string | undefined }>();
+  private readonly ptys = new Map<string, { sink: PtySink; instance: string | undefined }>();
   private goneTimer: NodeJS.Timeout | null = null;
   private closedWith: WorldlineError | null = null;
 
@@ -75,6 +85,8 @@ export class RunnerLink {
     socket.on("runner.response", (raw: unknown) => this.onResponse(raw));
     socket.on("runner.output", (raw: unknown) => this.onOutput(raw));
     socket.on("runner.exit", (raw: unknown) => this.onExit(raw));
+    socket.on("runner.pty_data", (raw: unknown) => this.onPtyData(raw));
+    socket.on("runner.pty_exit", (raw: unknown) => this.onPtyExit(raw));
     socket.on("disconnect", () => {
       if (this.connection?.socket !== socket) return;
       this.connection = null;
@@ -90,6 +102,7 @@ export class RunnerLink {
     this.connection?.socket.disconnect(true);
     this.connection = null;
     this.failAll(error);
+    this.endTerminals();
   }
 
   call<O extends RunnerOp>(
@@ -140,12 +153,21 @@ export class RunnerLink {
     this.processes.delete(processId);
   }
 
+  /** Registers where a terminal's output goes before the `pty.open` that starts it is sent. */
+  trackPty(ptyId: string, sink: PtySink): void {
+    this.ptys.set(ptyId, { sink, instance: this.connection?.instance });
+  }
+
   private send(call: PendingCall): void {
     const connection = this.connection!;
     call.sentTo = connection.instance;
     const op = call.request.operation;
     if (op.op === "exec") {
       const tracked = this.processes.get(op.processId);
+      if (tracked) tracked.instance = connection.instance;
+    }
+    if (op.op === "pty.open") {
+      const tracked = this.ptys.get(op.ptyId);
       if (tracked) tracked.instance = connection.instance;
     }
     connection.socket.emit("runner.request", call.request);
@@ -196,6 +218,23 @@ export class RunnerLink {
     tracked.sink.exit({ code, signal: signal as NodeJS.Signals | null, leftoversStopped });
   }
 
+  private onPtyData(raw: unknown): void {
+    const parsed = RunnerPtyData.safeParse(raw);
+    if (!parsed.success) return this.refuse("malformed terminal output");
+    const tracked = this.ptys.get(parsed.data.ptyId);
+    if (!tracked) return this.refuse(`output of terminal ${parsed.data.ptyId} it was not asked to open`);
+    tracked.sink.data(parsed.data.data);
+  }
+
+  private onPtyExit(raw: unknown): void {
+    const parsed = RunnerPtyExit.safeParse(raw);
+    if (!parsed.success) return this.refuse("a malformed terminal exit", raw);
+    const tracked = this.ptys.get(parsed.data.ptyId);
+    if (!tracked) return this.refuse(`the exit of terminal ${parsed.data.ptyId} it was not asked to open`);
+    this.ptys.delete(parsed.data.ptyId);
+    tracked.sink.exit(parsed.data.exitCode);
+  }
+
   private refuse(what: string, raw?: unknown): void {
     const sample = raw === undefined ? "" : `: ${safeSample(raw)}`;
     this.options.log(`runner "${this.name}" sent ${what}; refused${sample}`);
@@ -238,6 +277,11 @@ export class RunnerLink {
       this.processes.delete(id);
       tracked.sink.lost(error);
     }
+    for (const [id, tracked] of this.ptys) {
+      if (tracked.instance === undefined || tracked.instance === instance) continue;
+      this.ptys.delete(id);
+      tracked.sink.exit(null);
+    }
   }
 
   private failAll(error: WorldlineError): void {
@@ -247,6 +291,13 @@ export class RunnerLink {
     const processes = [...this.processes.values()];
     this.processes.clear();
     for (const tracked of processes) tracked.sink.lost(error);
+  }
+
+  /** Terminals outlive the grace (their shells keep running on the runner); they end when the link closes for good. */
+  private endTerminals(): void {
+    const ptys = [...this.ptys.values()];
+    this.ptys.clear();
+    for (const tracked of ptys) tracked.sink.exit(null);
   }
 }
 

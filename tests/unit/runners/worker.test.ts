@@ -31,6 +31,8 @@ describe("a runner's own checks", () => {
       response: (response) => responses.push(response),
       output: () => undefined,
       exit: () => undefined,
+      ptyData: () => undefined,
+      ptyExit: () => undefined,
       log: (line) => logs.push(line),
     });
   });
