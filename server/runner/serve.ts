@@ -9,6 +9,13 @@ import { redactKnownValues, secretEnvValues } from "../secrets";
 import type { RootGuard } from "./guard";
 import { RunnerTerminals } from "./terminals";
 
+/**
+ * Operations a hub may send again after a dropped connection that must not happen twice: their
+ * (small) answers are remembered and sent again instead. The others are reads, safe to redo.
+ */
+const ONCE_ONLY = new Set(["writeResolved", "exec", "stop", "files.write", "pty.open", "pty.input", "pty.kill"]);
+/** Answers (or "running") of once-only requests remembered; a hub resends only what was in flight at a drop. */
+const MAX_REMEMBERED_ANSWERS = 2_000;
 /** Sessions whose last epoch the runner remembers; the oldest are forgotten past this. */
 const MAX_REMEMBERED_EPOCHS = 10_000;
 /** Sub-folders the folder picker shows at most. */
@@ -38,6 +45,7 @@ export class RunnerWorker {
   private readonly epochs = new Map<string, number>();
   private readonly processes = new Map<string, HostProcess>();
   private readonly running = new Map<string, AbortController>();
+  private readonly answered = new Map<string, RunnerResponse | "running">();
   private readonly terminals: RunnerTerminals;
   // The runner's own secrets (its environment) never leave it in command output.
   private readonly secrets = secretEnvValues(process.env);
@@ -76,16 +84,30 @@ export class RunnerWorker {
       });
       return;
     }
+    const once = ONCE_ONLY.has(request.operation.op);
+    if (once) {
+      const earlier = this.answered.get(request.id);
+      // Sent again after a drop: answered again (still running: its answer comes when it is done).
+      if (earlier) return earlier === "running" ? undefined : this.replies.response(earlier);
+      this.answered.set(request.id, "running");
+      if (this.answered.size > MAX_REMEMBERED_ANSWERS) this.answered.delete(this.answered.keys().next().value as string);
+    }
+    const response = await this.answer(request);
+    if (once && this.answered.has(request.id)) this.answered.set(request.id, response);
+    this.replies.response(response);
+  }
+
+  private async answer(request: RunnerRequest): Promise<RunnerResponse> {
     const controller = new AbortController();
     this.running.set(request.id, controller);
     try {
       const result = await this.perform(request.operation, controller.signal);
-      this.replies.response({ id: request.id, ok: true, result: result ?? null });
+      return { id: request.id, ok: true, result: result ?? null };
     } catch (error) {
       const code = isWorldlineError(error) ? error.code : "runner:failed";
       const details = isWorldlineError(error) && error.details !== undefined ? { details: error.details } : {};
       if (code === "runner:outside_roots") this.replies.log(`refused: ${errorMessage(error)}`);
-      this.replies.response({ id: request.id, ok: false, error: { code, message: errorMessage(error), ...details } });
+      return { id: request.id, ok: false, error: { code, message: errorMessage(error), ...details } };
     } finally {
       this.running.delete(request.id);
     }

@@ -75,7 +75,11 @@ export class RunnerLink {
     return this.connection !== null;
   }
 
-  /** A (re)connection: requests that waited are sent; those the previous process had are lost with it. */
+  /**
+   * A (re)connection: requests that waited are sent; those the previous process had are lost with it.
+   * Those sent to this same process before the drop are sent again (a request in flight when the
+   * connection dropped is lost with it); the runner answers a request it already did from its memory.
+   */
   attach(socket: Socket, instance: string): void {
     const previous = this.connection;
     if (previous && previous.socket !== socket) previous.socket.disconnect(true);
@@ -92,7 +96,7 @@ export class RunnerLink {
       this.connection = null;
       this.startGrace();
     });
-    for (const call of this.pending.values()) if (call.sentTo === undefined) this.send(call);
+    for (const call of this.pending.values()) if (call.sentTo === undefined || call.sentTo === instance) this.send(call);
   }
 
   /** Revoked or removed: everything waiting fails now. */

@@ -80,6 +80,21 @@ describe("a runner's own checks", () => {
     expect((await ask({ op: "stat", path: file }, { sessionId: "s2", epoch: 1 })).ok).toBe(true);
   });
 
+  it("does a once-only request sent again after a dropped connection once, and answers it again", async () => {
+    const request = {
+      id: "again-1",
+      epoch: 5,
+      operation: { op: "exec", processId: "p-again", command: "true", cwd: root, env: {} },
+    };
+    await worker.handle(request);
+    await worker.handle(request);
+    const answers = responses.filter((response) => response.id === "again-1");
+    // A second run would answer with another pid (or "already runs"): the same answer means one run.
+    expect(answers).toHaveLength(2);
+    expect(answers[0].ok).toBe(true);
+    expect(answers[1]).toEqual(answers[0]);
+  });
+
   it("answers a request it cannot parse with an error, and ignores one without an id", async () => {
     await worker.handle({ id: "bad1", epoch: 1, operation: { op: "format-disk" } });
     expect(responses.find((response) => response.id === "bad1")).toMatchObject({
