@@ -12,6 +12,6 @@ export type {
   WorkspacePromptFiles,
 } from "./types";
 export { LocalHost, localHost } from "./local";
-export { isWithin, resolveInWorkspace, sensitiveReason, writeResolvedFile, type ResolvedPath } from "./paths";
-export type { FileMatches, SearchLine, SearchOutcome, SearchRequest } from "./search/types";
-export { toPosix, walkFiles } from "./walk";
+export { isWithin, resolveInWorkspace, writeResolvedFile, type ResolvedPath } from "./paths";
+export type { SearchOutcome, SearchRequest } from "./search/types";
+export { toPosix } from "./walk";

@@ -1,2 +1,2 @@
 /** `worldline runner`: the process on a machine with code, serving its folders to a hub it dials. */
-export { runRunner, type RunnerOptions } from "./client";
+export { runRunner } from "./client";

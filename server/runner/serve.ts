@@ -90,7 +90,8 @@ export class RunnerWorker {
       // Sent again after a drop: answered again (still running: its answer comes when it is done).
       if (earlier) return earlier === "running" ? undefined : this.replies.response(earlier);
       this.answered.set(request.id, "running");
-      if (this.answered.size > MAX_REMEMBERED_ANSWERS) this.answered.delete(this.answered.keys().next().value as string);
+      if (this.answered.size > MAX_REMEMBERED_ANSWERS)
+        this.answered.delete(this.answered.keys().next().value as string);
     }
     const response = await this.answer(request);
     if (once && this.answered.has(request.id)) this.answered.set(request.id, response);

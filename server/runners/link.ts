@@ -96,7 +96,8 @@ export class RunnerLink {
       this.connection = null;
       this.startGrace();
     });
-    for (const call of this.pending.values()) if (call.sentTo === undefined || call.sentTo === instance) this.send(call);
+    for (const call of this.pending.values())
+      if (call.sentTo === undefined || call.sentTo === instance) this.send(call);
   }
 
   /** Revoked or removed: everything waiting fails now. */
