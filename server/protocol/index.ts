@@ -51,6 +51,7 @@ export {
   RunnerHello,
   RunnerName,
   RunnerOperation,
+  RunnerFilesChanged,
   RunnerOutput,
   RunnerPtyData,
   RunnerPtyExit,

@@ -177,6 +177,11 @@ export const RunnerExit = z
   })
   .strict();
 
+/** Something changed under a folder the file tree listed on the runner (its WorkspaceFiles watcher). */
+export const RunnerFilesChanged = z
+  .object({ root: AbsolutePath, paths: z.array(z.string().max(4096)).max(10_000) })
+  .strict();
+
 /** A terminal's output, as the runner read it from its pty (raw bytes). */
 export const RunnerPtyData = z.object({ ptyId: z.string().min(1).max(64), data: z.instanceof(Uint8Array) }).strict();
 export const RunnerPtyExit = z

@@ -76,6 +76,7 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
     exit: (processId, info) => socket.emit("runner.exit", { processId, ...info }),
     ptyData: (ptyId, data) => socket.emit("runner.pty_data", { ptyId, data }),
     ptyExit: (ptyId, exitCode) => socket.emit("runner.pty_exit", { ptyId, exitCode }),
+    filesChanged: (root, paths) => socket.emit("runner.files_changed", { root, paths }),
     log: options.log,
   });
   socket.on("runner.request", (raw: unknown) => void worker.handle(raw));

@@ -30,6 +30,7 @@ export interface RunnerReplies {
   exit(processId: string, info: { code: number | null; signal: string | null; leftoversStopped: boolean }): void;
   ptyData(ptyId: string, data: Buffer): void;
   ptyExit(ptyId: string, exitCode: number | null): void;
+  filesChanged(root: string, paths: string[]): void;
   log(line: string): void;
 }
 
@@ -55,6 +56,7 @@ export class RunnerWorker {
     private readonly replies: RunnerReplies,
   ) {
     this.terminals = new RunnerTerminals({ data: replies.ptyData, exit: replies.ptyExit });
+    this.files.onChange((root, paths) => replies.filesChanged(root, paths));
   }
 
   async handle(raw: unknown): Promise<void> {

@@ -46,6 +46,7 @@ export class RunnerHub {
   private readonly log: (line: string) => void;
   private io: Server | null = null;
   private timers: NodeJS.Timeout[] = [];
+  private readonly fileListeners = new Set<(runner: string, root: string, paths: string[]) => void>();
 
   constructor(options: RunnerHubOptions) {
     this.db = options.db;
@@ -131,6 +132,12 @@ export class RunnerHub {
     return new RemoteHost(this.link(runner), sessionId);
   }
 
+  /** Changes the runners' file tree watchers saw (for `files.changed` to the tabs following those sessions). */
+  onFilesChanged(listener: (runner: string, root: string, paths: string[]) => void): () => void {
+    this.fileListeners.add(listener);
+    return () => this.fileListeners.delete(listener);
+  }
+
   /** How a terminal of a session on a runner opens its shell there. */
   ptyOpenerFor(runner: string, sessionId: string): PtyOpener {
     return remotePtyOpener(this.link(runner), sessionId, this.log);
@@ -166,7 +173,14 @@ export class RunnerHub {
   private link(name: string): RunnerLink {
     let link = this.links.get(name);
     if (!link) {
-      link = new RunnerLink(name, { graceMs: this.graceMs, epoch: this.epoch, log: this.log });
+      link = new RunnerLink(name, {
+        graceMs: this.graceMs,
+        epoch: this.epoch,
+        log: this.log,
+        filesChanged: (root, paths) => {
+          for (const listener of this.fileListeners) listener(name, root, paths);
+        },
+      });
       this.links.set(name, link);
     }
     return link;

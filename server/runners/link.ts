@@ -3,6 +3,7 @@ import type { Socket } from "socket.io";
 import { errorMessage, WorldlineError } from "../errors";
 import {
   RunnerExit,
+  RunnerFilesChanged,
   RunnerOutput,
   RunnerPtyData,
   RunnerPtyExit,
@@ -66,7 +67,13 @@ export class RunnerLink {
 
   constructor(
     readonly name: string,
-    private readonly options: { graceMs: number; epoch: () => number; log: (line: string) => void },
+    private readonly options: {
+      graceMs: number;
+      epoch: () => number;
+      log: (line: string) => void;
+      /** The runner's file tree watcher saw changes under `root`. */
+      filesChanged?: (root: string, paths: string[]) => void;
+    },
   ) {
     this.startGrace();
   }
@@ -91,6 +98,11 @@ export class RunnerLink {
     socket.on("runner.exit", (raw: unknown) => this.onExit(raw));
     socket.on("runner.pty_data", (raw: unknown) => this.onPtyData(raw));
     socket.on("runner.pty_exit", (raw: unknown) => this.onPtyExit(raw));
+    socket.on("runner.files_changed", (raw: unknown) => {
+      const parsed = RunnerFilesChanged.safeParse(raw);
+      if (!parsed.success) return this.refuse("a malformed file change", raw);
+      this.options.filesChanged?.(parsed.data.root, parsed.data.paths);
+    });
     socket.on("disconnect", () => {
       if (this.connection?.socket !== socket) return;
       this.connection = null;

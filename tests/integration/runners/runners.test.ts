@@ -3,7 +3,7 @@ import path from "node:path";
 import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
-import { readSse, startTestBridge, waitFor, type TestBridge } from "../helpers";
+import { emitCommand, readSse, startTestBridge, waitFor, type TestBridge } from "../helpers";
 import { startRunner, tempDir, type RunnerProcess } from "./support";
 
 /** Short, so the kill -9 test sees the grace end without waiting the real 30 s. */
@@ -148,6 +148,45 @@ describe("runners: workspaces on another machine", () => {
     expect(system).toContain("hello.txt");
   }, 60_000);
 
+  it("shows the runner's files in the file tree and editor, saves there, and reports changes made there", async () => {
+    const created = await createSession({ workspace: betaRoot, runner: "beta" });
+    const sessionId = created.body.id as string;
+    await fs.mkdir(path.join(betaRoot, "src"), { recursive: true });
+    await fs.writeFile(path.join(betaRoot, "src/app.ts"), "export const app = 1;\n");
+    const base = `/api/v1/sessions/${sessionId}/files`;
+    const tree = (await (await hub.api(`${base}/tree`)).json()) as { entries: { name: string; type: string }[] };
+    expect(tree.entries).toEqual([{ name: "src", path: "src", type: "dir" }]);
+    const file = (await (await hub.api(`${base}/content?path=src/app.ts`)).json()) as { content: string; hash: string };
+    expect(file.content).toBe("export const app = 1;\n");
+    const saved = await hub.api(`${base}/content`, {
+      method: "PUT",
+      body: { path: "src/app.ts", content: "export const app = 2;\n", baseHash: file.hash },
+    });
+    expect(saved.status).toBe(200);
+    expect(await fs.readFile(path.join(betaRoot, "src/app.ts"), "utf8")).toBe("export const app = 2;\n");
+    const stale = await hub.api(`${base}/content`, {
+      method: "PUT",
+      body: { path: "src/app.ts", content: "lost?", baseHash: file.hash },
+    });
+    expect(stale.status).toBe(409);
+    const conflict = (await stale.json()) as { error: { code: string; details: { currentHash: string } } };
+    expect(conflict.error.code).toBe("files:conflict");
+    expect(conflict.error.details.currentHash).toMatch(/^[0-9a-f]{16}$/);
+    const outside = await hub.api(`${base}/content?path=../${path.basename(alphaRoot)}/hello.txt`);
+    expect(outside.status).toBe(403);
+
+    const socket = await hub.socket();
+    await emitCommand(socket, "files.watch", { sessionId });
+    await hub.api(`${base}/tree?dir=src`);
+    const changed = new Promise<{ sessionId: string; paths: string[] }>((resolve) => {
+      socket.on("files.changed", (message: { sessionId: string; paths: string[] }) => {
+        if (message.paths.includes("src/made-on-beta.ts")) resolve(message);
+      });
+    });
+    await fs.writeFile(path.join(betaRoot, "src/made-on-beta.ts"), "x");
+    expect((await changed).sessionId).toBe(sessionId);
+  }, 60_000);
+
   it("refuses paths outside the runner's roots, through a symlink too, and sessions outside them", async () => {
     const created = await createSession({ workspace: alphaRoot, runner: "alpha", yolo: true });
     const sessionId = created.body.id as string;
@@ -178,7 +217,7 @@ describe("runners: workspaces on another machine", () => {
     expect(unknown.status).toBe(404);
   }, 60_000);
 
-  it("fails a tool call whose runner was killed after the grace, keeps the transcript, and replays nothing lost after a reconnect", async () => {
+  it("fails a tool call whose runner was killed after the grace, keeps the transcript, and works again once the runner is back", async () => {
     const home = await tempDir("wl-runner-gamma-home-");
     const root = await tempDir("wl-runner-gamma-root-");
     const token = await enroll("gamma");

@@ -33,6 +33,7 @@ describe("a runner's own checks", () => {
       exit: () => undefined,
       ptyData: () => undefined,
       ptyExit: () => undefined,
+      filesChanged: () => undefined,
       log: (line) => logs.push(line),
     });
   });
