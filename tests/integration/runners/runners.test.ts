@@ -146,6 +146,20 @@ describe("runners: workspaces on another machine", () => {
     // The model saw the runner's workspace listing in its system prompt.
     const system = fake.requests.at(-1)!.body.messages[0].content as string;
     expect(system).toContain("hello.txt");
+
+    // Checkpoints of a runner session keep the conversation; its files are not snapshotted (on either machine).
+    const filesBack = await hub.api(`/api/v1/sessions/${sessionId}/rewind`, {
+      body: { checkpoint: 0, conversation: true, files: true },
+    });
+    expect(filesBack.status).toBe(400);
+    expect(((await filesBack.json()) as { error: { message: string } }).error.message).toContain(
+      "no snapshot of the files",
+    );
+    const talkBack = await hub.api(`/api/v1/sessions/${sessionId}/rewind`, {
+      body: { checkpoint: 0, conversation: true, files: false },
+    });
+    expect(talkBack.status).toBe(200);
+    expect(await fs.readFile(path.join(alphaRoot, "made/by-agent.txt"), "utf8")).toBe("written on alpha\n");
   }, 60_000);
 
   it("shows the runner's files in the file tree and editor, saves there, and reports changes made there", async () => {
