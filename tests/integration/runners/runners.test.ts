@@ -339,7 +339,11 @@ describe("runners: workspaces on another machine", () => {
     socket.emit("runner.output", { processId: "nope", chunk: "hi" });
     const health = await hub.api("/api/v1/health");
     expect(health.status).toBe(200);
-    socket.disconnect();
+    // A frame above the hub's limit (16 MB) closes that runner's connection, and only that one.
+    const dropped = new Promise<string>((resolve) => socket.on("disconnect", (reason) => resolve(reason)));
+    socket.emit("runner.response", { id: "huge", ok: true, result: "x".repeat(17 * 1024 * 1024) });
+    expect(await dropped).toMatch(/transport (close|error)/);
+    expect((await hub.api("/api/v1/health")).status).toBe(200);
     // The other runners' sessions still work.
     const created = await createSession({ workspace: betaRoot, runner: "beta", yolo: true });
     fake.script({ toolCalls: [{ id: "b1", name: "list_dir", arguments: {} }] }, { text: "ok" });
