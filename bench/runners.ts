@@ -5,7 +5,8 @@
  * - `runner_tool_overhead_ms`: p50 of read_file and of `shell echo` through the runner minus the
  *   same locally, the larger of the two (target ≤ 5 ms).
  * - `runner_grep_ratio`: grep over 10,000 files through the runner ÷ locally (target ≤ 1.5).
- * - `runner_pty_ratio`: terminals on a runner are not routed yet, so not measured (null).
+ * - `runner_pty_ratio`: not measured yet (null). Terminals do run on runners (see
+ *   tests/integration/runners/terminals.test.ts); a throughput run through one hung here and was left out.
  * Run alone with `npx tsx bench/runners.ts`; the last line is one JSON object.
  */
 import { spawn } from "node:child_process";
