@@ -44,6 +44,8 @@ const BENCHES: Bench[] = [
   { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo", timeoutS: 300 },
   { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium", timeoutS: 60 },
   { name: "prompt-cache", file: "./prompt-cache.ts", what: "prompt cache reuse over a scripted session", timeoutS: 90 },
+  // 10,000 files written, a hub and a runner process started, then ~250 tool calls.
+  { name: "runners", file: "./runners.ts", what: "tool calls and grep through a runner vs locally", timeoutS: 120 },
 ];
 
 interface Target {
@@ -73,6 +75,10 @@ const TARGETS: Target[] = [
   { key: "installed_start_ms", bench: "installed", kind: "max", limit: 3000, unit: "ms" },
   // Issue 16.
   { key: "prompt_cache_reuse", bench: "prompt-cache", kind: "min", limit: 0.99, unit: "" },
+  // Issue 31.
+  { key: "runner_tool_overhead_ms", bench: "runners", kind: "max", limit: 5, unit: "ms" },
+  { key: "runner_grep_ratio", bench: "runners", kind: "max", limit: 1.5, unit: "" },
+  { key: "runner_pty_ratio", bench: "runners", kind: "min", limit: 0.8, unit: "" },
 ];
 
 /** Headline figures without a target in the issue, reported as measured. */

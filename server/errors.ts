@@ -45,6 +45,19 @@ const ERROR_KINDS = [
   "symlink_loop",
   "corrupt",
   "failed",
+  // Runners (server/runners, server/runner): enrollment, a runner that is away, and its own boundary.
+  "bad_hello",
+  "bad_token",
+  "bad_credential",
+  "bad_response",
+  "revoked",
+  "root_refused",
+  "outside_roots",
+  "stale_epoch",
+  "unsupported",
+  "offline",
+  "gone",
+  "restarted",
   "internal",
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -17,12 +17,14 @@ import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./proce
 import { EventLog, SessionJanitor, Sessions } from "./sessions";
 import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
 import { PtyManager } from "./pty";
+import { RunnerHub } from "./runners";
 import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
 import { SettingsService } from "./settings";
 import { ShareLinks } from "./sharing";
 import { OidcSignIn, People } from "./people";
 import * as store from "./store";
+import { RUNNER_SOCKET_PATH } from "./protocol";
 import { builtinTools, SessionMcp, sharedTaskRegistry } from "./tools";
 import {
   attachSocketServer,
@@ -77,7 +79,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // Team mode: other bridges' appends arrive over Redis; otherwise the database itself is tailed.
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix) : null;
   const log = new EventLog(db, redis?.bus);
-  const sessions = new Sessions(db, log);
+  // Runners dial this bridge (server/runners); a session on one finds its workspace through it.
+  const runners = new RunnerHub({ db });
+  const sessions = new Sessions(db, log, (runner, workspace) => runners.checkWorkspace(runner, workspace));
   const lease = new OwnerLease(db, { kind: options.kind ?? "web", ...options.lease });
   const approvals = new ApprovalService({
     db,
@@ -95,7 +99,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
 
   const files = new WorkspaceFiles();
   const ptys = new PtyManager({
-    workspaceOf: async (sessionId) => (await sessions.get(sessionId)).workspace.path,
+    workspaceOf: async (sessionId) => {
+      const session = await sessions.get(sessionId);
+      // A session on a runner opens its shells there (server/runners/remote-pty.ts).
+      if (session.runner) return { cwd: session.workspace.path, open: runners.ptyOpenerFor(session.runner, sessionId) };
+      return session.workspace.path;
+    },
     // A terminal can outlive its session's log (the session was deleted): its events then have nowhere to go.
     events: {
       opened: (t) =>
@@ -147,6 +156,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     skills,
     titles,
     // Every shell command the tools run is written, redacted, to the audit log.
+    hostOf: (runner, sessionId) => runners.hostFor(runner, sessionId),
     decorateToolContext: (ctx) => ({
       ...ctx,
       audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
@@ -227,12 +237,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     audit: { list: (query) => store.listCommands(db, query) },
     janitor,
     externalAgents,
+    runners,
   };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services, { adapter: redis?.adapter });
+  runners.attach(server);
   server.on("upgrade", (req, socket) => {
-    // socket.io answers its own path; no other upgrade is served.
-    if (!req.url?.startsWith("/socket.io/")) socket.destroy();
+    // socket.io answers its own paths (the UI's and the runners'); no other upgrade is served.
+    if (!req.url?.startsWith("/socket.io/") && !req.url?.startsWith(RUNNER_SOCKET_PATH)) socket.destroy();
   });
 
   const displayHost = config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -262,6 +274,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         await mcp.close();
         await titles.close();
         await ptys.closeAll();
+        await runners.close();
         await new Promise<void>((resolve) => io.close(() => resolve()));
         server.closeAllConnections();
         files.close();

@@ -1,8 +1,8 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
-import { DirectoryListing, SessionSummary } from "@/server/protocol";
+import { useEffect, useState, type FormEvent } from "react";
+import { DirectoryListing, RunnerList, SessionSummary, type RunnerView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 export function NewSessionForm({ recent }: { recent: string[] }) {
@@ -11,6 +11,23 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [listing, setListing] = useState<DirectoryListing | null>(null);
+  // "" is this machine; otherwise a connected runner's name (its folders are on its machine).
+  const [machine, setMachine] = useState("");
+  const [runners, setRunners] = useState<RunnerView[]>([]);
+
+  useEffect(() => {
+    // A bridge without runners answers an empty list; a failure leaves only this machine to pick.
+    api("/api/v1/runners", RunnerList).then(
+      (list) => setRunners(list.filter((runner) => runner.connected)),
+      () => setRunners([]),
+    );
+  }, []);
+
+  const pickMachine = (name: string) => {
+    setMachine(name);
+    setListing(null);
+    setWorkspace(runners.find((runner) => runner.name === name)?.roots[0] ?? "");
+  };
 
   const create = async (event?: FormEvent) => {
     event?.preventDefault();
@@ -20,7 +37,7 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
     try {
       const session = await api("/api/v1/sessions", SessionSummary, {
         method: "POST",
-        body: { workspace: workspace.trim() },
+        body: { workspace: workspace.trim(), ...(machine ? { runner: machine } : {}) },
       });
       router.push(`/s/${session.id}`);
     } catch (err) {
@@ -32,7 +49,8 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
   const browse = async (dir?: string) => {
     try {
       const query = dir ? `?path=${encodeURIComponent(dir)}` : "";
-      const result = await api(`/api/v1/fs/directories${query}`, DirectoryListing);
+      const base = machine ? `/api/v1/runners/${encodeURIComponent(machine)}/folders` : "/api/v1/fs/directories";
+      const result = await api(`${base}${query}`, DirectoryListing);
       setListing(result);
       setWorkspace(result.path);
     } catch (err) {
@@ -46,6 +64,22 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
         New session
       </h1>
       <form className="flex gap-2" onSubmit={create}>
+        {runners.length > 0 ? (
+          <select
+            data-testid="machine-select"
+            aria-label="Machine"
+            className="rounded-md border border-border bg-bg px-2 py-2"
+            value={machine}
+            onChange={(event) => pickMachine(event.target.value)}
+          >
+            <option value="">This machine</option>
+            {runners.map((runner) => (
+              <option key={runner.name} value={runner.name}>
+                {runner.name} ({runner.roots.join(", ")})
+              </option>
+            ))}
+          </select>
+        ) : null}
         <input
           data-testid="workspace-input"
           aria-label="Workspace folder"
@@ -76,7 +110,7 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
           {error}
         </p>
       ) : null}
-      {recent.length > 0 && !listing ? (
+      {recent.length > 0 && !listing && !machine ? (
         <div className="mt-3 flex flex-wrap gap-1 text-xs">
           <span className="text-muted">Recent:</span>
           {recent.map((path) => (

@@ -58,6 +58,11 @@ export function SessionRow({ session, onChanged }: { session: SessionSummary; on
           <span className="truncate">{session.title}</span>
           {session.status === "running" ? <span className="text-xs text-accent">running</span> : null}
           {session.archived ? <span className="text-xs text-muted">archived</span> : null}
+          {session.runner ? (
+            <span className="text-xs text-muted" data-testid="session-runner" title="Its workspace is on this runner">
+              on {session.runner}
+            </span>
+          ) : null}
           <span className="ml-auto shrink-0 text-xs text-muted" data-testid="session-cost" title="Cost so far">
             {formatCost(session.cost_usd)}
           </span>

@@ -18,6 +18,8 @@ export interface SessionHeaderProps {
   sessionId: string;
   title: string | undefined;
   workspace: string | undefined;
+  /** Where the session's tools and files are ("on this machine", "on runner X"); undefined until loaded. */
+  machine: string | undefined;
   presence: PresenceState | null;
   running: boolean;
   turnId: string | null;
@@ -46,6 +48,9 @@ export function SessionHeader(props: SessionHeaderProps) {
       <SessionTitle sessionId={sessionId} title={props.title} />
       <span className="hidden truncate font-mono text-xs sm:inline" title={props.workspace}>
         {props.workspace}
+      </span>
+      <span className="shrink-0 text-xs" data-testid="session-machine" title="Where the session's tools and files are">
+        {props.machine}
       </span>
       <span className="ml-auto flex shrink-0 items-center gap-1 text-xs">
         <PresenceBar presence={props.presence} running={props.running} noteTyping={props.noteTyping} />

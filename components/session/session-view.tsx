@@ -96,6 +96,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     sessionId,
     title: state.title ?? summary?.title,
     workspace: summary?.workspace,
+    machine: summary ? (summary.runner ? `on runner ${summary.runner}` : "on this machine") : undefined,
     presence,
     running: state.running !== null,
     turnId: state.running?.turnId ?? null,

@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { type ProviderView, SettingsView as SettingsData } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { PricesForm } from "./prices-form";
+import { RunnersSection } from "./runners-section";
 import { AttentionSettings } from "@/components/attention/attention-settings";
 import { PeopleSettings } from "@/components/people/people-settings";
 import { ProviderForm } from "./provider-form";
@@ -66,6 +67,12 @@ export function SettingsView() {
                 </option>
               ))}
             </select>
+          </section>
+          <section className="flex flex-col gap-2" aria-labelledby="runners">
+            <h2 id="runners" className="text-xs font-semibold uppercase tracking-wider text-muted">
+              Runners
+            </h2>
+            <RunnersSection />
           </section>
           <section className="flex flex-col gap-2" aria-labelledby="prices">
             <h2 id="prices" className="text-xs font-semibold uppercase tracking-wider text-muted">

@@ -15,6 +15,7 @@ import type { PromptOptions } from "./turn-queue";
 
 export type { PromptOptions };
 import type { TurnEmitter } from "./turn-emitter";
+import type { WorkspaceHost } from "../host";
 
 /** What the runtime is built from and what its callers pass and get back (server/agent/runtime.ts). */
 
@@ -63,6 +64,8 @@ export interface RuntimeDeps {
   titles?: TitlePort;
   /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
   sessionTools?: SessionToolSource;
+  /** Where a session's workspace is: its runner's host (server/runners); this machine when absent or null. */
+  hostOf?: (runner: string, sessionId: string) => WorkspaceHost;
 }
 
 /** The session claim a turn runs under (server/store/claims.ts): taken, released, and checked for fencing. */

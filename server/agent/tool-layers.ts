@@ -42,8 +42,11 @@ export class ToolLayers {
     workspace: string;
     emit: TurnEmitter;
     signal: AbortSignal;
+    /** False for a session on a runner: the shared source (MCP stdio servers) starts processes on this machine. */
+    onThisMachine?: boolean;
   }): Promise<AgentTool[]> {
-    const sources = [...(this.shared ? [this.shared] : []), ...(this.layers.get(input.sessionId)?.values() ?? [])];
+    const shared = this.shared && input.onThisMachine !== false ? [this.shared] : [];
+    const sources = [...shared, ...(this.layers.get(input.sessionId)?.values() ?? [])];
     let tools = this.workspaceTools();
     for (const source of sources) {
       try {

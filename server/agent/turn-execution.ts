@@ -1,6 +1,7 @@
+import type { WorkspaceHost } from "../host";
 import { imageRef } from "../protocol";
 import * as store from "../store";
-import type { CheckpointPort } from "./checkpoint-port";
+import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
 import type { Context } from "./context";
 import { DMailBox } from "./dmail";
@@ -68,6 +69,7 @@ export async function executeTurn(
   const session = pending.session ?? (await deps.sessions.get(sessionId));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
   const workspace = session.workspace.path;
+  const host = session.runner && deps.hostOf ? deps.hostOf(session.runner, sessionId) : undefined;
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
   const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
   if (session.agentCommand && deps.externalAgents) {
@@ -103,9 +105,9 @@ export async function executeTurn(
   // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
   const [context, workspaceTools, recall, workspacePrompt, prices] = await Promise.all([
     env.context(sessionId),
-    env.tools.toolsFor({ sessionId, workspace, emit, signal }),
+    env.tools.toolsFor({ sessionId, workspace, emit, signal, onThisMachine: !host }),
     recallForTurn(deps, { sessionId, workspace, prompt }),
-    readWorkspacePrompt(workspace),
+    host?.workspacePrompt ? host.workspacePrompt(workspace) : readWorkspacePrompt(workspace),
     deps.prices?.().catch(() => ({})) ?? {},
   ]);
   const base = {
@@ -118,7 +120,7 @@ export async function executeTurn(
     emit,
     retry: deps.retry ?? DEFAULT_RETRY_POLICY,
     contextWindow: fallback?.contextWindow ?? deps.config.contextWindow,
-    decorateToolContext: deps.decorateToolContext,
+    decorateToolContext: withHost(deps.decorateToolContext, host),
   };
   const dmail = new DMailBox(() => context.visibleCheckpointNumbers());
   const agentTools = createAgentTools({
@@ -147,7 +149,8 @@ export async function executeTurn(
     signal,
     maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,
     turnNumber: pending.number,
-    checkpoints: env.checkpoints,
+    // Snapshots read this machine's disk: a runner's session keeps checkpoint rows without them for now.
+    checkpoints: host ? storeCheckpoints(deps.db) : env.checkpoints,
     dmail,
     takeSteering: () => env.takeSteering(sessionId),
     compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
@@ -163,6 +166,15 @@ export async function executeTurn(
   const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
   await afterTurnMemory(deps.memory, memoryInput);
   return result;
+}
+
+/** Tools of a session on a runner work through its host; the others get none and work on this machine. */
+function withHost(
+  decorate: RuntimeDeps["decorateToolContext"],
+  host: WorkspaceHost | undefined,
+): RuntimeDeps["decorateToolContext"] {
+  if (!host) return decorate;
+  return (ctx) => ({ ...(decorate ? decorate(ctx) : ctx), host });
 }
 
 /** With no model configured the prompt is still recorded, with an error that says how to set one. */

@@ -230,7 +230,14 @@ export class CheckpointCore {
   ): Promise<CheckpointRow> {
     const number = options.number ?? (await this.allocate(input.sessionId, input.reason));
     const session = await this.deps.sessions.get(input.sessionId);
-    return this.store(input, await this.capture(input, session.workspace.path), { ...options, number });
+    // A runner's workspace is on its machine, where no snapshot is taken yet: the row keeps the conversation only.
+    const capture: Capture = session.runner
+      ? {
+          workspace: session.workspace.path,
+          error: `the workspace is on runner "${session.runner}"; files are not snapshotted there`,
+        }
+      : await this.capture(input, session.workspace.path);
+    return this.store(input, capture, { ...options, number });
   }
 
   /** The snapshot alone. A failure is kept as the reason there is none: it must never fail the turn. */

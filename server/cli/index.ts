@@ -31,6 +31,10 @@ Commands:
                      print mode; exit 0 ok, 1 failure, 75 retryable (429/5xx/timeouts)
   worldline users add|list|role|password|disable|enable|token …
                      named people on a hub (worldline users --help)
+  worldline runner --hub URL --token TOKEN [--name NAME] [--root DIR]...
+                     serve this machine's folders to a hub
+  worldline runners add NAME [--root DIR]... | list | revoke NAME
+                     enroll, list and revoke runners (on the hub)
   worldline doctor   check the stored sessions, repair what is safe, list the rest
 
 Model: WORLDLINE_MODEL, OPENAI_BASE_URL and OPENAI_API_KEY, or the settings page.
@@ -49,6 +53,10 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import("./users")).usersCommand(argv.slice(1));
     case "doctor":
       return (await import("./doctor")).doctorCommand();
+    case "runner":
+      return (await import("./runner")).runnerCommand(argv.slice(1));
+    case "runners":
+      return (await import("./runners")).runnersCommand(argv.slice(1));
     case "help":
       process.stdout.write(USAGE);
       return EXIT_OK;

@@ -18,6 +18,12 @@ export const CreateSessionBody = z
       .max(4096)
       .optional()
       .describe("Run an external ACP agent (a shell command line) instead of Worldline's own loop"),
+    runner: z
+      .string()
+      .min(1)
+      .max(63)
+      .optional()
+      .describe("A connected runner's name: `workspace` is then a folder under one of its roots, on its machine"),
   })
   .strict();
 export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
@@ -52,6 +58,8 @@ export const SessionSummary = z.object({
   id: z.string(),
   title: z.string(),
   workspace: z.string(),
+  /** The runner whose machine holds the workspace; null = the bridge's own machine. */
+  runner: z.string().nullable().optional(),
   yolo: z.boolean(),
   model: z.string().nullable(),
   mode: SessionMode,

@@ -54,3 +54,25 @@ export { serverMessages, socketCommands } from "./socket";
 export type { ServerMessage, ServerMessagePayload, SocketCommand, SocketCommandPayload } from "./socket";
 export * from "./responses";
 export * from "./people";
+export {
+  AddedRunner,
+  AddRunnerBody,
+  FolderQuery,
+  RUNNER_SOCKET_PATH,
+  RunnerExit,
+  RunnerHello,
+  RunnerName,
+  RunnerOperation,
+  RunnerFilesChanged,
+  RunnerOutput,
+  RunnerPtyData,
+  RunnerPtyExit,
+  RunnerRequest,
+  RunnerResponse,
+  RunnerResults,
+  RunnerList,
+  RunnerView,
+  RunnerWelcome,
+  RevokedRunner,
+} from "./runner";
+export type { RunnerOp, RunnerResult } from "./runner";

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { WorldlineError } from "../errors";
 import { DEFAULT_COLS, DEFAULT_ROWS, MAX_TERMINALS, MAX_TERMINALS_PER_SESSION } from "./limits";
+import type { PtyOpener } from "./pty-process";
 import { Terminal } from "./terminal";
 
 export interface TerminalInfo {
@@ -23,8 +24,11 @@ export interface PtyManagerEvents {
 }
 
 export interface PtyManagerOptions {
-  /** The folder a session's shells start in. */
-  workspaceOf(sessionId: string): Promise<string>;
+  /**
+   * The folder a session's shells start in and, for a session on a runner, how to open a shell
+   * there (server/runners); without `open` the shell runs on this machine.
+   */
+  workspaceOf(sessionId: string): Promise<string | { cwd: string; open: PtyOpener }>;
   events?: PtyManagerEvents;
   /** The shell to run; defaults to `$SHELL`, then bash. */
   shell?: string;
@@ -50,7 +54,9 @@ export class PtyManager {
   }
 
   async create(sessionId: string, input: { title?: string; cols?: number; rows?: number } = {}): Promise<TerminalInfo> {
-    const cwd = await this.options.workspaceOf(sessionId);
+    const place = await this.options.workspaceOf(sessionId);
+    const remote = typeof place === "string" ? undefined : place;
+    const cwd = remote ? remote.cwd : (place as string);
     if (this.list(sessionId).length >= MAX_TERMINALS_PER_SESSION) {
       throw new WorldlineError(
         "pty:busy",
@@ -65,10 +71,14 @@ export class PtyManager {
       id,
       sessionId,
       title: input.title ?? `Terminal ${this.nextNumber(sessionId)}`,
-      cwd: fs.existsSync(cwd) ? cwd : process.cwd(),
-      shell,
+      // A runner's shell starts in its folder there, with the runner's own environment (it adds it).
+      cwd: remote || fs.existsSync(cwd) ? cwd : process.cwd(),
+      shell: remote ? "" : shell,
       args: ["-l"],
-      env: { ...shellEnv(this.options.env ?? process.env), WORLDLINE_TERMINAL_ID: id },
+      env: remote
+        ? { WORLDLINE_TERMINAL_ID: id }
+        : { ...shellEnv(this.options.env ?? process.env), WORLDLINE_TERMINAL_ID: id },
+      open: remote?.open,
       cols: input.cols ?? DEFAULT_COLS,
       rows: input.rows ?? DEFAULT_ROWS,
       onExit: (closed, exitCode) => {
@@ -162,7 +172,7 @@ function info(terminal: Terminal): TerminalInfo {
 }
 
 /** The user's environment for an interactive shell, minus what belongs to the bridge itself. */
-function shellEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+export function shellEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined) continue;

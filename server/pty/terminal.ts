@@ -1,5 +1,3 @@
-import fs from "node:fs";
-import type * as nodePty from "node-pty";
 import { BatchBuffers, type Ledger } from "./batch-buffers";
 import { FlowControl } from "./flow-control";
 import {
@@ -12,8 +10,7 @@ import {
   PAUSED_EXIT_POLL_MS,
 } from "./limits";
 import { ScreenMirror, type ScreenSnapshot } from "./mirror";
-import { spawnPty } from "./spawn";
-import { forgetProcess, killProcesses, pidExists, recordProcess } from "../processes";
+import { openLocalPty, type PtyOpener, type PtyProcess } from "./pty-process";
 
 /** Where a terminal's output goes for one viewer (a socket in a tab, or a test). */
 export interface ViewerSink {
@@ -38,6 +35,8 @@ export interface TerminalOptions {
   cols: number;
   rows: number;
   onExit(terminal: Terminal, exitCode: number | null): void;
+  /** Where the shell runs: this machine unless a runner's opener is given. */
+  open?: PtyOpener;
 }
 
 type ViewerState = "syncing" | "live" | "resync";
@@ -75,7 +74,7 @@ export class Terminal {
   title: string;
   readonly createdAt = Date.now();
   lastActiveAt = Date.now();
-  private readonly pty: nodePty.IPty;
+  private readonly pty: PtyProcess;
   private readonly mirror: ScreenMirror;
   private readonly flow = new FlowControl();
   private readonly viewers = new Map<string, Viewer>();
@@ -102,8 +101,6 @@ export class Terminal {
   /** The shell is gone but node-pty may still hold unread output: reading never pauses again. */
   private draining = false;
   private readonly exitedPromise: Promise<number | null>;
-  /** Our own handle on the pty's slave side, closed after the exit (see the constructor). */
-  private slaveFd: number | null = null;
 
   constructor(private readonly options: TerminalOptions) {
     this.id = options.id;
@@ -117,26 +114,8 @@ export class Terminal {
     });
     // The mirror paces the shell only if its worker is slower than the shell (wide marks, never dropped).
     this.flow.add(MIRROR, { pinned: true, high: MIRROR_HIGH_WATERMARK_BYTES, low: MIRROR_LOW_WATERMARK_BYTES });
-    this.pty = spawnPty(
-      options.shell,
-      options.args,
-      {
-        name: "xterm-256color",
-        cols: options.cols,
-        rows: options.rows,
-        cwd: options.cwd,
-        env: options.env,
-        // Raw bytes: never decoded on the bridge, so a UTF-8 sequence split across reads stays intact.
-        encoding: null,
-      },
-      this.reads,
-    );
-    // When the last slave fd closes, Linux makes the master return EIO and node-pty drops
-    // whatever output was still unread (the end of a command's output, or more after a
-    // pause). Holding a slave fd ourselves keeps the output readable until the exit.
-    this.slaveFd = openSlave(this.pty);
-    // The shell leads its own session (jobs get their own groups): recorded for cleanup after a crash.
-    recordProcess(this.pty.pid, "session", "terminal");
+    const { shell, args, cwd, env, cols, rows } = options;
+    this.pty = (options.open ?? openLocalPty)({ shell, args, cwd, env, cols, rows }, this.reads);
     this.exitedPromise = new Promise((resolve) => {
       this.pty.onExit(({ exitCode, signal }) => this.finish(signal ? null : exitCode, resolve));
     });
@@ -211,8 +190,7 @@ export class Terminal {
 
   /** Kills the shell's whole process tree; resolves with the exit code once the exit was announced. */
   async close(): Promise<number | null> {
-    if (!this.exited)
-      await killProcesses({ kind: "terminal", shellPid: this.pty.pid }, { leaderExited: this.exitedPromise });
+    if (!this.exited) await this.pty.kill(this.exitedPromise);
     return this.exitedPromise;
   }
 
@@ -327,7 +305,7 @@ export class Terminal {
 
   /** Notices stalled viewers (no ack arrives to trigger it) and a shell that exited while paused. */
   private whilePaused(): void {
-    if (!pidExists(this.pty.pid)) {
+    if (!this.pty.alive()) {
       // node-pty discards unread output shortly after exit unless reading resumes now.
       this.draining = true;
       this.stopPauseTimer();
@@ -343,11 +321,9 @@ export class Terminal {
   }
 
   private finish(exitCode: number | null, announced: (exitCode: number | null) => void): void {
-    forgetProcess(this.pty.pid);
+    this.pty.release();
     this.exited = true;
     this.stopPauseTimer();
-    if (this.slaveFd !== null) fs.closeSync(this.slaveFd);
-    this.slaveFd = null;
     this.flushBatch();
     // The exit is shown after the trailing output has reached every viewer, syncing ones included.
     void this.settled().then(() => {
@@ -362,15 +338,5 @@ export class Terminal {
 
   private async settled(): Promise<void> {
     while (this.syncing.size > 0) await Promise.allSettled([...this.syncing]);
-  }
-}
-
-function openSlave(pty: nodePty.IPty): number | null {
-  const name = (pty as nodePty.IPty & { ptsName?: string }).ptsName;
-  if (!name) return null;
-  try {
-    return fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
-  } catch {
-    return null; // Only a lost tail of output is at stake, never the terminal itself.
   }
 }

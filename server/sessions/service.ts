@@ -6,11 +6,15 @@ import { resolveWorkspacePath } from "./workspace-path";
 
 export type Session = store.SessionRow;
 
+/** Checks a folder on a runner's machine (server/runners): its real path, or a `runner:*` error. */
+export type RunnerWorkspaceCheck = (runner: string, workspace: string) => Promise<string>;
+
 /** Sessions: creation on a folder, lookup, settings. Every change is also an event. */
 export class Sessions {
   constructor(
     private readonly db: store.Db,
     private readonly log: EventLog,
+    private readonly onRunner?: RunnerWorkspaceCheck,
   ) {}
 
   async create(input: {
@@ -21,8 +25,12 @@ export class Sessions {
     parentId?: string;
     forkCheckpointId?: string;
     agentCommand?: string;
+    /** The runner whose machine holds `workspace`; absent = this machine. */
+    runner?: string;
   }): Promise<Session> {
-    const workspace = await resolveWorkspacePath(input.workspace);
+    const workspace = input.runner
+      ? await this.workspaceOnRunner(input.runner, input.workspace, input.agentCommand)
+      : await resolveWorkspacePath(input.workspace);
     const session = await store.createSession(this.db, { ...input, workspace });
     await this.log.open(session.id);
     this.log.append(session.id, {
@@ -30,6 +38,16 @@ export class Sessions {
       payload: { title: session.title, yolo: session.yolo, model: session.model, status: "idle" },
     });
     return session;
+  }
+
+  private async workspaceOnRunner(runner: string, workspace: string, agentCommand: string | undefined) {
+    if (!this.onRunner) throw new WorldlineError("runner:not_found", "This bridge has no runners.");
+    if (agentCommand)
+      throw new WorldlineError(
+        "runner:unsupported",
+        "External ACP agents run on this machine only; create the session without a runner or without agentCommand.",
+      );
+    return this.onRunner(runner, workspace);
   }
 
   async get(id: string): Promise<Session> {
@@ -85,6 +103,7 @@ export class Sessions {
       id: session.id,
       title: session.title,
       workspace: session.workspace.path,
+      runner: session.runner ?? null,
       yolo: session.yolo,
       model: session.model,
       mode: session.mode === "plan" ? "plan" : "default",

@@ -83,3 +83,14 @@ export {
   updateUser,
 } from "./people";
 export type { ApiTokenRow, UserRow } from "./people";
+export {
+  addRunner,
+  exchangeEnrollment,
+  findRunnerByCredentialHash,
+  findRunnerByEnrollHash,
+  getRunner,
+  listRunners,
+  revokeRunner,
+  touchRunner,
+} from "./runners";
+export type { RunnerRow } from "./runners";

@@ -25,6 +25,7 @@ export async function createSession(
     parentId?: string;
     forkCheckpointId?: string;
     agentCommand?: string;
+    runner?: string | null;
   },
 ) {
   const workspace = await upsertWorkspace(db, input.workspace);
@@ -37,6 +38,7 @@ export async function createSession(
       parentId: input.parentId,
       forkCheckpointId: input.forkCheckpointId,
       agentCommand: input.agentCommand,
+      runner: input.runner ?? null,
     },
     include: { workspace: true },
   });

@@ -1,11 +1,9 @@
-import { promises as fs } from "node:fs";
 import path from "node:path";
-import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool } from "./define";
-import { pathApproval, resolveInWorkspace } from "./paths";
-import { toPosix, walkFiles } from "./walk";
-import { statOrNull } from "../stat-or-null";
+import { toPosix } from "../host";
+import { hostOf } from "./host-of";
+import { pathApproval } from "./paths";
 
 /** Paths listed at most; a model rarely needs more and can narrow the pattern. */
 export const GLOB_MAX_RESULTS = 200;
@@ -29,20 +27,17 @@ export const globTool = defineTool({
     "Find files by name pattern. Returns matching file paths relative to the workspace, most recently modified first. Skips .git, node_modules, build output and caches, files ignored by .gitignore and secret files such as .env.",
   parameters: GlobParameters,
   needsApproval: async (args, ctx) =>
-    pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search files in"),
+    pathApproval(await hostOf(ctx).resolve(ctx.cwd, args.path ?? "."), "read", "Search files in"),
   async execute(args, ctx) {
-    const base = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
-    const stat = await statOrNull(base.real);
-    if (!stat?.isDirectory()) return { isError: true, output: `Not a folder: ${base.display}. Give a folder as path.` };
+    const host = hostOf(ctx);
+    const base = await host.resolve(ctx.cwd, args.path ?? ".");
+    const stat = await host.stat(base.real);
+    if (stat?.type !== "dir") return { isError: true, output: `Not a folder: ${base.display}. Give a folder as path.` };
     const pattern = args.pattern.startsWith("./") ? args.pattern.slice(2) : args.pattern;
-    const matches = picomatch(pattern, { dot: true });
-    const found: { path: string; mtime: number }[] = [];
-    for await (const file of walkFiles(base.real, ctx.signal)) {
-      if (!matches(file.relative)) continue;
-      // A match that vanished or cannot be read sorts last instead of failing the glob.
-      const mtime = (await fs.stat(file.absolute).catch(() => undefined))?.mtimeMs ?? 0;
-      found.push({ path: base.inside ? toPosix(path.relative(ctx.cwd, file.absolute)) : file.absolute, mtime });
-    }
+    const found = (await host.glob(base.real, pattern, ctx.signal)).map((file) => ({
+      path: base.inside ? toPosix(path.relative(ctx.cwd, file.absolute)) : file.absolute,
+      mtime: file.mtimeMs,
+    }));
     if (found.length === 0) return `No files match ${args.pattern} in ${base.display}.`;
     found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : 1));
     const shown = found.slice(0, GLOB_MAX_RESULTS).map((f) => f.path);

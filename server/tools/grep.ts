@@ -1,11 +1,9 @@
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "./define";
-import { pathApproval, resolveInWorkspace } from "./paths";
-import { searchWithJavaScript } from "./search/js-search";
-import { findRipgrep, searchWithRipgrep } from "./search/ripgrep";
-import type { SearchOutcome } from "./search/types";
-import { toPosix } from "./walk";
+import { LocalHost, toPosix, type SearchOutcome, type WorkspaceHost } from "../host";
+import { hostOf } from "./host-of";
+import { pathApproval } from "./paths";
 
 /** Matching lines returned by default; enough to see a pattern's spread without flooding the context. */
 export const GREP_DEFAULT_MAX_RESULTS = 100;
@@ -65,15 +63,19 @@ export interface GrepToolOptions {
  * context, `--` between separate groups.
  */
 export function createGrepTool(options: GrepToolOptions = {}) {
+  // A test's choice of back end applies where no session host is given.
+  const fallback = options.ripgrep === undefined ? undefined : new LocalHost({ ripgrep: options.ripgrep });
+  const hostFor = (ctx: Parameters<typeof hostOf>[0]): WorkspaceHost => ctx.host ?? fallback ?? hostOf(ctx);
   return defineTool({
     name: "grep",
     description:
       "Search file contents with a regular expression. Returns `path:line:text` for matching lines (`path-line-text` for context lines). Skips .git, node_modules, build output and caches, .gitignored and secret files. Use include/exclude globs to narrow the search.",
     parameters: GrepParameters,
     needsApproval: async (args, ctx) =>
-      pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "Search in"),
+      pathApproval(await hostFor(ctx).resolve(ctx.cwd, args.path ?? "."), "read", "Search in"),
     async execute(args, ctx) {
-      const root = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
+      const host = hostFor(ctx);
+      const root = await host.resolve(ctx.cwd, args.path ?? ".");
       const request = {
         pattern: args.pattern,
         root: root.real,
@@ -84,8 +86,7 @@ export function createGrepTool(options: GrepToolOptions = {}) {
         maxMatches: args.max_results ?? GREP_DEFAULT_MAX_RESULTS,
         signal: ctx.signal,
       };
-      const rg = options.ripgrep === undefined ? findRipgrep() : (options.ripgrep ?? undefined);
-      const outcome = rg ? await searchWithRipgrep(rg, request) : await searchWithJavaScript(request);
+      const outcome = await host.search(request);
       const show = (absolute: string) => (root.inside ? toPosix(path.relative(ctx.cwd, absolute)) : absolute);
       return formatSearch(outcome, show, args.files_only ?? false, request.contextLines > 0, args.pattern);
     },

@@ -1,7 +1,8 @@
 /** Workspace tools: what the agent can do, what each call needs approved, and MCP. */
 export { defineTool, MAX_TOOL_OUTPUT_CHARS, type Tool } from "./define";
 export { builtinTools } from "./builtin";
-export { resolveInWorkspace, isWithin, pathApproval, writeResolvedFile } from "./paths";
+export { pathApproval } from "./paths";
+export { resolveInWorkspace, isWithin, writeResolvedFile } from "../host";
 export { classifyCommand } from "./shell/classify";
 export { shellApproval } from "./shell/approval";
 export { auditCommand } from "./shell/audit";

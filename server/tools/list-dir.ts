@@ -1,10 +1,10 @@
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { isSkipped } from "../ignore";
+import type { WorkspaceHost } from "../host";
 import { defineTool } from "./define";
-import { pathApproval, resolveInWorkspace } from "./paths";
-import { statOrNull } from "../stat-or-null";
+import { hostOf } from "./host-of";
+import { pathApproval } from "./paths";
 
 /** Entries shown at most; big folders get a note instead of flooding the context. */
 export const LIST_DIR_MAX_ENTRIES = 500;
@@ -27,16 +27,18 @@ export const listDirTool = defineTool({
   description:
     "List a folder: subfolders end with `/`, files show their size. Hidden entries are included. Use depth to see nested folders; use glob to find files by name.",
   parameters: ListDirParameters,
-  needsApproval: async (args, ctx) => pathApproval(await resolveInWorkspace(ctx.cwd, args.path ?? "."), "read", "List"),
+  needsApproval: async (args, ctx) =>
+    pathApproval(await hostOf(ctx).resolve(ctx.cwd, args.path ?? "."), "read", "List"),
   async execute(args, ctx) {
-    const resolved = await resolveInWorkspace(ctx.cwd, args.path ?? ".");
-    const stat = await statOrNull(resolved.real);
+    const host = hostOf(ctx);
+    const resolved = await host.resolve(ctx.cwd, args.path ?? ".");
+    const stat = await host.stat(resolved.real);
     if (!stat) return { isError: true, output: `Folder not found: ${resolved.display}.` };
-    if (!stat.isDirectory())
+    if (stat.type !== "dir")
       return { isError: true, output: `${resolved.display} is a file, not a folder. Use read_file to read it.` };
     const lines: string[] = [];
     const state = { count: 0, truncated: false };
-    await listInto(resolved.real, args.depth ?? 1, "", lines, state);
+    await listInto(host, resolved.real, args.depth ?? 1, "", lines, state);
     if (lines.length === 0) return `${resolved.display} is empty.`;
     const header = `${resolved.display === "." ? "(workspace root)" : resolved.display}/`;
     const note = state.truncated
@@ -47,16 +49,16 @@ export const listDirTool = defineTool({
 });
 
 async function listInto(
+  host: WorkspaceHost,
   dir: string,
   depth: number,
   indent: string,
   lines: string[],
   state: { count: number; truncated: boolean },
 ): Promise<void> {
-  const entries = await fs.readdir(dir, { withFileTypes: true });
-  entries.sort(
-    (a, b) => Number(b.isDirectory()) - Number(a.isDirectory()) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-  );
+  const entries = await host.readDir(dir);
+  const isDir = (entry: { type: string }) => Number(entry.type === "dir");
+  entries.sort((a, b) => isDir(b) - isDir(a) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
     if (state.count >= LIST_DIR_MAX_ENTRIES) {
       state.truncated = true;
@@ -64,16 +66,14 @@ async function listInto(
     }
     state.count++;
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) {
+    if (entry.type === "dir") {
       lines.push(`${indent}${entry.name}/`);
       // Skip-list folders (.git, node_modules, build output) are listed by name but not descended into.
-      if (depth > 1 && !isSkipped(entry.name, true)) await listInto(full, depth - 1, `${indent}  `, lines, state);
-    } else if (entry.isSymbolicLink()) {
-      const target = await fs.readlink(full).catch(() => "?");
-      lines.push(`${indent}${entry.name} -> ${target}`);
+      if (depth > 1 && !isSkipped(entry.name, true)) await listInto(host, full, depth - 1, `${indent}  `, lines, state);
+    } else if (entry.type === "symlink") {
+      lines.push(`${indent}${entry.name} -> ${entry.linkTarget ?? "?"}`);
     } else {
-      // An entry that vanished or cannot be read still lists, without a size.
-      const size = (await fs.stat(full).catch(() => undefined))?.size;
+      const size = entry.size;
       lines.push(`${indent}${entry.name}${size === undefined ? "" : ` (${formatSize(size)})`}`);
     }
   }

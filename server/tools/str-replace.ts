@@ -1,9 +1,9 @@
-import { promises as fs } from "node:fs";
 import { z } from "zod";
 import { WorldlineError } from "../errors";
 import { defineTool } from "./define";
 import { unifiedDiff } from "../diff";
-import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
+import { hostOf } from "./host-of";
+import { pathApproval } from "./paths";
 
 const Edit = z.object({
   old_text: z
@@ -34,8 +34,9 @@ export const strReplaceTool = defineTool({
     "Edit a file by replacing exact text. Each edit's old_text must match the file exactly (read the file first) and be unique unless replace_all is set. Several edits to one file go in one call.",
   parameters: StrReplaceParameters,
   async needsApproval(args, ctx) {
-    const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-    const before = await fs.readFile(resolved.real, "utf8").catch(() => undefined); // missing: the card says the edit will fail
+    const host = hostOf(ctx);
+    const resolved = await host.resolve(ctx.cwd, args.path);
+    const before = await host.readText(resolved.real);
     if (before === undefined) return pathApproval(resolved, "write", "Edit (file missing, will fail)");
     try {
       return pathApproval(
@@ -50,13 +51,14 @@ export const strReplaceTool = defineTool({
     }
   },
   async execute(args, ctx) {
-    const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-    const before = await fs.readFile(resolved.real, "utf8").catch(() => undefined);
+    const host = hostOf(ctx);
+    const resolved = await host.resolve(ctx.cwd, args.path);
+    const before = await host.readText(resolved.real);
     if (before === undefined) {
       return { isError: true, output: `File not found: ${resolved.display}. Use write_file to create a new file.` };
     }
     const after = applyEdits(before, args.edits);
-    await writeResolvedFile(resolved, after);
+    await host.writeResolved(resolved, after);
     const count = args.edits.length;
     return {
       isError: false,

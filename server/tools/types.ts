@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { WorkspaceHost } from "../host";
 
 /** How risky a call is, for badges and rules. */
 export type RiskLevel = "none" | "low" | "medium" | "high";
@@ -47,8 +48,10 @@ export type ToolProgress = { kind: "output"; text: string } | { kind: "status"; 
 
 /** Everything a tool may touch the world through; tests pass a fake. */
 export interface ToolContext {
-  /** The workspace root, already realpath'd. */
+  /** The workspace root, already realpath'd (a path on the host's machine). */
   cwd: string;
+  /** Where the workspace is: a runner's host, or this machine when absent. */
+  host?: WorkspaceHost;
   signal: AbortSignal;
   sessionId: string;
   turnId?: string;

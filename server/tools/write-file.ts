@@ -1,9 +1,8 @@
-import { promises as fs } from "node:fs";
 import { z } from "zod";
 import { defineTool } from "./define";
 import { unifiedDiff } from "../diff";
-import { pathApproval, resolveInWorkspace, writeResolvedFile } from "./paths";
-import { statOrNull } from "../stat-or-null";
+import { hostOf } from "./host-of";
+import { pathApproval } from "./paths";
 
 const WriteFileParameters = z.object({
   path: z
@@ -20,17 +19,19 @@ export const writeFileTool = defineTool({
     "Create a file or replace its whole content. Parent folders are created. For changes to part of an existing file use str_replace instead; it is safer and cheaper.",
   parameters: WriteFileParameters,
   async needsApproval(args, ctx) {
-    const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-    const before = await readExisting(resolved.real);
+    const host = hostOf(ctx);
+    const resolved = await host.resolve(ctx.cwd, args.path);
+    const before = await host.readText(resolved.real);
     const diff = unifiedDiff(resolved.display, before ?? "", args.content);
     return pathApproval(resolved, "write", before === undefined ? "Create" : "Overwrite", diff);
   },
   async execute(args, ctx) {
-    const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-    const before = await readExisting(resolved.real);
-    const stat = await statOrNull(resolved.real);
-    if (stat?.isDirectory()) return { isError: true, output: `${resolved.display} is a directory; give a file path.` };
-    await writeResolvedFile(resolved, args.content);
+    const host = hostOf(ctx);
+    const resolved = await host.resolve(ctx.cwd, args.path);
+    const stat = await host.stat(resolved.real);
+    if (stat?.type === "dir") return { isError: true, output: `${resolved.display} is a directory; give a file path.` };
+    const before = await host.readText(resolved.real);
+    await host.writeResolved(resolved, args.content);
     const bytes = Buffer.byteLength(args.content, "utf8");
     return {
       isError: false,
@@ -39,7 +40,3 @@ export const writeFileTool = defineTool({
     };
   },
 });
-
-async function readExisting(file: string): Promise<string | undefined> {
-  return fs.readFile(file, "utf8").catch(() => undefined); // a new file: its diff starts from nothing
-}

@@ -24,6 +24,12 @@ const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
   unreachable: 503,
   full: 503,
   at_capacity: 429,
+  // Runners (server/runners): one that is away, and a path its own boundary refused.
+  unsupported: 400,
+  outside_roots: 403,
+  offline: 503,
+  gone: 503,
+  restarted: 503,
 };
 
 /**

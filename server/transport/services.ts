@@ -12,6 +12,7 @@ import type { MemoryService } from "../memory";
 import type { SkillCatalog } from "../skills";
 import type { AuditedCommand } from "../store";
 import type { TerminalRouter, TurnRouter } from "../team";
+import type { RunnerHub } from "../runners";
 import type { AuthPolicy } from "./auth";
 import type { OidcSignIn, People } from "../people";
 
@@ -49,4 +50,6 @@ export interface BridgeServices {
   skills?: SkillCatalog;
   /** The redacted shell-command audit log (GET /api/v1/audit/commands). */
   audit?: { list(options: { limit?: number; sessionId?: string }): Promise<AuditedCommand[]> };
+  /** Runners that dial this hub (GET /api/v1/runners, sessions with a `runner`). */
+  runners?: RunnerHub;
 }

@@ -1,4 +1,4 @@
-import { resolveInWorkspace, type ResolvedPath } from "../paths";
+import { localHost, type ResolvedPath, type WorkspaceHost } from "../../host";
 import type { ApprovalNeed } from "../types";
 import { classifyCommand, type ActionType } from "./classify";
 import { parseShell } from "./parse";
@@ -20,12 +20,14 @@ const READ_ACTIONS: ActionType[] = ["read_only", "git_read", "package_check"];
  * compound command gets its exact text as scope and `compound: true`, so a
  * wildcard rule such as `git status*` must not approve `git status; rm -rf ~`.
  */
-export async function shellApproval(command: string, workspace: string): Promise<ApprovalNeed> {
+export async function shellApproval(
+  command: string,
+  workspace: string,
+  host: Pick<WorkspaceHost, "resolve"> = localHost,
+): Promise<ApprovalNeed> {
   const classification = classifyCommand(command);
   const resolved = await Promise.all(
-    classification.pathArgs.map((arg) =>
-      resolveInWorkspace(workspace, arg).catch((): ResolvedPath | undefined => undefined),
-    ),
+    classification.pathArgs.map((arg) => host.resolve(workspace, arg).catch((): ResolvedPath | undefined => undefined)),
   );
   const outside = resolved.filter((p) => !p || !p.inside);
   const sensitive = resolved.filter((p): p is ResolvedPath => Boolean(p?.sensitive));

@@ -1,12 +1,13 @@
 import { z } from "zod";
+import { errorMessage } from "../../errors";
 import { redactKnownValues, redactSecrets, secretEnvValues } from "../../secrets/redact";
 import { defineTool, type Tool } from "../define";
+import { hostOf } from "../host-of";
 import type { ToolContext } from "../types";
 import { shellApproval, rewriteSudo } from "./approval";
 import { auditCommand } from "./audit";
 import { classifyCommand } from "./classify";
 import { HeadTailBuffer, RollingLog } from "./output";
-import { ProcessGroup } from "./process-group";
 import { TASK_LOG_MAX_CHARS, sharedTaskRegistry, type BackgroundTask, type TaskRegistry } from "./tasks";
 
 /** Default time a foreground command may run; builds and test suites fit, a hung server does not. */
@@ -68,7 +69,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
       "Run a bash command in the workspace folder. stdout and stderr are merged; long output keeps its beginning and end. The exit code is reported. Commands get no input (stdin is closed) and no terminal. Background processes started with `&` are stopped when the command ends; use background: true for long-running processes.",
     parameters: ShellParameters,
     ownsCancellation: true,
-    needsApproval: (args, ctx) => shellApproval(args.command, ctx.cwd),
+    needsApproval: (args, ctx) => shellApproval(args.command, ctx.cwd, hostOf(ctx)),
     async execute(args, ctx) {
       const classification = classifyCommand(args.command);
       let password: string | undefined;
@@ -88,7 +89,8 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
       const run: RunSpec = {
         command: password === undefined ? args.command : rewriteSudo(args.command),
         stdin: password === undefined ? undefined : `${password}\n`,
-        env: { ...process.env, ...options.env, ...NON_INTERACTIVE_ENV },
+        // The host adds its own environment: the bridge's never travels to a runner.
+        env: { ...options.env, ...NON_INTERACTIVE_ENV },
         // The password is removed whatever its length; env values only when long enough to be unambiguous.
         scrub: (text) => {
           const scrubbed = redactKnownValues(text, secrets);
@@ -106,7 +108,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
 interface RunSpec {
   command: string;
   stdin?: string;
-  env: NodeJS.ProcessEnv;
+  env: Record<string, string | undefined>;
   scrub: (text: string) => string;
   audit: (exitCode: number | null, durationMs: number) => Promise<void>;
 }
@@ -114,7 +116,7 @@ interface RunSpec {
 async function runForeground(run: RunSpec, ctx: ToolContext, timeoutMs: number, graceMs: number | undefined) {
   const started = Date.now();
   const output = new HeadTailBuffer(SHELL_OUTPUT_MAX_CHARS);
-  const group = new ProcessGroup({
+  const group = await hostOf(ctx).exec({
     command: run.command,
     cwd: ctx.cwd,
     env: run.env,
@@ -157,11 +159,11 @@ async function runForeground(run: RunSpec, ctx: ToolContext, timeoutMs: number, 
   }
 }
 
-function startBackground(run: RunSpec, ctx: ToolContext, tasks: TaskRegistry) {
+async function startBackground(run: RunSpec, ctx: ToolContext, tasks: TaskRegistry) {
   tasks.checkLimits(ctx.sessionId);
   const started = Date.now();
   const log = new RollingLog(TASK_LOG_MAX_CHARS);
-  const group = new ProcessGroup({
+  const group = await hostOf(ctx).exec({
     command: run.command,
     cwd: ctx.cwd,
     env: run.env,
@@ -178,11 +180,19 @@ function startBackground(run: RunSpec, ctx: ToolContext, tasks: TaskRegistry) {
     group,
     done: Promise.resolve(),
   });
-  task.done = group.finish().then(async ({ exit }) => {
-    if (task.status === "running") task.status = "exited";
-    task.exit = exit;
-    await run.audit(exit.code, Date.now() - started);
-  });
+  task.done = group.finish().then(
+    async ({ exit }) => {
+      if (task.status === "running") task.status = "exited";
+      task.exit = exit;
+      await run.audit(exit.code, Date.now() - started);
+    },
+    (error: unknown) => {
+      // The host went away (a runner that did not come back): what became of the command is unknown.
+      if (task.status === "running") task.status = "exited";
+      task.exit = { code: null, signal: null };
+      log.append(`\n[${errorMessage(error)}]\n`);
+    },
+  );
   return `Started background task ${task.id} (process group ${group.pid}). Read its output with task_output and stop it with task_stop.`;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { WorldlineError } from "../../errors";
-import type { ProcessGroup, ExitInfo } from "./process-group";
+import type { ExitInfo, HostProcess } from "../../host";
 import { RollingLog } from "./output";
 
 /** Output a background task keeps (the newest part); older output is dropped with a note. */
@@ -27,7 +27,7 @@ export interface BackgroundTask {
   log: RollingLog;
   /** Where the last task_output read stopped. */
   cursor: number;
-  group: ProcessGroup;
+  group: HostProcess;
   /** Resolves when the task has finished (exited or stopped). */
   done: Promise<void>;
 }

@@ -24,6 +24,7 @@ import { peopleRoutes } from "./routes/people";
 import { authorizePerson } from "./people-access";
 import { handleSignIn } from "./sign-in";
 import { rememberPerson, signedInOf } from "../people";
+import { runnerRoutes } from "./routes/runners";
 
 export function createApiRouter(): Router {
   const router = new Router().add(
@@ -40,7 +41,7 @@ export function createApiRouter(): Router {
     ...mcpRoutes,
     ...shareRoutes,
   );
-  router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes);
+  router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
   return router.add(...openApiRoutes(router));
 }
 

@@ -7,7 +7,7 @@ import { fakeCtx, makeWorkspace } from "../../unit/tools/support";
 import { startTestBridge, type TestBridge } from "../helpers";
 
 /**
- * The path guard of the agent's file tools (server/tools/paths.ts) and of the HTTP
+ * The path guard of the agent's file tools (server/host/paths.ts) and of the HTTP
  * file routes (server/files/paths.ts) against every way out of a workspace.
  */
 let env: Awaited<ReturnType<typeof makeWorkspace>>;

@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openShadowRepo } from "../../../server/checkpoints/index.ts";
 import { listDir, walkFiles as treeFiles } from "../../../server/files/tree.ts";
 import { WorkspaceIgnore } from "../../../server/ignore/index.ts";
-import { searchWithJavaScript } from "../../../server/tools/search/js-search.ts";
-import { findRipgrep, searchWithRipgrep } from "../../../server/tools/search/ripgrep.ts";
-import type { SearchRequest } from "../../../server/tools/search/types.ts";
-import { walkFiles as searchFiles } from "../../../server/tools/walk.ts";
+import { searchWithJavaScript } from "../../../server/host/search/js-search.ts";
+import { findRipgrep, searchWithRipgrep } from "../../../server/host/search/ripgrep.ts";
+import type { SearchRequest } from "../../../server/host/search/types.ts";
+import { walkFiles as searchFiles } from "../../../server/host/walk.ts";
 import { snapshotEntries, userGit } from "../checkpoints/helpers.ts";
 
 let root: string;

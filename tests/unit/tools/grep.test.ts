@@ -1,7 +1,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGrepTool } from "../../../server/tools";
-import { findRipgrep } from "../../../server/tools/search/ripgrep";
+import { findRipgrep } from "../../../server/host/search/ripgrep";
 import { fakeCtx, makeWorkspace, write } from "./support";
 
 let env: Awaited<ReturnType<typeof makeWorkspace>>;

@@ -1,10 +1,15 @@
 import { FileQuery, FileSearchQuery, FileTreeQuery, WriteFileBody, type GitStatus } from "../../../protocol";
+import { WorldlineError } from "../../../errors";
+import type { FilesPort } from "../../../runners";
 import { readJson } from "../io";
 import type { Route, RouteContext } from "../router";
 
-/** The workspace of a session, as the IDE's file tree, editor and @-mentions see it. */
-async function workspaceOf({ services, params }: RouteContext): Promise<string> {
-  return (await services.sessions.get(params.id)).workspace.path;
+/** The workspace of a session, as the IDE's file tree, editor and @-mentions see it, and where it is. */
+async function workspaceOf({ services, params }: RouteContext): Promise<{ root: string; files: FilesPort }> {
+  const session = await services.sessions.get(params.id);
+  const files = session.runner ? services.runners?.filesFor(session.runner) : services.files;
+  if (!files) throw new WorldlineError("runner:not_found", `This bridge serves no runner "${session.runner}".`);
+  return { root: session.workspace.path, files };
 }
 
 export const fileRoutes: Route[] = [
@@ -16,7 +21,8 @@ export const fileRoutes: Route[] = [
         dir: ctx.query.get("dir") ?? undefined,
         ignored: ctx.query.get("ignored") ?? undefined,
       });
-      return ctx.services.files.list(await workspaceOf(ctx), dir, ignored === "1");
+      const { root, files } = await workspaceOf(ctx);
+      return files.list(root, dir, ignored === "1");
     },
   },
   {
@@ -24,7 +30,8 @@ export const fileRoutes: Route[] = [
     path: "/api/v1/sessions/:id/files/content",
     handler: async (ctx) => {
       const { path } = FileQuery.parse({ path: ctx.query.get("path") ?? undefined });
-      return ctx.services.files.read(await workspaceOf(ctx), path);
+      const { root, files } = await workspaceOf(ctx);
+      return files.read(root, path);
     },
   },
   {
@@ -33,7 +40,8 @@ export const fileRoutes: Route[] = [
     handler: async (ctx) => {
       const body = WriteFileBody.parse(await readJson(ctx.req));
       const { path, ...input } = body;
-      return ctx.services.files.write(await workspaceOf(ctx), path, input);
+      const { root, files } = await workspaceOf(ctx);
+      return files.write(root, path, input);
     },
   },
   {
@@ -44,14 +52,16 @@ export const fileRoutes: Route[] = [
         q: ctx.query.get("q") ?? undefined,
         limit: ctx.query.get("limit") ?? undefined,
       });
-      return ctx.services.files.search(await workspaceOf(ctx), q, limit);
+      const { root, files } = await workspaceOf(ctx);
+      return files.search(root, q, limit);
     },
   },
   {
     method: "GET",
     path: "/api/v1/sessions/:id/files/git",
     handler: async (ctx): Promise<GitStatus> => {
-      const markers = await ctx.services.files.gitStatus(await workspaceOf(ctx));
+      const { root, files } = await workspaceOf(ctx);
+      const markers = await files.gitStatus(root);
       return { repo: markers !== null, markers: markers ?? {} };
     },
   },

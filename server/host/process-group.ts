@@ -1,15 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { forgetProcess, groupAlive, killProcesses, recordProcess } from "../../processes";
+import type { ExitInfo, HostProcess } from "./types";
+import { forgetProcess, groupAlive, killProcesses, recordProcess } from "../processes";
 
 /** After the group is gone, how long to wait for the shell's exit event before resolving anyway. */
 const EXIT_WAIT_MS = 3_000;
 /** After the shell exits, how long its output may keep draining before leftovers are stopped. */
 export const POST_EXIT_DRAIN_MS = 300;
-
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
 
 export interface StartOptions {
   command: string;
@@ -25,7 +21,7 @@ export interface StartOptions {
  * everything it starts can be signalled at once. Output of stdout and stderr
  * arrives merged, in order of arrival.
  */
-export class ProcessGroup {
+export class ProcessGroup implements HostProcess {
   readonly pid: number;
   readonly exited: Promise<ExitInfo>;
   private readonly child: ChildProcess;

@@ -1,0 +1,86 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import picomatch from "picomatch";
+import { resolveInWorkspace, writeResolvedFile } from "./paths";
+import { ProcessGroup } from "./process-group";
+import { readTextPage } from "./read-page";
+import { statOrNull } from "../stat-or-null";
+import { searchWithJavaScript } from "./search/js-search";
+import { findRipgrep, searchWithRipgrep } from "./search/ripgrep";
+import type { DirEntry, ExecSpec, FileStat, GlobMatch, HostProcess, WorkspaceHost } from "./types";
+import { walkFiles } from "./walk";
+
+export interface LocalHostOptions {
+  /** Path of `rg`; undefined looks it up on PATH, null forces the JavaScript search. */
+  ripgrep?: string | null;
+}
+
+/** This machine, in process: the tools' file, search and process work as it always was. */
+export class LocalHost implements WorkspaceHost {
+  readonly runner = null;
+  private readonly ripgrep: string | undefined;
+
+  constructor(options: LocalHostOptions = {}) {
+    this.ripgrep = options.ripgrep === undefined ? findRipgrep() : (options.ripgrep ?? undefined);
+  }
+
+  resolve(workspace: string, input: string) {
+    return resolveInWorkspace(workspace, input);
+  }
+
+  async stat(file: string): Promise<FileStat | null> {
+    const stat = await statOrNull(file);
+    if (!stat) return null;
+    return {
+      type: stat.isFile() ? "file" : stat.isDirectory() ? "dir" : "other",
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+    };
+  }
+
+  readText(file: string): Promise<string | undefined> {
+    // Missing or unreadable both read as "no file": the tools say so in their own words.
+    return fs.readFile(file, "utf8").catch(() => undefined);
+  }
+
+  readPage = readTextPage;
+  writeResolved = writeResolvedFile;
+
+  async readDir(dir: string): Promise<DirEntry[]> {
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    return Promise.all(
+      entries.map(async (entry): Promise<DirEntry> => {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) return { name: entry.name, type: "dir" };
+        if (entry.isSymbolicLink())
+          return { name: entry.name, type: "symlink", linkTarget: await fs.readlink(full).catch(() => "?") };
+        if (!entry.isFile()) return { name: entry.name, type: "other" };
+        // An entry that vanished or cannot be read still lists, without a size.
+        return { name: entry.name, type: "file", size: (await fs.stat(full).catch(() => undefined))?.size };
+      }),
+    );
+  }
+
+  search(request: Parameters<WorkspaceHost["search"]>[0]) {
+    return this.ripgrep ? searchWithRipgrep(this.ripgrep, request) : searchWithJavaScript(request);
+  }
+
+  async glob(root: string, pattern: string, signal: AbortSignal): Promise<GlobMatch[]> {
+    const matches = picomatch(pattern, { dot: true });
+    const found: GlobMatch[] = [];
+    for await (const file of walkFiles(root, signal)) {
+      if (!matches(file.relative)) continue;
+      // A match that vanished or cannot be read sorts last instead of failing the glob.
+      const mtimeMs = (await fs.stat(file.absolute).catch(() => undefined))?.mtimeMs ?? 0;
+      found.push({ absolute: file.absolute, mtimeMs });
+    }
+    return found;
+  }
+
+  async exec(spec: ExecSpec): Promise<HostProcess> {
+    return new ProcessGroup({ ...spec, env: { ...process.env, ...spec.env } });
+  }
+}
+
+/** The host of sessions on this machine (and of tools given no host, as in tests). */
+export const localHost = new LocalHost();

@@ -1,0 +1,108 @@
+import type { ResolvedPath } from "./paths";
+import type { SearchOutcome, SearchRequest } from "./search/types";
+
+/** What a stat tells the tools; `null` from `stat` means nothing is there. */
+export interface FileStat {
+  type: "file" | "dir" | "other";
+  size: number;
+  mtimeMs: number;
+}
+
+/** One entry of a folder, symlinks not followed (list_dir shows them as `name -> target`). */
+export interface DirEntry {
+  name: string;
+  type: "file" | "dir" | "symlink" | "other";
+  /** Files only. */
+  size?: number;
+  /** Symlinks only. */
+  linkTarget?: string;
+}
+
+/** A page of a text file for read_file, lines already cut to `maxLineChars`. */
+export type TextPage =
+  | { kind: "missing" }
+  | { kind: "directory" }
+  | { kind: "binary"; size: number }
+  | {
+      kind: "page";
+      lines: string[];
+      /** Lines in the file, or -1 when streaming stopped early. */
+      totalLines: number;
+      note?: string;
+    };
+
+export interface PageRequest {
+  offset: number;
+  limit: number;
+  maxLineChars: number;
+}
+
+export interface GlobMatch {
+  absolute: string;
+  mtimeMs: number;
+}
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A bash command to start in its own process group. */
+export interface ExecSpec {
+  command: string;
+  cwd: string;
+  /**
+   * Environment on top of the host's own. The hub's environment (model keys, database URL)
+   * is never part of it: a runner starts commands with its own.
+   */
+  env: Record<string, string | undefined>;
+  /** Written to stdin, then stdin is closed (commands never wait for input). */
+  stdin?: string;
+  onOutput: (chunk: string) => void;
+}
+
+/** A running command and everything it started. */
+export interface HostProcess {
+  readonly pid: number;
+  /** Waits for the shell to exit and its output to drain; leftovers holding the pipe are stopped. */
+  finish(): Promise<{ exit: ExitInfo; leftoversStopped: boolean }>;
+  /** SIGTERM to the whole group, SIGKILL after the grace period. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Every way the agent's tools reach a workspace: paths, files, folders, search and
+ * commands. `LocalHost` is this machine, in process; a runner's host (server/runners)
+ * sends the same operations over the runner's outbound connection. Paths are absolute
+ * paths on the host's machine.
+ */
+export interface WorkspaceHost {
+  /** The runner's name, or null for this machine. */
+  readonly runner: string | null;
+  /** Resolves a path the model gave against the workspace, following symlinks (see paths.ts). */
+  resolve(workspace: string, input: string): Promise<ResolvedPath>;
+  stat(file: string): Promise<FileStat | null>;
+  /** The file as UTF-8, or undefined when it does not exist. */
+  readText(file: string): Promise<string | undefined>;
+  readPage(file: string, request: PageRequest): Promise<TextPage>;
+  /** Writes a resolved file without following a symlink planted since it was resolved. */
+  writeResolved(resolved: ResolvedPath, content: string): Promise<void>;
+  readDir(dir: string): Promise<DirEntry[]>;
+  /** grep: ripgrep where the host has it, the JavaScript search otherwise. */
+  search(request: SearchRequest): Promise<SearchOutcome>;
+  /** Files under `root` (skip list, .gitignore and secret files left out) whose relative path matches `pattern`. */
+  glob(root: string, pattern: string, signal: AbortSignal): Promise<GlobMatch[]>;
+  exec(spec: ExecSpec): Promise<HostProcess>;
+  /**
+   * The files the system prompt takes from the workspace, read where they are. Absent on this
+   * machine, where agent/system-prompt.ts reads them synchronously (a turn's first token waits on it).
+   */
+  workspacePrompt?(workspace: string): Promise<WorkspacePromptFiles>;
+}
+
+/** What agent/system-prompt.ts reads from a workspace: the override template, the top-level listing, AGENTS.md files. */
+export interface WorkspacePromptFiles {
+  template: string | undefined;
+  listing: string;
+  agentsMd: { path: string; text: string }[];
+}

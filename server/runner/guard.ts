@@ -1,0 +1,50 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { WorldlineError } from "../errors";
+import { isWithin, resolveInWorkspace, type ResolvedPath } from "../host";
+
+/**
+ * The runner's own workspace boundary: every path a hub names is followed through its
+ * symlinks (realpath, also for paths that do not exist yet) and must land under one of the
+ * roots the runner was started with. The hub checks paths too; this check does not trust it.
+ */
+export class RootGuard {
+  private constructor(readonly roots: readonly string[]) {}
+
+  /** Roots as real paths; each must be an existing folder. */
+  static async create(roots: string[]): Promise<RootGuard> {
+    const real = await Promise.all(
+      roots.map(async (root) => {
+        const resolved = await fs.realpath(path.resolve(root)).catch(() => {
+          throw new Error(`--root ${root}: no such folder`);
+        });
+        if (!(await fs.stat(resolved)).isDirectory()) throw new Error(`--root ${root}: not a folder`);
+        return resolved;
+      }),
+    );
+    return new RootGuard([...new Set(real)]);
+  }
+
+  /** The real path of `target` when it is under a root; otherwise a `runner:outside_roots` error. */
+  async confine(target: string): Promise<ResolvedPath> {
+    const resolved = await resolveInWorkspace(this.roots[0], target);
+    if (!this.contains(resolved.real)) throw outside(target);
+    return resolved;
+  }
+
+  contains(real: string): boolean {
+    return this.roots.some((root) => isWithin(root, real));
+  }
+
+  /** The root a path is under (for the folder picker, which does not climb above it). */
+  rootOf(real: string): string | undefined {
+    return this.roots.find((root) => isWithin(root, real));
+  }
+}
+
+function outside(target: string): WorldlineError {
+  return new WorldlineError(
+    "runner:outside_roots",
+    `${target} is outside the folders this runner serves; the runner refused it.`,
+  );
+}

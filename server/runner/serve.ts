@@ -1,0 +1,280 @@
+import fs from "node:fs/promises";
+import path from "node:path";
+import { readWorkspacePrompt } from "../agent/system-prompt";
+import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
+import { WorkspaceFiles } from "../files";
+import { LocalHost, type HostProcess } from "../host";
+import { RunnerRequest, type RunnerOperation, type RunnerResponse } from "../protocol";
+import { redactKnownValues, secretEnvValues } from "../secrets";
+import type { RootGuard } from "./guard";
+import { RunnerTerminals } from "./terminals";
+
+/**
+ * Operations a hub may send again after a dropped connection that must not happen twice: their
+ * (small) answers are remembered and sent again instead. The others are reads, safe to redo.
+ */
+const ONCE_ONLY = new Set(["writeResolved", "exec", "stop", "files.write", "pty.open", "pty.input", "pty.kill"]);
+/** Answers (or "running") of once-only requests remembered; a hub resends only what was in flight at a drop. */
+const MAX_REMEMBERED_ANSWERS = 2_000;
+/** Sessions whose last epoch the runner remembers; the oldest are forgotten past this. */
+const MAX_REMEMBERED_EPOCHS = 10_000;
+/** Sub-folders the folder picker shows at most. */
+const MAX_PICKER_ENTRIES = 500;
+/** Larger files are not sent whole (str_replace and write_file's diff read them); the hub's frame limit is above. */
+const MAX_READ_TEXT_BYTES = 10 * 1024 * 1024;
+
+/** How the runner talks back: answers, and the output and exit of commands it started. */
+export interface RunnerReplies {
+  response(response: RunnerResponse): void;
+  output(processId: string, chunk: string): void;
+  exit(processId: string, info: { code: number | null; signal: string | null; leftoversStopped: boolean }): void;
+  ptyData(ptyId: string, data: Buffer): void;
+  ptyExit(ptyId: string, exitCode: number | null): void;
+  filesChanged(root: string, paths: string[]): void;
+  log(line: string): void;
+}
+
+/**
+ * What a runner does for its hub: each request is parsed, checked against the runner's roots
+ * and the session's epoch, and done with this machine's LocalHost. Commands keep running while
+ * the hub is away; their output waits in the socket's buffer until it is back.
+ */
+export class RunnerWorker {
+  private readonly host = new LocalHost();
+  /** The IDE's view of the runner's folders (tree, editor, search, git markers), as on a hub's own machine. */
+  readonly files = new WorkspaceFiles();
+  private readonly epochs = new Map<string, number>();
+  private readonly processes = new Map<string, HostProcess>();
+  private readonly running = new Map<string, AbortController>();
+  private readonly answered = new Map<string, RunnerResponse | "running">();
+  private readonly terminals: RunnerTerminals;
+  // The runner's own secrets (its environment) never leave it in command output.
+  private readonly secrets = secretEnvValues(process.env);
+
+  constructor(
+    private readonly guard: RootGuard,
+    private readonly replies: RunnerReplies,
+  ) {
+    this.terminals = new RunnerTerminals({ data: replies.ptyData, exit: replies.ptyExit });
+    this.files.onChange((root, paths) => replies.filesChanged(root, paths));
+  }
+
+  async handle(raw: unknown): Promise<void> {
+    const parsed = RunnerRequest.safeParse(raw);
+    if (!parsed.success) {
+      const id = (raw as { id?: unknown } | null)?.id;
+      this.replies.log(`refused a malformed request: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+      if (typeof id === "string" && id.length > 0 && id.length <= 64)
+        this.replies.response({
+          id,
+          ok: false,
+          error: { code: "runner:bad_request", message: "The runner could not parse the request." },
+        });
+      return;
+    }
+    const request = parsed.data;
+    const stale = this.staleEpoch(request.sessionId, request.epoch);
+    if (stale) {
+      this.replies.log(`refused a request with stale epoch ${request.epoch} (seen ${stale}) for ${request.sessionId}`);
+      this.replies.response({
+        id: request.id,
+        ok: false,
+        error: {
+          code: "runner:stale_epoch",
+          message: "A newer owner of this session has taken over; this request was refused.",
+        },
+      });
+      return;
+    }
+    const once = ONCE_ONLY.has(request.operation.op);
+    if (once) {
+      const earlier = this.answered.get(request.id);
+      // Sent again after a drop: answered again (still running: its answer comes when it is done).
+      if (earlier) return earlier === "running" ? undefined : this.replies.response(earlier);
+      this.answered.set(request.id, "running");
+      if (this.answered.size > MAX_REMEMBERED_ANSWERS)
+        this.answered.delete(this.answered.keys().next().value as string);
+    }
+    const response = await this.answer(request);
+    if (once && this.answered.has(request.id)) this.answered.set(request.id, response);
+    this.replies.response(response);
+  }
+
+  private async answer(request: RunnerRequest): Promise<RunnerResponse> {
+    const controller = new AbortController();
+    this.running.set(request.id, controller);
+    try {
+      const result = await this.perform(request.operation, controller.signal);
+      return { id: request.id, ok: true, result: result ?? null };
+    } catch (error) {
+      const code = isWorldlineError(error) ? error.code : "runner:failed";
+      const details = isWorldlineError(error) && error.details !== undefined ? { details: error.details } : {};
+      if (code === "runner:outside_roots") this.replies.log(`refused: ${errorMessage(error)}`);
+      return { id: request.id, ok: false, error: { code, message: errorMessage(error), ...details } };
+    } finally {
+      this.running.delete(request.id);
+    }
+  }
+
+  /** Stops every command (the runner is shutting down). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.processes.values()].map((process) => process.stop()));
+    await this.terminals.closeAll();
+  }
+
+  private staleEpoch(sessionId: string | undefined, epoch: number): number | undefined {
+    if (!sessionId) return undefined;
+    const seen = this.epochs.get(sessionId);
+    if (seen !== undefined && epoch < seen) return seen;
+    this.epochs.delete(sessionId);
+    this.epochs.set(sessionId, epoch);
+    if (this.epochs.size > MAX_REMEMBERED_EPOCHS) this.epochs.delete(this.epochs.keys().next().value as string);
+    return undefined;
+  }
+
+  private async perform(operation: RunnerOperation, signal: AbortSignal): Promise<unknown> {
+    const { guard, host } = this;
+    switch (operation.op) {
+      case "resolve": {
+        const workspace = await guard.confine(operation.workspace);
+        const resolved = await host.resolve(workspace.real, operation.input);
+        if (!guard.contains(resolved.real)) await guard.confine(resolved.real);
+        return resolved;
+      }
+      case "stat":
+        return host.stat((await guard.confine(operation.path)).real);
+      case "readText": {
+        const file = (await guard.confine(operation.path)).real;
+        const stat = await host.stat(file);
+        if (stat && stat.size > MAX_READ_TEXT_BYTES)
+          throw new WorldlineError(
+            "runner:too_large",
+            `${operation.path} is ${stat.size} bytes, too large to edit through a runner.`,
+          );
+        return host.readText(file);
+      }
+      case "readPage": {
+        const { path: file, ...page } = operation;
+        return host.readPage((await guard.confine(file)).real, page);
+      }
+      case "writeResolved": {
+        const fresh = await guard.confine(operation.resolved.real);
+        // The hub's approval saw the hard links the runner reported; anything else is checked afresh here.
+        await host.writeResolved({ ...fresh, hardLinks: operation.resolved.hardLinks }, operation.content);
+        return null;
+      }
+      case "readDir":
+        return host.readDir((await guard.confine(operation.path)).real);
+      case "search": {
+        const root = (await guard.confine(operation.request.root)).real;
+        return host.search({ ...operation.request, root, signal });
+      }
+      case "glob":
+        return host.glob((await guard.confine(operation.root)).real, operation.pattern, signal);
+      case "exec":
+        return this.exec(operation);
+      case "stop":
+        await this.processes.get(operation.processId)?.stop(operation.graceMs);
+        return null;
+      case "cancel":
+        this.running.get(operation.requestId)?.abort();
+        return null;
+      case "workspacePrompt": {
+        const workspace = (await guard.confine(operation.workspace)).real;
+        const prompt = await readWorkspacePrompt(workspace);
+        // AGENTS.md files above the roots (the repository's root) stay on this machine.
+        const agentsMd = prompt.agentsMd.filter((file) => guard.contains(path.resolve(workspace, file.path)));
+        return { ...prompt, agentsMd };
+      }
+      case "checkWorkspace":
+        return { path: await this.folder(operation.path) };
+      case "listFolders":
+        return this.listFolders(operation.path);
+      case "files.list":
+        return this.files.list(await this.folder(operation.root), operation.dir, operation.ignored === true);
+      case "files.read":
+        return this.files.read(await this.folder(operation.root), operation.path);
+      case "files.write": {
+        const { root, path: file, content, baseHash, force } = operation;
+        return this.files.write(await this.folder(root), file, { content, baseHash, force });
+      }
+      case "files.search":
+        return this.files.search(await this.folder(operation.root), operation.query, operation.limit);
+      case "files.gitStatus":
+        return this.files.gitStatus(await this.folder(operation.root));
+      case "pty.open": {
+        const { ptyId, ...spawn } = operation;
+        return { pid: this.terminals.open(ptyId, { ...spawn, cwd: await this.folder(spawn.cwd) }) };
+      }
+      case "pty.input":
+        this.terminals.input(operation.ptyId, operation.data);
+        return null;
+      case "pty.resize":
+        this.terminals.resize(operation.ptyId, operation.cols, operation.rows);
+        return null;
+      case "pty.flow":
+        this.terminals.flow(operation.ptyId, operation.paused);
+        return null;
+      case "pty.kill":
+        await this.terminals.kill(operation.ptyId);
+        return null;
+    }
+  }
+
+  private async exec(operation: Extract<RunnerOperation, { op: "exec" }>): Promise<{ pid: number }> {
+    const cwd = (await this.guard.confine(operation.cwd)).real;
+    const { processId } = operation;
+    if (this.processes.has(processId))
+      throw new WorldlineError("runner:bad_request", `Command ${processId} already runs.`);
+    const process = await this.host.exec({
+      command: operation.command,
+      cwd,
+      env: operation.env,
+      stdin: operation.stdin,
+      onOutput: (chunk) => this.replies.output(processId, redactKnownValues(chunk, this.secrets)),
+    });
+    this.processes.set(processId, process);
+    void process.finish().then(
+      ({ exit, leftoversStopped }) => {
+        this.processes.delete(processId);
+        this.replies.exit(processId, { code: exit.code, signal: exit.signal, leftoversStopped });
+      },
+      (error: unknown) => {
+        this.processes.delete(processId);
+        this.replies.log(`command ${processId} ended without an exit status: ${errorMessage(error)}`);
+        this.replies.exit(processId, { code: null, signal: null, leftoversStopped: false });
+      },
+    );
+    return { pid: process.pid };
+  }
+
+  /** An existing folder under a root, as its real path. */
+  private async folder(input: string): Promise<string> {
+    if (!path.isAbsolute(input))
+      throw new WorldlineError(
+        "workspace:invalid",
+        `The workspace must be an absolute path on the runner, got "${input}".`,
+      );
+    const resolved = await this.guard.confine(input);
+    const stat = await fs.stat(resolved.real).catch(() => null);
+    if (!stat) throw new WorldlineError("workspace:invalid", `The folder "${input}" does not exist on the runner.`);
+    if (!stat.isDirectory()) throw new WorldlineError("workspace:invalid", `"${input}" is a file, not a folder.`);
+    return resolved.real;
+  }
+
+  private async listFolders(input: string | undefined) {
+    const dir = await this.folder(input ?? this.guard.roots[0]);
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    const folders = entries
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => ({ name: entry.name, path: path.join(dir, entry.name) }))
+      .sort((a, b) => Number(a.name.startsWith(".")) - Number(b.name.startsWith(".")) || a.name.localeCompare(b.name));
+    const parent = path.dirname(dir);
+    const atRoot = this.guard.roots.includes(dir);
+    return {
+      path: dir,
+      parent: atRoot || parent === dir ? null : parent,
+      entries: folders.slice(0, MAX_PICKER_ENTRIES),
+    };
+  }
+}

@@ -1,0 +1,332 @@
+import { randomUUID } from "node:crypto";
+import type { Socket } from "socket.io";
+import { errorMessage, WorldlineError, type ErrorCode } from "../errors";
+import {
+  RunnerExit,
+  RunnerFilesChanged,
+  RunnerOutput,
+  RunnerPtyData,
+  RunnerPtyExit,
+  RunnerResponse,
+  RunnerResults,
+  type RunnerOp,
+  type RunnerOperation,
+  type RunnerRequest,
+  type RunnerResult,
+} from "../protocol";
+import { MAX_PENDING_PER_RUNNER } from "./limits";
+
+/** Where a runner's started commands send their output and end. */
+export interface ProcessSink {
+  output(chunk: string): void;
+  exit(info: { code: number | null; signal: NodeJS.Signals | null; leftoversStopped: boolean }): void;
+  /** The runner is gone (grace over, or it came back as a new process): the command's fate is unknown. */
+  lost(error: WorldlineError): void;
+}
+
+/** Where a runner terminal's output and end go (server/runners/remote-pty.ts). */
+export interface PtySink {
+  data(chunk: Uint8Array): void;
+  /** null: the shell's exit status is unknown (the runner is gone). */
+  exit(exitCode: number | null): void;
+}
+
+interface PendingCall {
+  request: RunnerRequest;
+  /** The runner process the request went to; undefined while it waits for a connection. */
+  sentTo: string | undefined;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+interface Connection {
+  socket: Socket;
+  instance: string;
+}
+
+export interface CallOptions {
+  sessionId?: string;
+  signal?: AbortSignal;
+  /** Fail at once when the runner is not connected (a session being created), instead of waiting the grace. */
+  now?: boolean;
+}
+
+/**
+ * One runner as this bridge sees it: its connection (or none while it is away), the requests
+ * waiting for answers, and the commands it runs for this bridge. Requests made while it is away
+ * wait up to the grace period for it to return; an answer for a request it was not sent is
+ * refused and logged.
+ */
+export class RunnerLink {
+  private connection: Connection | null = null;
+  private readonly pending = new Map<string, PendingCall>();
+  private readonly processes = new Map<string, { sink: ProcessSink; instance: string | undefined }>();
+  private readonly ptys = new Map<string, { sink: PtySink; instance: string | undefined }>();
+  private goneTimer: NodeJS.Timeout | null = null;
+  private closedWith: WorldlineError | null = null;
+
+  constructor(
+    readonly name: string,
+    private readonly options: {
+      graceMs: number;
+      epoch: () => number;
+      log: (line: string) => void;
+      /** The runner's file tree watcher saw changes under `root`. */
+      filesChanged?: (root: string, paths: string[]) => void;
+    },
+  ) {
+    this.startGrace();
+  }
+
+  get connected(): boolean {
+    return this.connection !== null;
+  }
+
+  /**
+   * A (re)connection: requests that waited are sent; those the previous process had are lost with it.
+   * Those sent to this same process before the drop are sent again (a request in flight when the
+   * connection dropped is lost with it); the runner answers a request it already did from its memory.
+   */
+  attach(socket: Socket, instance: string): void {
+    const previous = this.connection;
+    if (previous && previous.socket !== socket) previous.socket.disconnect(true);
+    this.connection = { socket, instance };
+    this.stopGrace();
+    this.loseFromOtherInstances(instance);
+    socket.on("runner.response", (raw: unknown) => this.onResponse(raw));
+    socket.on("runner.output", (raw: unknown) => this.onOutput(raw));
+    socket.on("runner.exit", (raw: unknown) => this.onExit(raw));
+    socket.on("runner.pty_data", (raw: unknown) => this.onPtyData(raw));
+    socket.on("runner.pty_exit", (raw: unknown) => this.onPtyExit(raw));
+    socket.on("runner.files_changed", (raw: unknown) => {
+      const parsed = RunnerFilesChanged.safeParse(raw);
+      if (!parsed.success) return this.refuse("a malformed file change", raw);
+      this.options.filesChanged?.(parsed.data.root, parsed.data.paths);
+    });
+    socket.on("disconnect", () => {
+      if (this.connection?.socket !== socket) return;
+      this.connection = null;
+      this.startGrace();
+    });
+    for (const call of this.pending.values())
+      if (call.sentTo === undefined || call.sentTo === instance) this.send(call);
+  }
+
+  /** Revoked or removed: everything waiting fails now. */
+  close(error: WorldlineError): void {
+    this.closedWith = error;
+    this.stopGrace();
+    this.connection?.socket.disconnect(true);
+    this.connection = null;
+    this.failAll(error);
+    this.endTerminals();
+  }
+
+  call<O extends RunnerOp>(
+    operation: Extract<RunnerOperation, { op: O }>,
+    options: CallOptions = {},
+  ): Promise<RunnerResult<O>> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    if (options.now && !this.connection)
+      return Promise.reject(
+        new WorldlineError("runner:offline", `The runner "${this.name}" is not connected to this hub.`),
+      );
+    if (this.pending.size >= MAX_PENDING_PER_RUNNER)
+      return Promise.reject(
+        new WorldlineError("runner:busy", `The runner "${this.name}" has too many requests waiting.`),
+      );
+    const request: RunnerRequest = {
+      id: randomUUID(),
+      epoch: this.options.epoch(),
+      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      operation,
+    };
+    return new Promise<RunnerResult<O>>((resolve, reject) => {
+      const call: PendingCall = { request, sentTo: undefined, resolve: resolve as (v: unknown) => void, reject };
+      this.pending.set(request.id, call);
+      const { signal } = options;
+      if (signal) {
+        const onAbort = () => {
+          if (!this.pending.delete(request.id)) return;
+          if (call.sentTo !== undefined) void this.cancel(request.id);
+          reject(new WorldlineError("runner:cancelled", "Cancelled."));
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        const settle = () => signal.removeEventListener("abort", onAbort);
+        call.resolve = (value) => (settle(), resolve(value as RunnerResult<O>));
+        call.reject = (error) => (settle(), reject(error));
+      }
+      if (this.connection) this.send(call);
+    });
+  }
+
+  /** Registers where a command's output goes before the `exec` that starts it is sent. */
+  trackProcess(processId: string, sink: ProcessSink): void {
+    this.processes.set(processId, { sink, instance: this.connection?.instance });
+  }
+
+  forgetProcess(processId: string): void {
+    this.processes.delete(processId);
+  }
+
+  /** Registers where a terminal's output goes before the `pty.open` that starts it is sent. */
+  trackPty(ptyId: string, sink: PtySink): void {
+    this.ptys.set(ptyId, { sink, instance: this.connection?.instance });
+  }
+
+  private send(call: PendingCall): void {
+    const connection = this.connection!;
+    call.sentTo = connection.instance;
+    const op = call.request.operation;
+    if (op.op === "exec") {
+      const tracked = this.processes.get(op.processId);
+      if (tracked) tracked.instance = connection.instance;
+    }
+    if (op.op === "pty.open") {
+      const tracked = this.ptys.get(op.ptyId);
+      if (tracked) tracked.instance = connection.instance;
+    }
+    connection.socket.emit("runner.request", call.request);
+  }
+
+  private cancel(requestId: string): Promise<unknown> {
+    // Best effort: a search the hub stopped waiting for should not keep the runner's disk busy.
+    return this.call({ op: "cancel", requestId }).catch(() => undefined);
+  }
+
+  private onResponse(raw: unknown): void {
+    const parsed = RunnerResponse.safeParse(raw);
+    if (!parsed.success) return this.refuse("a malformed response", raw);
+    const response = parsed.data;
+    const call = this.pending.get(response.id);
+    if (!call || call.sentTo === undefined) return this.refuse(`an answer to request ${response.id} it was not sent`);
+    this.pending.delete(response.id);
+    if (!response.ok) {
+      const { code, message, details } = response.error;
+      call.reject(new WorldlineError(ensureCode(code), message, details === undefined ? undefined : { details }));
+      return;
+    }
+    const schema = RunnerResults[call.request.operation.op];
+    const result = schema.safeParse(response.result);
+    if (!result.success) {
+      this.refuse(`a malformed ${call.request.operation.op} result`);
+      call.reject(new WorldlineError("runner:bad_response", `The runner "${this.name}" sent a malformed answer.`));
+      return;
+    }
+    call.resolve(result.data);
+  }
+
+  private onOutput(raw: unknown): void {
+    const parsed = RunnerOutput.safeParse(raw);
+    if (!parsed.success) return this.refuse("malformed command output", raw);
+    const tracked = this.processes.get(parsed.data.processId);
+    if (!tracked) return this.refuse(`output of command ${parsed.data.processId} it was not asked to run`);
+    tracked.sink.output(parsed.data.chunk);
+  }
+
+  private onExit(raw: unknown): void {
+    const parsed = RunnerExit.safeParse(raw);
+    if (!parsed.success) return this.refuse("a malformed command exit", raw);
+    const tracked = this.processes.get(parsed.data.processId);
+    if (!tracked) return this.refuse(`the exit of command ${parsed.data.processId} it was not asked to run`);
+    this.processes.delete(parsed.data.processId);
+    const { code, signal, leftoversStopped } = parsed.data;
+    tracked.sink.exit({ code, signal: signal as NodeJS.Signals | null, leftoversStopped });
+  }
+
+  private onPtyData(raw: unknown): void {
+    const parsed = RunnerPtyData.safeParse(raw);
+    if (!parsed.success) return this.refuse("malformed terminal output");
+    const tracked = this.ptys.get(parsed.data.ptyId);
+    if (!tracked) return this.refuse(`output of terminal ${parsed.data.ptyId} it was not asked to open`);
+    tracked.sink.data(parsed.data.data);
+  }
+
+  private onPtyExit(raw: unknown): void {
+    const parsed = RunnerPtyExit.safeParse(raw);
+    if (!parsed.success) return this.refuse("a malformed terminal exit", raw);
+    const tracked = this.ptys.get(parsed.data.ptyId);
+    if (!tracked) return this.refuse(`the exit of terminal ${parsed.data.ptyId} it was not asked to open`);
+    this.ptys.delete(parsed.data.ptyId);
+    tracked.sink.exit(parsed.data.exitCode);
+  }
+
+  private refuse(what: string, raw?: unknown): void {
+    const sample = raw === undefined ? "" : `: ${safeSample(raw)}`;
+    this.options.log(`runner "${this.name}" sent ${what}; refused${sample}`);
+  }
+
+  private startGrace(): void {
+    this.stopGrace();
+    this.goneTimer = setTimeout(() => {
+      this.goneTimer = null;
+      const seconds = Math.round(this.options.graceMs / 1000);
+      this.failAll(
+        new WorldlineError(
+          "runner:gone",
+          `The runner "${this.name}" disconnected and did not come back within ${seconds} s; ` +
+            "what it was doing for this call is unknown. Check the runner's machine, then try again.",
+        ),
+      );
+    }, this.options.graceMs);
+    this.goneTimer.unref();
+  }
+
+  private stopGrace(): void {
+    if (this.goneTimer) clearTimeout(this.goneTimer);
+    this.goneTimer = null;
+  }
+
+  /** A new runner process: what the old one was asked (and the commands it ran) died with it. */
+  private loseFromOtherInstances(instance: string): void {
+    const error = new WorldlineError(
+      "runner:restarted",
+      `The runner "${this.name}" restarted while this call ran on it; what the call did before is unknown. Try again.`,
+    );
+    for (const [id, call] of this.pending) {
+      if (call.sentTo === undefined || call.sentTo === instance) continue;
+      this.pending.delete(id);
+      call.reject(error);
+    }
+    for (const [id, tracked] of this.processes) {
+      if (tracked.instance === undefined || tracked.instance === instance) continue;
+      this.processes.delete(id);
+      tracked.sink.lost(error);
+    }
+    for (const [id, tracked] of this.ptys) {
+      if (tracked.instance === undefined || tracked.instance === instance) continue;
+      this.ptys.delete(id);
+      tracked.sink.exit(null);
+    }
+  }
+
+  private failAll(error: WorldlineError): void {
+    const calls = [...this.pending.values()];
+    this.pending.clear();
+    for (const call of calls) call.reject(error);
+    const processes = [...this.processes.values()];
+    this.processes.clear();
+    for (const tracked of processes) tracked.sink.lost(error);
+  }
+
+  /** Terminals outlive the grace (their shells keep running on the runner); they end when the link closes for good. */
+  private endTerminals(): void {
+    const ptys = [...this.ptys.values()];
+    this.ptys.clear();
+    for (const tracked of ptys) tracked.sink.exit(null);
+  }
+}
+
+/** The runner's code as one of ours: a bare kind gets the `runner` domain, a kind this version does not know becomes `internal`. */
+function ensureCode(code: string): ErrorCode {
+  return WorldlineError.fromWire({ code: code.includes(":") ? code : `runner:${code}`, message: "" }).code;
+}
+
+function safeSample(raw: unknown): string {
+  try {
+    return JSON.stringify(raw).slice(0, 200);
+  } catch (error) {
+    return `(not serialisable: ${errorMessage(error)})`;
+  }
+}

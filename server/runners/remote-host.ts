@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+import type { WorldlineError } from "../errors";
+import type {
+  DirEntry,
+  ExecSpec,
+  ExitInfo,
+  FileStat,
+  GlobMatch,
+  HostProcess,
+  PageRequest,
+  ResolvedPath,
+  SearchOutcome,
+  SearchRequest,
+  TextPage,
+  WorkspaceHost,
+  WorkspacePromptFiles,
+} from "../host";
+import type { RunnerLink } from "./link";
+
+/**
+ * A workspace on a runner's machine: every operation is one request over the runner's
+ * connection (server/runners/link.ts); the runner does it with its own LocalHost, inside
+ * its roots. Paths are the runner's.
+ */
+export class RemoteHost implements WorkspaceHost {
+  readonly runner: string;
+
+  constructor(
+    private readonly link: RunnerLink,
+    private readonly sessionId?: string,
+  ) {
+    this.runner = link.name;
+  }
+
+  resolve(workspace: string, input: string): Promise<ResolvedPath> {
+    return this.link.call({ op: "resolve", workspace, input }, this.options());
+  }
+
+  stat(file: string): Promise<FileStat | null> {
+    return this.link.call({ op: "stat", path: file }, this.options());
+  }
+
+  async readText(file: string): Promise<string | undefined> {
+    return (await this.link.call({ op: "readText", path: file }, this.options())) ?? undefined;
+  }
+
+  readPage(file: string, request: PageRequest): Promise<TextPage> {
+    return this.link.call({ op: "readPage", path: file, ...request }, this.options());
+  }
+
+  async writeResolved(resolved: ResolvedPath, content: string): Promise<void> {
+    await this.link.call({ op: "writeResolved", resolved, content }, this.options());
+  }
+
+  readDir(dir: string): Promise<DirEntry[]> {
+    return this.link.call({ op: "readDir", path: dir }, this.options());
+  }
+
+  search(request: SearchRequest): Promise<SearchOutcome> {
+    const { signal, ...rest } = request;
+    return this.link.call({ op: "search", request: rest }, this.options(signal));
+  }
+
+  glob(root: string, pattern: string, signal: AbortSignal): Promise<GlobMatch[]> {
+    return this.link.call({ op: "glob", root, pattern }, this.options(signal));
+  }
+
+  async workspacePrompt(workspace: string): Promise<WorkspacePromptFiles> {
+    const files = await this.link.call({ op: "workspacePrompt", workspace }, this.options());
+    return { ...files, template: files.template };
+  }
+
+  async exec(spec: ExecSpec): Promise<HostProcess> {
+    const processId = randomUUID();
+    const process = new RemoteProcess(this.link, processId, this.options());
+    this.link.trackProcess(processId, {
+      output: spec.onOutput,
+      exit: (info) =>
+        process.settle({ exit: { code: info.code, signal: info.signal }, leftoversStopped: info.leftoversStopped }),
+      lost: (error) => process.lose(error),
+    });
+    try {
+      const { pid } = await this.link.call(
+        { op: "exec", processId, command: spec.command, cwd: spec.cwd, env: definedOnly(spec.env), stdin: spec.stdin },
+        this.options(),
+      );
+      process.pid = pid;
+    } catch (error) {
+      this.link.forgetProcess(processId);
+      throw error;
+    }
+    return process;
+  }
+
+  private options(signal?: AbortSignal) {
+    return { sessionId: this.sessionId, signal };
+  }
+}
+
+type Finished = { exit: ExitInfo; leftoversStopped: boolean };
+
+/** A command running on a runner: its exit arrives as `runner.exit`, or it is lost with the runner. */
+class RemoteProcess implements HostProcess {
+  pid = 0;
+  private readonly finished: Promise<Finished>;
+  private resolveFinished!: (value: Finished) => void;
+  private rejectFinished!: (error: Error) => void;
+
+  constructor(
+    private readonly link: RunnerLink,
+    private readonly processId: string,
+    private readonly callOptions: { sessionId?: string },
+  ) {
+    this.finished = new Promise<Finished>((resolve, reject) => {
+      this.resolveFinished = resolve;
+      this.rejectFinished = reject;
+    });
+    // A command nobody waits on (stopped before finish was asked) must not be an unhandled rejection.
+    this.finished.catch(() => undefined);
+  }
+
+  settle(value: Finished): void {
+    this.resolveFinished(value);
+  }
+
+  lose(error: WorldlineError): void {
+    this.rejectFinished(error);
+  }
+
+  finish(): Promise<Finished> {
+    return this.finished;
+  }
+
+  async stop(graceMs?: number): Promise<void> {
+    // A stop that cannot reach the runner has nothing more to do: the grace ends the command's wait.
+    await this.link
+      .call({ op: "stop", processId: this.processId, ...(graceMs === undefined ? {} : { graceMs }) }, this.callOptions)
+      .catch(() => undefined);
+    await this.finished.catch(() => undefined);
+  }
+}
+
+function definedOnly(env: Record<string, string | undefined>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}

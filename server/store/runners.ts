@@ -1,0 +1,61 @@
+import type { Db } from "./db";
+
+export type RunnerRow = NonNullable<Awaited<ReturnType<typeof getRunner>>>;
+
+export function getRunner(db: Db, name: string) {
+  return db.runner.findUnique({ where: { name } });
+}
+
+export function listRunners(db: Db) {
+  return db.runner.findMany({ where: { revokedAt: null }, orderBy: { name: "asc" } });
+}
+
+/**
+ * A new runner, or a new enrollment token for an existing (or revoked) one: its credential
+ * stays valid until the token is exchanged, and is replaced then.
+ */
+export function addRunner(
+  db: Db,
+  input: { name: string; enrollHash: string; enrollExpiresAt: Date; allowedRoots: string[] },
+) {
+  const data = {
+    enrollHash: input.enrollHash,
+    enrollExpiresAt: input.enrollExpiresAt,
+    allowedRoots: JSON.stringify(input.allowedRoots),
+    revokedAt: null,
+  };
+  return db.runner.upsert({ where: { name: input.name }, create: { name: input.name, ...data }, update: data });
+}
+
+export function findRunnerByEnrollHash(db: Db, enrollHash: string) {
+  return db.runner.findUnique({ where: { enrollHash } });
+}
+
+export function findRunnerByCredentialHash(db: Db, credentialHash: string) {
+  return db.runner.findUnique({ where: { credentialHash } });
+}
+
+/** Swaps the one-time token for the credential; false when the token was used (or replaced) meanwhile. */
+export async function exchangeEnrollment(db: Db, id: string, enrollHash: string, credentialHash: string) {
+  const { count } = await db.runner.updateMany({
+    where: { id, enrollHash, revokedAt: null },
+    data: { enrollHash: null, enrollExpiresAt: null, credentialHash },
+  });
+  return count === 1;
+}
+
+export function touchRunner(db: Db, name: string, data: { roots?: string[]; lastSeenAt: Date }) {
+  return db.runner.updateMany({
+    where: { name },
+    data: { lastSeenAt: data.lastSeenAt, ...(data.roots ? { roots: JSON.stringify(data.roots) } : {}) },
+  });
+}
+
+/** Revokes a runner: its credential and any pending token stop working. False when there is no such runner. */
+export async function revokeRunner(db: Db, name: string): Promise<boolean> {
+  const { count } = await db.runner.updateMany({
+    where: { name, revokedAt: null },
+    data: { revokedAt: new Date(), credentialHash: null, enrollHash: null, enrollExpiresAt: null },
+  });
+  return count === 1;
+}

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { WorldlineError } from "../../../errors";
+import { AddRunnerBody, DirectoryListing, FolderQuery, RunnerView } from "../../../protocol";
+import type { BridgeServices } from "../../services";
+import { readJson } from "../io";
+import type { Route } from "../router";
+
+const tags = ["runners"];
+
+function hub(services: BridgeServices) {
+  if (!services.runners) throw new WorldlineError("runner:not_found", "This bridge serves no runners.");
+  return services.runners;
+}
+
+export const runnerRoutes: Route[] = [
+  {
+    method: "GET",
+    path: "/api/v1/runners",
+    doc: { summary: "Enrolled runners: name, connected, roots, last_seen", tags, response: z.array(RunnerView) },
+    handler: async ({ services }) => (services.runners ? services.runners.list() : []),
+  },
+  {
+    method: "POST",
+    path: "/api/v1/runners",
+    status: 201,
+    doc: {
+      summary: "Enroll a runner; the answer holds its one-time token",
+      tags,
+      body: AddRunnerBody,
+      response: z.object({ name: z.string(), token: z.string() }),
+    },
+    handler: async ({ services, req }) => {
+      const body = AddRunnerBody.parse(await readJson(req));
+      return { name: body.name, token: await hub(services).add(body.name, body.roots ?? []) };
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/api/v1/runners/:name",
+    doc: {
+      summary: "Revoke a runner; it is disconnected at once",
+      tags,
+      response: z.object({ revoked: z.literal(true) }),
+    },
+    handler: async ({ services, params }) => {
+      if (!(await hub(services).revoke(params.name)))
+        throw new WorldlineError("runner:not_found", `No runner named "${params.name}".`);
+      return { revoked: true };
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/v1/runners/:name/folders",
+    doc: {
+      summary: "Folders on a connected runner, to pick a workspace",
+      tags,
+      query: FolderQuery,
+      response: DirectoryListing,
+    },
+    handler: async ({ services, params, query }) => {
+      const { path } = FolderQuery.parse({ path: query.get("path") ?? undefined });
+      return hub(services).listFolders(params.name, path);
+    },
+  },
+];

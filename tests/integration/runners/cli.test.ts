@@ -1,0 +1,60 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabaseUrl } from "../../db";
+import { startTestBridge, type TestBridge } from "../helpers";
+import { startRunner, tempDir, type RunnerProcess } from "./support";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const run = promisify(execFile);
+
+/** `worldline runners add|list|revoke` on the hub's machine, against a running hub sharing its data. */
+describe("worldline runners", () => {
+  let hub: TestBridge;
+  let home: string;
+  const started: RunnerProcess[] = [];
+
+  function cli(...args: string[]) {
+    return run(process.execPath, ["--import", "tsx", "server/cli/index.ts", "runners", ...args], {
+      cwd: ROOT,
+      env: { ...process.env, WORLDLINE_HOME: home, DATABASE_URL: testDatabaseUrl(home) },
+    });
+  }
+
+  beforeAll(async () => {
+    home = await tempDir("wl-runners-cli-home-");
+    hub = await startTestBridge({ home });
+  });
+
+  afterAll(async () => {
+    for (const runner of started) runner.child.kill("SIGKILL");
+    await hub?.stop();
+  });
+
+  it("adds a runner whose token is the last line, lists it, and a revoke drops its connection", async () => {
+    const added = await cli("add", "devbox");
+    const token = added.stdout.trim().split("\n").at(-1)!;
+    expect(token).toMatch(/^wlr_enroll_[A-Za-z0-9_-]{43}$/);
+    await expect(cli("add", "bad name!")).rejects.toMatchObject({ code: 1 });
+
+    const root = await tempDir("wl-runners-cli-root-");
+    const runner = startRunner({ hub: hub.url, token, home: await tempDir("wl-runners-cli-rhome-"), roots: [root] });
+    started.push(runner);
+    await runner.connected();
+    expect(runner.stdout()).toContain(`Worldline runner devbox connected to ${hub.url}`);
+
+    const listed = await cli("list");
+    expect(listed.stdout).toContain("devbox");
+    expect(listed.stdout).toContain(root);
+
+    const revoked = await cli("revoke", "devbox");
+    expect(revoked.stdout).toContain('Runner "devbox" revoked.');
+    // Revoked from another process: the hub notices within its revocation check and drops the runner.
+    expect((await runner.exited).code).toBe(1);
+    await expect(cli("revoke", "devbox")).rejects.toMatchObject({ code: 1 });
+    const list = (await (await hub.api("/api/v1/runners")).json()) as unknown[];
+    expect(list).toEqual([]);
+  }, 90_000);
+});

@@ -1,0 +1,85 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+const CLI = path.join(ROOT, "server/cli/index.ts");
+
+/** A `worldline runner` in its own process, with its own WORLDLINE_HOME and roots, killable with any signal. */
+export interface RunnerProcess {
+  child: ChildProcess;
+  home: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves once stdout has shown the `connected to` line `count` times. */
+  connected(count?: number, timeoutMs?: number): Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export async function tempDir(prefix: string): Promise<string> {
+  return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
+}
+
+/**
+ * Starts a runner with only what a machine of its own would have: PATH, HOME and its
+ * WORLDLINE_HOME. None of the hub's variables (database, model keys, token) reach it.
+ */
+export function startRunner(options: {
+  hub: string;
+  token: string;
+  home: string;
+  roots: string[];
+  name?: string;
+  env?: Record<string, string>;
+}): RunnerProcess {
+  const args = ["--import", "tsx", CLI, "runner", "--hub", options.hub, "--token", options.token];
+  if (options.name) args.push("--name", options.name);
+  for (const root of options.roots) args.push("--root", root);
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? "/tmp",
+      WORLDLINE_HOME: options.home,
+      NODE_ENV: "production",
+      ...options.env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const waiters: (() => void)[] = [];
+  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+    for (const wake of waiters.splice(0)) wake();
+  });
+  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => {
+      resolve({ code, signal });
+      for (const wake of waiters.splice(0)) wake();
+    }),
+  );
+  const count = () => stdout.split("\n").filter((line) => /^Worldline runner \S+ connected to /.test(line)).length;
+  return {
+    child,
+    home: options.home,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    async connected(times = 1, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (count() < times) {
+        if (child.exitCode !== null || child.signalCode !== null)
+          throw new Error(`runner exited before connecting: ${stderr}`);
+        if (Date.now() > deadline) throw new Error(`runner did not connect: ${stderr}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 200);
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TerminalInfo } from "../../../server/protocol";
+import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
+import { PtyViewer } from "../pty/pty-client";
+import { startRunner, tempDir, type RunnerProcess } from "./support";
+
+/**
+ * A TCP hop between the runner and the hub that a test can cut, as a network would: the runner
+ * stays alive, its connection drops and new ones are refused until `restore`.
+ */
+async function startCuttableProxy(target: number) {
+  const sockets = new Set<net.Socket>();
+  let cut = false;
+  const server = net.createServer((client) => {
+    if (cut) return client.destroy();
+    const upstream = net.connect(target, "127.0.0.1");
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    cut() {
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore() {
+      cut = false;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe("terminals on a runner", () => {
+  let hub: TestBridge;
+  let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
+  let runner: RunnerProcess;
+  let root: string;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    hub = await startTestBridge();
+    proxy = await startCuttableProxy(hub.port);
+    root = await tempDir("wl-runner-pty-root-");
+    const token = await hub.services.runners!.add("shellbox");
+    runner = startRunner({ hub: proxy.url, token, home: await tempDir("wl-runner-pty-home-"), roots: [root] });
+    await runner.connected();
+    const response = await hub.api("/api/v1/sessions", { body: { workspace: root, runner: "shellbox" } });
+    sessionId = ((await response.json()) as { id: string }).id;
+  }, 60_000);
+
+  afterAll(async () => {
+    runner?.child.kill("SIGKILL");
+    await proxy?.close();
+    await hub?.stop();
+  });
+
+  it("opens the shell on the runner, keeps it running through a dropped connection and replays what it wrote meanwhile", async () => {
+    const socket = await hub.socket();
+    const terminal = await emitCommand<TerminalInfo>(socket, "pty.create", {
+      commandId: uniqueId(),
+      sessionId,
+      cols: 100,
+      rows: 30,
+    });
+    const viewer = new PtyViewer(socket, sessionId, terminal.terminalId, { cols: 100, rows: 30 });
+    await viewer.attach();
+    viewer.input("echo where=$(pwd) runner=$WORLDLINE_HOME; echo m-$((40+2))\r");
+    await waitFor(() => viewer.text().includes("m-42"), 20_000, "the first command's output");
+    expect(viewer.text()).toContain(`where=${root} runner=${runner.home}`);
+
+    // Output written while the runner cannot reach the hub arrives, in order, once it is back.
+    // The line reaches the runner (its first echo comes back) before the connection is cut; what it writes a second later cannot.
+    viewer.input("echo cut-$((3+3)); sleep 1; echo away-$((1+1)); echo still-$((2+2))\r");
+    await waitFor(() => viewer.text().includes("cut-6"), 20_000, "the line to start on the runner");
+    proxy.cut();
+    await waitFor(
+      async () => !(await hub.services.runners!.list())[0].connected,
+      10_000,
+      "the hub to see the runner go",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(viewer.text()).not.toContain("away-2");
+    proxy.restore();
+    await runner.connected(2, 30_000);
+    await waitFor(() => viewer.text().includes("still-4"), 20_000, "the output written while away");
+    expect(viewer.text().indexOf("away-2")).toBeLessThan(viewer.text().indexOf("still-4"));
+
+    // A viewer that attaches now gets it in the replay.
+    const late = new PtyViewer(await hub.socket(), sessionId, terminal.terminalId, { cols: 100, rows: 30 });
+    await late.attach();
+    await waitFor(async () => (await late.screen()).join("\n").includes("still-4"), 10_000, "the replay");
+
+    const closed = await emitCommand<{ exitCode: number | null }>(socket, "pty.close", {
+      commandId: uniqueId(),
+      sessionId,
+      terminalId: terminal.terminalId,
+    });
+    expect(closed).toHaveProperty("exitCode");
+    viewer.dispose();
+    late.dispose();
+  }, 90_000);
+});

@@ -1,0 +1,111 @@
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunnerResponse } from "../../../server/protocol";
+import { RootGuard } from "../../../server/runner/guard";
+import { RunnerWorker } from "../../../server/runner/serve";
+
+/** A runner's request handling without a hub: requests in, responses and log lines out. */
+describe("a runner's own checks", () => {
+  let root: string;
+  let outside: string;
+  let worker: RunnerWorker;
+  const responses: RunnerResponse[] = [];
+  const logs: string[] = [];
+  let next = 0;
+
+  async function ask(operation: unknown, extra: Record<string, unknown> = {}) {
+    const id = `r${++next}`;
+    await worker.handle({ id, epoch: 5, operation, ...extra });
+    return responses.find((response) => response.id === id)!;
+  }
+
+  beforeAll(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-guard-root-")));
+    outside = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-guard-out-")));
+    await fs.writeFile(path.join(root, "a.txt"), "inside\n");
+    await fs.writeFile(path.join(outside, "b.txt"), "outside\n");
+    await fs.symlink(outside, path.join(root, "link"));
+    worker = new RunnerWorker(await RootGuard.create([root]), {
+      response: (response) => responses.push(response),
+      output: () => undefined,
+      exit: () => undefined,
+      ptyData: () => undefined,
+      ptyExit: () => undefined,
+      filesChanged: () => undefined,
+      log: (line) => logs.push(line),
+    });
+  });
+
+  afterAll(async () => {
+    await worker.stopAll();
+  });
+
+  it("serves paths under its roots", async () => {
+    const answer = await ask({ op: "readText", path: path.join(root, "a.txt") });
+    expect(answer).toEqual({ id: answer.id, ok: true, result: "inside\n" });
+  });
+
+  it("refuses paths outside its roots, also through a symlink and a relative climb, and logs them", async () => {
+    for (const operation of [
+      { op: "readText", path: path.join(outside, "b.txt") },
+      { op: "readText", path: path.join(root, "link/b.txt") },
+      { op: "readText", path: `${root}/../${path.basename(outside)}/b.txt` },
+      { op: "resolve", workspace: root, input: "link/b.txt" },
+      {
+        op: "writeResolved",
+        resolved: { input: "x", real: path.join(outside, "new.txt"), display: "x", inside: true },
+        content: "x",
+      },
+      { op: "exec", processId: "p1", command: "true", cwd: outside, env: {} },
+      { op: "checkWorkspace", path: outside },
+    ]) {
+      const answer = await ask(operation);
+      expect(answer.ok, JSON.stringify(operation)).toBe(false);
+      expect(!answer.ok && answer.error.code).toBe("runner:outside_roots");
+    }
+    await expect(fs.stat(path.join(outside, "new.txt"))).rejects.toThrow();
+    expect(
+      logs.filter((line) => line.includes("outside the folders this runner serves")).length,
+    ).toBeGreaterThanOrEqual(7);
+  });
+
+  it("refuses a request with an epoch older than one it saw for the session", async () => {
+    const file = path.join(root, "a.txt");
+    expect((await ask({ op: "stat", path: file }, { sessionId: "s1", epoch: 10 })).ok).toBe(true);
+    const stale = await ask({ op: "stat", path: file }, { sessionId: "s1", epoch: 9 });
+    expect(!stale.ok && stale.error.code).toBe("runner:stale_epoch");
+    expect((await ask({ op: "stat", path: file }, { sessionId: "s1", epoch: 11 })).ok).toBe(true);
+    // Other sessions have their own epochs.
+    expect((await ask({ op: "stat", path: file }, { sessionId: "s2", epoch: 1 })).ok).toBe(true);
+  });
+
+  it("does a once-only request sent again after a dropped connection once, and answers it again", async () => {
+    const request = {
+      id: "again-1",
+      epoch: 5,
+      operation: { op: "exec", processId: "p-again", command: "true", cwd: root, env: {} },
+    };
+    await worker.handle(request);
+    await worker.handle(request);
+    const answers = responses.filter((response) => response.id === "again-1");
+    // A second run would answer with another pid (or "already runs"): the same answer means one run.
+    expect(answers).toHaveLength(2);
+    expect(answers[0].ok).toBe(true);
+    expect(answers[1]).toEqual(answers[0]);
+  });
+
+  it("answers a request it cannot parse with an error, and ignores one without an id", async () => {
+    await worker.handle({ id: "bad1", epoch: 1, operation: { op: "format-disk" } });
+    expect(responses.find((response) => response.id === "bad1")).toMatchObject({
+      ok: false,
+      error: { code: "runner:bad_request" },
+    });
+    const before = responses.length;
+    await worker.handle("not even an object");
+    await worker.handle({ operation: { op: "stat", path: "/" } });
+    expect(responses.length).toBe(before);
+    expect(logs.some((line) => line.startsWith("refused a malformed request"))).toBe(true);
+  });
+});
