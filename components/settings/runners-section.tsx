@@ -23,9 +23,7 @@ export function RunnersSection() {
     event.preventDefault();
     setStatus(null);
     try {
-      setToken(
-        await api("/api/v1/runners", AddedRunner, { method: "POST", body: { name: name.trim() } }),
-      );
+      setToken(await api("/api/v1/runners", AddedRunner, { method: "POST", body: { name: name.trim() } }));
       setName("");
       load();
     } catch (err) {
