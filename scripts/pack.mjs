@@ -1,6 +1,6 @@
 // `prepack` (npm pack, npm publish): builds everything the published package runs, so that an
 // installed `worldline` never builds, generates, downloads or writes into its own folder
-// (DESIGN.md §14). What goes into the tarball is package.json's `files`.
+// (README, "Quick start"). What goes into the tarball is package.json's `files`.
 //   1. the Prisma clients, regenerated from the schemas (the bridge bundle includes them);
 //   2. the bridge, bundled into dist/bridge/ (replaced whole, so no stale chunk is shipped);
 //   3. the web UI's production build in .next/, when missing or stale: the same check, and the

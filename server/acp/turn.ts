@@ -11,7 +11,7 @@ export interface TurnUsage {
 export interface TurnSummary {
   turnId: string;
   outcome: TurnOutcome;
-  /** How the last model step ended (DESIGN.md §2 `stop_reason`). */
+  /** How the last model step ended (the public `stop_reason` of the `done` event). */
   stopReason?: StopReason;
   message?: string;
   /** The last `turn.error` of the turn (e.g. `provider:rate_limited` after retries). */

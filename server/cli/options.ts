@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 
-/** Exit codes of the command (DESIGN.md §2, §14): 2 is a command line that is wrong, 1 a run that failed. */
+/** Exit codes of the command (README, "Command line"): 2 is a command line that is wrong, 1 a run that failed. */
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;

@@ -17,7 +17,7 @@ const SHUTDOWN_GRACE_MS = 10_000;
 const log = (line: string) => process.stderr.write(`[worldline] ${line}\n`);
 
 /**
- * `worldline [folder]` (DESIGN.md §14): the folder's session in this user's running bridge, or
+ * `worldline [folder]` (README, "Quick start"): the folder's session in this user's running bridge, or
  * in one started here; `worldline serve` (npm start): a bridge and its home page. Either way one
  * ready line on stdout. Returns the exit code when done at once (a running bridge was reused),
  * nothing while this process serves.

@@ -45,7 +45,7 @@ const EnvSchema = z.object({
       "WORLDLINE_TOKENS must be name:token,… (tokens of at least 16 URL-safe characters)",
     )
     .optional(),
-  /** Sign-in with OpenID Connect on a hub (DESIGN.md §13): the provider's issuer URL, and this hub's client there. */
+  /** Sign-in with OpenID Connect on a hub (README, "Runners and people"): the provider's issuer URL, and this hub's client there. */
   WORLDLINE_OIDC_ISSUER: z.string().url().optional(),
   WORLDLINE_OIDC_CLIENT_ID: z.string().min(1).optional(),
   WORLDLINE_OIDC_CLIENT_SECRET: z.string().min(1).optional(),

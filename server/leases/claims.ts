@@ -3,7 +3,7 @@ import * as store from "../store";
 import type { OwnerLease } from "./lease";
 
 /**
- * Claims of sessions by this process (DESIGN.md §12): a turn runs only under a claim, which the
+ * Claims of sessions by this process (ARCHITECTURE.md, invariants): a turn runs only under a claim, which the
  * store grants to one live owner at a time, so one session never runs two turns across bridges
  * (issue 29, "one turn per session"). A refused claim names the holder: the turn router forwards
  * the prompt there.

@@ -38,7 +38,7 @@ const TOKEN_TOUCH_MS = 60_000;
 const EVERYONE = "*";
 
 /**
- * Named people on a hub (DESIGN.md §13): accounts with roles, password and OpenID Connect
+ * Named people on a hub (README, "Runners and people"): accounts with roles, password and OpenID Connect
  * sign-in, personal API tokens, and who may reach which session. Only hashes of secrets are
  * stored (argon2id for passwords, SHA-256 for random tokens), so the database alone signs
  * nobody in.

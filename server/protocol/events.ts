@@ -32,7 +32,7 @@ export const TurnOutcome = z.enum([
 ]);
 export type TurnOutcome = z.infer<typeof TurnOutcome>;
 
-/** How a turn's last model step ended (DESIGN.md §2: the `done` event's `stop_reason`). */
+/** How a turn's last model step ended (the public `done` event's `stop_reason`, in the OpenAPI document). */
 export const StopReason = z.enum(["completed", "truncated", "refused", "content_filter", "error"]);
 export type StopReason = z.infer<typeof StopReason>;
 

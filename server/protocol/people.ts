@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ShareScope } from "./sync";
 
-/** Named people on a hub (DESIGN.md §13): roles, sign-in, personal tokens, who may reach a session. */
+/** Named people on a hub (README, "Runners and people"): roles, sign-in, personal tokens, who may reach a session. */
 
 export const Role = z.enum(["admin", "member", "viewer"]);
 export type Role = z.infer<typeof Role>;

@@ -121,7 +121,7 @@ export class Sessions {
     return store.sessionUsage(this.db, sessionId);
   }
 
-  /** How the last turn's last model step ended (DESIGN.md §2 `stop_reason`); null before any. */
+  /** How the last turn's last model step ended (the public `stop_reason`); null before any. */
   lastStopReason(sessionId: string): Promise<string | null> {
     return store.lastStopReason(this.db, sessionId);
   }

@@ -3,7 +3,7 @@ import type { Db } from "./db";
 import { Prisma } from "./generated/prisma/client";
 
 /**
- * Fencing (DESIGN.md §12). A bridge claims a session before it runs the session's turns; a claim
+ * Fencing (ARCHITECTURE.md, invariants). A bridge claims a session before it runs the session's turns; a claim
  * taken from another holder raises the session's epoch, and every write on a claim's behalf is
  * conditional on the epoch it was taken at. A bridge that lost its claim (swept while it could not
  * reach the database, or a peer took over) gets `session:fenced` from its next write and stops.

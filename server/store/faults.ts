@@ -63,7 +63,10 @@ export function describeFault(fault: StoreFault): string {
   }
 }
 
-/** The API's error for a fault: 503 with a specific code (DESIGN.md §2). A lock is reported as the store being unavailable. */
+/**
+ * The API's error for a fault: 503 with a specific code (README, "When the database, Redis or the
+ * disk goes away"). A lock is reported as the store being unavailable.
+ */
 export function faultError(fault: StoreFault, cause?: unknown): WorldlineError {
   const code = fault === "disk:full" ? "disk:full" : "store:unavailable";
   const message =

@@ -35,7 +35,7 @@ const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
 /**
  * The one place errors become wire errors: `{code, message}` plus an HTTP status, and for a 429
  * the seconds to wait (`Retry-After`). A database that is unreachable, locked or out of disk is a
- * 503 with a specific code (DESIGN.md §2), logged once per change of the store's state.
+ * 503 with a specific code (README, "When the database, Redis or the disk goes away"), logged once per change of the store's state.
  */
 export function toWireError(error: unknown): { status: number; error: WireError; retryAfter?: number } {
   const fault = isWorldlineError(error) || error instanceof ZodError ? null : storeFault(error);

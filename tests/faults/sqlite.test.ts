@@ -135,7 +135,7 @@ describe("faults on SQLite", () => {
     "the disk under the database fills mid-turn: the turn says so, waits, and keeps everything once space is back",
     async () => {
       const home = await tempDir("wl-faults-full-");
-      // The bridge alone sees a small tmpfs at its data dir (ENVIRONMENT.md); the test reaches it through /proc/<pid>/root.
+      // The bridge alone sees a small tmpfs at its data dir; the test reaches it through /proc/<pid>/root.
       const bridge = await startBridge({
         name: "full",
         home,

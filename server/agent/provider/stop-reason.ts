@@ -1,6 +1,6 @@
 import type { StopReason } from "../provider";
 
-/** `finish_reason` values as providers spell them, in our five words (DESIGN.md §2). */
+/** `finish_reason` values as providers spell them, in our five words (the public `stop_reason`, see this folder's README). */
 const BY_FINISH: Record<string, Exclude<StopReason, "error">> = {
   length: "truncated",
   max_tokens: "truncated",
