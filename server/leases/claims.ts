@@ -20,6 +20,10 @@ export class SessionClaims {
 
   /** Claims the session for this process, or throws `session:busy` with the live holder in `details.owner`. */
   async claim(sessionId: string): Promise<store.Claim> {
+    // Most claims find the session free or already ours: one statement, and the owners are read
+    // (two queries, ~1 ms before the first token) only when someone else holds it.
+    const free = await store.durably(() => store.claimSession(this.db, sessionId, this.lease.id, null));
+    if (free.claim) return free.claim;
     const live = await this.lease.liveOwners();
     const { claim, holder } = await store.durably(() => store.claimSession(this.db, sessionId, this.lease.id, live));
     if (claim) return claim;

@@ -33,16 +33,22 @@ export interface Claim {
  * Claims the session for `ownerId` unless a live other owner holds it: the epoch stays when the
  * holder claims again, and rises when the claim passes to a new holder. One statement, so of two
  * bridges claiming at the same instant exactly one wins (the row is the arbiter). Null when a live
- * other owner holds it; `holder` then says who.
+ * other owner holds it; `holder` then says who. With `live` null the claim is taken only when it
+ * is free or already ours (no other holder is judged dead).
  */
 export async function claimSession(
   db: Db,
   sessionId: string,
   ownerId: string,
-  live: string[],
+  live: string[] | null,
 ): Promise<{ claim: Claim | null; holder: string | null }> {
-  const others = live.filter((id) => id !== ownerId);
-  const notLive = others.length ? Prisma.sql`"claimOwnerId" NOT IN (${Prisma.join(others)})` : Prisma.sql`1 = 1`;
+  const others = live?.filter((id) => id !== ownerId) ?? [];
+  const notLive =
+    live === null
+      ? Prisma.sql`1 = 0`
+      : others.length
+        ? Prisma.sql`"claimOwnerId" NOT IN (${Prisma.join(others)})`
+        : Prisma.sql`1 = 1`;
   const rows = await db.$queryRaw<{ epoch: number }[]>`
     UPDATE "Session"
     SET "epoch" = CASE WHEN "claimOwnerId" = ${ownerId} THEN "epoch" ELSE "epoch" + 1 END, "claimOwnerId" = ${ownerId}

@@ -46,6 +46,17 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
     expect((await claimSession(db, session.id, held.ownerId, [held.ownerId, other])).claim?.epoch).toBe(3);
   });
 
+  it("without a list of live owners, takes only a free claim or its own, never another holder's", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
+    const mine = await claimSession(db, session.id, "o-a", null);
+    expect(mine.claim?.epoch).toBe(1);
+    expect((await claimSession(db, session.id, "o-a", null)).claim?.epoch).toBe(1);
+    // o-a may be dead, but nobody judged that: o-b does not take it over.
+    expect(await claimSession(db, session.id, "o-b", null)).toEqual({ claim: null, holder: "o-a" });
+    await releaseClaim(db, mine.claim!);
+    expect((await claimSession(db, session.id, "o-b", null)).claim).toMatchObject({ ownerId: "o-b", epoch: 2 });
+  });
+
   it("refuses a stale owner's history and status writes after a sweep took its turn", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
     const { claim } = await claimSession(db, session.id, "o-cut-off", ["o-cut-off"]);
