@@ -37,6 +37,7 @@ const BENCHES: Bench[] = [
   { name: "acp", file: "./acp.ts", what: "worldline acp: spawn to the first reply chunk", timeoutS: 120 },
   { name: "ttft", file: "./ttft.ts", what: "time to first token through the bridge", timeoutS: 60 },
   { name: "loop", file: "./loop.ts", what: "agent loop per-step overhead", timeoutS: 60 },
+  { name: "store", file: "./store.ts", what: "raw SQL against the Prisma calls it replaced", timeoutS: 60 },
   { name: "checkpoints", file: "./checkpoints.ts", what: "workspace snapshots on 10,000 files", timeoutS: 90 },
   { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay", timeoutS: 90 },
   { name: "bridges", file: "./bridges.ts", what: "fan-out between two bridges (PostgreSQL + Redis)", timeoutS: 60 },
@@ -95,6 +96,9 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   // Issue 17: team mode, an event appended on one bridge until a tab on another has it.
   { key: "bridge_fanout_p50_ms", bench: "bridges", unit: "ms" },
   { key: "bridge_fanout_p99_ms", bench: "bridges", unit: "ms" },
+  // Issue 30: what the turn path's raw SQL saves against the Prisma calls it replaced.
+  { key: "first_token_saving_ms", bench: "store", unit: "ms" },
+  { key: "step_saving_ms", bench: "store", unit: "ms" },
 ];
 
 /** What a benchmark's process reports. */
