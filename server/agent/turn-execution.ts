@@ -106,7 +106,7 @@ export async function executeTurn(
   const [context, workspaceTools, recall, workspacePrompt, prices] = await Promise.all([
     env.context(sessionId),
     env.tools.toolsFor({ sessionId, workspace, emit, signal, onThisMachine: !host }),
-    recallForTurn(deps, { sessionId, workspace, prompt }),
+    recallForTurn(deps, { sessionId, workspace, prompt, host }),
     host?.workspacePrompt ? host.workspacePrompt(workspace) : readWorkspacePrompt(workspace),
     deps.prices?.().catch(() => ({})) ?? {},
   ]);
@@ -127,7 +127,7 @@ export async function executeTurn(
     dmail,
     todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items) },
     subagent: createSubagentRunner(base, workspaceTools),
-    ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
+    ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills), host }),
     plan: { active: planActive },
   });
   const turnPrompt = prepareTurnPrompt({ context, workspace, workspacePrompt, recall, todos: session.todos });
@@ -200,10 +200,10 @@ function refuse(pending: PendingTurn, emit: TurnEmitter, code: string, message: 
 /** The `remember` tool (with memory) and the `skill` tool (when the workspace has skills). */
 function memoryAndSkillTools(
   deps: RuntimeDeps,
-  input: { sessionId: string; workspace: string; emit: TurnEmitter; hasSkills: boolean },
+  input: { sessionId: string; workspace: string; emit: TurnEmitter; hasSkills: boolean; host?: WorkspaceHost },
 ) {
   const { memory, skills } = deps;
-  const { sessionId, workspace, emit } = input;
+  const { sessionId, workspace, emit, host } = input;
   return {
     remember: memory
       ? {
@@ -211,7 +211,7 @@ function memoryAndSkillTools(
             memory.remember({ ...args, sessionId, workspace, turnId: emit.turnId }, (event) => emit.event(event)),
         }
       : undefined,
-    skills: skills && input.hasSkills ? { load: (name: string) => skills.load(workspace, name) } : undefined,
+    skills: skills && input.hasSkills ? { load: (name: string) => skills.load(workspace, name, host) } : undefined,
   };
 }
 

@@ -18,7 +18,8 @@ import { MAX_PENDING_PER_RUNNER } from "./limits";
 
 /** Where a runner's started commands send their output and end. */
 export interface ProcessSink {
-  output(chunk: string): void;
+  /** `stream` is "stderr" for a stdio program's stderr (server/runners/remote-stdio.ts). */
+  output(chunk: string, stream?: "stderr"): void;
   exit(info: { code: number | null; signal: NodeJS.Signals | null; leftoversStopped: boolean }): void;
   /** The runner is gone (grace over, or it came back as a new process): the command's fate is unknown. */
   lost(error: WorldlineError): void;
@@ -222,7 +223,7 @@ export class RunnerLink {
     if (!parsed.success) return this.refuse("malformed command output", raw);
     const tracked = this.processes.get(parsed.data.processId);
     if (!tracked) return this.refuse(`output of command ${parsed.data.processId} it was not asked to run`);
-    tracked.sink.output(parsed.data.chunk);
+    tracked.sink.output(parsed.data.chunk, parsed.data.stream);
   }
 
   private onExit(raw: unknown): void {
