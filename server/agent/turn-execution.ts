@@ -1,7 +1,7 @@
 import type { WorkspaceHost } from "../host";
 import { imageRef } from "../protocol";
 import * as store from "../store";
-import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
+import type { CheckpointPort } from "./checkpoint-port";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
 import type { Context } from "./context";
 import { DMailBox } from "./dmail";
@@ -105,7 +105,7 @@ export async function executeTurn(
   // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
   const [context, workspaceTools, recall, workspacePrompt, prices] = await Promise.all([
     env.context(sessionId),
-    env.tools.toolsFor({ sessionId, workspace, emit, signal, onThisMachine: !host }),
+    env.tools.toolsFor({ sessionId, workspace, emit, signal, host }),
     recallForTurn(deps, { sessionId, workspace, prompt, host }),
     host?.workspacePrompt ? host.workspacePrompt(workspace) : readWorkspacePrompt(workspace),
     deps.prices?.().catch(() => ({})) ?? {},
@@ -149,8 +149,8 @@ export async function executeTurn(
     signal,
     maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,
     turnNumber: pending.number,
-    // Snapshots read this machine's disk: a runner's session keeps checkpoint rows without them for now.
-    checkpoints: host ? storeCheckpoints(deps.db) : env.checkpoints,
+    // A runner session's snapshots are taken on its runner (server/checkpoints, through its host).
+    checkpoints: env.checkpoints,
     dmail,
     takeSteering: () => env.takeSteering(sessionId),
     compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
