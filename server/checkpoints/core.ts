@@ -123,7 +123,10 @@ export class CheckpointCore {
     if (runner === null) return this.localRepo(workspace);
     const remote = this.deps.hostOf?.(runner, sessionId).snapshots?.(workspace);
     if (!remote)
-      throw new WorldlineError("checkpoint:unavailable", `the workspace is on runner "${runner}", which this bridge cannot reach`);
+      throw new WorldlineError(
+        "checkpoint:unavailable",
+        `the workspace is on runner "${runner}", which this bridge cannot reach`,
+      );
     return remote;
   }
 

@@ -71,16 +71,20 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
     reconnectionDelay: RECONNECT_FIRST_MS,
     reconnectionDelayMax: RECONNECT_MAX_MS,
   });
-  const worker = new RunnerWorker(guard, {
-    response: (response) => socket.emit("runner.response", response),
-    output: (processId, chunk, stream) =>
-      socket.emit("runner.output", { processId, chunk, ...(stream ? { stream } : {}) }),
-    exit: (processId, info) => socket.emit("runner.exit", { processId, ...info }),
-    ptyData: (ptyId, data) => socket.emit("runner.pty_data", { ptyId, data }),
-    ptyExit: (ptyId, exitCode) => socket.emit("runner.pty_exit", { ptyId, exitCode }),
-    filesChanged: (root, paths) => socket.emit("runner.files_changed", { root, paths }),
-    log: options.log,
-  }, options.home);
+  const worker = new RunnerWorker(
+    guard,
+    {
+      response: (response) => socket.emit("runner.response", response),
+      output: (processId, chunk, stream) =>
+        socket.emit("runner.output", { processId, chunk, ...(stream ? { stream } : {}) }),
+      exit: (processId, info) => socket.emit("runner.exit", { processId, ...info }),
+      ptyData: (ptyId, data) => socket.emit("runner.pty_data", { ptyId, data }),
+      ptyExit: (ptyId, exitCode) => socket.emit("runner.pty_exit", { ptyId, exitCode }),
+      filesChanged: (root, paths) => socket.emit("runner.files_changed", { root, paths }),
+      log: options.log,
+    },
+    options.home,
+  );
   socket.on("runner.request", (raw: unknown) => void worker.handle(raw));
 
   let finish!: (error?: Error) => void;

@@ -294,7 +294,14 @@ export class RunnerWorker {
   /** The workspace's skills (the hub adds those of its own home); one linked in from outside the roots stays here. */
   private async workspaceSkills(workspace: string) {
     const skills = await listSkills({ workspace });
-    const served = await Promise.all(skills.map((skill) => this.guard.confine(skill.path).then(() => true, () => false)));
+    const served = await Promise.all(
+      skills.map((skill) =>
+        this.guard.confine(skill.path).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
     return skills.filter((_, index) => served[index]);
   }
 

@@ -24,7 +24,8 @@ export class RunnerStdio {
 
   async open(spec: { processId: string; command: string; args: string[]; cwd: string; env: Record<string, string> }) {
     const { processId } = spec;
-    if (this.running.has(processId)) throw new WorldlineError("runner:bad_request", `Program ${processId} already runs.`);
+    if (this.running.has(processId))
+      throw new WorldlineError("runner:bad_request", `Program ${processId} already runs.`);
     if (this.running.size >= MAX_RUNNER_STDIO)
       throw new WorldlineError("runner:busy", `This runner already runs ${MAX_RUNNER_STDIO} stdio programs.`);
     const started = await this.host.spawnStdio({

@@ -65,6 +65,8 @@ export class RunnerLink {
   private readonly ptys = new Map<string, { sink: PtySink; instance: string | undefined }>();
   private goneTimer: NodeJS.Timeout | null = null;
   private closedWith: WorldlineError | null = null;
+  /** Set when the grace ran out while away: later calls fail at once until the runner is back. */
+  private goneWith: WorldlineError | null = null;
 
   constructor(
     readonly name: string,
@@ -92,6 +94,7 @@ export class RunnerLink {
     const previous = this.connection;
     if (previous && previous.socket !== socket) previous.socket.disconnect(true);
     this.connection = { socket, instance };
+    this.goneWith = null;
     this.stopGrace();
     this.loseFromOtherInstances(instance);
     socket.on("runner.response", (raw: unknown) => this.onResponse(raw));
@@ -128,6 +131,7 @@ export class RunnerLink {
     options: CallOptions = {},
   ): Promise<RunnerResult<O>> {
     if (this.closedWith) return Promise.reject(this.closedWith);
+    if (this.goneWith && !this.connection) return Promise.reject(this.goneWith);
     if (options.now && !this.connection)
       return Promise.reject(
         new WorldlineError("runner:offline", `The runner "${this.name}" is not connected to this hub.`),
@@ -263,13 +267,12 @@ export class RunnerLink {
     this.goneTimer = setTimeout(() => {
       this.goneTimer = null;
       const seconds = Math.round(this.options.graceMs / 1000);
-      this.failAll(
-        new WorldlineError(
-          "runner:gone",
-          `The runner "${this.name}" disconnected and did not come back within ${seconds} s; ` +
-            "what it was doing for this call is unknown. Check the runner's machine, then try again.",
-        ),
+      this.goneWith = new WorldlineError(
+        "runner:gone",
+        `The runner "${this.name}" disconnected and did not come back within ${seconds} s; ` +
+          "what it was doing for this call is unknown. Check the runner's machine, then try again.",
       );
+      this.failAll(this.goneWith);
     }, this.options.graceMs);
     this.goneTimer.unref();
   }

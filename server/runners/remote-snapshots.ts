@@ -27,7 +27,10 @@ export class RemoteSnapshots implements SnapshotRepo {
 
   snapshot(options: { message?: string } = {}): Promise<SnapshotResult> {
     const { workspace } = this;
-    return this.link.call({ op: "snapshots.snapshot", workspace, message: options.message ?? "snapshot" }, this.options);
+    return this.link.call(
+      { op: "snapshots.snapshot", workspace, message: options.message ?? "snapshot" },
+      this.options,
+    );
   }
 
   diff(from: string, to?: string): Promise<DiffResult> {
@@ -43,7 +46,9 @@ export class RemoteSnapshots implements SnapshotRepo {
   }
 
   async fileAt(commit: string, path: string): Promise<Buffer | undefined> {
-    return bytes(await this.link.call({ op: "snapshots.fileAt", workspace: this.workspace, commit, path }, this.options));
+    return bytes(
+      await this.link.call({ op: "snapshots.fileAt", workspace: this.workspace, commit, path }, this.options),
+    );
   }
 
   async readNow(path: string): Promise<Buffer | undefined> {
