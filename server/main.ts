@@ -119,7 +119,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     },
   });
   const settings = new SettingsService(db, config.home, config.model?.model ?? null);
-  const checkpoints = new CheckpointService({ db, log, sessions, home: config.home });
+  // A runner session's snapshots are taken on its runner, through its host (server/runners/remote-snapshots.ts).
+  const checkpoints = new CheckpointService({
+    db,
+    log,
+    sessions,
+    home: config.home,
+    hostOf: (runner, sessionId) => runners.hostFor(runner, sessionId),
+  });
   // Sessions with an agentCommand run an external ACP agent, Worldline being its client.
   const externalAgents = new ExternalAgents();
   // MCP servers of each session's workspace (and of ACP clients), started on a session's first turn.

@@ -1,3 +1,4 @@
+import type { WorkspaceHost } from "../host";
 import type { SessionEvent } from "../protocol";
 import type { TurnEnd } from "../memory";
 import { parseSkillCommand } from "../skills";
@@ -31,9 +32,13 @@ export interface MemoryPort {
 
 /** Skills as the runtime uses them (server/skills). */
 export interface SkillsPort {
-  /** One line per skill, for the system prompt. */
-  summaries(workspace: string): Promise<string>;
-  load(workspace: string, name: string): Promise<{ name: string; path: string; text: string } | undefined>;
+  /** One line per skill, for the system prompt; `host`: the session's runner, where the workspace's skills are. */
+  summaries(workspace: string, host?: WorkspaceHost): Promise<string>;
+  load(
+    workspace: string,
+    name: string,
+    host?: WorkspaceHost,
+  ): Promise<{ name: string; path: string; text: string } | undefined>;
 }
 
 /** What a turn adds to its system prompt from memory and skills, and whether it may skip tools. */
@@ -54,17 +59,17 @@ const AFTER_TURN_TIMEOUT_MS = 60_000;
 /** Recalled memories, skill summaries and an invoked skill for one turn. A failing part is left out, never failing the turn. */
 export async function recallForTurn(
   ports: { memory?: MemoryPort; skills?: SkillsPort },
-  input: { sessionId: string; workspace: string; prompt: string },
+  input: { sessionId: string; workspace: string; prompt: string; host?: WorkspaceHost },
 ): Promise<TurnRecall> {
   // Both are on the way to the first token; neither needs the other.
   const [recall, summaries] = await Promise.all([
     ports.memory?.recall(input).catch(() => undefined), // memory is a hint: a failed recall must not stop the turn
-    ports.skills?.summaries(input.workspace).catch(() => ""), // an unreadable skills folder only hides the skills list
+    ports.skills?.summaries(input.workspace, input.host).catch(() => ""), // an unreadable skills folder only hides the skills list
   ]);
   const skills = summaries ?? "";
   const name = parseSkillCommand(input.prompt)?.name;
   // An unknown or unreadable skill runs the prompt as written.
-  const skill = name ? await ports.skills?.load(input.workspace, name).catch(() => undefined) : undefined;
+  const skill = name ? await ports.skills?.load(input.workspace, name, input.host).catch(() => undefined) : undefined;
   const invokedSkill = skill
     ? `\n\nThe user invoked the skill "${skill.name}" (${skill.path}). Follow its instructions:\n\n${skill.text}`
     : name

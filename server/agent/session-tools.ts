@@ -1,3 +1,4 @@
+import type { WorkspaceHost } from "../host";
 import type { AgentTool } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
 
@@ -10,6 +11,8 @@ export interface SessionToolsInput {
   signal: AbortSignal;
   /** The tools so far (workspace tools and earlier layers), for a layer that wraps some of them. */
   tools: readonly AgentTool[];
+  /** The session's runner host: its MCP stdio servers start there. Absent: this machine. */
+  host?: WorkspaceHost;
 }
 
 /**

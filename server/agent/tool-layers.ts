@@ -1,3 +1,4 @@
+import type { WorkspaceHost } from "../host";
 import { layerTools, type SessionToolSource } from "./session-tools";
 import type { AgentTool } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
@@ -42,11 +43,10 @@ export class ToolLayers {
     workspace: string;
     emit: TurnEmitter;
     signal: AbortSignal;
-    /** False for a session on a runner: the shared source (MCP stdio servers) starts processes on this machine. */
-    onThisMachine?: boolean;
+    /** A session on a runner: the shared source (MCP servers) starts its stdio servers there. */
+    host?: WorkspaceHost;
   }): Promise<AgentTool[]> {
-    const shared = this.shared && input.onThisMachine !== false ? [this.shared] : [];
-    const sources = [...shared, ...(this.layers.get(input.sessionId)?.values() ?? [])];
+    const sources = [...(this.shared ? [this.shared] : []), ...(this.layers.get(input.sessionId)?.values() ?? [])];
     let tools = this.workspaceTools();
     for (const source of sources) {
       try {

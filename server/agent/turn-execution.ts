@@ -1,7 +1,7 @@
 import type { WorkspaceHost } from "../host";
 import { imageRef } from "../protocol";
 import * as store from "../store";
-import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
+import type { CheckpointPort } from "./checkpoint-port";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
 import type { Context } from "./context";
 import { DMailBox } from "./dmail";
@@ -105,8 +105,8 @@ export async function executeTurn(
   // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
   const [context, workspaceTools, recall, workspacePrompt, prices] = await Promise.all([
     env.context(sessionId),
-    env.tools.toolsFor({ sessionId, workspace, emit, signal, onThisMachine: !host }),
-    recallForTurn(deps, { sessionId, workspace, prompt }),
+    env.tools.toolsFor({ sessionId, workspace, emit, signal, host }),
+    recallForTurn(deps, { sessionId, workspace, prompt, host }),
     host?.workspacePrompt ? host.workspacePrompt(workspace) : readWorkspacePrompt(workspace),
     deps.prices?.().catch(() => ({})) ?? {},
   ]);
@@ -127,7 +127,7 @@ export async function executeTurn(
     dmail,
     todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items) },
     subagent: createSubagentRunner(base, workspaceTools),
-    ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
+    ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills), host }),
     plan: { active: planActive },
   });
   const turnPrompt = prepareTurnPrompt({ context, workspace, workspacePrompt, recall, todos: session.todos });
@@ -149,8 +149,8 @@ export async function executeTurn(
     signal,
     maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,
     turnNumber: pending.number,
-    // Snapshots read this machine's disk: a runner's session keeps checkpoint rows without them for now.
-    checkpoints: host ? storeCheckpoints(deps.db) : env.checkpoints,
+    // A runner session's snapshots are taken on its runner (server/checkpoints, through its host).
+    checkpoints: env.checkpoints,
     dmail,
     takeSteering: () => env.takeSteering(sessionId),
     compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
@@ -200,10 +200,10 @@ function refuse(pending: PendingTurn, emit: TurnEmitter, code: string, message: 
 /** The `remember` tool (with memory) and the `skill` tool (when the workspace has skills). */
 function memoryAndSkillTools(
   deps: RuntimeDeps,
-  input: { sessionId: string; workspace: string; emit: TurnEmitter; hasSkills: boolean },
+  input: { sessionId: string; workspace: string; emit: TurnEmitter; hasSkills: boolean; host?: WorkspaceHost },
 ) {
   const { memory, skills } = deps;
-  const { sessionId, workspace, emit } = input;
+  const { sessionId, workspace, emit, host } = input;
   return {
     remember: memory
       ? {
@@ -211,7 +211,7 @@ function memoryAndSkillTools(
             memory.remember({ ...args, sessionId, workspace, turnId: emit.turnId }, (event) => emit.event(event)),
         }
       : undefined,
-    skills: skills && input.hasSkills ? { load: (name: string) => skills.load(workspace, name) } : undefined,
+    skills: skills && input.hasSkills ? { load: (name: string) => skills.load(workspace, name, host) } : undefined,
   };
 }
 

@@ -3,7 +3,7 @@ import { errorMessage, WorldlineError } from "../errors";
 import type { EventLog, Sessions } from "../sessions";
 import * as store from "../store";
 import { openShadowRepo, type ShadowRepo } from "./shadow-repo.ts";
-import type { FileChange, ShadowRepoOptions, SnapshotResult } from "./types.ts";
+import type { FileChange, ShadowRepoOptions, SnapshotRepo, SnapshotResult } from "./types.ts";
 
 /** What the agent loop calls at every turn and step (structurally the agent's CheckpointPort). */
 export interface CheckpointRequest {
@@ -19,8 +19,7 @@ export type StepCheckpointRequest = CheckpointRequest & { workspace: string };
 
 /** A snapshot taken for a checkpoint whose row is not written yet. */
 interface Capture {
-  workspace: string;
-  repo?: ShadowRepo;
+  repo?: SnapshotRepo;
   result?: SnapshotResult;
   /** Why there is no snapshot. */
   error?: string;
@@ -40,6 +39,8 @@ export interface CheckpointServiceDeps {
   /** WORLDLINE_HOME: snapshots and forks live under it. */
   home: string;
   snapshot?: Omit<ShadowRepoOptions, "home">;
+  /** A runner session's host (server/runners): its workspace's snapshots are taken there. */
+  hostOf?: (runner: string, sessionId: string) => { snapshots?(workspace: string): SnapshotRepo };
 }
 
 /** Setting keys (server/store settings): the global default and a per-session override. */
@@ -76,6 +77,8 @@ export class CheckpointCore {
   private readonly waiting = new Map<string, Set<() => void>>();
   /** Per session: settles once the snapshot of the step checkpoint queued last is taken (its row may follow). */
   private readonly captures = new Map<string, Promise<unknown>>();
+  /** Per session: its runner (null: this machine), read once; a session never moves. */
+  private readonly runners = new Map<string, Promise<string | null>>();
   private host: HistoryHost | undefined;
 
   constructor(readonly deps: CheckpointServiceDeps) {}
@@ -105,15 +108,39 @@ export class CheckpointCore {
     this.lastReasons.delete(sessionId);
     this.waiting.delete(sessionId);
     this.captures.delete(sessionId);
+    this.runners.delete(sessionId);
   }
 
   /** Sessions with bookkeeping held (tests bound it). */
   heldSessions(): number {
-    const maps = [this.chains, this.numbers, this.lastReasons, this.waiting, this.captures];
+    const maps = [this.chains, this.numbers, this.lastReasons, this.waiting, this.captures, this.runners];
     return new Set(maps.flatMap((map) => [...map.keys()])).size;
   }
 
-  repo(workspace: string): Promise<ShadowRepo> {
+  /** The shadow repository of a session's workspace: in process here, or through its runner's host. */
+  async repo(sessionId: string, workspace: string): Promise<SnapshotRepo> {
+    const runner = await this.runnerOf(sessionId);
+    if (runner === null) return this.localRepo(workspace);
+    const remote = this.deps.hostOf?.(runner, sessionId).snapshots?.(workspace);
+    if (!remote)
+      throw new WorldlineError(
+        "checkpoint:unavailable",
+        `the workspace is on runner "${runner}", which this bridge cannot reach`,
+      );
+    return remote;
+  }
+
+  private runnerOf(sessionId: string): Promise<string | null> {
+    let runner = this.runners.get(sessionId);
+    if (!runner) {
+      runner = store.getSession(this.deps.db, sessionId).then((session) => session?.runner ?? null);
+      runner.catch(() => this.runners.delete(sessionId));
+      this.runners.set(sessionId, runner);
+    }
+    return runner;
+  }
+
+  private localRepo(workspace: string): Promise<ShadowRepo> {
     let repo = this.repos.get(workspace);
     if (!repo) {
       repo = openShadowRepo(workspace, { ...this.deps.snapshot, home: this.deps.home });
@@ -230,26 +257,19 @@ export class CheckpointCore {
   ): Promise<CheckpointRow> {
     const number = options.number ?? (await this.allocate(input.sessionId, input.reason));
     const session = await this.deps.sessions.get(input.sessionId);
-    // A runner's workspace is on its machine, where no snapshot is taken yet: the row keeps the conversation only.
-    const capture: Capture = session.runner
-      ? {
-          workspace: session.workspace.path,
-          error: `the workspace is on runner "${session.runner}"; files are not snapshotted there`,
-        }
-      : await this.capture(input, session.workspace.path);
-    return this.store(input, capture, { ...options, number });
+    return this.store(input, await this.capture(input, session.workspace.path), { ...options, number });
   }
 
   /** The snapshot alone. A failure is kept as the reason there is none: it must never fail the turn. */
   private async capture(input: CheckpointRequest, workspace: string): Promise<Capture> {
     try {
-      const repo = await this.repo(workspace);
+      const repo = await this.repo(input.sessionId, workspace);
       const result = await repo.snapshot({
         message: `${input.reason} ${input.sessionId} turn ${input.turn} step ${input.step}`,
       });
-      return { workspace, repo, result };
+      return { repo, result };
     } catch (error) {
-      return { workspace, error: errorMessage(error) };
+      return { error: errorMessage(error) };
     }
   }
 
@@ -265,14 +285,8 @@ export class CheckpointCore {
     let note = capture.error === undefined ? null : `No snapshot of the files: ${capture.error}`;
     try {
       if (capture.repo && capture.result) {
-        files = await this.changesSince(
-          input.reason,
-          capture.workspace,
-          capture.repo,
-          previous?.snapshot,
-          capture.result.commit,
-        );
-        await this.setBaseline(capture.workspace, capture.result.commit);
+        files = await this.changesSince(input.reason, capture.repo, previous?.snapshot, capture.result.commit);
+        await this.setBaseline(capture.repo, capture.result.commit);
         const skipped = capture.result.skipped;
         if (skipped.length > 0) {
           const shown = skipped.slice(0, 5).map((entry) => `${entry.path} (${entry.reason})`);
@@ -316,14 +330,13 @@ export class CheckpointCore {
    */
   private async changesSince(
     reason: string,
-    workspace: string,
-    repo: ShadowRepo,
+    repo: SnapshotRepo,
     previous: string | null | undefined,
     snapshot: string,
   ): Promise<StoredFileChange[]> {
     if (!previous || previous === snapshot) return [];
     const outside = new Set<string>();
-    const baseline = OUTSIDE_CAN_CHANGE.has(reason) ? await this.baseline(workspace) : undefined;
+    const baseline = OUTSIDE_CAN_CHANGE.has(reason) ? await this.baseline(repo) : undefined;
     if (baseline && baseline !== snapshot) {
       for (const change of (await repo.diff(baseline, snapshot)).files) {
         outside.add(change.path);
@@ -364,13 +377,13 @@ export class CheckpointCore {
     });
   }
 
-  async baseline(workspace: string): Promise<string | undefined> {
-    const value = await store.getSetting(this.deps.db, BASELINE_SETTING + workspace);
+  async baseline(repo: SnapshotRepo): Promise<string | undefined> {
+    const value = await store.getSetting(this.deps.db, BASELINE_SETTING + repo.key);
     return typeof value === "string" ? value : undefined;
   }
 
-  async setBaseline(workspace: string, commit: string): Promise<void> {
-    await store.putSetting(this.deps.db, BASELINE_SETTING + workspace, commit);
+  async setBaseline(repo: SnapshotRepo, commit: string): Promise<void> {
+    await store.putSetting(this.deps.db, BASELINE_SETTING + repo.key, commit);
   }
 
   /** A checkpoint of this session by id or number; `checkpoint:not_found` otherwise. */

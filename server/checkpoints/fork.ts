@@ -1,15 +1,8 @@
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdir, realpath } from "node:fs/promises";
-import path from "node:path";
-import { promisify } from "node:util";
 import type { EventType, ForkResult, SessionEvent } from "../protocol";
-import { errorMessage, WorldlineError } from "../errors";
 import * as store from "../store";
 import { historyAt } from "./rewind.ts";
 import { noSnapshot, type CheckpointCore } from "./core.ts";
-
-const run = promisify(execFile);
 
 /** Events a fork does not inherit: they describe the source's live state (status, approvals, terminals), not its conversation. */
 const NOT_INHERITED = new Set<EventType>([
@@ -31,25 +24,25 @@ export interface ForkRequest {
  * Forks a session at a checkpoint: a new session (parentId, forkCheckpointId) with the history
  * and transcript of that moment, on its own copy of the workspace as it was then — a folder
  * under `<WORLDLINE_HOME>/forks/`, or a new detached `git worktree` there when asked and the
- * workspace is in a git repository. The source session and its workspace are not touched.
+ * workspace is in a git repository. A session on a runner forks there, into the runner's
+ * data directory, and the fork runs on that runner too. The source session and its workspace
+ * are not touched.
  */
 export async function fork(core: CheckpointCore, sessionId: string, request: ForkRequest): Promise<ForkResult> {
-  const { db, log, sessions, home } = core.deps;
+  const { db, log, sessions } = core.deps;
   const source = await sessions.get(sessionId);
   await core.settled(sessionId);
   const target = await core.find(sessionId, request.checkpoint);
   if (!target.snapshot) throw noSnapshot(target);
-  const repo = await core.repo(source.workspace.path);
-
-  await mkdir(path.join(home, "forks"), { recursive: true });
-  const dir = path.join(home, "forks", `${source.id.slice(-8)}-${target.number}-${randomUUID().slice(0, 8)}`);
-  let workspace = dir;
-  if (request.worktree) workspace = await addWorktree(source.workspace.path, dir);
-  await repo.materialize(target.snapshot, workspace);
-  workspace = await realpath(workspace);
+  const repo = await core.repo(sessionId, source.workspace.path);
+  const workspace = await repo.fork(target.snapshot, {
+    name: `${source.id.slice(-8)}-${target.number}-${randomUUID().slice(0, 8)}`,
+    worktree: request.worktree,
+  });
 
   const forked = await sessions.create({
     workspace,
+    ...(source.runner ? { runner: source.runner } : {}),
     yolo: source.yolo,
     model: source.model,
     title: request.title ?? `${source.title} (fork at #${target.number})`,
@@ -106,26 +99,4 @@ async function copyTranscript(
   // A fork taken mid-turn starts idle: the turn it was cut from ends here.
   for (const turnId of openTurns)
     log.append(forkId, { type: "turn.completed", payload: { turnId, outcome: "cancelled" } });
-}
-
-/** A detached worktree of the workspace's repository at `dir`; returns the workspace's place inside it. */
-async function addWorktree(workspace: string, dir: string): Promise<string> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([key]) => !key.startsWith("GIT_")),
-  ) as NodeJS.ProcessEnv;
-  let top: string;
-  try {
-    top = (await run("git", ["-C", workspace, "rev-parse", "--show-toplevel"], { env })).stdout.trim();
-  } catch {
-    throw new WorldlineError(
-      "checkpoint:invalid",
-      "The workspace is not in a git repository; fork into a folder instead (worktree: false).",
-    );
-  }
-  try {
-    await run("git", ["-C", top, "worktree", "add", "--detach", dir, "HEAD"], { env });
-  } catch (error) {
-    throw new WorldlineError("checkpoint:git_failed", `git worktree add failed: ${errorMessage(error)}`);
-  }
-  return path.join(dir, path.relative(await realpath(top), workspace));
 }

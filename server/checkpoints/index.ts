@@ -5,5 +5,5 @@
  * size limits are handled.
  */
 export { openShadowRepo, ShadowRepo } from "./shadow-repo.ts";
-export { shadowGitDir } from "./layout.ts";
+export { defaultHome, shadowGitDir } from "./layout.ts";
 export { CheckpointService } from "./service.ts";

@@ -1,15 +1,11 @@
 import { createHash } from "node:crypto";
-import { lstat, mkdir, readFile, readlink, realpath, unlink, writeFile } from "node:fs/promises";
-import { dirname, join, relative, sep } from "node:path";
 import type { ReviewActionBody, ReviewBase, ReviewChanges, ReviewFile, ReviewRevertResult } from "../protocol";
 import { lineHunks, revertHunk, type LineHunk } from "../diff";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { noSnapshot, type CheckpointCore, type CheckpointRow } from "./core.ts";
 import { recordFilesUndoPoint } from "./rewind.ts";
-import type { ShadowRepo } from "./shadow-repo.ts";
-import type { FileChange } from "./types.ts";
-import { lstatOrNull } from "../stat-or-null.ts";
+import type { FileChange, SnapshotRepo } from "./types.ts";
 
 /**
  * The Changes view: what the workspace looks like now against a base checkpoint (the
@@ -47,10 +43,10 @@ interface FileState {
 }
 
 export async function reviewChanges(core: CheckpointCore, sessionId: string, ref: ReviewBase): Promise<ReviewChanges> {
-  const { base, repo, workspace } = await open(core, sessionId, ref);
+  const { base, repo } = await open(core, sessionId, ref);
   const diff = await repo.diff(base.snapshot as string);
   const accepted = (await readAccepted(core, sessionId))[base.id] ?? {};
-  const states = await Promise.all(diff.files.map((change) => fileState(repo, workspace, base, change)));
+  const states = await Promise.all(diff.files.map((change) => fileState(repo, base, change)));
   const files = states.map((state) => toWire(state, accepted[state.change.path]));
   return {
     base: { id: base.id, number: base.number, turn: base.turn, reason: base.reason },
@@ -65,14 +61,14 @@ export async function acceptChange(
   sessionId: string,
   body: Required<Pick<ReviewActionBody, "base">> & ReviewActionBody,
 ): Promise<ReviewChanges> {
-  const { base, repo, workspace } = await open(core, sessionId, body.base);
+  const { base, repo } = await open(core, sessionId, body.base);
   const diff = await repo.diff(base.snapshot as string);
   const targets = body.path ? diff.files.filter((change) => change.path === body.path) : diff.files;
   if (body.path && targets.length === 0) throw notChanged(body.path);
   const all = await readAccepted(core, sessionId);
   const forBase = (all[base.id] ??= {});
   for (const change of targets) {
-    const state = await fileState(repo, workspace, base, change);
+    const state = await fileState(repo, base, change);
     const entry = (forBase[change.path] ??= { hunks: [] });
     if (body.hunk) {
       if (!state.hunks.some((hunk) => hunk.id === body.hunk)) throw staleHunk(change.path);
@@ -93,44 +89,28 @@ export async function revertChange(
   if (core.history.isRunning(sessionId)) {
     throw new WorldlineError("session:busy", "A turn is running in this session; cancel it or wait before reverting.");
   }
-  const { base, repo, workspace } = await open(core, sessionId, body.base);
+  const { base, repo } = await open(core, sessionId, body.base);
   const change = (await repo.diff(base.snapshot as string)).files.find((file) => file.path === body.path);
   if (!change) throw notChanged(body.path);
-  const state = await fileState(repo, workspace, base, change);
+  const state = await fileState(repo, base, change);
   let hunk: LineHunk | undefined;
   if (body.hunk) {
     hunk = state.hunks.find((candidate) => candidate.id === body.hunk);
     if (!hunk) throw staleHunk(change.path);
-    // Writing lines into a symlink would change the file it points to, not the link.
-    if ((await lstatOrNull(join(workspace, change.path)))?.isSymbolicLink()) {
-      throw new WorldlineError("review:invalid", `${change.path} is a symlink: revert the whole file instead.`);
-    }
   }
-  await refuseSymlinkedParents(
-    workspace,
-    [change.path, change.oldPath].filter((p): p is string => Boolean(p)),
-  );
-
+  const spec = {
+    path: change.path,
+    ...(change.oldPath ? { oldPath: change.oldPath } : {}),
+    status: change.status,
+    ...(hunk ? { hunkText: revertHunk((state.now ?? Buffer.alloc(0)).toString("utf8"), hunk) } : {}),
+    ...(!hunk && state.old ? { base: state.old } : {}),
+  };
+  // Checked (symlinks on the way) before the undo point, so a refused revert leaves no trace.
+  await repo.revert(spec, { dryRun: true });
   const undoPoint = await recordFilesUndoPoint(core, sessionId);
-  const written: string[] = [];
-  const deleted: string[] = [];
-  if (hunk) {
-    await writeFile(join(workspace, change.path), revertHunk((state.now ?? Buffer.alloc(0)).toString("utf8"), hunk));
-    written.push(change.path);
-  } else {
-    const target = change.oldPath ?? change.path;
-    const restore = change.status !== "added" && state.old !== undefined;
-    // Unlinked first even when rewritten: writing to a symlink would follow it.
-    if (change.status !== "deleted") await unlink(join(workspace, change.path)).catch(ignoreMissing);
-    if (change.status !== "deleted" && !(restore && target === change.path)) deleted.push(change.path);
-    if (restore) {
-      await mkdir(dirname(join(workspace, target)), { recursive: true });
-      await writeFile(join(workspace, target), state.old as Buffer);
-      written.push(target);
-    }
-  }
+  const { written, deleted } = await repo.revert(spec);
   // The revert is the user's decision made through Worldline, not an outside edit: the agent's baseline follows it.
-  await core.setBaseline(workspace, (await repo.snapshot({ message: `review: revert ${change.path}` })).commit);
+  await core.setBaseline(repo, (await repo.snapshot({ message: `review: revert ${change.path}` })).commit);
   announce(core, sessionId, {
     action: "revert",
     base: base.id,
@@ -146,8 +126,7 @@ async function open(core: CheckpointCore, sessionId: string, ref: ReviewBase) {
   await core.settled(sessionId);
   const base = await resolveBase(core, sessionId, ref);
   if (!base.snapshot) throw noSnapshot(base);
-  const workspace = session.workspace.path;
-  return { base, workspace, repo: await core.repo(workspace) };
+  return { base, repo: await core.repo(sessionId, session.workspace.path) };
 }
 
 /** `start` is the session's first checkpoint with a snapshot: everything the session changed. */
@@ -158,10 +137,10 @@ async function resolveBase(core: CheckpointCore, sessionId: string, ref: ReviewB
   return first;
 }
 
-async function fileState(repo: ShadowRepo, workspace: string, base: CheckpointRow, change: FileChange) {
+async function fileState(repo: SnapshotRepo, base: CheckpointRow, change: FileChange) {
   const old =
     change.status === "added" ? undefined : await repo.fileAt(base.snapshot as string, change.oldPath ?? change.path);
-  const now = change.status === "deleted" ? undefined : await readNow(workspace, change.path);
+  const now = change.status === "deleted" ? undefined : await repo.readNow(change.path);
   const size = Math.max(old?.length ?? 0, now?.length ?? 0);
   const binary = Boolean(change.binary) || [old, now].some((buffer) => buffer?.includes(0));
   const tooLarge = !binary && size > MAX_REVIEW_BYTES;
@@ -170,17 +149,6 @@ async function fileState(repo: ShadowRepo, workspace: string, base: CheckpointRo
     .update(now ?? "\0deleted")
     .digest("hex");
   return { change, binary, tooLarge, old, now, hunks, hash } satisfies FileState;
-}
-
-/** The file as the snapshot sees it: a symlink's target text, not the file it points to. */
-async function readNow(workspace: string, path: string): Promise<Buffer | undefined> {
-  const absolute = join(workspace, path);
-  try {
-    const stats = await lstat(absolute);
-    return stats.isSymbolicLink() ? Buffer.from(await readlink(absolute)) : await readFile(absolute);
-  } catch {
-    return undefined; // gone since the diff; shown as deleted content
-  }
 }
 
 function toWire(state: FileState, accepted: AcceptedFile | undefined): ReviewFile {
@@ -230,26 +198,6 @@ function announce(
   },
 ): void {
   core.deps.log.append(sessionId, { type: "review.updated", payload });
-}
-
-/** A revert writes through no symlinked folder (it could land outside the workspace). */
-async function refuseSymlinkedParents(workspace: string, paths: string[]): Promise<void> {
-  for (const path of paths) {
-    let parent = dirname(join(workspace, path));
-    // Climb to the nearest parent that exists (a missing one is created below).
-    while ((await realpath(parent).catch(() => undefined)) === undefined && parent !== workspace)
-      parent = dirname(parent);
-    const inside = relative(workspace, await realpath(parent));
-    if (inside.startsWith("..") || inside.split(sep).includes("..") || (await realpath(parent)) !== parent) {
-      throw new WorldlineError("checkpoint:blocked", `Cannot revert ${path}: a folder on its way is a symlink.`, {
-        details: { paths: [path] },
-      });
-    }
-  }
-}
-
-function ignoreMissing(error: NodeJS.ErrnoException): void {
-  if (error.code !== "ENOENT") throw error;
 }
 
 function notChanged(path: string): WorldlineError {

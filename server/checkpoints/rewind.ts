@@ -2,9 +2,8 @@ import type { RewindResult } from "../protocol";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { noSnapshot, storedFiles, type CheckpointCore, type CheckpointRow } from "./core.ts";
-import type { ShadowRepo } from "./shadow-repo.ts";
 import { checkpointSettings } from "./timeline.ts";
-import type { RestoreResult } from "./types.ts";
+import type { RestoreResult, SnapshotRepo } from "./types.ts";
 
 /** Setting key prefix: what a rewind did and the whole history it replaced, stored with its undo point. */
 const REWIND_RECORD = "checkpoints.rewind:";
@@ -50,12 +49,12 @@ export async function rewind(
   }
   const target = await core.find(sessionId, request.checkpoint);
   const workspace = session.workspace.path;
-  let repo: ShadowRepo | undefined;
+  let repo: SnapshotRepo | undefined;
   if (request.files) {
     if (!target.snapshot) throw noSnapshot(target);
-    repo = await core.repo(workspace);
+    repo = await core.repo(sessionId, workspace);
     if (!request.force) {
-      const paths = await conflictingPaths(core, repo, sessionId, target, workspace);
+      const paths = await conflictingPaths(core, repo, sessionId, target);
       if (paths.length > 0) throw conflictError(paths);
     }
   }
@@ -127,9 +126,8 @@ export async function revertFilesForDmail(
   const session = await core.deps.sessions.get(sessionId);
   const target = await core.find(sessionId, checkpointId).catch(() => undefined); // no such checkpoint: nothing to restore, the caller says so
   if (!target?.snapshot) return false;
-  const workspace = session.workspace.path;
-  const repo = await core.repo(workspace);
-  const paths = await conflictingPaths(core, repo, sessionId, target, workspace);
+  const repo = await core.repo(sessionId, session.workspace.path);
+  const paths = await conflictingPaths(core, repo, sessionId, target);
   if (paths.length > 0) {
     log.append(sessionId, {
       type: "notice",
@@ -183,13 +181,13 @@ async function recordUndoPoint(
 /** Makes the workspace equal to the target's snapshot; the result becomes the agent's baseline. */
 async function restoreFiles(
   core: CheckpointCore,
-  repo: ShadowRepo,
+  repo: SnapshotRepo,
   target: CheckpointRow,
   message: string,
 ): Promise<RestoreResult> {
   if (!target.snapshot) throw noSnapshot(target);
   const outcome = await repo.restore(target.snapshot, { force: true });
-  await core.setBaseline(repo.workspace, (await repo.snapshot({ message })).commit);
+  await core.setBaseline(repo, (await repo.snapshot({ message })).commit);
   return outcome;
 }
 
@@ -239,16 +237,15 @@ export async function historyAt(core: CheckpointCore, target: CheckpointRow): Pr
  */
 async function conflictingPaths(
   core: CheckpointCore,
-  repo: ShadowRepo,
+  repo: SnapshotRepo,
   sessionId: string,
   target: CheckpointRow,
-  workspace: string,
 ): Promise<string[]> {
   const pending = await repo.diff(target.snapshot as string);
   const touched = new Set(pending.files.flatMap((file) => (file.oldPath ? [file.path, file.oldPath] : [file.path])));
   if (touched.size === 0) return [];
   const outside = new Set<string>();
-  const baseline = await core.baseline(workspace);
+  const baseline = await core.baseline(repo);
   if (baseline) for (const path of await repo.changedSince(baseline)) outside.add(path);
   for (const row of await store.listCheckpoints(core.deps.db, sessionId)) {
     if (row.number <= target.number) continue;

@@ -30,10 +30,13 @@ import type {
   MaterializeResult,
   RestoreOptions,
   RestoreResult,
+  RevertSpec,
   ShadowRepoOptions,
   SkippedPath,
+  SnapshotRepo,
   SnapshotResult,
 } from "./types.ts";
+import { forkFolder, readNow, revertFile } from "./workspace-files.ts";
 
 /** Commits whose tree and skipped list stay in memory; the newest matter (the head and its parent). */
 const KNOWN_COMMITS = 64;
@@ -61,9 +64,11 @@ const sameSkipped = (a: readonly SkippedPath[], b: readonly SkippedPath[]) =>
  * `<home>/snapshots/<hash>/` that shares nothing with the workspace's own `.git`.
  * Operations on one workspace run one at a time (see queue.ts). Create with `openShadowRepo`.
  */
-export class ShadowRepo {
+export class ShadowRepo implements SnapshotRepo {
   readonly workspace: string;
   readonly gitDir: string;
+  /** The data directory the repository is under (forks go there too). */
+  private readonly home: string;
   private readonly target: GitTarget;
   private readonly limits: StageLimits;
   private readonly emptyBlob: string;
@@ -78,8 +83,15 @@ export class ShadowRepo {
   /** How recent a change is too recent to trust its stats (fingerprint.ts RACY_MS). */
   private racyMs: number | undefined;
 
-  constructor(init: { target: GitTarget; limits: StageLimits; emptyBlob: string; rescanIgnored: boolean }) {
+  constructor(init: {
+    target: GitTarget;
+    home: string;
+    limits: StageLimits;
+    emptyBlob: string;
+    rescanIgnored: boolean;
+  }) {
     this.target = init.target;
+    this.home = init.home;
     this.workspace = init.target.workTree;
     this.gitDir = init.target.gitDir;
     this.limits = init.limits;
@@ -198,6 +210,22 @@ export class ShadowRepo {
       const { stdout, code } = await git(this.target, ["cat-file", "blob", `${resolved}:${path}`], { okCodes: [128] });
       return code === 0 ? stdout : undefined;
     });
+  }
+
+  get key(): string {
+    return this.workspace;
+  }
+
+  readNow(path: string): Promise<Buffer | undefined> {
+    return readNow(this.workspace, path);
+  }
+
+  revert(spec: RevertSpec, options?: { dryRun?: boolean }): Promise<MaterializeResult> {
+    return revertFile(this.workspace, spec, options);
+  }
+
+  fork(target: string, options: { name: string; worktree: boolean }): Promise<string> {
+    return forkFolder(this.workspace, this.home, options, (dest) => this.materialize(target, dest));
   }
 
   /** Paths snapshot `commit` could not capture. */
@@ -322,6 +350,6 @@ export async function openShadowRepo(workspace: string, options: ShadowRepoOptio
       excludeFileText(workTree, home, options.extraIgnores ?? []),
     );
     const emptyBlob = await ensureEmptyBlob(target);
-    return new ShadowRepo({ target, limits, emptyBlob, rescanIgnored: excludeChanged });
+    return new ShadowRepo({ target, home, limits, emptyBlob, rescanIgnored: excludeChanged });
   });
 }

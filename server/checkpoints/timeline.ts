@@ -27,7 +27,7 @@ export async function diffCheckpoint(
   await core.settled(sessionId); // a checkpoint announced during a turn may still be writing its row
   const row = await core.find(sessionId, ref);
   if (!row.snapshot) throw noSnapshot(row);
-  const result = await (await core.repo(session.workspace.path)).diff(row.snapshot);
+  const result = await (await core.repo(sessionId, session.workspace.path)).diff(row.snapshot);
   return {
     checkpoint: row.id,
     files: result.files.map(toWireFile),

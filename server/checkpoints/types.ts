@@ -72,3 +72,39 @@ export interface ShadowRepoOptions {
   /** Extra gitignore-style patterns, on top of the workspace skip list (server/ignore) and the workspace's .gitignore files. */
   extraIgnores?: readonly string[];
 }
+
+/** A Changes-view revert of one file: the content it gets back, or its removal. */
+export interface RevertSpec {
+  path: string;
+  /** A rename's old path: a whole-file revert writes the base content there. */
+  oldPath?: string;
+  status: FileChangeStatus;
+  /** A hunk revert: the file's whole new text (the hunk undone); a symlink is refused. */
+  hunkText?: string;
+  /** A whole-file revert: the base version's bytes (absent for an added file, which is deleted). */
+  base?: Uint8Array;
+}
+
+/**
+ * The shadow repository of one workspace and the workspace's files as checkpoints touch them,
+ * wherever the workspace is: `ShadowRepo` in process on this machine, a runner's through its
+ * host (server/runners/remote-snapshots.ts), which does the same with its own ShadowRepo there.
+ */
+export interface SnapshotRepo {
+  /** Names the repository among every machine's (setting keys): the path here, `<runner>:<path>` on a runner. */
+  readonly key: string;
+  snapshot(options?: { message?: string }): Promise<SnapshotResult>;
+  diff(from: string, to?: string): Promise<DiffResult>;
+  changedSince(commit: string): Promise<string[]>;
+  restore(target: string, options?: RestoreOptions): Promise<RestoreResult>;
+  fileAt(commit: string, path: string): Promise<Buffer | undefined>;
+  /** A workspace file now as a snapshot sees it (a symlink's target text); undefined when gone. */
+  readNow(path: string): Promise<Buffer | undefined>;
+  /** Writes a revert back (`dryRun`: only the checks, which throw `checkpoint:blocked` or `review:invalid`). */
+  revert(spec: RevertSpec, options?: { dryRun?: boolean }): Promise<MaterializeResult>;
+  /**
+   * A new folder `<home>/forks/<name>` (on the workspace's machine) holding snapshot `target`,
+   * a detached git worktree of the workspace's repository with `worktree`; its real path.
+   */
+  fork(target: string, options: { name: string; worktree: boolean }): Promise<string>;
+}

@@ -7,6 +7,8 @@ export type {
   GlobMatch,
   HostProcess,
   PageRequest,
+  StdioProcess,
+  StdioSpec,
   TextPage,
   WorkspaceHost,
   WorkspacePromptFiles,

@@ -4,10 +4,20 @@ import picomatch from "picomatch";
 import { resolveInWorkspace, writeResolvedFile } from "./paths";
 import { ProcessGroup } from "./process-group";
 import { readTextPage } from "./read-page";
+import { startStdioProcess } from "./stdio-process";
 import { statOrNull } from "../stat-or-null";
 import { searchWithJavaScript } from "./search/js-search";
 import { findRipgrep, searchWithRipgrep } from "./search/ripgrep";
-import type { DirEntry, ExecSpec, FileStat, GlobMatch, HostProcess, WorkspaceHost } from "./types";
+import type {
+  DirEntry,
+  ExecSpec,
+  FileStat,
+  GlobMatch,
+  HostProcess,
+  StdioProcess,
+  StdioSpec,
+  WorkspaceHost,
+} from "./types";
 import { walkFiles } from "./walk";
 
 export interface LocalHostOptions {
@@ -79,6 +89,10 @@ export class LocalHost implements WorkspaceHost {
 
   async exec(spec: ExecSpec): Promise<HostProcess> {
     return new ProcessGroup({ ...spec, env: { ...process.env, ...spec.env } });
+  }
+
+  spawnStdio(spec: StdioSpec): Promise<StdioProcess> {
+    return startStdioProcess(spec, `stdio program ${spec.command}`);
   }
 }
 

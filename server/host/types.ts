@@ -1,3 +1,5 @@
+import type { SnapshotRepo } from "../checkpoints/types";
+import type { SkillView } from "../protocol";
 import type { ResolvedPath } from "./paths";
 import type { SearchOutcome, SearchRequest } from "./search/types";
 
@@ -70,6 +72,28 @@ export interface HostProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** A program to start with piped stdin, stdout and stderr (an MCP stdio server, an external ACP agent). */
+export interface StdioSpec {
+  command: string;
+  args: string[];
+  cwd: string;
+  /** Environment on top of the host's own (a runner's own, never the hub's). */
+  env: Record<string, string>;
+  onStdout: (chunk: string) => void;
+  onStderr: (chunk: string) => void;
+  /** Once, when it has exited (code and signal null: its runner is gone and its end is unknown). */
+  onExit: (exit: ExitInfo) => void;
+}
+
+/** A running stdio program. */
+export interface StdioProcess {
+  readonly pid: number;
+  /** Sent to its stdin, in order. */
+  write(data: string): void;
+  /** Ends it and everything it started (the one kill path, on the host's machine); resolves when it is gone. */
+  stop(): Promise<void>;
+}
+
 /**
  * Every way the agent's tools reach a workspace: paths, files, folders, search and
  * commands. `LocalHost` is this machine, in process; a runner's host (server/runners)
@@ -93,6 +117,15 @@ export interface WorkspaceHost {
   /** Files under `root` (skip list, .gitignore and secret files left out) whose relative path matches `pattern`. */
   glob(root: string, pattern: string, signal: AbortSignal): Promise<GlobMatch[]>;
   exec(spec: ExecSpec): Promise<HostProcess>;
+  /** Starts a program talking over stdio in the workspace (MCP servers, external agents). */
+  spawnStdio(spec: StdioSpec): Promise<StdioProcess>;
+  /**
+   * The checkpoints' shadow repository of a workspace on this host. Absent on this machine,
+   * where server/checkpoints opens its ShadowRepo in process with the bridge's data directory.
+   */
+  snapshots?(workspace: string): SnapshotRepo;
+  /** The workspace's own skills, read where they are. Absent on this machine, where server/skills reads them. */
+  workspaceSkills?(workspace: string): Promise<SkillView[]>;
   /**
    * The files the system prompt takes from the workspace, read where they are. Absent on this
    * machine, where agent/system-prompt.ts reads them synchronously (a turn's first token waits on it).

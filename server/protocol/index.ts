@@ -76,3 +76,4 @@ export {
   RevokedRunner,
 } from "./runner";
 export type { RunnerOp, RunnerResult } from "./runner";
+export { WORKSPACE_ONCE_ONLY } from "./runner-workspace";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FileContent, FileTreeListing, GitMarker } from "./ide";
+import { WorkspaceOperations, WorkspaceResults } from "./runner-workspace";
 
 /**
  * Between a hub and a runner (`worldline runner`), over the runner's outbound socket.io
@@ -142,6 +143,8 @@ export const RunnerOperation = z.discriminatedUnion("op", [
   }),
   z.object({ op: z.literal("pty.flow"), ptyId: z.string().min(1).max(64), paused: z.boolean() }),
   z.object({ op: z.literal("pty.kill"), ptyId: z.string().min(1).max(64) }),
+  // Checkpoints, skills and stdio programs on the runner (runner-workspace.ts).
+  ...WorkspaceOperations,
 ]);
 export type RunnerOperation = z.infer<typeof RunnerOperation>;
 export type RunnerOp = RunnerOperation["op"];
@@ -173,7 +176,14 @@ export const RunnerResponse = z.union([
 ]);
 export type RunnerResponse = z.infer<typeof RunnerResponse>;
 
-export const RunnerOutput = z.object({ processId: z.string().min(1).max(64), chunk: z.string() }).strict();
+export const RunnerOutput = z
+  .object({
+    processId: z.string().min(1).max(64),
+    chunk: z.string(),
+    /** A stdio program's stderr (runner-workspace.ts); absent: its stdout, or a command's output. */
+    stream: z.literal("stderr").optional(),
+  })
+  .strict();
 export const RunnerExit = z
   .object({
     processId: z.string().min(1).max(64),
@@ -253,6 +263,7 @@ export const RunnerResults = {
   "pty.resize": z.null(),
   "pty.flow": z.null(),
   "pty.kill": z.null(),
+  ...WorkspaceResults,
 } satisfies Record<RunnerOp, z.ZodType>;
 export type RunnerResult<O extends RunnerOp> = z.infer<(typeof RunnerResults)[O]>;
 

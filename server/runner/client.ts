@@ -41,7 +41,8 @@ const FATAL_REFUSALS = ["bad_token", "bad_credential", "root_refused", "bad_hell
  * its credentials for good (revoked, replaced, unknown).
  */
 export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promise<void>; done: Promise<void> }> {
-  const guard = await RootGuard.create(options.roots);
+  // Forks of its sessions are made in its own data directory (server/runner/snapshots.ts) and served from there.
+  const guard = await RootGuard.create(options.roots, [path.join(options.home, "forks")]);
   const records = new ProcessRecords(path.join(options.home, "run", "processes"));
   const killed = await records.cleanupOrphans();
   if (killed.length > 0) options.log(`stopped ${killed.length} command(s) left running by a runner that died`);
@@ -70,15 +71,20 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
     reconnectionDelay: RECONNECT_FIRST_MS,
     reconnectionDelayMax: RECONNECT_MAX_MS,
   });
-  const worker = new RunnerWorker(guard, {
-    response: (response) => socket.emit("runner.response", response),
-    output: (processId, chunk) => socket.emit("runner.output", { processId, chunk }),
-    exit: (processId, info) => socket.emit("runner.exit", { processId, ...info }),
-    ptyData: (ptyId, data) => socket.emit("runner.pty_data", { ptyId, data }),
-    ptyExit: (ptyId, exitCode) => socket.emit("runner.pty_exit", { ptyId, exitCode }),
-    filesChanged: (root, paths) => socket.emit("runner.files_changed", { root, paths }),
-    log: options.log,
-  });
+  const worker = new RunnerWorker(
+    guard,
+    {
+      response: (response) => socket.emit("runner.response", response),
+      output: (processId, chunk, stream) =>
+        socket.emit("runner.output", { processId, chunk, ...(stream ? { stream } : {}) }),
+      exit: (processId, info) => socket.emit("runner.exit", { processId, ...info }),
+      ptyData: (ptyId, data) => socket.emit("runner.pty_data", { ptyId, data }),
+      ptyExit: (ptyId, exitCode) => socket.emit("runner.pty_exit", { ptyId, exitCode }),
+      filesChanged: (root, paths) => socket.emit("runner.files_changed", { root, paths }),
+      log: options.log,
+    },
+    options.home,
+  );
   socket.on("runner.request", (raw: unknown) => void worker.handle(raw));
 
   let finish!: (error?: Error) => void;

@@ -9,10 +9,20 @@ import { isWithin, resolveInWorkspace, type ResolvedPath } from "../host";
  * roots the runner was started with. The hub checks paths too; this check does not trust it.
  */
 export class RootGuard {
-  private constructor(readonly roots: readonly string[]) {}
+  private constructor(
+    readonly roots: readonly string[],
+    /** Folders served beside the roots but not offered to the hub as roots (the runner's own forks folder). */
+    private readonly also: readonly string[] = [],
+  ) {}
 
-  /** Roots as real paths; each must be an existing folder. */
-  static async create(roots: string[]): Promise<RootGuard> {
+  /**
+   * Roots as real paths; each must be an existing folder. `also` are folders of the runner's
+   * own (created when missing) that are served too but not offered as roots.
+   */
+  static async create(roots: string[], also: string[] = []): Promise<RootGuard> {
+    const own = await Promise.all(
+      also.map(async (dir) => fs.realpath(await fs.mkdir(dir, { recursive: true }).then(() => dir))),
+    );
     const real = await Promise.all(
       roots.map(async (root) => {
         const resolved = await fs.realpath(path.resolve(root)).catch(() => {
@@ -22,7 +32,7 @@ export class RootGuard {
         return resolved;
       }),
     );
-    return new RootGuard([...new Set(real)]);
+    return new RootGuard([...new Set(real)], own);
   }
 
   /** The real path of `target` when it is under a root; otherwise a `runner:outside_roots` error. */
@@ -33,7 +43,7 @@ export class RootGuard {
   }
 
   contains(real: string): boolean {
-    return this.roots.some((root) => isWithin(root, real));
+    return [...this.roots, ...this.also].some((root) => isWithin(root, real));
   }
 
   /** The root a path is under (for the folder picker, which does not climb above it). */

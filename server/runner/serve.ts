@@ -1,19 +1,32 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { readWorkspacePrompt } from "../agent/system-prompt";
+import { defaultHome } from "../checkpoints";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
 import { WorkspaceFiles } from "../files";
 import { LocalHost, type HostProcess } from "../host";
-import { RunnerRequest, type RunnerOperation, type RunnerResponse } from "../protocol";
+import { RunnerRequest, WORKSPACE_ONCE_ONLY, type RunnerOperation, type RunnerResponse } from "../protocol";
 import { redactKnownValues, secretEnvValues } from "../secrets";
+import { listSkills } from "../skills";
 import type { RootGuard } from "./guard";
+import { RunnerSnapshots } from "./snapshots";
+import { RunnerStdio } from "./stdio";
 import { RunnerTerminals } from "./terminals";
 
 /**
  * Operations a hub may send again after a dropped connection that must not happen twice: their
  * (small) answers are remembered and sent again instead. The others are reads, safe to redo.
  */
-const ONCE_ONLY = new Set(["writeResolved", "exec", "stop", "files.write", "pty.open", "pty.input", "pty.kill"]);
+const ONCE_ONLY = new Set<string>([
+  "writeResolved",
+  "exec",
+  "stop",
+  "files.write",
+  "pty.open",
+  "pty.input",
+  "pty.kill",
+  ...WORKSPACE_ONCE_ONLY,
+]);
 /** Answers (or "running") of once-only requests remembered; a hub resends only what was in flight at a drop. */
 const MAX_REMEMBERED_ANSWERS = 2_000;
 /** Sessions whose last epoch the runner remembers; the oldest are forgotten past this. */
@@ -26,7 +39,8 @@ const MAX_READ_TEXT_BYTES = 10 * 1024 * 1024;
 /** How the runner talks back: answers, and the output and exit of commands it started. */
 export interface RunnerReplies {
   response(response: RunnerResponse): void;
-  output(processId: string, chunk: string): void;
+  /** `stream`: "stderr" for a stdio program's stderr. */
+  output(processId: string, chunk: string, stream?: "stderr"): void;
   exit(processId: string, info: { code: number | null; signal: string | null; leftoversStopped: boolean }): void;
   ptyData(ptyId: string, data: Buffer): void;
   ptyExit(ptyId: string, exitCode: number | null): void;
@@ -48,14 +62,24 @@ export class RunnerWorker {
   private readonly running = new Map<string, AbortController>();
   private readonly answered = new Map<string, RunnerResponse | "running">();
   private readonly terminals: RunnerTerminals;
+  private readonly snapshots: RunnerSnapshots;
+  private readonly stdio: RunnerStdio;
   // The runner's own secrets (its environment) never leave it in command output.
   private readonly secrets = secretEnvValues(process.env);
 
   constructor(
     private readonly guard: RootGuard,
     private readonly replies: RunnerReplies,
+    /** The runner's WORLDLINE_HOME: shadow repositories and forks of its workspaces live there. */
+    home: string = defaultHome(),
   ) {
     this.terminals = new RunnerTerminals({ data: replies.ptyData, exit: replies.ptyExit });
+    this.snapshots = new RunnerSnapshots(home);
+    this.stdio = new RunnerStdio(this.host, {
+      output: (processId, chunk, stream) => replies.output(processId, redactKnownValues(chunk, this.secrets), stream),
+      exit: replies.exit,
+      log: replies.log,
+    });
     this.files.onChange((root, paths) => replies.filesChanged(root, paths));
   }
 
@@ -119,7 +143,7 @@ export class RunnerWorker {
   /** Stops every command (the runner is shutting down). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.processes.values()].map((process) => process.stop()));
-    await this.terminals.closeAll();
+    await Promise.all([this.terminals.closeAll(), this.stdio.stopAll()]);
   }
 
   private staleEpoch(sessionId: string | undefined, epoch: number): number | undefined {
@@ -218,6 +242,25 @@ export class RunnerWorker {
       case "pty.kill":
         await this.terminals.kill(operation.ptyId);
         return null;
+      case "snapshots.snapshot":
+      case "snapshots.diff":
+      case "snapshots.changedSince":
+      case "snapshots.restore":
+      case "snapshots.fileAt":
+      case "snapshots.readNow":
+      case "snapshots.revert":
+      case "snapshots.fork":
+        return this.snapshots.perform(operation, await this.folder(operation.workspace));
+      case "skills.list":
+        return this.workspaceSkills(await this.folder(operation.workspace));
+      case "stdio.open":
+        return this.stdio.open({ ...operation, cwd: await this.folder(operation.cwd) });
+      case "stdio.write":
+        this.stdio.write(operation.processId, operation.data);
+        return null;
+      case "stdio.stop":
+        await this.stdio.stop(operation.processId);
+        return null;
     }
   }
 
@@ -246,6 +289,20 @@ export class RunnerWorker {
       },
     );
     return { pid: process.pid };
+  }
+
+  /** The workspace's skills (the hub adds those of its own home); one linked in from outside the roots stays here. */
+  private async workspaceSkills(workspace: string) {
+    const skills = await listSkills({ workspace });
+    const served = await Promise.all(
+      skills.map((skill) =>
+        this.guard.confine(skill.path).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    return skills.filter((_, index) => served[index]);
   }
 
   /** An existing folder under a root, as its real path. */

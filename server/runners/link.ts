@@ -18,7 +18,8 @@ import { MAX_PENDING_PER_RUNNER } from "./limits";
 
 /** Where a runner's started commands send their output and end. */
 export interface ProcessSink {
-  output(chunk: string): void;
+  /** `stream` is "stderr" for a stdio program's stderr (server/runners/remote-stdio.ts). */
+  output(chunk: string, stream?: "stderr"): void;
   exit(info: { code: number | null; signal: NodeJS.Signals | null; leftoversStopped: boolean }): void;
   /** The runner is gone (grace over, or it came back as a new process): the command's fate is unknown. */
   lost(error: WorldlineError): void;
@@ -64,6 +65,8 @@ export class RunnerLink {
   private readonly ptys = new Map<string, { sink: PtySink; instance: string | undefined }>();
   private goneTimer: NodeJS.Timeout | null = null;
   private closedWith: WorldlineError | null = null;
+  /** Set when the grace ran out while away: later calls fail at once until the runner is back. */
+  private goneWith: WorldlineError | null = null;
 
   constructor(
     readonly name: string,
@@ -91,6 +94,7 @@ export class RunnerLink {
     const previous = this.connection;
     if (previous && previous.socket !== socket) previous.socket.disconnect(true);
     this.connection = { socket, instance };
+    this.goneWith = null;
     this.stopGrace();
     this.loseFromOtherInstances(instance);
     socket.on("runner.response", (raw: unknown) => this.onResponse(raw));
@@ -127,6 +131,7 @@ export class RunnerLink {
     options: CallOptions = {},
   ): Promise<RunnerResult<O>> {
     if (this.closedWith) return Promise.reject(this.closedWith);
+    if (this.goneWith && !this.connection) return Promise.reject(this.goneWith);
     if (options.now && !this.connection)
       return Promise.reject(
         new WorldlineError("runner:offline", `The runner "${this.name}" is not connected to this hub.`),
@@ -222,7 +227,7 @@ export class RunnerLink {
     if (!parsed.success) return this.refuse("malformed command output", raw);
     const tracked = this.processes.get(parsed.data.processId);
     if (!tracked) return this.refuse(`output of command ${parsed.data.processId} it was not asked to run`);
-    tracked.sink.output(parsed.data.chunk);
+    tracked.sink.output(parsed.data.chunk, parsed.data.stream);
   }
 
   private onExit(raw: unknown): void {
@@ -262,13 +267,12 @@ export class RunnerLink {
     this.goneTimer = setTimeout(() => {
       this.goneTimer = null;
       const seconds = Math.round(this.options.graceMs / 1000);
-      this.failAll(
-        new WorldlineError(
-          "runner:gone",
-          `The runner "${this.name}" disconnected and did not come back within ${seconds} s; ` +
-            "what it was doing for this call is unknown. Check the runner's machine, then try again.",
-        ),
+      this.goneWith = new WorldlineError(
+        "runner:gone",
+        `The runner "${this.name}" disconnected and did not come back within ${seconds} s; ` +
+          "what it was doing for this call is unknown. Check the runner's machine, then try again.",
       );
+      this.failAll(this.goneWith);
     }, this.options.graceMs);
     this.goneTimer.unref();
   }

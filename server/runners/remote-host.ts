@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { SnapshotRepo } from "../checkpoints/types";
 import type { WorldlineError } from "../errors";
 import type {
   DirEntry,
@@ -11,11 +12,16 @@ import type {
   ResolvedPath,
   SearchOutcome,
   SearchRequest,
+  StdioProcess,
+  StdioSpec,
   TextPage,
   WorkspaceHost,
   WorkspacePromptFiles,
 } from "../host";
+import type { SkillView } from "../protocol";
 import type { RunnerLink } from "./link";
+import { RemoteSnapshots } from "./remote-snapshots";
+import { startRemoteStdio } from "./remote-stdio";
 
 /**
  * A workspace on a runner's machine: every operation is one request over the runner's
@@ -68,6 +74,18 @@ export class RemoteHost implements WorkspaceHost {
   async workspacePrompt(workspace: string): Promise<WorkspacePromptFiles> {
     const files = await this.link.call({ op: "workspacePrompt", workspace }, this.options());
     return { ...files, template: files.template };
+  }
+
+  spawnStdio(spec: StdioSpec): Promise<StdioProcess> {
+    return startRemoteStdio(this.link, spec, this.options());
+  }
+
+  snapshots(workspace: string): SnapshotRepo {
+    return new RemoteSnapshots(this.link, workspace, this.options());
+  }
+
+  workspaceSkills(workspace: string): Promise<SkillView[]> {
+    return this.link.call({ op: "skills.list", workspace }, this.options());
   }
 
   async exec(spec: ExecSpec): Promise<HostProcess> {

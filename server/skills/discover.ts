@@ -30,8 +30,8 @@ const RACY_MS = 100;
 
 export interface SkillRoots {
   workspace?: string;
-  /** $WORLDLINE_HOME */
-  home: string;
+  /** $WORLDLINE_HOME; absent on a runner, which reads only the workspace's skills. */
+  home?: string;
 }
 
 export interface LoadedSkill extends SkillView {
@@ -59,8 +59,11 @@ export async function listSkills(roots: SkillRoots): Promise<SkillView[]> {
 /** The full text of one skill by name, or undefined. */
 export async function loadSkill(roots: SkillRoots, name: string): Promise<LoadedSkill | undefined> {
   const skill = (await listSkills(roots)).find((candidate) => candidate.name === name);
-  if (!skill) return undefined;
-  const raw = await fs.readFile(skill.path, "utf8");
+  return skill && loaded(skill, await fs.readFile(skill.path, "utf8"));
+}
+
+/** A skill with its SKILL.md's text (capped). */
+export function loaded(skill: SkillView, raw: string): LoadedSkill {
   const text = raw.length > SKILL_MAX_CHARS ? `${raw.slice(0, SKILL_MAX_CHARS)}\n[truncated]` : raw;
   return { ...skill, text, dir: path.dirname(skill.path) };
 }
@@ -97,7 +100,7 @@ function skillDirs(roots: SkillRoots): { dir: string; source: SkillView["source"
   const dirs = roots.workspace
     ? WORKSPACE_SKILL_DIRS.map((dir) => ({ dir: path.join(roots.workspace!, dir), source: "workspace" as const }))
     : [];
-  return [...dirs, { dir: path.join(roots.home, "skills"), source: "home" as const }];
+  return roots.home ? [...dirs, { dir: path.join(roots.home, "skills"), source: "home" as const }] : dirs;
 }
 
 /** Front matter of the SKILL.md files seen, by path, with the stat they were parsed at. */

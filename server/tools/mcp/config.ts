@@ -30,17 +30,21 @@ export interface LoadedMcpConfig {
  * `<workspace>/.worldline/mcp.json`); a later file's server replaces an earlier
  * one of the same name. Missing files are fine; broken ones are reported.
  */
-export async function loadMcpConfig(paths: readonly string[]): Promise<LoadedMcpConfig> {
+export async function loadMcpConfig(
+  paths: readonly string[],
+  /** How a file is read (a runner's host for its workspace); undefined: it is not there. */
+  read: (file: string) => Promise<string | undefined> = readLocal,
+): Promise<LoadedMcpConfig> {
   const result: LoadedMcpConfig = { servers: {}, errors: [] };
   for (const file of paths) {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await fs.readFile(file, "utf8");
+      text = await read(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT")
-        result.errors.push(`${file}: ${(error as Error).message}`);
+      result.errors.push(`${file}: ${(error as Error).message}`);
       continue;
     }
+    if (text === undefined) continue;
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -60,4 +64,13 @@ export async function loadMcpConfig(paths: readonly string[]): Promise<LoadedMcp
     }
   }
   return result;
+}
+
+async function readLocal(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }

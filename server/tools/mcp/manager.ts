@@ -2,9 +2,11 @@ import type { Readable } from "node:stream";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { errorMessage } from "../../errors";
+import type { WorkspaceHost } from "../../host";
 import { buildTool, decodeObjectArguments, type Tool } from "../define";
 import type { ToolResult } from "../types";
 import type { McpServerConfig } from "./config";
+import { HostStdioTransport } from "./host-transport";
 
 /** Time for a server to start and list its tools. */
 export const MCP_START_TIMEOUT_MS = 30_000;
@@ -30,6 +32,8 @@ export interface McpManagerOptions {
   servers: Record<string, McpServerConfig>;
   /** Folder stdio servers start in (the workspace). */
   cwd?: string;
+  /** A runner's host: stdio servers start on its machine, with its environment. Absent: this machine. */
+  host?: Pick<WorkspaceHost, "spawnStdio">;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
   onStatus?: (status: McpServerStatus[]) => void;
@@ -81,7 +85,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
     let sdk: McpSdk;
     try {
       sdk = await loadSdk();
-      transport = createTransport(sdk, config, options.cwd, (chunk) => {
+      transport = createTransport(sdk, config, options, (chunk) => {
         connection.stderr = (connection.stderr + chunk).slice(-STDERR_TAIL_CHARS);
       });
     } catch (error) {
@@ -139,25 +143,40 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
  * at bridge start-up: most sessions have no MCP server, and `worldline acp`/`run` answer sooner.
  */
 async function loadSdk() {
-  const [{ Client }, { StdioClientTransport, getDefaultEnvironment }, { StreamableHTTPClientTransport }] =
-    await Promise.all([
-      import("@modelcontextprotocol/sdk/client/index.js"),
-      import("@modelcontextprotocol/sdk/client/stdio.js"),
-      import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    ]);
-  return { Client, StdioClientTransport, getDefaultEnvironment, StreamableHTTPClientTransport };
+  const [
+    { Client },
+    { StdioClientTransport, getDefaultEnvironment },
+    { StreamableHTTPClientTransport },
+    { ReadBuffer, serializeMessage },
+  ] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/shared/stdio.js"),
+  ]);
+  return {
+    Client,
+    StdioClientTransport,
+    getDefaultEnvironment,
+    StreamableHTTPClientTransport,
+    framing: { ReadBuffer, serializeMessage },
+  };
 }
 
 type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
 
 function createTransport(
-  { StdioClientTransport, StreamableHTTPClientTransport, getDefaultEnvironment }: McpSdk,
+  { StdioClientTransport, StreamableHTTPClientTransport, getDefaultEnvironment, framing }: McpSdk,
   config: McpServerConfig,
-  cwd: string | undefined,
+  { cwd, host }: Pick<McpManagerOptions, "cwd" | "host">,
   onStderr: (chunk: string) => void,
 ): Transport {
   if ("url" in config)
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
+  if (host) {
+    const spec = { command: config.command, args: config.args ?? [], cwd: config.cwd ?? cwd!, env: config.env ?? {} };
+    return new HostStdioTransport(host, spec, framing, onStderr);
+  }
   const transport = new StdioClientTransport({
     command: config.command,
     args: config.args ?? [],

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { errorMessage } from "../../errors";
+import type { WorkspaceHost } from "../../host";
 import type { Tool } from "../define";
 import { loadMcpConfig, type LoadedMcpConfig, type McpServerConfig } from "./config";
 import { createMcpManager, type McpManager, type McpServerStatus } from "./manager";
@@ -56,6 +57,8 @@ export interface SessionMcpTurn {
   workspace: string;
   /** A cancelled turn stops waiting for servers to start (they go on starting for the next one). */
   signal?: AbortSignal;
+  /** A session on a runner: its servers are configured by the workspace's own file there and start there. */
+  host?: WorkspaceHost;
   notice: (level: "info" | "warning" | "error", text: string) => void;
 }
 
@@ -65,6 +68,10 @@ export interface SessionMcpTurn {
  * by its sessions) plus those an ACP client sent for one session. Servers start
  * on a session's first turn; a config change restarts them at the next turn, as
  * does a crash. Failures become notices in the session and never end a turn.
+ *
+ * A session on a runner takes only `<workspace>/.worldline/mcp.json`, read on the runner, and
+ * its stdio servers (and those of its ACP client) run there, through the host's stdio channel;
+ * the hub's own mcp.json names programs and secrets of the hub's machine.
  */
 export class SessionMcp {
   private readonly workspaces = new Map<string, Group>();
@@ -100,9 +107,10 @@ export class SessionMcp {
   async tools(turn: SessionMcpTurn): Promise<Tool[]> {
     if (this.closed) return [];
     const groups: Group[] = [];
-    const workspace = await this.workspaceGroup(turn.workspace);
+    const host = turn.host?.runner ? turn.host : undefined;
+    const workspace = await this.workspaceGroup(turn.workspace, host);
     if (workspace) groups.push(workspace);
-    const client = this.clientGroup(turn.sessionId, turn.workspace);
+    const client = this.clientGroup(turn.sessionId, turn.workspace, host);
     if (client) groups.push(client);
     const tools: Tool[] = [];
     for (const group of groups) {
@@ -145,14 +153,16 @@ export class SessionMcp {
       workspace: string;
       emit: TurnNoticeEmitter;
       signal?: AbortSignal;
+      host?: WorkspaceHost;
     }): Promise<Tool[]>;
   } {
     return {
-      tools: ({ sessionId, workspace, emit, signal }) =>
+      tools: ({ sessionId, workspace, emit, signal, host }) =>
         this.tools({
           sessionId,
           workspace,
           signal,
+          host,
           notice: (level, text) => emit.event({ type: "notice", payload: { level, text, turnId: emit.turnId } }),
         }),
     };
@@ -204,24 +214,28 @@ export class SessionMcp {
     return config;
   }
 
-  private async workspaceGroup(workspace: string): Promise<Group | undefined> {
-    const config = await this.config(workspace);
+  private async workspaceGroup(workspace: string, host: WorkspaceHost | undefined): Promise<Group | undefined> {
+    // Read on the runner at every turn (one request); a runner's workspace is named by runner and path.
+    const config = host
+      ? await loadMcpConfig([path.join(workspace, ".worldline", "mcp.json")], (file) => host.readText(file))
+      : await this.config(workspace);
+    const place = host ? `${host.runner}:${workspace}` : workspace;
     const key = configKey(config.servers) + JSON.stringify(config.errors);
-    const existing = this.workspaces.get(workspace);
+    const existing = this.workspaces.get(place);
     if (existing && existing.key === key && !crashed(existing)) return existing;
     if (existing) {
-      this.workspaces.delete(workspace);
+      this.workspaces.delete(place);
       void stop(existing);
     }
     if (Object.keys(config.servers).length === 0 && config.errors.length === 0) return undefined;
-    const group = this.startGroup("workspace", config.servers, key, config.errors, workspace);
+    const group = this.startGroup("workspace", config.servers, key, config.errors, workspace, host);
     // Sessions already told about the old servers' failures hear about the new ones.
     if (existing) for (const sessionId of existing.sessions.keys()) group.sessions.set(sessionId, new Set());
-    this.workspaces.set(workspace, group);
+    this.workspaces.set(place, group);
     return group;
   }
 
-  private clientGroup(sessionId: string, workspace: string): Group | undefined {
+  private clientGroup(sessionId: string, workspace: string, host: WorkspaceHost | undefined): Group | undefined {
     const servers = this.clientConfigs.get(sessionId) ?? {};
     const key = configKey(servers);
     const existing = this.clients.get(sessionId);
@@ -232,7 +246,7 @@ export class SessionMcp {
     }
     if (Object.keys(servers).length === 0) return undefined;
     // A client's stdio servers start in the session's workspace, like the workspace's own.
-    const group = this.startGroup("client", servers, key, [], workspace);
+    const group = this.startGroup("client", servers, key, [], workspace, host);
     group.sessions.set(sessionId, new Set());
     this.clients.set(sessionId, group);
     return group;
@@ -244,6 +258,7 @@ export class SessionMcp {
     key: string,
     errors: string[],
     cwd: string | undefined,
+    host?: WorkspaceHost,
   ): Group {
     const group: Group = {
       source,
@@ -258,6 +273,7 @@ export class SessionMcp {
     group.manager = createMcpManager({
       servers,
       cwd,
+      host,
       startTimeoutMs: this.options.startTimeoutMs,
       callTimeoutMs: this.options.callTimeoutMs,
       onStatus: (statuses) => {

@@ -147,14 +147,7 @@ describe("runners: workspaces on another machine", () => {
     const system = fake.requests.at(-1)!.body.messages[0].content as string;
     expect(system).toContain("hello.txt");
 
-    // Checkpoints of a runner session keep the conversation; its files are not snapshotted (on either machine).
-    const filesBack = await hub.api(`/api/v1/sessions/${sessionId}/rewind`, {
-      body: { checkpoint: 0, conversation: true, files: true },
-    });
-    expect(filesBack.status).toBe(400);
-    expect(((await filesBack.json()) as { error: { message: string } }).error.message).toContain(
-      "no snapshot of the files",
-    );
+    // Conversation only: the files stay as the turn left them (files rewinds: workspace.test.ts).
     const talkBack = await hub.api(`/api/v1/sessions/${sessionId}/rewind`, {
       body: { checkpoint: 0, conversation: true, files: false },
     });

@@ -27,15 +27,20 @@ describe("a runner's own checks", () => {
     await fs.writeFile(path.join(root, "a.txt"), "inside\n");
     await fs.writeFile(path.join(outside, "b.txt"), "outside\n");
     await fs.symlink(outside, path.join(root, "link"));
-    worker = new RunnerWorker(await RootGuard.create([root]), {
-      response: (response) => responses.push(response),
-      output: () => undefined,
-      exit: () => undefined,
-      ptyData: () => undefined,
-      ptyExit: () => undefined,
-      filesChanged: () => undefined,
-      log: (line) => logs.push(line),
-    });
+    worker = new RunnerWorker(
+      await RootGuard.create([root]),
+      {
+        response: (response) => responses.push(response),
+        output: () => undefined,
+        exit: () => undefined,
+        ptyData: () => undefined,
+        ptyExit: () => undefined,
+        filesChanged: () => undefined,
+        log: (line) => logs.push(line),
+      },
+      // Its own data directory: shadow repositories of its workspaces go there.
+      await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-guard-home-"))),
+    );
   });
 
   afterAll(async () => {
@@ -69,6 +74,20 @@ describe("a runner's own checks", () => {
     expect(
       logs.filter((line) => line.includes("outside the folders this runner serves")).length,
     ).toBeGreaterThanOrEqual(7);
+  });
+
+  it("refuses snapshots, skills and stdio programs outside its roots, and paths that climb out of a workspace", async () => {
+    for (const operation of [
+      { op: "snapshots.snapshot", workspace: outside, message: "x" },
+      { op: "skills.list", workspace: path.join(root, "link") },
+      { op: "stdio.open", processId: "s1", command: "cat", args: [], cwd: outside, env: {} },
+    ]) {
+      const answer = await ask(operation);
+      expect(answer.ok, JSON.stringify(operation)).toBe(false);
+      expect(!answer.ok && answer.error.code).toBe("runner:outside_roots");
+    }
+    const climb = await ask({ op: "snapshots.readNow", workspace: root, path: `../${path.basename(outside)}/b.txt` });
+    expect(!climb.ok && climb.error.code).toBe("checkpoint:bad_request");
   });
 
   it("refuses a request with an epoch older than one it saw for the session", async () => {

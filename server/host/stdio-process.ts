@@ -1,0 +1,40 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { forgetProcess, killProcesses, recordProcess } from "../processes";
+import type { ExitInfo, StdioProcess, StdioSpec } from "./types";
+
+/**
+ * A program talking over its stdin and stdout (an MCP server, an external ACP agent), started
+ * `detached` and recorded, so it and whatever it starts end together through the one kill path
+ * (`tree`) and a bridge or runner killed with SIGKILL has them ended at its next start.
+ */
+export async function startStdioProcess(spec: StdioSpec, label: string): Promise<StdioProcess> {
+  const child: ChildProcessWithoutNullStreams = spawn(spec.command, spec.args, {
+    cwd: spec.cwd,
+    env: { ...process.env, ...spec.env },
+    detached: true,
+    stdio: "pipe",
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once("spawn", resolve);
+    child.once("error", reject);
+  });
+  const pid = child.pid!;
+  recordProcess(pid, "group", label);
+  child.stdout.setEncoding("utf8").on("data", spec.onStdout);
+  child.stderr.setEncoding("utf8").on("data", spec.onStderr);
+  // A program that exits before reading what it was sent makes the write fail with EPIPE; its exit tells.
+  child.stdin.on("error", () => undefined);
+  const exited = new Promise<ExitInfo>((resolve) =>
+    child.once("close", (code, signal) => {
+      forgetProcess(pid);
+      resolve({ code, signal });
+    }),
+  );
+  void exited.then(spec.onExit);
+  let stopping: Promise<void> | undefined;
+  return {
+    pid,
+    write: (data) => void child.stdin.write(data),
+    stop: () => (stopping ??= killProcesses({ kind: "tree", rootPid: pid }, { leaderExited: exited })),
+  };
+}
