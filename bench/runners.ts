@@ -135,7 +135,7 @@ export async function run(): Promise<RunnerBenchResult> {
       });
       runner.once("exit", (code) => reject(new Error(`the runner exited (${code}) before connecting`)));
     });
-    const remote = hub.hostFor("bench", "bench");
+    const remote = hub.hostFor("bench");
     const shell = createShellTool();
     const grep = createGrepTool();
     const read = { path: "a.txt" };

@@ -72,10 +72,10 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
   });
   const worker = new RunnerWorker(guard, {
     response: (response) => socket.emit("runner.response", response),
-    output: (processId, chunk) => socket.emit("runner.output", { processId, chunk }),
-    exit: (processId, info) => socket.emit("runner.exit", { processId, ...info }),
-    ptyData: (ptyId, data) => socket.emit("runner.pty_data", { ptyId, data }),
-    ptyExit: (ptyId, exitCode) => socket.emit("runner.pty_exit", { ptyId, exitCode }),
+    output: (processId, chunk, route) => socket.emit("runner.output", { processId, chunk, ...routed(route) }),
+    exit: (processId, info, route) => socket.emit("runner.exit", { processId, ...info, ...routed(route) }),
+    ptyData: (ptyId, data, route) => socket.emit("runner.pty_data", { ptyId, data, ...routed(route) }),
+    ptyExit: (ptyId, exitCode, route) => socket.emit("runner.pty_exit", { ptyId, exitCode, ...routed(route) }),
     filesChanged: (root, paths) => socket.emit("runner.files_changed", { root, paths }),
     log: options.log,
   });
@@ -138,6 +138,10 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
       finish();
     },
   };
+}
+
+function routed(route: string | undefined): { route?: string } {
+  return route ? { route } : {};
 }
 
 function readCredential(file: string, hub: string): SavedCredential | undefined {

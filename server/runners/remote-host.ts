@@ -15,19 +15,20 @@ import type {
   WorkspaceHost,
   WorkspacePromptFiles,
 } from "../host";
-import type { RunnerLink } from "./link";
+import type { Fence, RunnerLink } from "./link";
 
 /**
  * A workspace on a runner's machine: every operation is one request over the runner's
  * connection (server/runners/link.ts); the runner does it with its own LocalHost, inside
- * its roots. Paths are the runner's.
+ * its roots. Paths are the runner's. A turn's host carries the turn's claim (its fence), so a
+ * runner refuses the requests of a bridge whose claim was taken over.
  */
 export class RemoteHost implements WorkspaceHost {
   readonly runner: string;
 
   constructor(
     private readonly link: RunnerLink,
-    private readonly sessionId?: string,
+    private readonly fence?: Fence,
   ) {
     this.runner = link.name;
   }
@@ -93,7 +94,7 @@ export class RemoteHost implements WorkspaceHost {
   }
 
   private options(signal?: AbortSignal) {
-    return { sessionId: this.sessionId, signal };
+    return { fence: this.fence, signal };
   }
 }
 
@@ -109,7 +110,7 @@ class RemoteProcess implements HostProcess {
   constructor(
     private readonly link: RunnerLink,
     private readonly processId: string,
-    private readonly callOptions: { sessionId?: string },
+    private readonly callOptions: { fence?: Fence },
   ) {
     this.finished = new Promise<Finished>((resolve, reject) => {
       this.resolveFinished = resolve;
