@@ -373,9 +373,9 @@ describe("runners: workspaces on another machine", () => {
       const file = path.join(betaRoot, "fenced.txt");
       await fs.writeFile(file, "x");
       const stale = hub.services.runners!.hostFor("beta", { sessionId, epoch: first + 1 });
-      const refused = await stale.stat(file).catch((error: { code: string; message: string }) => error);
+      const refused: unknown = await stale.stat(file).catch((error: unknown) => error);
       expect(refused).toMatchObject({ code: "runner:stale_epoch" });
-      expect((refused as Error).message).toContain(`its claim is at epoch ${second}`);
+      expect(String(refused)).toContain(`its claim is at epoch ${second}`);
       const current = hub.services.runners!.hostFor("beta", { sessionId, epoch: second });
       expect((await current.stat(file))?.type).toBe("file");
     } finally {
