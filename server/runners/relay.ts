@@ -40,7 +40,9 @@ const RunnerNotice = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("files"), from: owner, runner: RunnerName, root: z.string(), paths: z.array(z.string()) }),
 ]);
 type RunnerNotice = z.infer<typeof RunnerNotice>;
-type Told = RunnerNotice extends infer N ? (N extends RunnerNotice ? Omit<N, "from"> : never) : never;
+/** A notice as this bridge tells it (`from` is added), per kind. */
+type WithoutFrom<N> = N extends unknown ? Omit<N, "from"> : never;
+type Told = WithoutFrom<RunnerNotice>;
 
 /** Where a runner's socket is: the bridge holding it and the socket (a late disconnect must not erase a newer entry). */
 const Whereabouts = z.object({ owner, instance: z.string(), socket: z.string() });
@@ -92,11 +94,10 @@ export class RunnerRelay {
     }
     // A bridge killed while holding a runner tells nobody: its runners wait out the grace (or reconnect elsewhere).
     lease.onBeat(async () => {
+      const reached = [...this.hub.links()].filter((runnerLink) => runnerLink.via !== undefined);
+      if (reached.length === 0) return;
       const alive = new Set(await lease.liveOwners());
-      for (const runnerLink of this.hub.links()) {
-        const via = runnerLink.via;
-        if (via && !alive.has(via)) runnerLink.lostVia(via);
-      }
+      for (const runnerLink of reached) if (!alive.has(runnerLink.via!)) runnerLink.lostVia(runnerLink.via!);
     });
   }
 
