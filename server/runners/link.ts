@@ -117,6 +117,8 @@ export class RunnerLink {
 
   /** The runner (re)connected to another bridge of the deployment: requests go through it. */
   attachVia(via: string, instance: string, send: (request: RunnerRequest) => void): void {
+    // Told twice (its notice, and the registry read after another bridge's disconnect): nothing to resend.
+    if (this.connection?.via === via && this.connection.instance === instance) return;
     this.connect({ via, instance, send });
   }
 

@@ -145,10 +145,27 @@ export class RunnerRelay {
     if (!notice) return this.log("ignored a malformed runner notice from another bridge");
     if (notice.from === this.me) return;
     if (notice.kind === "connected") this.reachVia(notice.runner, notice.from, notice.instance);
-    else if (notice.kind === "disconnected") this.find(notice.runner)?.lostVia(notice.from);
-    else if (notice.kind === "dropped")
+    else if (notice.kind === "disconnected") {
+      this.find(notice.runner)?.lostVia(notice.from);
+      void this.relocate(notice.runner);
+    } else if (notice.kind === "dropped")
       this.hub.dropHere(notice.runner, new WorldlineError(notice.code, notice.message));
     else this.hub.filesChangedHere(notice.runner, notice.root, notice.paths);
+  }
+
+  /**
+   * Notices from different bridges may arrive in any order (a runner that moved A → B → A fast): after
+   * a disconnect, the registry (written before each notice) says where the runner is now.
+   */
+  private async relocate(runner: string): Promise<void> {
+    const raw = await this.team.link.pub.hget(this.registry, runner).catch((error: unknown) => {
+      this.log(`where runner "${runner}" is could not be read: ${errorMessage(error)}; its next notice tells`);
+      return null;
+    });
+    const where = raw === null ? null : parseJson(Whereabouts, raw);
+    const runnerLink = this.find(runner);
+    if (where && where.owner !== this.me && runnerLink && !runnerLink.connected)
+      this.reachVia(runner, where.owner, where.instance);
   }
 
   private find(runner: string): RunnerLink | undefined {
