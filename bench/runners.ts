@@ -59,6 +59,8 @@ interface RunnerBenchResult {
   runner_pty_runs_mb_per_s: number[];
   local_pty_runs_mb_per_s: number[];
   runner_pty_ratio: number;
+  /** The runner process's CPU per MB of terminal output (reading its pty, batching, sending). */
+  runner_pty_cpu_ms_per_mb: number;
 }
 
 function context(cwd: string, host: WorkspaceHost | undefined, call: number): ToolContext {
@@ -92,7 +94,7 @@ async function p50(tool: Tool, args: unknown, cwd: string, host: WorkspaceHost |
 }
 
 /** Terminal throughput on the runner against this machine's, paired (see the header). */
-async function ptyRatio(bridge: Bridge, ws: string) {
+async function ptyRatio(bridge: Bridge, ws: string, runnerPid: number) {
   const file = path.join(ws, "cat.txt");
   writeTextFile(file, PTY_MB);
   const sessions = bridge.services.sessions;
@@ -101,8 +103,16 @@ async function ptyRatio(bridge: Bridge, ws: string) {
   const there = await openViewer(socket, (await sessions.create({ workspace: ws, runner: "bench" })).id, {
     keepBytes: false,
   });
-  const cat = async (viewer: PtyViewer) =>
-    (await timedCat(viewer, process.pid, () => viewer.input(`${CAT_COMMAND(file)}\r`))).rate;
+  // The runner's terminals are timed with the runner process's CPU, the local ones with this process's (the hub's).
+  const runnerCpu: number[] = [];
+  const cat = async (viewer: PtyViewer) => {
+    const onRunner = viewer === there;
+    const run = await timedCat(viewer, onRunner ? runnerPid : process.pid, () =>
+      viewer.input(`${CAT_COMMAND(file)}\r`),
+    );
+    if (onRunner) runnerCpu.push(run.serverCpuMsPerMb);
+    return run.rate;
+  };
   try {
     // Warm: the first cat of each pays for the file's first read and the viewers' first parse.
     await cat(here);
@@ -114,7 +124,7 @@ async function ptyRatio(bridge: Bridge, ws: string) {
       local.push(await cat(here));
     }
     const ratios = runner.map((rate, pass) => rate / ((local[pass] + local[pass + 1]) / 2));
-    return { local, runner, ratio: median(ratios) };
+    return { local, runner, ratio: median(ratios), runnerCpuMsPerMb: median(runnerCpu) };
   } finally {
     here.dispose();
     there.dispose();
@@ -194,7 +204,7 @@ export async function run(): Promise<RunnerBenchResult> {
     const localGrep = median(await timeCalls(grep, needle, ws, undefined, GREP_RUNS));
     await timeCalls(grep, needle, ws, remote, 1);
     const runnerGrep = median(await timeCalls(grep, needle, ws, remote, GREP_RUNS));
-    const pty = await ptyRatio(bridge, ws);
+    const pty = await ptyRatio(bridge, ws, runner.pid!);
     return {
       runner_read_file_p50_ms: round(runnerRead),
       local_read_file_p50_ms: round(localRead),
@@ -208,6 +218,7 @@ export async function run(): Promise<RunnerBenchResult> {
       runner_pty_runs_mb_per_s: pty.runner.map((rate) => round(rate)),
       local_pty_runs_mb_per_s: pty.local.map((rate) => round(rate)),
       runner_pty_ratio: round(pty.ratio),
+      runner_pty_cpu_ms_per_mb: round(pty.runnerCpuMsPerMb),
     };
   } finally {
     runner.kill("SIGKILL");
