@@ -32,12 +32,10 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import type { Socket } from "socket.io-client";
-import type { TerminalInfo } from "../server/protocol";
-import { markerScanner, PtyViewer } from "../tests/integration/pty/pty-client";
-import { command, connectSocket, firstLine, ROOT, stopChild } from "./lib/bridge-child.ts";
+import { PtyViewer } from "../tests/integration/pty/pty-client";
+import { connectSocket, firstLine, ROOT, stopChild } from "./lib/bridge-child.ts";
 import { clientXtermRate, rawPtyRate, writeTextFile } from "./lib/pty-baselines.ts";
-import { processCpuMs } from "./lib/proc.ts";
+import { CAT_COMMAND, openViewer, timedCat, type CatRun } from "./lib/pty-cat.ts";
 import { median, round, sleep } from "./lib/stats.ts";
 
 /** Size of the file for the throughput run, from the issue. */
@@ -148,63 +146,9 @@ async function startBridgeChild(workspace: string): Promise<BridgeChild> {
   return { ...(JSON.parse(line) as Omit<BridgeChild, "child" | "stop">), child, stop };
 }
 
-/** Opens a terminal and a viewer on it, and waits for the shell's first prompt. */
-async function openViewer(
-  bridge: BridgeChild,
-  socket: Socket,
-  options: ConstructorParameters<typeof PtyViewer>[3],
-): Promise<PtyViewer> {
-  const { terminalId } = await command<TerminalInfo>(socket, "pty.create", {
-    sessionId: bridge.sessionId,
-    cols: 120,
-    rows: 30,
-  });
-  const viewer = new PtyViewer(socket, bridge.sessionId, terminalId, { cols: 120, rows: 30, ...options });
-  await viewer.attach();
-  const deadline = Date.now() + 10_000;
-  while (viewer.received === 0 && Date.now() < deadline) await sleep(20);
-  await sleep(200);
-  return viewer;
-}
-
-interface CatRun {
-  rate: number;
-  /** CPU of the process the output came through (the bridge, or the forwarder), per MB. */
-  serverCpuMsPerMb: number;
-  clientCpuMsPerMb: number;
-}
-
-/** Times `start()`'s `cat` of the file, ended by the line "END-2", until `viewer`'s xterm has parsed all of it. */
-async function timedCat(viewer: PtyViewer, serverPid: number, start: () => void): Promise<CatRun> {
-  // Anywhere in a chunk: the prompt that follows the marker in the same chunk is longer than any fixed tail window.
-  const sawEnd = markerScanner("END-2");
-  const done = new Promise<void>((resolve) =>
-    viewer.onData((chunk) => {
-      if (sawEnd(chunk)) resolve();
-    }),
-  );
-  const before = viewer.received;
-  const serverCpuBefore = processCpuMs(serverPid);
-  const clientCpuBefore = process.cpuUsage();
-  const startedAt = performance.now();
-  start();
-  await done;
-  await new Promise<void>((resolve) => viewer.term?.write("", resolve)); // Until the client has parsed it all.
-  const seconds = (performance.now() - startedAt) / 1000;
-  const megabytes = (viewer.received - before) / 1e6;
-  const clientCpu = process.cpuUsage(clientCpuBefore);
-  return {
-    rate: megabytes / seconds,
-    serverCpuMsPerMb: (processCpuMs(serverPid) - serverCpuBefore) / megabytes,
-    clientCpuMsPerMb: (clientCpu.user + clientCpu.system) / 1000 / megabytes,
-  };
-}
-
-const CAT_COMMAND = (file: string) => `cat ${path.basename(file)}; echo END-$((1+1))`;
-
 async function bridgeRate(bridge: BridgeChild, file: string): Promise<CatRun> {
   const socket = await connectSocket(bridge.url, bridge.token);
-  const viewer = await openViewer(bridge, socket, { keepBytes: false });
+  const viewer = await openViewer(socket, bridge.sessionId, { keepBytes: false });
   const result = await timedCat(viewer, bridge.child.pid as number, () => viewer.input(`${CAT_COMMAND(file)}\r`));
   viewer.dispose();
   socket.disconnect();
@@ -234,7 +178,7 @@ function rssMb(pid: number): number {
 
 async function flood(bridge: BridgeChild): Promise<{ peakMb: number; clientMb: number; quietMs: number }> {
   const socket = await connectSocket(bridge.url, bridge.token);
-  const viewer = await openViewer(bridge, socket, { keepBytes: false, ackDelayMs: SLOW_ACK_DELAY_MS });
+  const viewer = await openViewer(socket, bridge.sessionId, { keepBytes: false, ackDelayMs: SLOW_ACK_DELAY_MS });
   const pid = bridge.child.pid as number;
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), RSS_SAMPLE_MS);
@@ -255,7 +199,7 @@ async function flood(bridge: BridgeChild): Promise<{ peakMb: number; clientMb: n
 
 async function echoLatency(bridge: BridgeChild): Promise<number[]> {
   const socket = await connectSocket(bridge.url, bridge.token);
-  const viewer = await openViewer(bridge, socket, { keepBytes: false });
+  const viewer = await openViewer(socket, bridge.sessionId, { keepBytes: false });
   const samples: number[] = [];
   for (let i = 0; i < KEYSTROKES; i++) {
     const key = String.fromCharCode(97 + (i % 26));

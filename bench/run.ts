@@ -45,8 +45,13 @@ const BENCHES: Bench[] = [
   { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo", timeoutS: 300 },
   { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium", timeoutS: 60 },
   { name: "prompt-cache", file: "./prompt-cache.ts", what: "prompt cache reuse over a scripted session", timeoutS: 90 },
-  // 10,000 files written, a hub and a runner process started, then ~250 tool calls.
-  { name: "runners", file: "./runners.ts", what: "tool calls and grep through a runner vs locally", timeoutS: 120 },
+  // 10,000 files written, a hub and a runner process started, ~250 tool calls, then 13 cats of 50 MB in terminals.
+  {
+    name: "runners",
+    file: "./runners.ts",
+    what: "tool calls, grep and terminal throughput through a runner vs locally",
+    timeoutS: 180,
+  },
 ];
 
 interface Target {

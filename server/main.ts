@@ -102,7 +102,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     workspaceOf: async (sessionId) => {
       const session = await sessions.get(sessionId);
       // A session on a runner opens its shells there (server/runners/remote-pty.ts).
-      if (session.runner) return { cwd: session.workspace.path, open: runners.ptyOpenerFor(session.runner, sessionId) };
+      if (session.runner) return { cwd: session.workspace.path, open: runners.ptyOpenerFor(session.runner) };
       return session.workspace.path;
     },
     // A terminal can outlive its session's log (the session was deleted): its events then have nowhere to go.
@@ -119,13 +119,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     },
   });
   const settings = new SettingsService(db, config.home, config.model?.model ?? null);
-  // A runner session's snapshots are taken on its runner, through its host (server/runners/remote-snapshots.ts).
+  // A runner session's snapshots are taken on its runner, through its host (server/runners/remote-snapshots.ts);
+  // not fenced: a stale bridge's snapshot changes no file, and its checkpoint row is fenced in the store.
   const checkpoints = new CheckpointService({
     db,
     log,
     sessions,
     home: config.home,
-    hostOf: (runner, sessionId) => runners.hostFor(runner, sessionId),
+    hostOf: (runner) => runners.hostFor(runner),
   });
   // Sessions with an agentCommand run an external ACP agent, Worldline being its client.
   const externalAgents = new ExternalAgents();
@@ -163,7 +164,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     skills,
     titles,
     // Every shell command the tools run is written, redacted, to the audit log.
-    hostOf: (runner, sessionId) => runners.hostFor(runner, sessionId),
+    hostOf: (runner, sessionId, epoch) =>
+      runners.hostFor(runner, epoch === undefined ? undefined : { sessionId, epoch }),
     decorateToolContext: (ctx) => ({
       ...ctx,
       audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
@@ -197,6 +199,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   // Team mode: work for a session whose turn or terminal is on another bridge goes there (server/team).
   const rpc = redis ? new Rpc(redis, lease.id) : null;
   await rpc?.start();
+  if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
 

@@ -1,18 +1,20 @@
 "use client";
 
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { AddedRunner, RevokedRunner, RunnerList, type RunnerView } from "@/server/protocol";
+import { AddedRunner, RevokedRunner, RunnerList, RunnerView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 
 /**
  * Runners: machines that dial this hub and run sessions' tools and terminals. Adding one shows its
- * one-time token (to give `worldline runner --token`); revoking one disconnects it at once.
+ * one-time token (to give `worldline runner --token`); renaming one reconnects it under the new
+ * name; revoking one disconnects it at once.
  */
 export function RunnersSection() {
   const [runners, setRunners] = useState<RunnerView[] | null>(null);
   const [name, setName] = useState("");
   const [token, setToken] = useState<{ name: string; token: string } | null>(null);
   const [status, setStatus] = useState<string | null>(null);
+  const [renaming, setRenaming] = useState<{ from: string; to: string } | null>(null);
 
   const load = useCallback(() => {
     api("/api/v1/runners", RunnerList).then(setRunners, (err: Error) => setStatus(err.message));
@@ -25,6 +27,22 @@ export function RunnersSection() {
     try {
       setToken(await api("/api/v1/runners", AddedRunner, { method: "POST", body: { name: name.trim() } }));
       setName("");
+      load();
+    } catch (err) {
+      setStatus(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  const rename = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!renaming) return;
+    setStatus(null);
+    try {
+      await api(`/api/v1/runners/${encodeURIComponent(renaming.from)}`, RunnerView.pick({ name: true }), {
+        method: "PATCH",
+        body: { name: renaming.to.trim() },
+      });
+      setRenaming(null);
       load();
     } catch (err) {
       setStatus(err instanceof Error ? err.message : String(err));
@@ -47,12 +65,35 @@ export function RunnersSection() {
       <ul className="flex flex-col gap-1">
         {runners?.map((runner) => (
           <li key={runner.name} className="flex items-center gap-2" data-testid="runner-row">
-            <span className="font-mono">{runner.name}</span>
+            {renaming?.from === runner.name ? (
+              <form className="flex gap-1" onSubmit={rename}>
+                <input
+                  aria-label={`New name for ${runner.name}`}
+                  autoFocus
+                  className="rounded-md border border-border bg-bg px-2 py-0.5 font-mono outline-none focus:border-accent"
+                  value={renaming.to}
+                  onChange={(event) => setRenaming({ from: runner.name, to: event.target.value })}
+                  onKeyDown={(event) => event.key === "Escape" && setRenaming(null)}
+                />
+                <button type="submit" disabled={!renaming.to.trim()} className="text-xs disabled:opacity-40">
+                  Save
+                </button>
+              </form>
+            ) : (
+              <span className="font-mono">{runner.name}</span>
+            )}
             <span className={runner.connected ? "text-xs text-accent" : "text-xs text-muted"}>
               {runner.connected ? "connected" : runner.last_seen ? `last seen ${runner.last_seen}` : "never connected"}
             </span>
             <span className="truncate font-mono text-xs text-muted">{runner.roots.join(", ")}</span>
-            <button type="button" className="ml-auto text-xs text-danger" onClick={() => void revoke(runner.name)}>
+            <button
+              type="button"
+              className="ml-auto text-xs"
+              onClick={() => setRenaming({ from: runner.name, to: runner.name })}
+            >
+              Rename
+            </button>
+            <button type="button" className="text-xs text-danger" onClick={() => void revoke(runner.name)}>
               Revoke
             </button>
           </li>

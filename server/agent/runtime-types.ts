@@ -64,8 +64,11 @@ export interface RuntimeDeps {
   titles?: TitlePort;
   /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
   sessionTools?: SessionToolSource;
-  /** Where a session's workspace is: its runner's host (server/runners); this machine when absent or null. */
-  hostOf?: (runner: string, sessionId: string) => WorkspaceHost;
+  /**
+   * Where a session's workspace is: its runner's host (server/runners); this machine when absent or null.
+   * `epoch` is the turn's claim: the runner refuses requests of a bridge whose claim was taken over.
+   */
+  hostOf?: (runner: string, sessionId: string, epoch?: number) => WorkspaceHost;
 }
 
 /** The session claim a turn runs under (server/store/claims.ts): taken, released, and checked for fencing. */

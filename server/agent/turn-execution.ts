@@ -69,7 +69,7 @@ export async function executeTurn(
   const session = pending.session ?? (await deps.sessions.get(sessionId));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
   const workspace = session.workspace.path;
-  const host = session.runner && deps.hostOf ? deps.hostOf(session.runner, sessionId) : undefined;
+  const host = session.runner && deps.hostOf ? deps.hostOf(session.runner, sessionId, pending.claim?.epoch) : undefined;
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
   const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
   if (session.agentCommand && deps.externalAgents) {

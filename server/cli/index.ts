@@ -33,8 +33,8 @@ Commands:
                      named people on a hub (worldline users --help)
   worldline runner --hub URL --token TOKEN [--name NAME] [--root DIR]...
                      serve this machine's folders to a hub
-  worldline runners add NAME [--root DIR]... | list | revoke NAME
-                     enroll, list and revoke runners (on the hub)
+  worldline runners add NAME [--root DIR]... | list | rename OLD NEW | revoke NAME
+                     enroll, list, rename and revoke runners (on the hub)
   worldline doctor   check the stored sessions, repair what is safe, list the rest
 
 Model: WORLDLINE_MODEL, OPENAI_BASE_URL and OPENAI_API_KEY, or the settings page.
@@ -53,8 +53,12 @@ async function main(argv: string[]): Promise<number | undefined> {
       return (await import("./users")).usersCommand(argv.slice(1));
     case "doctor":
       return (await import("./doctor")).doctorCommand();
-    case "runner":
+    case "runner": {
+      // Before its terminals need node-pty: a skipped build gets its one message, not a failed terminal later.
+      const native = await import("./native");
+      native.checkNativeModules(native.RUNNER_NATIVE_MODULES);
       return (await import("./runner")).runnerCommand(argv.slice(1));
+    }
     case "runners":
       return (await import("./runners")).runnersCommand(argv.slice(1));
     case "help":

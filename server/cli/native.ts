@@ -9,11 +9,15 @@ import { CliError } from "./options";
  * "bindings file" error. Loading them first turns that into one line saying what to run, once.
  */
 const NATIVE_MODULES = ["better-sqlite3", "node-pty"] as const;
+type NativeModule = (typeof NATIVE_MODULES)[number];
 
-export function checkNativeModules(): void {
+/** `worldline runner` holds no database: only its terminals' node-pty must load. */
+export const RUNNER_NATIVE_MODULES: readonly NativeModule[] = ["node-pty"];
+
+export function checkNativeModules(modules: readonly NativeModule[] = NATIVE_MODULES): void {
   const require = createRequire(import.meta.url);
   const broken: { name: string; problem: string; dir: string }[] = [];
-  for (const name of NATIVE_MODULES) {
+  for (const name of modules) {
     let dir = "";
     try {
       dir = path.dirname(require.resolve(`${name}/package.json`));

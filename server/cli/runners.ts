@@ -6,10 +6,11 @@ import * as store from "../store";
 const USAGE = `Usage:
   worldline runners add NAME [--root DIR]...   enroll a runner; prints its one-time token last
   worldline runners list                       name, connected, roots, last seen
+  worldline runners rename OLD NEW             rename it; its sessions follow, a connected runner reconnects
   worldline runners revoke NAME                revoke its credential; a connected runner is dropped at once
 `;
 
-/** `worldline runners add|list|revoke`: on the hub's machine, with the hub's environment (its database). */
+/** `worldline runners add|list|rename|revoke`: on the hub's machine, with the hub's environment (its database). */
 export async function runnersCommand(argv: string[]): Promise<number> {
   const [action, ...rest] = argv;
   const { values, positionals } = parseArgs({
@@ -39,6 +40,16 @@ export async function runnersCommand(argv: string[]): Promise<number> {
         // The bridge holding a runner's connection knows it is connected; this process reports last_seen.
         for (const runner of runners)
           process.stdout.write(`${runner.name}\t${runner.last_seen ?? "never seen"}\t${runner.roots.join(",")}\n`);
+        return 0;
+      }
+      case "rename": {
+        const [from, to] = positionals;
+        if (!from || !to) break;
+        if (!(await hub.rename(from, to))) {
+          process.stderr.write(`No runner named "${from}".\n`);
+          return 1;
+        }
+        process.stdout.write(`Runner "${from}" renamed to "${to}".\n`);
         return 0;
       }
       case "revoke": {

@@ -149,15 +149,24 @@ export const RunnerOperation = z.discriminatedUnion("op", [
 export type RunnerOperation = z.infer<typeof RunnerOperation>;
 export type RunnerOp = RunnerOperation["op"];
 
+/**
+ * In team mode, the hub bridge a request comes from (its owner id): the runner puts it on the answer
+ * and on the output of what the request started, and the bridge holding the runner's socket passes
+ * those on to it (server/runners/relay.ts). Absent: the bridge the runner is connected to.
+ */
+const Route = z.string().min(1).max(64);
+
 export const RunnerRequest = z
   .object({
     id: z.string().min(1).max(64),
     /**
-     * The fencing epoch of the hub process that sends it, for the session it is sent for: a runner
-     * refuses a request whose epoch is below one it has already seen for that session.
+     * With `sessionId`: the epoch of the session's claim the sending bridge holds (server/leases). A
+     * runner refuses a request whose epoch is below one it has already seen for that session.
+     * Requests not made under a claim (terminals, the file views) carry no sessionId and are not fenced.
      */
     epoch: z.number().int().min(0),
     sessionId: z.string().max(64).optional(),
+    route: Route.optional(),
     operation: RunnerOperation,
   })
   .strict();
@@ -171,8 +180,12 @@ export const RunnerFailure = z.object({
 });
 
 export const RunnerResponse = z.union([
-  z.object({ id: z.string().min(1).max(64), ok: z.literal(true), result: z.unknown() }).strict(),
-  z.object({ id: z.string().min(1).max(64), ok: z.literal(false), error: RunnerFailure }).strict(),
+  z
+    .object({ id: z.string().min(1).max(64), ok: z.literal(true), result: z.unknown(), route: Route.optional() })
+    .strict(),
+  z
+    .object({ id: z.string().min(1).max(64), ok: z.literal(false), error: RunnerFailure, route: Route.optional() })
+    .strict(),
 ]);
 export type RunnerResponse = z.infer<typeof RunnerResponse>;
 
@@ -182,11 +195,13 @@ export const RunnerOutput = z
     chunk: z.string(),
     /** A stdio program's stderr (runner-workspace.ts); absent: its stdout, or a command's output. */
     stream: z.literal("stderr").optional(),
+    route: Route.optional(),
   })
   .strict();
 export const RunnerExit = z
   .object({
     processId: z.string().min(1).max(64),
+    route: Route.optional(),
     code: z.number().int().nullable(),
     signal: z.string().max(32).nullable(),
     leftoversStopped: z.boolean(),
@@ -199,10 +214,23 @@ export const RunnerFilesChanged = z
   .strict();
 
 /** A terminal's output, as the runner read it from its pty (raw bytes). */
-export const RunnerPtyData = z.object({ ptyId: z.string().min(1).max(64), data: z.instanceof(Uint8Array) }).strict();
-export const RunnerPtyExit = z
-  .object({ ptyId: z.string().min(1).max(64), exitCode: z.number().int().nullable() })
+export const RunnerPtyData = z
+  .object({ ptyId: z.string().min(1).max(64), data: z.instanceof(Uint8Array), route: Route.optional() })
   .strict();
+export const RunnerPtyExit = z
+  .object({ ptyId: z.string().min(1).max(64), exitCode: z.number().int().nullable(), route: Route.optional() })
+  .strict();
+
+/** What a runner sends its hub besides `runner.welcome`; each is parsed with its schema above. */
+export const RunnerFrameEvent = z.enum([
+  "runner.response",
+  "runner.output",
+  "runner.exit",
+  "runner.pty_data",
+  "runner.pty_exit",
+  "runner.files_changed",
+]);
+export type RunnerFrameEvent = z.infer<typeof RunnerFrameEvent>;
 
 const FileStatShape = z.object({ type: z.enum(["file", "dir", "other"]), size: z.number(), mtimeMs: z.number() });
 const SearchLineShape = z.object({ number: z.number().int(), text: z.string(), isMatch: z.boolean() });
@@ -281,6 +309,9 @@ export const RunnerList = z.array(RunnerView);
 
 /** `POST /api/v1/runners`: the one-time enrollment token, shown once. */
 export const AddedRunner = z.object({ name: z.string(), token: z.string() });
+
+/** `PATCH /api/v1/runners/:name`: a new name (its sessions follow; a connected runner reconnects under it). */
+export const RenameRunnerBody = z.object({ name: RunnerName }).strict();
 
 /** `DELETE /api/v1/runners/:name`. */
 export const RevokedRunner = z.object({ revoked: z.literal(true) });

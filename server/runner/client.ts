@@ -75,11 +75,11 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
     guard,
     {
       response: (response) => socket.emit("runner.response", response),
-      output: (processId, chunk, stream) =>
-        socket.emit("runner.output", { processId, chunk, ...(stream ? { stream } : {}) }),
-      exit: (processId, info) => socket.emit("runner.exit", { processId, ...info }),
-      ptyData: (ptyId, data) => socket.emit("runner.pty_data", { ptyId, data }),
-      ptyExit: (ptyId, exitCode) => socket.emit("runner.pty_exit", { ptyId, exitCode }),
+      output: (processId, chunk, route, stream) =>
+        socket.emit("runner.output", { processId, chunk, ...(stream ? { stream } : {}), ...routed(route) }),
+      exit: (processId, info, route) => socket.emit("runner.exit", { processId, ...info, ...routed(route) }),
+      ptyData: (ptyId, data, route) => socket.emit("runner.pty_data", { ptyId, data, ...routed(route) }),
+      ptyExit: (ptyId, exitCode, route) => socket.emit("runner.pty_exit", { ptyId, exitCode, ...routed(route) }),
       filesChanged: (root, paths) => socket.emit("runner.files_changed", { root, paths }),
       log: options.log,
     },
@@ -144,6 +144,10 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
       finish();
     },
   };
+}
+
+function routed(route: string | undefined): { route?: string } {
+  return route ? { route } : {};
 }
 
 function readCredential(file: string, hub: string): SavedCredential | undefined {

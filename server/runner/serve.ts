@@ -36,14 +36,21 @@ const MAX_PICKER_ENTRIES = 500;
 /** Larger files are not sent whole (str_replace and write_file's diff read them); the hub's frame limit is above. */
 const MAX_READ_TEXT_BYTES = 10 * 1024 * 1024;
 
-/** How the runner talks back: answers, and the output and exit of commands it started. */
+/**
+ * How the runner talks back: answers, and the output and exit of commands it started. `route` is
+ * the request's (server/protocol/runner.ts): the hub bridge they go back to, put on each frame.
+ */
 export interface RunnerReplies {
   response(response: RunnerResponse): void;
   /** `stream`: "stderr" for a stdio program's stderr. */
-  output(processId: string, chunk: string, stream?: "stderr"): void;
-  exit(processId: string, info: { code: number | null; signal: string | null; leftoversStopped: boolean }): void;
-  ptyData(ptyId: string, data: Buffer): void;
-  ptyExit(ptyId: string, exitCode: number | null): void;
+  output(processId: string, chunk: string, route: string | undefined, stream?: "stderr"): void;
+  exit(
+    processId: string,
+    info: { code: number | null; signal: string | null; leftoversStopped: boolean },
+    route: string | undefined,
+  ): void;
+  ptyData(ptyId: string, data: Buffer, route: string | undefined): void;
+  ptyExit(ptyId: string, exitCode: number | null, route: string | undefined): void;
   filesChanged(root: string, paths: string[]): void;
   log(line: string): void;
 }
@@ -76,7 +83,8 @@ export class RunnerWorker {
     this.terminals = new RunnerTerminals({ data: replies.ptyData, exit: replies.ptyExit });
     this.snapshots = new RunnerSnapshots(home);
     this.stdio = new RunnerStdio(this.host, {
-      output: (processId, chunk, stream) => replies.output(processId, redactKnownValues(chunk, this.secrets), stream),
+      output: (processId, chunk, route, stream) =>
+        replies.output(processId, redactKnownValues(chunk, this.secrets), route, stream),
       exit: replies.exit,
       log: replies.log,
     });
@@ -97,15 +105,19 @@ export class RunnerWorker {
       return;
     }
     const request = parsed.data;
+    const { route } = request;
+    const reply = (response: RunnerResponse) => this.replies.response(route ? { ...response, route } : response);
     const stale = this.staleEpoch(request.sessionId, request.epoch);
-    if (stale) {
+    if (stale !== undefined) {
       this.replies.log(`refused a request with stale epoch ${request.epoch} (seen ${stale}) for ${request.sessionId}`);
-      this.replies.response({
+      reply({
         id: request.id,
         ok: false,
         error: {
           code: "runner:stale_epoch",
-          message: "A newer owner of this session has taken over; this request was refused.",
+          message:
+            `Session ${request.sessionId} was taken over by another Worldline bridge (its claim is at epoch ${stale}; ` +
+            `this request came under epoch ${request.epoch}), so the runner refused it.`,
         },
       });
       return;
@@ -114,21 +126,21 @@ export class RunnerWorker {
     if (once) {
       const earlier = this.answered.get(request.id);
       // Sent again after a drop: answered again (still running: its answer comes when it is done).
-      if (earlier) return earlier === "running" ? undefined : this.replies.response(earlier);
+      if (earlier) return earlier === "running" ? undefined : reply(earlier);
       this.answered.set(request.id, "running");
       if (this.answered.size > MAX_REMEMBERED_ANSWERS)
         this.answered.delete(this.answered.keys().next().value as string);
     }
     const response = await this.answer(request);
     if (once && this.answered.has(request.id)) this.answered.set(request.id, response);
-    this.replies.response(response);
+    reply(response);
   }
 
   private async answer(request: RunnerRequest): Promise<RunnerResponse> {
     const controller = new AbortController();
     this.running.set(request.id, controller);
     try {
-      const result = await this.perform(request.operation, controller.signal);
+      const result = await this.perform(request.operation, controller.signal, request.route);
       return { id: request.id, ok: true, result: result ?? null };
     } catch (error) {
       const code = isWorldlineError(error) ? error.code : "runner:failed";
@@ -156,7 +168,7 @@ export class RunnerWorker {
     return undefined;
   }
 
-  private async perform(operation: RunnerOperation, signal: AbortSignal): Promise<unknown> {
+  private async perform(operation: RunnerOperation, signal: AbortSignal, route: string | undefined): Promise<unknown> {
     const { guard, host } = this;
     switch (operation.op) {
       case "resolve": {
@@ -196,7 +208,7 @@ export class RunnerWorker {
       case "glob":
         return host.glob((await guard.confine(operation.root)).real, operation.pattern, signal);
       case "exec":
-        return this.exec(operation);
+        return this.exec(operation, route);
       case "stop":
         await this.processes.get(operation.processId)?.stop(operation.graceMs);
         return null;
@@ -228,7 +240,7 @@ export class RunnerWorker {
         return this.files.gitStatus(await this.folder(operation.root));
       case "pty.open": {
         const { ptyId, ...spawn } = operation;
-        return { pid: this.terminals.open(ptyId, { ...spawn, cwd: await this.folder(spawn.cwd) }) };
+        return { pid: this.terminals.open(ptyId, { ...spawn, cwd: await this.folder(spawn.cwd) }, route) };
       }
       case "pty.input":
         this.terminals.input(operation.ptyId, operation.data);
@@ -254,7 +266,7 @@ export class RunnerWorker {
       case "skills.list":
         return this.workspaceSkills(await this.folder(operation.workspace));
       case "stdio.open":
-        return this.stdio.open({ ...operation, cwd: await this.folder(operation.cwd) });
+        return this.stdio.open({ ...operation, cwd: await this.folder(operation.cwd) }, route);
       case "stdio.write":
         this.stdio.write(operation.processId, operation.data);
         return null;
@@ -264,7 +276,10 @@ export class RunnerWorker {
     }
   }
 
-  private async exec(operation: Extract<RunnerOperation, { op: "exec" }>): Promise<{ pid: number }> {
+  private async exec(
+    operation: Extract<RunnerOperation, { op: "exec" }>,
+    route: string | undefined,
+  ): Promise<{ pid: number }> {
     const cwd = (await this.guard.confine(operation.cwd)).real;
     const { processId } = operation;
     if (this.processes.has(processId))
@@ -274,18 +289,18 @@ export class RunnerWorker {
       cwd,
       env: operation.env,
       stdin: operation.stdin,
-      onOutput: (chunk) => this.replies.output(processId, redactKnownValues(chunk, this.secrets)),
+      onOutput: (chunk) => this.replies.output(processId, redactKnownValues(chunk, this.secrets), route),
     });
     this.processes.set(processId, process);
     void process.finish().then(
       ({ exit, leftoversStopped }) => {
         this.processes.delete(processId);
-        this.replies.exit(processId, { code: exit.code, signal: exit.signal, leftoversStopped });
+        this.replies.exit(processId, { code: exit.code, signal: exit.signal, leftoversStopped }, route);
       },
       (error: unknown) => {
         this.processes.delete(processId);
         this.replies.log(`command ${processId} ended without an exit status: ${errorMessage(error)}`);
-        this.replies.exit(processId, { code: null, signal: null, leftoversStopped: false });
+        this.replies.exit(processId, { code: null, signal: null, leftoversStopped: false }, route);
       },
     );
     return { pid: process.pid };

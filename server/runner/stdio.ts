@@ -16,13 +16,21 @@ export class RunnerStdio {
   constructor(
     private readonly host: WorkspaceHost,
     private readonly send: {
-      output(processId: string, chunk: string, stream?: "stderr"): void;
-      exit(processId: string, info: { code: number | null; signal: string | null; leftoversStopped: boolean }): void;
+      output(processId: string, chunk: string, route: string | undefined, stream?: "stderr"): void;
+      exit(
+        processId: string,
+        info: { code: number | null; signal: string | null; leftoversStopped: boolean },
+        route: string | undefined,
+      ): void;
       log(line: string): void;
     },
   ) {}
 
-  async open(spec: { processId: string; command: string; args: string[]; cwd: string; env: Record<string, string> }) {
+  /** `route`: the hub bridge that asked (server/protocol/runner.ts), put on the program's output and exit. */
+  async open(
+    spec: { processId: string; command: string; args: string[]; cwd: string; env: Record<string, string> },
+    route: string | undefined,
+  ) {
     const { processId } = spec;
     if (this.running.has(processId))
       throw new WorldlineError("runner:bad_request", `Program ${processId} already runs.`);
@@ -33,11 +41,11 @@ export class RunnerStdio {
       args: spec.args,
       cwd: spec.cwd,
       env: spec.env,
-      onStdout: (chunk) => this.send.output(processId, chunk),
-      onStderr: (chunk) => this.send.output(processId, chunk, "stderr"),
+      onStdout: (chunk) => this.send.output(processId, chunk, route),
+      onStderr: (chunk) => this.send.output(processId, chunk, route, "stderr"),
       onExit: ({ code, signal }) => {
         this.running.delete(processId);
-        this.send.exit(processId, { code, signal, leftoversStopped: false });
+        this.send.exit(processId, { code, signal, leftoversStopped: false }, route);
       },
     });
     this.running.set(processId, started);

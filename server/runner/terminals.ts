@@ -23,12 +23,17 @@ export class RunnerTerminals {
 
   constructor(
     private readonly send: {
-      data(ptyId: string, data: Buffer): void;
-      exit(ptyId: string, exitCode: number | null): void;
+      data(ptyId: string, data: Buffer, route: string | undefined): void;
+      exit(ptyId: string, exitCode: number | null, route: string | undefined): void;
     },
   ) {}
 
-  open(ptyId: string, spawn: { cwd: string; cols: number; rows: number; env: Record<string, string> }): number {
+  /** `route`: the hub bridge that opened it, put on its output (server/protocol/runner.ts). */
+  open(
+    ptyId: string,
+    spawn: { cwd: string; cols: number; rows: number; env: Record<string, string> },
+    route: string | undefined,
+  ): number {
     if (this.terminals.has(ptyId)) throw new WorldlineError("runner:bad_request", `Terminal ${ptyId} is already open.`);
     if (this.terminals.size >= MAX_RUNNER_TERMINALS)
       throw new WorldlineError("pty:busy", `This runner already runs ${MAX_RUNNER_TERMINALS} terminals.`);
@@ -39,7 +44,7 @@ export class RunnerTerminals {
       if (timer) clearTimeout(timer);
       timer = null;
       if (pending === 0) return;
-      this.send.data(ptyId, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, pending));
+      this.send.data(ptyId, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, pending), route);
       chunks.length = 0;
       pending = 0;
     };
@@ -69,7 +74,7 @@ export class RunnerTerminals {
         flush();
         pty.release();
         this.terminals.delete(ptyId);
-        this.send.exit(ptyId, signal ? null : exitCode);
+        this.send.exit(ptyId, signal ? null : exitCode, route);
         resolve();
       }),
     );

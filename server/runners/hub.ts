@@ -6,7 +6,8 @@ import type { WorkspaceHost } from "../host";
 import { RUNNER_SOCKET_PATH, RunnerHello, RunnerName, type RunnerView, type RunnerWelcome } from "../protocol";
 import * as store from "../store";
 import { LAST_SEEN_EVERY_MS, REVOCATION_CHECK_MS, RUNNER_GRACE_MS, RUNNER_MAX_FRAME_BYTES } from "./limits";
-import { RunnerLink } from "./link";
+import { RunnerLink, type Fence } from "./link";
+import { RunnerRelay, type Team } from "./relay";
 import { RemoteFiles, type FilesPort } from "./remote-files";
 import { RemoteHost } from "./remote-host";
 import { remotePtyOpener } from "./remote-pty";
@@ -17,11 +18,6 @@ export interface RunnerHubOptions {
   db: store.Db;
   /** How long calls wait for a runner that went away (default RUNNER_GRACE_MS, or WORLDLINE_RUNNER_GRACE_MS). */
   graceMs?: number;
-  /**
-   * The fencing epoch sent with every request. Until the owner's per-session epoch exists
-   * (server/leases), this process's start time: a bridge started later outranks an earlier one.
-   */
-  epoch?: () => number;
   log?: (line: string) => void;
 }
 
@@ -42,17 +38,16 @@ export class RunnerHub {
   private readonly links = new Map<string, RunnerLink>();
   private readonly db: store.Db;
   private readonly graceMs: number;
-  private readonly epoch: () => number;
   private readonly log: (line: string) => void;
   private io: Server | null = null;
+  /** Team mode: how this bridge reaches runners connected to the others (server/runners/relay.ts). */
+  private relay: RunnerRelay | null = null;
   private timers: NodeJS.Timeout[] = [];
   private readonly fileListeners = new Set<(runner: string, root: string, paths: string[]) => void>();
 
   constructor(options: RunnerHubOptions) {
     this.db = options.db;
     this.graceMs = options.graceMs ?? envMs("WORLDLINE_RUNNER_GRACE_MS") ?? RUNNER_GRACE_MS;
-    const started = Date.now();
-    this.epoch = options.epoch ?? (() => started);
     this.log = options.log ?? ((line) => process.stderr.write(`[worldline] ${line}\n`));
   }
 
@@ -93,11 +88,25 @@ export class RunnerHub {
     for (const timer of this.timers) timer.unref();
   }
 
+  /** Team mode: any bridge of the deployment serves any runner's sessions, wherever its socket is. */
+  async joinTeam(team: Team): Promise<void> {
+    const relay = new RunnerRelay(
+      {
+        link: (name) => this.link(name),
+        links: () => this.links.values(),
+        dropHere: (name, error) => this.drop(name, error),
+        filesChangedHere: (runner, root, paths) => this.filesChanged(runner, root, paths),
+      },
+      team,
+      this.log,
+    );
+    this.relay = relay;
+    await relay.start();
+  }
+
   /** `runners add`: a new runner (or a new token for one), returning the one-time token. */
   async add(name: string, allowedRoots: string[] = []): Promise<string> {
-    const parsed = RunnerName.safeParse(name);
-    if (!parsed.success)
-      throw new WorldlineError("runner:invalid", `Runner name "${name}": ${parsed.error.issues[0]?.message}.`);
+    checkName(name);
     for (const root of allowedRoots)
       if (!path.isAbsolute(root)) throw new WorldlineError("runner:invalid", `--root ${root}: give an absolute path.`);
     const token = newEnrollmentToken();
@@ -120,16 +129,34 @@ export class RunnerHub {
     }));
   }
 
-  /** Revokes a runner and disconnects it at once; its waiting calls fail. */
+  /** Revokes a runner and disconnects it at once, wherever it is connected; its waiting calls fail. */
   async revoke(name: string): Promise<boolean> {
     const revoked = await store.revokeRunner(this.db, name);
-    this.drop(name, "revoked");
+    this.dropEverywhere(name, revokedError(name));
     return revoked;
   }
 
-  /** The host of a session on a runner. */
-  hostFor(runner: string, sessionId?: string): WorkspaceHost {
-    return new RemoteHost(this.link(runner), sessionId);
+  /**
+   * Renames a runner; its sessions follow. A connected runner is disconnected and comes back under
+   * the new name at once (its credential is unchanged); calls waiting on it fail.
+   */
+  async rename(from: string, to: string): Promise<boolean> {
+    checkName(to);
+    const renamed = await store.renameRunner(this.db, from, to);
+    if (renamed)
+      this.dropEverywhere(
+        from,
+        new WorldlineError(
+          "runner:gone",
+          `The runner "${from}" was renamed to "${to}" while this call waited; try again.`,
+        ),
+      );
+    return renamed;
+  }
+
+  /** The host of a session on a runner; a turn's host carries its claim (the runner refuses a stale one). */
+  hostFor(runner: string, fence?: Fence): WorkspaceHost {
+    return new RemoteHost(this.link(runner), fence);
   }
 
   /** Changes the runners' file tree watchers saw (for `files.changed` to the tabs following those sessions). */
@@ -139,8 +166,8 @@ export class RunnerHub {
   }
 
   /** How a terminal of a session on a runner opens its shell there. */
-  ptyOpenerFor(runner: string, sessionId: string): PtyOpener {
-    return remotePtyOpener(this.link(runner), sessionId, this.log);
+  ptyOpenerFor(runner: string): PtyOpener {
+    return remotePtyOpener(this.link(runner), this.log);
   }
 
   /** The IDE's file views of a session on a runner (tree, editor, search, git markers). */
@@ -175,15 +202,21 @@ export class RunnerHub {
     if (!link) {
       link = new RunnerLink(name, {
         graceMs: this.graceMs,
-        epoch: this.epoch,
         log: this.log,
         filesChanged: (root, paths) => {
-          for (const listener of this.fileListeners) listener(name, root, paths);
+          this.filesChanged(name, root, paths);
+          this.relay?.filesChanged(name, root, paths);
         },
+        route: () => this.relay?.me,
+        forward: (route, event, raw) => this.relay?.forward(name, route, event, raw) ?? false,
       });
       this.links.set(name, link);
     }
     return link;
+  }
+
+  private filesChanged(runner: string, root: string, paths: string[]): void {
+    for (const listener of this.fileListeners) listener(runner, root, paths);
   }
 
   private async requireKnown(name: string): Promise<void> {
@@ -236,39 +269,67 @@ export class RunnerHub {
         this.log(`runner "${admitted.name}": last_seen not written: ${errorMessage(error)}`);
       });
     void seen(admitted.roots);
+    const told = (what: string, telling: Promise<void> | undefined) =>
+      telling?.catch((error: unknown) => {
+        // The other bridges then reach it through the registry at their next start, or after its next reconnect.
+        this.log(`runner "${admitted.name}": the other bridges were not told it ${what}: ${errorMessage(error)}`);
+      });
+    void told("connected", this.relay?.connected(admitted.name, admitted.instance, socket.id));
     socket.on("disconnect", (reason) => {
       this.log(`runner "${admitted.name}" disconnected (${reason})`);
       void seen();
+      void told("disconnected", this.relay?.disconnected(admitted.name, admitted.instance, socket.id));
     });
   }
 
-  private drop(name: string, why: string): void {
+  private dropEverywhere(name: string, error: WorldlineError): void {
+    this.drop(name, error);
+    this.relay?.dropped(name, error);
+  }
+
+  private drop(name: string, error: WorldlineError): void {
     const link = this.links.get(name);
     if (!link) return;
     this.links.delete(name);
-    link.close(new WorldlineError("runner:revoked", `The runner "${name}" was ${why}; its calls were stopped.`));
+    link.close(error);
   }
 
-  /** Runners revoked by another process (`worldline runners revoke`, another bridge) are dropped here too. */
+  /** Runners revoked or renamed by another process (`worldline runners`, another bridge) are dropped here too. */
   private async dropRevoked(): Promise<void> {
     const connected = [...this.links.values()].filter((link) => link.connected).map((link) => link.name);
     if (connected.length === 0) return;
     const rows = await Promise.all(connected.map((name) => store.getRunner(this.db, name))).catch((error: unknown) => {
       this.log(`runner revocation check failed (retried in ${REVOCATION_CHECK_MS} ms): ${errorMessage(error)}`);
-      return [];
+      return null;
     });
-    for (const row of rows) if (row?.revokedAt) this.drop(row.name, "revoked");
+    rows?.forEach((row, index) => {
+      const name = connected[index];
+      if (row?.revokedAt) this.drop(name, revokedError(name));
+      // Renamed: the runner comes back under its new name (its credential finds the row).
+      else if (!row) this.drop(name, new WorldlineError("runner:gone", `The runner "${name}" was renamed; try again.`));
+    });
   }
 
   private async markSeen(): Promise<void> {
     const now = new Date();
     for (const link of this.links.values()) {
-      if (!link.connected) continue;
+      // The bridge holding its socket writes it.
+      if (!link.local) continue;
       await store.touchRunner(this.db, link.name, { lastSeenAt: now }).catch((error: unknown) => {
         this.log(`runner "${link.name}": last_seen not written: ${errorMessage(error)}`);
       });
     }
   }
+}
+
+function revokedError(name: string): WorldlineError {
+  return new WorldlineError("runner:revoked", `The runner "${name}" was revoked; its calls were stopped.`);
+}
+
+function checkName(name: string): void {
+  const parsed = RunnerName.safeParse(name);
+  if (!parsed.success)
+    throw new WorldlineError("runner:invalid", `Runner name "${name}": ${parsed.error.issues[0]?.message}.`);
 }
 
 function parseRoots(json: string): string[] {

@@ -9,6 +9,7 @@ import {
   RunnerPtyExit,
   RunnerResponse,
   RunnerResults,
+  RunnerFrameEvent,
   type RunnerOp,
   type RunnerOperation,
   type RunnerRequest,
@@ -40,13 +41,23 @@ interface PendingCall {
   reject(error: Error): void;
 }
 
+/** How requests reach the runner: its socket on this bridge, or through the bridge of the deployment holding it. */
 interface Connection {
-  socket: Socket;
   instance: string;
+  socket?: Socket;
+  /** The bridge (owner id) holding the runner's socket (server/runners/relay.ts); undefined: this one. */
+  via?: string;
+  send(request: RunnerRequest): void;
+}
+
+/** The session claim a request is made under (server/leases): the runner refuses an epoch below one it saw. */
+export interface Fence {
+  sessionId: string;
+  epoch: number;
 }
 
 export interface CallOptions {
-  sessionId?: string;
+  fence?: Fence;
   signal?: AbortSignal;
   /** Fail at once when the runner is not connected (a session being created), instead of waiting the grace. */
   now?: boolean;
@@ -72,10 +83,13 @@ export class RunnerLink {
     readonly name: string,
     private readonly options: {
       graceMs: number;
-      epoch: () => number;
       log: (line: string) => void;
       /** The runner's file tree watcher saw changes under `root`. */
       filesChanged?: (root: string, paths: string[]) => void;
+      /** Team mode: this bridge's owner id, put on requests so the runner's answers find their way back here. */
+      route?: () => string | undefined;
+      /** Team mode: passes on a frame routed to another bridge; false when it is this bridge's own. */
+      forward?: (route: string, event: RunnerFrameEvent, raw: unknown) => boolean;
     },
   ) {
     this.startGrace();
@@ -85,42 +99,90 @@ export class RunnerLink {
     return this.connection !== null;
   }
 
+  /** Whether the runner's socket is on this bridge (not reached through another one). */
+  get local(): boolean {
+    return this.connection?.socket !== undefined;
+  }
+
+  /** The bridge the runner is reached through, when not this one. */
+  get via(): string | undefined {
+    return this.connection?.via;
+  }
+
+  /** The runner (re)connected to this bridge. */
+  attach(socket: Socket, instance: string): void {
+    for (const event of RunnerFrameEvent.options) socket.on(event, (raw: unknown) => this.fromSocket(event, raw));
+    socket.on("disconnect", () => {
+      if (this.connection?.socket === socket) this.detach();
+    });
+    this.connect({ socket, instance, send: (request) => socket.emit("runner.request", request) });
+  }
+
+  /** The runner (re)connected to another bridge of the deployment: requests go through it. */
+  attachVia(via: string, instance: string, send: (request: RunnerRequest) => void): void {
+    // Told twice (its notice, and the registry read after another bridge's disconnect): nothing to resend.
+    if (this.connection?.via === via && this.connection.instance === instance) return;
+    this.connect({ via, instance, send });
+  }
+
+  /** The bridge the runner was reached through lost it (or died): calls wait for it to come back. */
+  lostVia(via: string): void {
+    if (this.connection?.via === via) this.detach();
+  }
+
+  /** Sends a request another bridge relays, when the runner's socket is here; false otherwise. */
+  sendHere(request: RunnerRequest): boolean {
+    if (!this.connection?.socket) return false;
+    this.connection.socket.emit("runner.request", request);
+    return true;
+  }
+
+  /** A frame from the runner, from its socket here or passed on by the bridge holding it. */
+  receive(event: RunnerFrameEvent, raw: unknown): void {
+    if (event === "runner.response") this.onResponse(raw);
+    else if (event === "runner.output") this.onOutput(raw);
+    else if (event === "runner.exit") this.onExit(raw);
+    else if (event === "runner.pty_data") this.onPtyData(raw);
+    else if (event === "runner.pty_exit") this.onPtyExit(raw);
+    else {
+      const parsed = RunnerFilesChanged.safeParse(raw);
+      if (!parsed.success) return this.refuse("a malformed file change", raw);
+      this.options.filesChanged?.(parsed.data.root, parsed.data.paths);
+    }
+  }
+
   /**
    * A (re)connection: requests that waited are sent; those the previous process had are lost with it.
    * Those sent to this same process before the drop are sent again (a request in flight when the
    * connection dropped is lost with it); the runner answers a request it already did from its memory.
    */
-  attach(socket: Socket, instance: string): void {
+  private connect(connection: Connection): void {
     const previous = this.connection;
-    if (previous && previous.socket !== socket) previous.socket.disconnect(true);
-    this.connection = { socket, instance };
+    if (previous?.socket && previous.socket !== connection.socket) previous.socket.disconnect(true);
+    this.connection = connection;
     this.goneWith = null;
     this.stopGrace();
-    this.loseFromOtherInstances(instance);
-    socket.on("runner.response", (raw: unknown) => this.onResponse(raw));
-    socket.on("runner.output", (raw: unknown) => this.onOutput(raw));
-    socket.on("runner.exit", (raw: unknown) => this.onExit(raw));
-    socket.on("runner.pty_data", (raw: unknown) => this.onPtyData(raw));
-    socket.on("runner.pty_exit", (raw: unknown) => this.onPtyExit(raw));
-    socket.on("runner.files_changed", (raw: unknown) => {
-      const parsed = RunnerFilesChanged.safeParse(raw);
-      if (!parsed.success) return this.refuse("a malformed file change", raw);
-      this.options.filesChanged?.(parsed.data.root, parsed.data.paths);
-    });
-    socket.on("disconnect", () => {
-      if (this.connection?.socket !== socket) return;
-      this.connection = null;
-      this.startGrace();
-    });
+    this.loseFromOtherInstances(connection.instance);
     for (const call of this.pending.values())
-      if (call.sentTo === undefined || call.sentTo === instance) this.send(call);
+      if (call.sentTo === undefined || call.sentTo === connection.instance) this.send(call);
+  }
+
+  private detach(): void {
+    this.connection = null;
+    this.startGrace();
+  }
+
+  private fromSocket(event: RunnerFrameEvent, raw: unknown): void {
+    const route = (raw as { route?: unknown } | null)?.route;
+    if (typeof route === "string" && this.options.forward?.(route, event, raw)) return;
+    this.receive(event, raw);
   }
 
   /** Revoked or removed: everything waiting fails now. */
   close(error: WorldlineError): void {
     this.closedWith = error;
     this.stopGrace();
-    this.connection?.socket.disconnect(true);
+    this.connection?.socket?.disconnect(true);
     this.connection = null;
     this.failAll(error);
     this.endTerminals();
@@ -140,10 +202,12 @@ export class RunnerLink {
       return Promise.reject(
         new WorldlineError("runner:busy", `The runner "${this.name}" has too many requests waiting.`),
       );
+    const route = this.options.route?.();
     const request: RunnerRequest = {
       id: randomUUID(),
-      epoch: this.options.epoch(),
-      ...(options.sessionId ? { sessionId: options.sessionId } : {}),
+      epoch: options.fence?.epoch ?? 0,
+      ...(options.fence ? { sessionId: options.fence.sessionId } : {}),
+      ...(route ? { route } : {}),
       operation,
     };
     return new Promise<RunnerResult<O>>((resolve, reject) => {
@@ -192,7 +256,7 @@ export class RunnerLink {
       const tracked = this.ptys.get(op.ptyId);
       if (tracked) tracked.instance = connection.instance;
     }
-    connection.socket.emit("runner.request", call.request);
+    connection.send(call.request);
   }
 
   private cancel(requestId: string): Promise<unknown> {

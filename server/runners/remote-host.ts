@@ -19,21 +19,22 @@ import type {
   WorkspacePromptFiles,
 } from "../host";
 import type { SkillView } from "../protocol";
-import type { RunnerLink } from "./link";
+import type { Fence, RunnerLink } from "./link";
 import { RemoteSnapshots } from "./remote-snapshots";
 import { startRemoteStdio } from "./remote-stdio";
 
 /**
  * A workspace on a runner's machine: every operation is one request over the runner's
  * connection (server/runners/link.ts); the runner does it with its own LocalHost, inside
- * its roots. Paths are the runner's.
+ * its roots. Paths are the runner's. A turn's host carries the turn's claim (its fence), so a
+ * runner refuses the requests of a bridge whose claim was taken over.
  */
 export class RemoteHost implements WorkspaceHost {
   readonly runner: string;
 
   constructor(
     private readonly link: RunnerLink,
-    private readonly sessionId?: string,
+    private readonly fence?: Fence,
   ) {
     this.runner = link.name;
   }
@@ -111,7 +112,7 @@ export class RemoteHost implements WorkspaceHost {
   }
 
   private options(signal?: AbortSignal) {
-    return { sessionId: this.sessionId, signal };
+    return { fence: this.fence, signal };
   }
 }
 
@@ -127,7 +128,7 @@ class RemoteProcess implements HostProcess {
   constructor(
     private readonly link: RunnerLink,
     private readonly processId: string,
-    private readonly callOptions: { sessionId?: string },
+    private readonly callOptions: { fence?: Fence },
   ) {
     this.finished = new Promise<Finished>((resolve, reject) => {
       this.resolveFinished = resolve;

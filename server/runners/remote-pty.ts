@@ -11,9 +11,10 @@ const READ_SLICE_BYTES = 16 * 1024;
  * flow control) is unchanged: the runner's pty output is fed into its read buffers, and input,
  * resizes, pauses and the kill go back as requests. While the runner is away the shell keeps
  * running there; its output waits in the runner's connection and arrives when it is back.
+ * A terminal is the person's, not the turn's: its requests carry no claim and are not fenced.
  */
-export function remotePtyOpener(link: RunnerLink, sessionId: string, log: (line: string) => void): PtyOpener {
-  return (spawn, reads) => new RemotePty(link, sessionId, spawn, reads, log);
+export function remotePtyOpener(link: RunnerLink, log: (line: string) => void): PtyOpener {
+  return (spawn, reads) => new RemotePty(link, spawn, reads, log);
 }
 
 class RemotePty implements PtyProcess {
@@ -24,14 +25,13 @@ class RemotePty implements PtyProcess {
 
   constructor(
     private readonly link: RunnerLink,
-    private readonly sessionId: string,
     spawn: PtySpawn,
     private readonly reads: PtyReads,
     private readonly log: (line: string) => void,
   ) {
     link.trackPty(this.id, { data: (chunk) => this.feed(chunk), exit: (code) => this.end(code) });
     const { cwd, cols, rows, env } = spawn;
-    this.link.call({ op: "pty.open", ptyId: this.id, cwd, cols, rows, env }, { sessionId }).then(
+    this.link.call({ op: "pty.open", ptyId: this.id, cwd, cols, rows, env }).then(
       ({ pid }) => (this.pid = pid),
       (error: unknown) => {
         this.log(`a terminal on runner "${link.name}" did not open: ${errorMessage(error)}`);
@@ -66,7 +66,7 @@ class RemotePty implements PtyProcess {
 
   async kill(leaderExited: Promise<unknown>): Promise<void> {
     if (this.exited) return;
-    await this.link.call({ op: "pty.kill", ptyId: this.id }, { sessionId: this.sessionId }).catch((error: unknown) => {
+    await this.link.call({ op: "pty.kill", ptyId: this.id }).catch((error: unknown) => {
       // A runner that cannot be reached: the terminal is ended here; its shell ends with the runner's process.
       this.log(`terminal ${this.id} on runner "${this.link.name}" not killed: ${errorMessage(error)}`);
       this.end(null);
@@ -81,7 +81,7 @@ class RemotePty implements PtyProcess {
   private send(operation: Parameters<RunnerLink["call"]>[0]): void {
     if (this.exited) return;
     // Ordered by the connection; a failure means the runner is gone, which its exit reports.
-    void this.link.call(operation, { sessionId: this.sessionId }).catch(() => undefined);
+    void this.link.call(operation).catch(() => undefined);
   }
 
   private feed(chunk: Uint8Array): void {

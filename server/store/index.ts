@@ -90,6 +90,7 @@ export {
   findRunnerByEnrollHash,
   getRunner,
   listRunners,
+  renameRunner,
   revokeRunner,
   touchRunner,
 } from "./runners";

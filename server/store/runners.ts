@@ -1,3 +1,4 @@
+import { WorldlineError } from "../errors";
 import type { Db } from "./db";
 
 export type RunnerRow = NonNullable<Awaited<ReturnType<typeof getRunner>>>;
@@ -58,4 +59,18 @@ export async function revokeRunner(db: Db, name: string): Promise<boolean> {
     data: { revokedAt: new Date(), credentialHash: null, enrollHash: null, enrollExpiresAt: null },
   });
   return count === 1;
+}
+
+/**
+ * Renames a runner and the sessions on it, in one transaction. False when there is no such
+ * (unrevoked) runner; `runner:invalid` when the new name is taken (a revoked runner keeps its name).
+ */
+export async function renameRunner(db: Db, from: string, to: string): Promise<boolean> {
+  return db.$transaction(async (tx) => {
+    if (await tx.runner.findUnique({ where: { name: to } }))
+      throw new WorldlineError("runner:invalid", `A runner named "${to}" exists already.`);
+    const { count } = await tx.runner.updateMany({ where: { name: from, revokedAt: null }, data: { name: to } });
+    if (count === 1) await tx.session.updateMany({ where: { runner: from }, data: { runner: to } });
+    return count === 1;
+  });
 }

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { RunnerFrameEvent, RunnerName, RunnerRequest } from "../protocol";
 import type { ScreenSnapshot } from "../pty";
 
 /**
@@ -48,6 +49,15 @@ export const TeamMethods = {
     z.object({ viewer, kind: z.literal("resync") }),
     z.object({ viewer, kind: z.literal("exit"), exitCode: z.number().int().nullable() }),
   ]),
+  // A runner's socket is on one bridge; the others reach it through that one (server/runners/relay.ts).
+  "runner.request": z.object({ runner: RunnerName, request: RunnerRequest }),
+  /** A frame the runner sent for this bridge; a terminal's bytes travel as base64 in `data`. */
+  "runner.frame": z.object({
+    runner: RunnerName,
+    event: RunnerFrameEvent,
+    frame: z.unknown(),
+    data: z.string().optional(),
+  }),
 } as const;
 
 export type TeamMethod = keyof typeof TeamMethods;

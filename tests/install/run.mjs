@@ -144,6 +144,13 @@ try {
       });
       say(`npx (install scripts skipped): ${seconds(performance.now() - t)}, exit ${skipped.status}`);
       expectFailure(skipped, 1, /^worldline: better-sqlite3 and node-pty are not built for this machine/);
+      // The runner checks the one it loads (its terminals'), before dialing any hub.
+      const runnerSkipped = quick(
+        "npx",
+        ["--yes", "--package", tarball, "worldline", "runner", "--hub", "http://127.0.0.1:9", "--token", "x"],
+        { cwd: npxRepo, env: { ...npxUser.env, npm_config_ignore_scripts: "true" }, timeoutMs: INSTALL_TIMEOUT_MS },
+      );
+      expectFailure(runnerSkipped, 1, /^worldline: node-pty is not built for this machine/);
       const rebuild = /^ {2}(npm rebuild .*)$/m.exec(skipped.stderr)?.[1];
       assert.ok(rebuild, `no command to run in:\n${skipped.stderr}`);
       say(`running what it says: ${rebuild}`);

@@ -10,7 +10,7 @@ import { startRunner, tempDir, type RunnerProcess } from "./support";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const run = promisify(execFile);
 
-/** `worldline runners add|list|revoke` on the hub's machine, against a running hub sharing its data. */
+/** `worldline runners add|list|rename|revoke` on the hub's machine, against a running hub sharing its data. */
 describe("worldline runners", () => {
   let hub: TestBridge;
   let home: string;
@@ -33,7 +33,7 @@ describe("worldline runners", () => {
     await hub?.stop();
   });
 
-  it("adds a runner whose token is the last line, lists it, and a revoke drops its connection", async () => {
+  it("adds a runner whose token is the last line, lists it, renames it (it reconnects under the new name), and a revoke drops its connection", async () => {
     const added = await cli("add", "devbox");
     const token = added.stdout.trim().split("\n").at(-1)!;
     expect(token).toMatch(/^wlr_enroll_[A-Za-z0-9_-]{43}$/);
@@ -49,11 +49,18 @@ describe("worldline runners", () => {
     expect(listed.stdout).toContain("devbox");
     expect(listed.stdout).toContain(root);
 
-    const revoked = await cli("revoke", "devbox");
-    expect(revoked.stdout).toContain('Runner "devbox" revoked.');
+    // Renamed from another process: the hub drops the old name within its check; the runner comes back as the new one.
+    const renamed = await cli("rename", "devbox", "buildbox");
+    expect(renamed.stdout).toContain('Runner "devbox" renamed to "buildbox".');
+    await runner.connected(2);
+    expect(runner.stdout()).toContain(`Worldline runner buildbox connected to ${hub.url}`);
+    await expect(cli("rename", "devbox", "other")).rejects.toMatchObject({ code: 1 });
+
+    const revoked = await cli("revoke", "buildbox");
+    expect(revoked.stdout).toContain('Runner "buildbox" revoked.');
     // Revoked from another process: the hub notices within its revocation check and drops the runner.
     expect((await runner.exited).code).toBe(1);
-    await expect(cli("revoke", "devbox")).rejects.toMatchObject({ code: 1 });
+    await expect(cli("revoke", "buildbox")).rejects.toMatchObject({ code: 1 });
     const list = (await (await hub.api("/api/v1/runners")).json()) as unknown[];
     expect(list).toEqual([]);
   }, 90_000);

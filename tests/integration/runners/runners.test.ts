@@ -2,6 +2,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { io } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as store from "../../../server/store";
+import { testDatabaseUrl } from "../../db";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { emitCommand, readSse, startTestBridge, waitFor, type TestBridge } from "../helpers";
 import { startRunner, tempDir, type RunnerProcess } from "./support";
@@ -342,5 +344,56 @@ describe("runners: workspaces on another machine", () => {
     fake.script({ toolCalls: [{ id: "b1", name: "list_dir", arguments: {} }] }, { text: "ok" });
     const results = finished(await turn(created.body.id as string, "still there?"));
     expect(results[0]?.isError).toBe(false);
+  }, 60_000);
+
+  it("fences a runner on the session claim's epoch: a bridge whose claim was taken over is refused", async () => {
+    const created = await createSession({ workspace: betaRoot, runner: "beta", yolo: true });
+    const sessionId = created.body.id as string;
+    const { db } = await store.openDb(hub.home, testDatabaseUrl(hub.home));
+    try {
+      fake.script({ toolCalls: [{ id: "f1", name: "list_dir", arguments: {} }] }, { text: "first" });
+      expect(finished(await turn(sessionId, "first turn"))[0]?.isError).toBe(false);
+      const first = (await store.sessionEpoch(db, sessionId))!;
+      // Another owner takes the session over and lets go; the hub's next turn claims it again, higher.
+      const { claim } = await store.claimSession(db, sessionId, "another-bridge", []);
+      await store.releaseClaim(db, claim!);
+      fake.script({ toolCalls: [{ id: "f2", name: "list_dir", arguments: {} }] }, { text: "second" });
+      expect(finished(await turn(sessionId, "second turn"))[0]?.isError).toBe(false);
+      const second = (await store.sessionEpoch(db, sessionId))!;
+      expect(second).toBe(first + 2);
+
+      // What the bridge that held the claim in between would send: the runner saw the turn's epoch, and refuses it.
+      const file = path.join(betaRoot, "fenced.txt");
+      await fs.writeFile(file, "x");
+      const stale = hub.services.runners!.hostFor("beta", { sessionId, epoch: first + 1 });
+      const refused: unknown = await stale.stat(file).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: "runner:stale_epoch" });
+      expect(String(refused)).toContain(`its claim is at epoch ${second}`);
+      const current = hub.services.runners!.hostFor("beta", { sessionId, epoch: second });
+      expect((await current.stat(file))?.type).toBe("file");
+    } finally {
+      await db.$disconnect();
+    }
+  }, 60_000);
+
+  it("renames a runner: its sessions follow and it reconnects under the new name", async () => {
+    const created = await createSession({ workspace: betaRoot, runner: "beta", yolo: true });
+    const sessionId = created.body.id as string;
+    const renamed = await hub.api("/api/v1/runners/beta", { method: "PATCH", body: { name: "beta-2" } });
+    expect(renamed.status).toBe(200);
+    expect(await renamed.json()).toEqual({ name: "beta-2" });
+    await beta.connected(2);
+    expect(beta.stdout()).toContain(`Worldline runner beta-2 connected to ${hub.url}`);
+    const list = (await (await hub.api("/api/v1/runners")).json()) as { name: string; connected: boolean }[];
+    expect(list.find((runner) => runner.name === "beta-2")?.connected).toBe(true);
+    expect(list.map((runner) => runner.name)).not.toContain("beta");
+    const got = (await (await hub.api(`/api/v1/sessions/${sessionId}`)).json()) as { runner: string | null };
+    expect(got.runner).toBe("beta-2");
+    await fs.writeFile(path.join(betaRoot, "after-rename.txt"), "x");
+    fake.script({ toolCalls: [{ id: "r1", name: "list_dir", arguments: {} }] }, { text: "renamed" });
+    expect(finished(await turn(sessionId, "after the rename"))[0]?.output).toContain("after-rename.txt");
+    // A name that is taken, and a runner that does not exist.
+    expect((await hub.api("/api/v1/runners/beta-2", { method: "PATCH", body: { name: "alpha" } })).status).toBe(400);
+    expect((await hub.api("/api/v1/runners/nobody", { method: "PATCH", body: { name: "x" } })).status).toBe(404);
   }, 60_000);
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -72,8 +73,11 @@ export function startRunner(options: {
     async connected(times = 1, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       while (count() < times) {
-        if (child.exitCode !== null || child.signalCode !== null)
-          throw new Error(`runner exited before connecting: ${stderr}`);
+        if (child.exitCode !== null || child.signalCode !== null) {
+          // Its last words may still be in the pipe.
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          throw new Error(`runner exited (${child.exitCode ?? child.signalCode}) before connecting: ${stderr}`);
+        }
         if (Date.now() > deadline) throw new Error(`runner did not connect: ${stderr}`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
@@ -81,5 +85,45 @@ export function startRunner(options: {
         });
       }
     },
+  };
+}
+
+/**
+ * A TCP hop between a runner and a hub that a test can cut, as a network would: the runner stays
+ * alive, its connection drops and new ones are refused until `restore`, which may point the hop at
+ * another bridge of the deployment (a load balancer sending the reconnect elsewhere).
+ */
+export interface CuttableProxy {
+  url: string;
+  cut(): void;
+  restore(target?: number): void;
+  close(): Promise<void>;
+}
+
+export async function startCuttableProxy(target: number): Promise<CuttableProxy> {
+  const sockets = new Set<net.Socket>();
+  let cut = false;
+  const server = net.createServer((client) => {
+    if (cut) return client.destroy();
+    const upstream = net.connect(target, "127.0.0.1");
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+      socket.on("error", () => socket.destroy());
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+    cut() {
+      cut = true;
+      for (const socket of sockets) socket.destroy();
+    },
+    restore(next = target) {
+      target = next;
+      cut = false;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

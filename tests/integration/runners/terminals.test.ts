@@ -1,44 +1,12 @@
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TerminalInfo } from "../../../server/protocol";
 import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
 import { PtyViewer } from "../pty/pty-client";
-import { startRunner, tempDir, type RunnerProcess } from "./support";
-
-/**
- * A TCP hop between the runner and the hub that a test can cut, as a network would: the runner
- * stays alive, its connection drops and new ones are refused until `restore`.
- */
-async function startCuttableProxy(target: number) {
-  const sockets = new Set<net.Socket>();
-  let cut = false;
-  const server = net.createServer((client) => {
-    if (cut) return client.destroy();
-    const upstream = net.connect(target, "127.0.0.1");
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("close", () => sockets.delete(socket));
-      socket.on("error", () => socket.destroy());
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    cut() {
-      cut = true;
-      for (const socket of sockets) socket.destroy();
-    },
-    restore() {
-      cut = false;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+import { startCuttableProxy, startRunner, tempDir, type CuttableProxy, type RunnerProcess } from "./support";
 
 describe("terminals on a runner", () => {
   let hub: TestBridge;
-  let proxy: Awaited<ReturnType<typeof startCuttableProxy>>;
+  let proxy: CuttableProxy;
   let runner: RunnerProcess;
   let root: string;
   let sessionId: string;

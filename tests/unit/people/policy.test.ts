@@ -27,6 +27,14 @@ describe("people policy", () => {
     expect(httpNeed("GET", "/api/v1/sessions")).toEqual({ kind: "role", role: "viewer" });
     expect(httpNeed("POST", "/api/v1/settings/providers")).toEqual({ kind: "role", role: "admin" });
     expect(httpNeed("GET", "/api/v1/audit/commands")).toEqual({ kind: "role", role: "admin" });
+    // Runners: members list them (to pick one for a session); enrolling, renaming and revoking are an admin's.
+    expect(httpNeed("GET", "/api/v1/runners")).toEqual({ kind: "role", role: "member" });
+    for (const [method, route] of [
+      ["POST", "/api/v1/runners"],
+      ["PATCH", "/api/v1/runners/devbox"],
+      ["DELETE", "/api/v1/runners/devbox"],
+    ])
+      expect(httpNeed(method, route)).toEqual({ kind: "role", role: "admin" });
     expect(httpNeed("GET", "/api/v1/a-route-added-later")).toEqual({ kind: "role", role: "admin" });
   });
 

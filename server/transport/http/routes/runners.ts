@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { WorldlineError } from "../../../errors";
-import { AddRunnerBody, DirectoryListing, FolderQuery, RunnerView } from "../../../protocol";
+import { AddRunnerBody, DirectoryListing, FolderQuery, RenameRunnerBody, RunnerView } from "../../../protocol";
 import type { BridgeServices } from "../../services";
 import { readJson } from "../io";
 import type { Route } from "../router";
@@ -46,6 +46,22 @@ export const runnerRoutes: Route[] = [
       if (!(await hub(services).revoke(params.name)))
         throw new WorldlineError("runner:not_found", `No runner named "${params.name}".`);
       return { revoked: true };
+    },
+  },
+  {
+    method: "PATCH",
+    path: "/api/v1/runners/:name",
+    doc: {
+      summary: "Rename a runner; its sessions follow, and a connected runner reconnects under the new name",
+      tags,
+      body: RenameRunnerBody,
+      response: RenameRunnerBody,
+    },
+    handler: async ({ services, params, req }) => {
+      const body = RenameRunnerBody.parse(await readJson(req));
+      if (!(await hub(services).rename(params.name, body.name)))
+        throw new WorldlineError("runner:not_found", `No runner named "${params.name}".`);
+      return { name: body.name };
     },
   },
   {
