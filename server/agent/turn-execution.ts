@@ -5,7 +5,7 @@ import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
 import type { Context } from "./context";
 import { DMailBox } from "./dmail";
-import { runCompactionTurn, runTurn, type TurnOptions, type TurnResult } from "./loop";
+import { runCompactionTurn, runTurn, type TurnResult } from "./loop";
 import { afterTurnMemory, recallForTurn, type RememberArgs } from "./memory-port";
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
@@ -22,6 +22,7 @@ import { createAgentTools, type TodoItem } from "./tools";
 import type { PendingTurn } from "./turn-queue";
 import { nameAfterFirstPrompt } from "./title-port";
 import type { TurnEmitter } from "./turn-emitter";
+import type { TurnRun } from "./turn-run";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
@@ -108,6 +109,7 @@ export async function executeTurn(
     env.tools.toolsFor({ sessionId, workspace, emit, signal, onThisMachine: !host }),
     recallForTurn(deps, { sessionId, workspace, prompt }),
     host?.workspacePrompt ? host.workspacePrompt(workspace) : readWorkspacePrompt(workspace),
+    // Unreadable prices: no cost, still a turn.
     deps.prices?.().catch(() => ({})) ?? {},
   ]);
   const base = {
@@ -132,7 +134,7 @@ export async function executeTurn(
   });
   const turnPrompt = prepareTurnPrompt({ context, workspace, workspacePrompt, recall, todos: session.todos });
   context.stage(...turnPrompt.before);
-  const options: TurnOptions = {
+  const run: TurnRun = {
     ...base,
     prompt,
     images: pending.options.images,
@@ -159,9 +161,9 @@ export async function executeTurn(
   const compact = COMPACT_COMMAND.exec(prompt.trim());
   if (compact) {
     markRunning();
-    return runCompactionTurn(options, compact[1]?.trim() || undefined);
+    return runCompactionTurn(run, compact[1]?.trim() || undefined);
   }
-  const result = await runTurn(options);
+  const result = await runTurn(run);
   // Before turn.completed, so the memory and reflection events belong to the turn's stream.
   const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
   await afterTurnMemory(deps.memory, memoryInput);
