@@ -10,6 +10,12 @@ export function isNotFound(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
+/** For `.catch`: null when the path does not exist, the error itself otherwise. */
+export function nullIfNotFound(error: unknown): null {
+  if (isNotFound(error)) return null;
+  throw error;
+}
+
 export async function statOrNull(path: string): Promise<Stats | null> {
   try {
     return await fs.stat(path);
@@ -23,6 +29,16 @@ export async function statOrNull(path: string): Promise<Stats | null> {
 export async function lstatOrNull(path: string): Promise<Stats | null> {
   try {
     return await fs.lstat(path);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+/** The file's text, or null when it does not exist; EACCES, EIO and the rest are thrown. */
+export async function readTextOrNull(path: string): Promise<string | null> {
+  try {
+    return await fs.readFile(path, "utf8");
   } catch (error) {
     if (isNotFound(error)) return null;
     throw error;

@@ -9,7 +9,7 @@ import { noSnapshot, type CheckpointCore, type CheckpointRow } from "./core.ts";
 import { recordFilesUndoPoint } from "./rewind.ts";
 import type { ShadowRepo } from "./shadow-repo.ts";
 import type { FileChange } from "./types.ts";
-import { lstatOrNull } from "../stat-or-null.ts";
+import { isNotFound, lstatOrNull, nullIfNotFound } from "../stat-or-null.ts";
 
 /**
  * The Changes view: what the workspace looks like now against a base checkpoint (the
@@ -178,8 +178,9 @@ async function readNow(workspace: string, path: string): Promise<Buffer | undefi
   try {
     const stats = await lstat(absolute);
     return stats.isSymbolicLink() ? Buffer.from(await readlink(absolute)) : await readFile(absolute);
-  } catch {
-    return undefined; // gone since the diff; shown as deleted content
+  } catch (error) {
+    if (isNotFound(error)) return undefined; // gone since the diff; shown as deleted content
+    throw error;
   }
 }
 
@@ -237,8 +238,7 @@ async function refuseSymlinkedParents(workspace: string, paths: string[]): Promi
   for (const path of paths) {
     let parent = dirname(join(workspace, path));
     // Climb to the nearest parent that exists (a missing one is created below).
-    while ((await realpath(parent).catch(() => undefined)) === undefined && parent !== workspace)
-      parent = dirname(parent);
+    while ((await realpath(parent).catch(nullIfNotFound)) === null && parent !== workspace) parent = dirname(parent);
     const inside = relative(workspace, await realpath(parent));
     if (inside.startsWith("..") || inside.split(sep).includes("..") || (await realpath(parent)) !== parent) {
       throw new WorldlineError("checkpoint:blocked", `Cannot revert ${path}: a folder on its way is a symlink.`, {
