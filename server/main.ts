@@ -190,11 +190,8 @@ async function startParts(options: BridgeOptions) {
   await rpc?.start();
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
-  return {
-    ...core,
-    ...{ files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor },
-    ...{ rpc, turns, terminals },
-  };
+  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
+  return { ...core, ...domain, rpc, turns, terminals };
 }
 
 type Parts = Awaited<ReturnType<typeof startParts>>;
