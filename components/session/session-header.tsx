@@ -14,7 +14,7 @@ export const PANES: Pane[] = ["agent", "files", "editor", "terminal"];
 /** Below 768 px (Tailwind's `md`) every control is at least 44 px square: a thumb's target (WCAG 2.5.5). */
 const TOUCH = "max-md:min-h-[44px] max-md:min-w-[44px]";
 
-/** The panels a wide header shows or hides, with their shortcuts (components/shell/shortcuts.ts lists them too). */
+/** The panels a wide header shows or hides, with their shortcuts (components/shell/shortcuts.json lists them too). */
 const PANEL_TOGGLES = [
   { key: "treeOpen", label: "Files", shortcut: "Ctrl+B", testId: "toggle-tree" },
   { key: "bottomOpen", label: "Terminal", shortcut: "Ctrl+J", testId: "toggle-terminal" },
