@@ -66,8 +66,181 @@ export interface Bridge {
 
 /** Starts the bridge: database, domain services, HTTP + socket.io on one port. */
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
-  const { config } = options;
   installProcessErrorPolicy();
+  const parts = await startParts(options);
+  const { config } = options;
+  const server = createServer();
+  const token = config.token ?? createToken();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  // Next.js (~250 ms to load and prepare) loads once the server listens: the ready line, the API,
+  // sockets and terminals do not wait for it, and a page asked for sooner waits. Loading it earlier,
+  // alongside the start-up, brought the first page no sooner (all of it runs on this one thread).
+  const pages = options.ui === false ? null : loadPages(config, options.dev ?? false);
+  // The auth policy needs the real port (PORT=0 picks one), so it is built after listen;
+  // no request is read before the handler below is attached (no await in between).
+  const port = (server.address() as AddressInfo).port;
+  const auth = createAuthPolicy({
+    token,
+    host: config.host,
+    port,
+    extraHosts: config.extraHosts,
+    named: config.tokens,
+    team: Boolean(config.redisUrl),
+  });
+  const services = bridgeServices(parts, auth);
+  server.on("request", createRequestHandler(services, pages?.handle ?? null));
+  const io = attachSocketServer(server, services, { adapter: parts.redis?.adapter });
+  parts.runners.attach(server);
+  server.on("upgrade", (req, socket) => {
+    // socket.io answers its own paths (the UI's and the runners'); no other upgrade is served.
+    if (!req.url?.startsWith("/socket.io/") && !req.url?.startsWith(RUNNER_SOCKET_PATH)) socket.destroy();
+  });
+
+  if (!isLoopbackHost(config.host)) {
+    process.stderr.write(
+      `[worldline] WARNING: listening on ${config.host}, reachable from your network (WORLDLINE_ALLOW_LAN=1). The token is still required for every request.\n`,
+    );
+  }
+  let closing: Promise<void> | undefined;
+  const displayHost = config.host.includes(":") ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${displayHost}:${port}`,
+    port,
+    token,
+    services,
+    server,
+    close: () => (closing ??= shutdown(parts, { server, io, pages })),
+  };
+}
+
+/** What transport serves: the domain parts, plus the auth policy built once the port is known. */
+function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServices {
+  const { config, db } = parts;
+  return {
+    config,
+    version: VERSION,
+    auth,
+    log: parts.log,
+    sessions: parts.sessions,
+    runtime: parts.runtime,
+    approvals: parts.approvals,
+    files: parts.files,
+    settings: parts.settings,
+    ptys: parts.ptys,
+    turns: parts.turns,
+    terminals: parts.terminals,
+    checkpoints: parts.checkpoints,
+    shares: new ShareLinks(db),
+    people: new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole }),
+    oidc: config.oidc ? new OidcSignIn(config.oidc, auth.secret) : null,
+    mcp: parts.mcp,
+    memory: parts.memory,
+    skills: parts.skills,
+    audit: { list: (query) => store.listCommands(db, query) },
+    janitor: parts.janitor,
+    externalAgents: parts.externalAgents,
+    runners: parts.runners,
+  };
+}
+
+/** The domain services, from the database up to the team routers. */
+async function startParts(options: BridgeOptions) {
+  const { config } = options;
+  const core = await openCore(config, options);
+  const { db, log, sessions, lease, redis, runners } = core;
+  const files = new WorkspaceFiles();
+  const ptys = createPtys(core);
+  const settings = new SettingsService(db, config.home, config.model?.model ?? null);
+  // A runner session's snapshots are taken on its runner, through its host (server/runners/remote-snapshots.ts);
+  // not fenced: a stale bridge's snapshot changes no file, and its checkpoint row is fenced in the store.
+  const checkpoints = new CheckpointService({
+    db,
+    log,
+    sessions,
+    home: config.home,
+    hostOf: (runner) => runners.hostFor(runner),
+  });
+  // Sessions with an agentCommand run an external ACP agent, Worldline being its client.
+  const externalAgents = new ExternalAgents();
+  // MCP servers of each session's workspace (and of ACP clients), started on a session's first turn.
+  const mcp = new SessionMcp({
+    home: config.home,
+    notice: (sessionId, level, text) => log.append(sessionId, { type: "notice", payload: { level, text } }),
+  });
+  const memory = new MemoryService(db);
+  const skills = new SkillCatalog(config.home);
+  const titles = new SessionTitles(sessions);
+  const runtime = createRuntime(core, options, { checkpoints, settings, externalAgents, mcp, memory, skills, titles });
+  checkpoints.attach(runtime);
+  // What a session holds in this process, freed on delete and after it idles unwatched.
+  const janitor = new SessionJanitor({
+    resources: [
+      { name: "agent runtime state", forget: (id, why) => runtime.forgetSession(id, why) },
+      { name: "checkpoint bookkeeping", forget: (id) => checkpoints.forgetSession(id) },
+      { name: "external agent process", forget: (id) => externalAgents.forgetSession(id) },
+      { name: "MCP servers", forget: (id) => mcp.forgetSession(id) },
+      // Terminals and background tasks are the person's: only a delete ends them.
+      { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },
+      { name: "background tasks", forget: (id, why) => why === "deleted" && sharedTaskRegistry.stopSession(id) },
+    ],
+    idleSessions: (idleMs) => runtime.idleSessions(idleMs),
+    watched: (id) => log.watched(id),
+  });
+  janitor.start();
+  // Another process (worldline acp/run) wrote to a session: its model context is re-read next turn.
+  log.onForeign((sessionId) => runtime.forgetContext(sessionId));
+
+  // Team mode: work for a session whose turn or terminal is on another bridge goes there (server/team).
+  const rpc = redis ? new Rpc(redis, lease.id) : null;
+  await rpc?.start();
+  if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
+  const turns = new TurnRouter({ db, runtime, log, lease, rpc });
+  const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
+  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
+  return { ...core, ...domain, rpc, turns, terminals };
+}
+
+type Parts = Awaited<ReturnType<typeof startParts>>;
+
+/** Stops accepting work first (no new connections, no more socket commands), then closes each part. */
+async function shutdown(
+  parts: Parts,
+  http: { server: HttpServer; io: ReturnType<typeof attachSocketServer>; pages: ReturnType<typeof loadPages> | null },
+): Promise<void> {
+  const { server, io, pages } = http;
+  server.close();
+  io.disconnectSockets(true);
+  parts.janitor.stop();
+  await parts.runtime.cancelAll();
+  // Snapshots and rows of the last checkpoints may still be being written.
+  await parts.checkpoints.settledAll();
+  await sharedTaskRegistry.stopAll();
+  await parts.externalAgents.closeAll();
+  await parts.mcp.close();
+  await parts.titles.close();
+  await parts.ptys.closeAll();
+  await parts.runners.close();
+  await new Promise<void>((resolve) => io.close(() => resolve()));
+  server.closeAllConnections();
+  parts.files.close();
+  // After the shutdown settled this process's turns, before the log's last writes.
+  await parts.lease.stop();
+  await parts.log.close();
+  await pages?.close();
+  parts.rpc?.close();
+  await parts.redis?.close();
+  await parts.db.$disconnect();
+  if (activeProcessRecords() === parts.processRecords) setProcessRecords(undefined);
+}
+
+/**
+ * What every other part stands on: the database, the process records, the bus, the event log and
+ * sessions, this process's lease (with the orphan sweep and the start check) and approvals.
+ */
+async function openCore(config: BridgeConfig, options: BridgeOptions) {
   const { db } = await store.openDb(config.home, config.databaseUrl);
   // Shell commands, background tasks and terminals a bridge killed with SIGKILL left running.
   const processRecords = new ProcessRecords(path.join(config.home, "run", "processes"));
@@ -96,9 +269,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   await sweep();
   lease.onBeat(sweep);
   await reportConsistency(db);
+  return { config, db, processRecords, redis, log, runners, sessions, lease, approvals };
+}
 
-  const files = new WorkspaceFiles();
-  const ptys = new PtyManager({
+type Core = Awaited<ReturnType<typeof openCore>>;
+
+function createPtys({ log, sessions, runners }: Core): PtyManager {
+  return new PtyManager({
     workspaceOf: async (sessionId) => {
       const session = await sessions.get(sessionId);
       // A session on a runner opens its shells there (server/runners/remote-pty.ts).
@@ -118,26 +295,20 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         log.append(t.sessionId, { type: "terminal.closed", payload: { terminalId: t.terminalId, exitCode } }),
     },
   });
-  const settings = new SettingsService(db, config.home, config.model?.model ?? null);
-  // A runner session's snapshots are taken on its runner, through its host (server/runners/remote-snapshots.ts);
-  // not fenced: a stale bridge's snapshot changes no file, and its checkpoint row is fenced in the store.
-  const checkpoints = new CheckpointService({
-    db,
-    log,
-    sessions,
-    home: config.home,
-    hostOf: (runner) => runners.hostFor(runner),
-  });
-  // Sessions with an agentCommand run an external ACP agent, Worldline being its client.
-  const externalAgents = new ExternalAgents();
-  // MCP servers of each session's workspace (and of ACP clients), started on a session's first turn.
-  const mcp = new SessionMcp({
-    home: config.home,
-    notice: (sessionId, level, text) => log.append(sessionId, { type: "notice", payload: { level, text } }),
-  });
-  const memory = new MemoryService(db);
-  const skills = new SkillCatalog(config.home);
-  const titles = new SessionTitles(sessions);
+}
+
+/** The agent runtime with everything a turn reaches, and the lease beats that keep its turns honest. */
+function createRuntime(
+  core: Core,
+  options: BridgeOptions,
+  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles"> & {
+    checkpoints: CheckpointService;
+    settings: SettingsService;
+    mcp: SessionMcp;
+  },
+): AgentRuntime {
+  const { config, db, log, sessions, lease, approvals, runners } = core;
+  const { settings, mcp } = parts;
   const runtime = new AgentRuntime({
     db,
     log,
@@ -145,7 +316,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     config,
     ownerId: lease.id,
     claims: new SessionClaims(db, lease),
-    checkpoints,
+    checkpoints: parts.checkpoints,
     // Built once: the tools keep no per-turn state, and building them (shell's schema) every turn cost the first token ~0.3 ms.
     tools:
       options.tools ??
@@ -158,14 +329,14 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     defaultModel: () => settings.resolveDefaultModel(),
     prices: () => settings.prices(),
     retry: options.retry,
-    externalAgents,
+    externalAgents: parts.externalAgents,
     sessionTools: mcp.toolSource(),
-    memory,
-    skills,
-    titles,
-    // Every shell command the tools run is written, redacted, to the audit log.
+    memory: parts.memory,
+    skills: parts.skills,
+    titles: parts.titles,
     hostOf: (runner, sessionId, epoch) =>
       runners.hostFor(runner, epoch === undefined ? undefined : { sessionId, epoch }),
+    // Every shell command the tools run is written, redacted, to the audit log.
     decorateToolContext: (ctx) => ({
       ...ctx,
       audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
@@ -177,127 +348,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     await runtime.stopFencedTurns();
     await runtime.retryUnsettled();
   });
-  checkpoints.attach(runtime);
-  // What a session holds in this process, freed on delete and after it idles unwatched.
-  const janitor = new SessionJanitor({
-    resources: [
-      { name: "agent runtime state", forget: (id, why) => runtime.forgetSession(id, why) },
-      { name: "checkpoint bookkeeping", forget: (id) => checkpoints.forgetSession(id) },
-      { name: "external agent process", forget: (id) => externalAgents.forgetSession(id) },
-      { name: "MCP servers", forget: (id) => mcp.forgetSession(id) },
-      // Terminals and background tasks are the person's: only a delete ends them.
-      { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },
-      { name: "background tasks", forget: (id, why) => why === "deleted" && sharedTaskRegistry.stopSession(id) },
-    ],
-    idleSessions: (idleMs) => runtime.idleSessions(idleMs),
-    watched: (id) => log.watched(id),
-  });
-  janitor.start();
-  // Another process (worldline acp/run) wrote to a session: its model context is re-read next turn.
-  log.onForeign((sessionId) => runtime.forgetContext(sessionId));
-
-  // Team mode: work for a session whose turn or terminal is on another bridge goes there (server/team).
-  const rpc = redis ? new Rpc(redis, lease.id) : null;
-  await rpc?.start();
-  if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
-  const turns = new TurnRouter({ db, runtime, log, lease, rpc });
-  const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
-
-  const server = createServer();
-  const token = config.token ?? createToken();
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  // Next.js (~250 ms to load and prepare) loads once the server listens: the ready line, the API,
-  // sockets and terminals do not wait for it, and a page asked for sooner waits. Loading it earlier,
-  // alongside the start-up, brought the first page no sooner (all of it runs on this one thread).
-  const pages = options.ui === false ? null : loadPages(config, options.dev ?? false);
-  // The auth policy needs the real port (PORT=0 picks one), so it is built after listen;
-  // no request is read before the handler below is attached (no await in between).
-  const port = (server.address() as AddressInfo).port;
-  const auth = createAuthPolicy({
-    token,
-    host: config.host,
-    port,
-    extraHosts: config.extraHosts,
-    named: config.tokens,
-    team: Boolean(config.redisUrl),
-  });
-  const services: BridgeServices = {
-    config,
-    version: VERSION,
-    auth,
-    log,
-    sessions,
-    runtime,
-    approvals,
-    files,
-    settings,
-    ptys,
-    turns,
-    terminals,
-    checkpoints,
-    shares: new ShareLinks(db),
-    people: new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole }),
-    oidc: config.oidc ? new OidcSignIn(config.oidc, auth.secret) : null,
-    mcp,
-    memory,
-    skills,
-    audit: { list: (query) => store.listCommands(db, query) },
-    janitor,
-    externalAgents,
-    runners,
-  };
-  server.on("request", createRequestHandler(services, pages?.handle ?? null));
-  const io = attachSocketServer(server, services, { adapter: redis?.adapter });
-  runners.attach(server);
-  server.on("upgrade", (req, socket) => {
-    // socket.io answers its own paths (the UI's and the runners'); no other upgrade is served.
-    if (!req.url?.startsWith("/socket.io/") && !req.url?.startsWith(RUNNER_SOCKET_PATH)) socket.destroy();
-  });
-
-  const displayHost = config.host.includes(":") ? `[${config.host}]` : config.host;
-  if (!isLoopbackHost(config.host)) {
-    process.stderr.write(
-      `[worldline] WARNING: listening on ${config.host}, reachable from your network (WORLDLINE_ALLOW_LAN=1). The token is still required for every request.\n`,
-    );
-  }
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://${displayHost}:${port}`,
-    port,
-    token,
-    services,
-    server,
-    close: () =>
-      (closing ??= (async () => {
-        // Stop accepting work first: no new connections, no more socket commands.
-        server.close();
-        io.disconnectSockets(true);
-        janitor.stop();
-        await runtime.cancelAll();
-        // Snapshots and rows of the last checkpoints may still be being written.
-        await checkpoints.settledAll();
-        await sharedTaskRegistry.stopAll();
-        await externalAgents.closeAll();
-        await mcp.close();
-        await titles.close();
-        await ptys.closeAll();
-        await runners.close();
-        await new Promise<void>((resolve) => io.close(() => resolve()));
-        server.closeAllConnections();
-        files.close();
-        // After the shutdown settled this process's turns, before the log's last writes.
-        await lease.stop();
-        await log.close();
-        await pages?.close();
-        rpc?.close();
-        await redis?.close();
-        await db.$disconnect();
-        if (activeProcessRecords() === processRecords) setProcessRecords(undefined);
-      })()),
-  };
+  return runtime;
 }
 
 /** The Next.js pages, loading in the background: requests wait for them; a failure to load answers each with it. */

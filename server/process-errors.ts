@@ -40,6 +40,7 @@ function describe(value: unknown): string {
   try {
     return typeof value === "string" ? value : JSON.stringify(value);
   } catch {
+    // circular or otherwise not serialisable
     return String(value);
   }
 }

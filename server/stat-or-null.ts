@@ -10,21 +10,22 @@ export function isNotFound(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
-export async function statOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await fs.stat(path);
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
+/** For `.catch`: null when the path does not exist, the error itself otherwise. */
+export function nullIfNotFound(error: unknown): null {
+  if (isNotFound(error)) return null;
+  throw error;
+}
+
+export function statOrNull(path: string): Promise<Stats | null> {
+  return fs.stat(path).catch(nullIfNotFound);
 }
 
 /** Like statOrNull, for the link itself rather than what it points to. */
-export async function lstatOrNull(path: string): Promise<Stats | null> {
-  try {
-    return await fs.lstat(path);
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
+export function lstatOrNull(path: string): Promise<Stats | null> {
+  return fs.lstat(path).catch(nullIfNotFound);
+}
+
+/** The file's text, or null when it does not exist. */
+export function readTextOrNull(path: string): Promise<string | null> {
+  return fs.readFile(path, "utf8").catch(nullIfNotFound);
 }

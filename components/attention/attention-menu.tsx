@@ -4,6 +4,7 @@ import { useAttentionPrefs, type AttentionPrefs } from "./prefs";
 import { PermissionNote } from "./attention-settings";
 import { usePermission } from "./use-permission";
 import { usePopover } from "@/components/shell/use-popover";
+import { BellIcon } from "@/components/shell/icons";
 
 type Choice = "default" | "on" | "off";
 
@@ -84,22 +85,5 @@ export function AttentionMenu({ sessionId }: { sessionId?: string }) {
         </div>
       ) : null}
     </div>
-  );
-}
-
-/** Drawn, not an emoji: not every system has a font with the bell. */
-function BellIcon({ muted }: { muted: boolean }) {
-  return (
-    <svg viewBox="0 0 16 16" width="13" height="13" aria-hidden className="inline-block align-[-2px]">
-      <path
-        d="M8 1.5a4.5 4.5 0 0 0-4.5 4.5v2.6L2.2 11h11.6l-1.3-2.4V6A4.5 4.5 0 0 0 8 1.5ZM6.3 12.5a1.8 1.8 0 0 0 3.4 0"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="1.4"
-        strokeLinejoin="round"
-        strokeLinecap="round"
-      />
-      {muted ? <path d="M2 2l12 12" stroke="currentColor" strokeWidth="1.4" strokeLinecap="round" /> : null}
-    </svg>
   );
 }

@@ -11,6 +11,7 @@ let context: AudioContext | null = null;
 export function playChime(): void {
   try {
     context ??= new AudioContext();
+    // Audio still locked until the page is clicked: this chime is skipped.
     if (context.state === "suspended") void context.resume().catch(() => undefined);
     const start = context.currentTime;
     NOTES_HZ.forEach((hz, index) => {

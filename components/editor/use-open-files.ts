@@ -119,6 +119,7 @@ export function useOpenFiles(sessionId: string) {
       for (const path of paths) {
         const buffer = buffers[path];
         if (!buffer) continue;
+        // Unreadable now (deleted, offline): the buffer stays as it is.
         const file = await api(`${base}?path=${encodeURIComponent(path)}`, FileContent).catch(() => null);
         if (!file || file.hash === buffer.hash) continue;
         if (buffer.text === buffer.saved)

@@ -71,16 +71,9 @@ function ApiTokens() {
         </button>
       </form>
       {created ? (
-        <p className="text-xs" data-testid="token-created">
-          Copy it now, it is not shown again:{" "}
-          <code className="select-all break-all rounded bg-raised px-1">{created.token}</code>
-        </p>
+        <ShownOnce label="Copy it now, it is not shown again:" secret={created.token} testId="token-created" />
       ) : null}
-      {error ? (
-        <p className="text-xs text-danger" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorLine error={error} />
       <ul className="space-y-1 text-sm">
         {tokens.map((token) => (
           <li key={token.id} className="flex items-center gap-2">
@@ -173,17 +166,8 @@ function People() {
           Add person
         </button>
       </form>
-      {added ? (
-        <p className="text-xs">
-          {added.name}&apos;s password (shown once):{" "}
-          <code className="select-all rounded bg-raised px-1">{added.password}</code>
-        </p>
-      ) : null}
-      {error ? (
-        <p className="text-xs text-danger" role="alert">
-          {error}
-        </p>
-      ) : null}
+      {added ? <ShownOnce label={`${added.name}'s password (shown once):`} secret={added.password} /> : null}
+      <ErrorLine error={error} />
       <ul className="space-y-1 text-sm">
         {people.map((person) => (
           <li key={person.id} className="flex items-center gap-2">
@@ -215,5 +199,23 @@ function People() {
         ))}
       </ul>
     </section>
+  );
+}
+
+/** A secret the bridge returns once (a new token, a new person's password), ready to copy. */
+function ShownOnce({ label, secret, testId }: { label: string; secret: string; testId?: string }) {
+  return (
+    <p className="text-xs" data-testid={testId}>
+      {label} <code className="select-all break-all rounded bg-raised px-1">{secret}</code>
+    </p>
+  );
+}
+
+function ErrorLine({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <p className="text-xs text-danger" role="alert">
+      {error}
+    </p>
   );
 }

@@ -34,12 +34,14 @@ export function SignInForm() {
         body: JSON.stringify({ name: form.get("name"), password: form.get("password") }),
       });
       if (!response.ok) {
+        // A body that is not JSON: the status says enough.
         const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
         setError(body?.error?.message ?? `Sign-in failed (${response.status}).`);
         return;
       }
       window.location.assign(next);
     } catch {
+      // the request itself failed: there is no answer to show
       setError("The hub did not answer. Check your connection and try again.");
     } finally {
       setBusy(false);

@@ -14,6 +14,12 @@ export const PANES: Pane[] = ["agent", "files", "editor", "terminal"];
 /** Below 768 px (Tailwind's `md`) every control is at least 44 px square: a thumb's target (WCAG 2.5.5). */
 const TOUCH = "max-md:min-h-[44px] max-md:min-w-[44px]";
 
+/** The panels a wide header shows or hides, with their shortcuts (components/shell/shortcuts.json lists them too). */
+const PANEL_TOGGLES = [
+  { key: "treeOpen", label: "Files", shortcut: "Ctrl+B", testId: "toggle-tree" },
+  { key: "bottomOpen", label: "Terminal", shortcut: "Ctrl+J", testId: "toggle-terminal" },
+] as const;
+
 export interface SessionHeaderProps {
   sessionId: string;
   title: string | undefined;
@@ -59,20 +65,16 @@ export function SessionHeader(props: SessionHeaderProps) {
         <AttentionMenu sessionId={sessionId} />
         {!narrow ? (
           <>
-            <ToggleButton
-              on={layout.treeOpen}
-              onClick={() => update({ treeOpen: !layout.treeOpen })}
-              label="Files"
-              shortcut="Ctrl+B"
-              testId="toggle-tree"
-            />
-            <ToggleButton
-              on={layout.bottomOpen}
-              onClick={() => update({ bottomOpen: !layout.bottomOpen })}
-              label="Terminal"
-              shortcut="Ctrl+J"
-              testId="toggle-terminal"
-            />
+            {PANEL_TOGGLES.map(({ key, label, shortcut, testId }) => (
+              <ToggleButton
+                key={key}
+                on={layout[key]}
+                onClick={() => update({ [key]: !layout[key] })}
+                label={label}
+                shortcut={shortcut}
+                testId={testId}
+              />
+            ))}
             <ReviewToggles {...props} />
           </>
         ) : null}
@@ -98,28 +100,35 @@ function ReviewToggles({ changesOpen, onToggleChanges, timelineOpen, onToggleTim
     narrow
       ? `flex-1 min-h-[44px] ${on ? "border-b-2 border-accent text-fg" : "text-muted"}`
       : `rounded px-2 py-0.5 hover:bg-raised ${on ? "text-fg" : ""}`;
+  const toggles = [
+    {
+      label: "Changes",
+      on: changesOpen,
+      toggle: onToggleChanges,
+      title: "Review what the session changed: accept or revert per hunk and file (Ctrl+Shift+G)",
+    },
+    {
+      label: "Timeline",
+      on: timelineOpen,
+      toggle: onToggleTimeline,
+      title: "Checkpoints: rewind, undo, fork (Ctrl+Shift+H)",
+    },
+  ];
   return (
     <>
-      <button
-        type="button"
-        aria-pressed={changesOpen}
-        onClick={onToggleChanges}
-        className={style(changesOpen)}
-        title="Review what the session changed: accept or revert per hunk and file (Ctrl+Shift+G)"
-        data-testid="toggle-changes"
-      >
-        Changes
-      </button>
-      <button
-        type="button"
-        aria-pressed={timelineOpen}
-        onClick={onToggleTimeline}
-        className={style(timelineOpen)}
-        title="Checkpoints: rewind, undo, fork (Ctrl+Shift+H)"
-        data-testid="toggle-timeline"
-      >
-        Timeline
-      </button>
+      {toggles.map(({ label, on, toggle, title }) => (
+        <button
+          key={label}
+          type="button"
+          aria-pressed={on}
+          onClick={toggle}
+          className={style(on)}
+          title={title}
+          data-testid={`toggle-${label.toLowerCase()}`}
+        >
+          {label}
+        </button>
+      ))}
     </>
   );
 }

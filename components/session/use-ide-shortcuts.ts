@@ -17,7 +17,7 @@ export function focusWaitingApproval(): void {
 }
 
 /**
- * The session page's shortcuts (listed in components/shell/shortcuts.ts): Ctrl+B tree, Ctrl+J terminal
+ * The session page's shortcuts (listed in components/shell/shortcuts.json): Ctrl+B tree, Ctrl+J terminal
  * panel, Ctrl+` into and out of the terminal, Ctrl+Shift+E/G/H focus the tree, Changes, timeline.
  */
 export function useIdeShortcuts({

@@ -48,6 +48,7 @@ export function useLayout() {
       writeLocal(next);
       if (timer.current) clearTimeout(timer.current);
       timer.current = setTimeout(
+        // Not saved (offline): localStorage keeps it, and the next change sends the whole layout again.
         () => void api("/api/v1/settings/layout", LayoutAnswer, { method: "PUT", body: next }).catch(() => undefined),
         SAVE_DEBOUNCE_MS,
       );
@@ -63,6 +64,7 @@ function readLocal(): IdeLayout | null {
     const text = localStorage.getItem(LOCAL_KEY);
     return text ? { ...DEFAULT_LAYOUT, ...(JSON.parse(text) as Partial<IdeLayout>) } : null;
   } catch {
+    // unavailable or corrupt storage: the default layout
     return null;
   }
 }

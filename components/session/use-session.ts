@@ -99,6 +99,7 @@ export function useSession(sessionId: string) {
     current.idle = setTimeout(() => {
       current.sentAt = 0;
       current.idle = null;
+      // Best effort: the bridge drops a typing flag nobody refreshes.
       void command("presence.typing", { sessionId, typing: false }).catch(() => undefined);
     }, TYPING_IDLE_MS);
   }, [sessionId]);

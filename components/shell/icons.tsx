@@ -1,44 +1,59 @@
+import type { ReactNode } from "react";
+
 /** Icons drawn as SVG, not characters: a font without the glyph (an emoji on a bare Linux) draws a box. */
+
+/** What every icon's lines share: drawn in the text's colour, 1.3 px wide, unfilled. */
+const LINE = { fill: "none", stroke: "currentColor", strokeWidth: "1.3" } as const;
+
+function Icon({ children, size = 14 }: { children: ReactNode; size?: number }) {
+  return (
+    <svg viewBox="0 0 16 16" width={size} height={size} aria-hidden className="inline-block align-[-2px]">
+      {children}
+    </svg>
+  );
+}
 
 export function EyeIcon() {
   return (
-    <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden className="inline-block align-[-2px]">
-      <path
-        d="M1.5 8S4 3.5 8 3.5 14.5 8 14.5 8 12 12.5 8 12.5 1.5 8 1.5 8Z"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="1.3"
-        strokeLinejoin="round"
-      />
+    <Icon>
+      <path d="M1.5 8S4 3.5 8 3.5 14.5 8 14.5 8 12 12.5 8 12.5 1.5 8 1.5 8Z" {...LINE} strokeLinejoin="round" />
       <circle cx="8" cy="8" r="2" fill="currentColor" />
-    </svg>
+    </Icon>
   );
 }
 
 export function SunIcon() {
   return (
-    <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden className="inline-block align-[-2px]">
-      <circle cx="8" cy="8" r="3" fill="none" stroke="currentColor" strokeWidth="1.3" />
+    <Icon>
+      <circle cx="8" cy="8" r="3" {...LINE} />
       <path
         d="M8 1v2M8 13v2M1 8h2M13 8h2M3 3l1.4 1.4M11.6 11.6 13 13M3 13l1.4-1.4M11.6 4.4 13 3"
-        stroke="currentColor"
-        strokeWidth="1.3"
+        {...LINE}
         strokeLinecap="round"
       />
-    </svg>
+    </Icon>
   );
 }
 
 export function MoonIcon() {
   return (
-    <svg viewBox="0 0 16 16" width="14" height="14" aria-hidden className="inline-block align-[-2px]">
+    <Icon>
+      <path d="M13.5 10.2A5.8 5.8 0 0 1 5.8 2.5a5.8 5.8 0 1 0 7.7 7.7Z" {...LINE} strokeLinejoin="round" />
+    </Icon>
+  );
+}
+
+/** The attention bell, struck through when muted. */
+export function BellIcon({ muted }: { muted: boolean }) {
+  const line = { ...LINE, strokeWidth: "1.4", strokeLinecap: "round" } as const;
+  return (
+    <Icon size={13}>
       <path
-        d="M13.5 10.2A5.8 5.8 0 0 1 5.8 2.5a5.8 5.8 0 1 0 7.7 7.7Z"
-        fill="none"
-        stroke="currentColor"
-        strokeWidth="1.3"
+        d="M8 1.5a4.5 4.5 0 0 0-4.5 4.5v2.6L2.2 11h11.6l-1.3-2.4V6A4.5 4.5 0 0 0 8 1.5ZM6.3 12.5a1.8 1.8 0 0 0 3.4 0"
+        {...line}
         strokeLinejoin="round"
       />
-    </svg>
+      {muted ? <path d="M2 2l12 12" {...line} /> : null}
+    </Icon>
   );
 }

@@ -129,6 +129,7 @@ export function TerminalView({
       const attach = () => {
         parsed = 0;
         setStatus("connecting");
+        // The status shows the failure; a reconnect attaches again.
         command("pty.attach", { sessionId, terminalId, cols: term.cols, rows: term.rows }).catch(() =>
           setStatus("error"),
         );

@@ -76,6 +76,7 @@ export class ClientTools {
   private async release(terminalId: string): Promise<void> {
     await this.input.client
       .request(acp.methods.client.terminal.release, { sessionId: this.input.sessionId, terminalId })
+      // Released already, or the client is gone: nothing is left to free.
       .catch(() => undefined);
   }
 
@@ -266,6 +267,7 @@ export class ClientTools {
             stopped.then(() => undefined),
           ]);
           if (!exit)
+            // It may have exited meanwhile; the output read next says how.
             await client.request(acp.methods.client.terminal.kill, { sessionId, terminalId }).catch(() => undefined);
           const output = await client.request(acp.methods.client.terminal.output, { sessionId, terminalId });
           exit ??= output.exitStatus ?? undefined;
@@ -312,6 +314,7 @@ function replace<A>(
       const need = await base.needsApproval(raw, ctx);
       const parsed = parameters.safeParse(safeJson(raw));
       if (!adjustNeed || !parsed.success) return need;
+      // A refinement that fails keeps the base tool's verdict.
       const adjusted = await adjustNeed(parsed.data, need, ctx).catch(() => need);
       return { ...adjusted, level: need.level, subject: need.subject, scope: need.scope, risk: need.risk };
     },
@@ -331,6 +334,7 @@ function safeJson(raw: string): unknown {
   try {
     return raw ? JSON.parse(raw) : {};
   } catch {
+    // not JSON: the tool's own validation answers it
     return undefined;
   }
 }

@@ -2,8 +2,9 @@ import * as acp from "@agentclientprotocol/sdk";
 import { io, type Socket } from "socket.io-client";
 import type { Ack, EventEnvelope, TurnOutcome } from "../protocol";
 import { errorMessage } from "../errors";
-import { askClient, type ApprovalsPort } from "./permissions";
+import { PromptPermissions, type ApprovalsPort } from "./permissions";
 import { promptText } from "./prompt";
+import { acpStopReason } from "./turn";
 import { UpdateTranslator } from "./updates";
 
 /** A hub that does not answer the socket handshake within this is reported, not waited on forever. */
@@ -143,13 +144,7 @@ export function createHubAcpAgent(hub: { url: string; token: string; version: st
       const outcome = await runHubTurn(session, client, text, command, approvals);
       if (outcome.outcome === "error")
         throw acp.RequestError.internalError({ code: "agent:turn_failed" }, outcome.message ?? "The turn failed.");
-      const stopReason: acp.StopReason =
-        outcome.outcome === "cancelled" || outcome.outcome === "interrupted"
-          ? "cancelled"
-          : outcome.outcome === "max_steps"
-            ? "max_turn_requests"
-            : "end_turn";
-      return { stopReason };
+      return { stopReason: acpStopReason(outcome.outcome) };
     })
     .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {
       await command("turn.cancel", { sessionId: params.sessionId }).catch((error: unknown) =>
@@ -177,6 +172,7 @@ async function hubApi<T>(hub: { url: string; token: string }, pathname: string, 
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  // A body that is not JSON: the status says enough.
   const answer = (await response.json().catch(() => null)) as { error?: { message: string } } | null;
   if (!response.ok)
     throw new Error(`The hub answered ${response.status}: ${answer?.error?.message ?? "no reason given"}`);
@@ -191,8 +187,7 @@ async function runHubTurn(
   command: <T>(name: string, payload: Record<string, unknown>) => Promise<T>,
   approvals: ApprovalsPort,
 ): Promise<{ outcome: TurnOutcome; message?: string }> {
-  const asked = new Map<string, AbortController>();
-  const pending = new Set<Promise<void>>();
+  const permissions = new PromptPermissions({ client, sessionId: session.id, workspace: session.workspace, approvals });
   const finished = new Map<string, { outcome: TurnOutcome; message?: string }>();
   let turnId: string | undefined;
   let done!: (value: { outcome: TurnOutcome; message?: string }) => void;
@@ -203,21 +198,7 @@ async function runHubTurn(
   session.listener = (event) => {
     chain = chain
       .then(async () => {
-        if (event.type === "approval.requested") {
-          const withdrawn = new AbortController();
-          asked.set(event.payload.approvalId, withdrawn);
-          const asking = askClient({
-            client,
-            sessionId: session.id,
-            workspace: session.workspace,
-            request: event.payload,
-            approvals,
-            decidedElsewhere: withdrawn.signal,
-          });
-          pending.add(asking);
-          void asking.finally(() => pending.delete(asking));
-        }
-        if (event.type === "approval.decided") asked.get(event.payload.approvalId)?.abort();
+        permissions.observe(event);
         for (const update of session.translator.translate(event))
           await client.notify(acp.methods.client.session.update, { sessionId: session.id, update });
         if (event.type === "turn.completed") {
@@ -234,8 +215,7 @@ async function runHubTurn(
     if (early) done(early);
     const result = await completed;
     await chain;
-    for (const controller of asked.values()) controller.abort();
-    await Promise.allSettled([...pending]);
+    await permissions.settle();
     return result;
   } finally {
     session.listener = null;

@@ -1,5 +1,6 @@
 /** ACP: `worldline acp` (Worldline as an agent) and print mode's turn driver. */
-export { createAcpAgent, mcpConfigs, type AcpServices } from "./agent";
+export { createAcpAgent } from "./agent";
+export { mcpConfigs, type AcpServices } from "./sessions";
 export { describeToolCall } from "./describe";
 export { decisionFor, type ApprovalsPort } from "./permissions";
 export { promptImages, promptText } from "./prompt";

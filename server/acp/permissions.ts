@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
-import type { EventPayload } from "../protocol";
+import type { EventEnvelope, EventPayload } from "../protocol";
 import { describeToolCall } from "./describe";
 
 /** What ACP needs of the approval queue (server/approvals implements it). */
@@ -29,7 +29,7 @@ export function decisionFor(response: acp.RequestPermissionResponse): "allow_onc
  * queue. `decidedElsewhere` aborts when another tab or the /approvals page
  * answered first: the client's question is then withdrawn ($/cancel_request).
  */
-export async function askClient(input: {
+async function askClient(input: {
   client: acp.AgentContext;
   sessionId: string;
   workspace: string;
@@ -70,5 +70,44 @@ export async function askClient(input: {
   } catch (error) {
     // Already decided from another place (409): the first decision wins, nothing to do.
     console.error("[worldline] recording the ACP decision failed:", error instanceof Error ? error.message : error);
+  }
+}
+
+/**
+ * The permission requests of one prompt: each `approval.requested` becomes a question to the
+ * client (not awaited in the event chain: parallel calls may each wait for an answer), withdrawn
+ * when `approval.decided` says another place answered first.
+ */
+export class PromptPermissions {
+  private readonly asked = new Map<string, AbortController>();
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(
+    private readonly target: {
+      client: acp.AgentContext;
+      sessionId: string;
+      workspace: string;
+      approvals: ApprovalsPort;
+    },
+  ) {}
+
+  observe(event: EventEnvelope): void {
+    if (event.type === "approval.requested") {
+      const decidedElsewhere = new AbortController();
+      this.asked.set(event.payload.approvalId, decidedElsewhere);
+      const asking = askClient({ ...this.target, request: event.payload, decidedElsewhere: decidedElsewhere.signal });
+      this.pending.add(asking);
+      void asking.finally(() => this.pending.delete(asking));
+    }
+    if (event.type === "approval.decided") {
+      this.asked.get(event.payload.approvalId)?.abort();
+      this.asked.delete(event.payload.approvalId);
+    }
+  }
+
+  /** The turn is over: questions still open are withdrawn, and every one has settled. */
+  async settle(): Promise<void> {
+    for (const controller of this.asked.values()) controller.abort();
+    await Promise.allSettled([...this.pending]);
   }
 }

@@ -63,6 +63,7 @@ function displayUri(uri: string): string {
   try {
     return fileURLToPath(uri);
   } catch {
+    // not a local file URL: shown as it is
     return uri;
   }
 }

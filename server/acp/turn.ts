@@ -1,3 +1,4 @@
+import type * as acp from "@agentclientprotocol/sdk";
 import type { PromptOptions } from "../agent";
 import type { EventEnvelope, StopReason, TurnOutcome } from "../protocol";
 import type { EventLog } from "../sessions";
@@ -114,4 +115,13 @@ const ERROR_CLASS_BY_CODE: Record<string, string> = {
 /** `[ERROR] RateLimitError: HTTP 429 …`: the line daemons sniff on stderr to mark a task failed. */
 export function errorLine(error: { code: string; message: string }): string {
   return `[ERROR] ${ERROR_CLASS_BY_CODE[error.code] ?? "AgentError"}: ${error.message}`;
+}
+
+/** A turn's end as ACP's prompt `stopReason`; `stop`, how the last model step ended, when known. */
+export function acpStopReason(outcome: TurnOutcome, stop?: StopReason): acp.StopReason {
+  if (outcome === "cancelled" || outcome === "interrupted") return "cancelled";
+  if (outcome === "max_steps") return "max_turn_requests";
+  if (stop === "truncated") return "max_tokens";
+  if (stop === "refused" || stop === "content_filter") return "refusal";
+  return "end_turn";
 }

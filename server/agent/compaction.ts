@@ -1,9 +1,9 @@
 import { errorMessage } from "../errors";
-import { type Context, type PositionedRecord, recordTokens, summaryMessage } from "./context";
-import type { ChatMessage, ChatProvider } from "./provider";
-import type { RetryPolicy } from "./retry";
+import { type PositionedRecord, recordTokens, summaryMessage } from "./context";
+import type { ChatMessage } from "./provider";
 import { streamStep } from "./stream-step";
 import type { TurnEmitter } from "./turn-emitter";
+import type { TurnRun } from "./turn-run";
 
 /** Compact when the context passes this share of the model's window: room is left for the next answer. */
 export const DEFAULT_COMPACTION_THRESHOLD = 0.85;
@@ -21,14 +21,10 @@ const SUMMARY_SYSTEM_PROMPT = [
   "Keep exact identifiers, paths, names and numbers. Do not invent anything. Write in the second person to the agent. No preamble.",
 ].join(" ");
 
-export interface CompactionOptions {
-  provider: ChatProvider;
-  model: string;
-  context: Context;
-  signal: AbortSignal;
-  emit: TurnEmitter;
-  retry: RetryPolicy;
-  contextWindow: number;
+/** What compaction reads of the turn it runs in. */
+type CompactionRun = Pick<TurnRun, "provider" | "model" | "context" | "signal" | "emit" | "retry" | "contextWindow">;
+
+interface CompactionRequest {
   reason: "auto" | "manual";
   focus?: string;
   /** Writes the checkpoint taken before anything is replaced. */
@@ -47,15 +43,15 @@ export interface CompactionResult {
  * never part of the history, so it stays pinned. A cancel leaves the context as
  * it was: the summary is appended only once it is complete.
  */
-export async function compactContext(options: CompactionOptions): Promise<CompactionResult> {
-  const { context, emit } = options;
+export async function compactContext(run: CompactionRun, request: CompactionRequest): Promise<CompactionResult> {
+  const { context, emit } = run;
   const tokensBefore = context.estimatedTokens();
   emit.event({
     type: "compaction.started",
-    payload: { turnId: emit.turnId, reason: options.reason, tokens: tokensBefore },
+    payload: { turnId: emit.turnId, reason: request.reason, tokens: tokensBefore },
   });
   const view = context.view().filter(({ record }) => record.kind === "message" || record.kind === "compaction");
-  const cut = chooseCut(view, Math.floor(options.contextWindow * RECENT_SHARE));
+  const cut = chooseCut(view, Math.floor(run.contextWindow * RECENT_SHARE));
   const completed = (outcome: "completed" | "skipped" | "cancelled" | "error", tokensAfter: number, message?: string) =>
     emit.event({
       type: "compaction.completed",
@@ -75,17 +71,17 @@ export async function compactContext(options: CompactionOptions): Promise<Compac
   }
 
   try {
-    await options.checkpoint();
-    const summary = await summarise(options, view.slice(0, cut));
+    await request.checkpoint();
+    const summary = await summarise(run, view.slice(0, cut), request.focus);
     await context.append({ kind: "compaction", summary, keepFrom: view[cut].position });
   } catch (error) {
-    if (options.signal.aborted) completed("cancelled", tokensBefore);
+    if (run.signal.aborted) completed("cancelled", tokensBefore);
     else completed("error", tokensBefore, errorMessage(error));
     throw error;
   }
   const tokensAfter = context.estimatedTokens();
   completed("completed", tokensAfter);
-  emit.event({ type: "context.usage", payload: { tokens: tokensAfter, window: options.contextWindow } });
+  emit.event({ type: "context.usage", payload: { tokens: tokensAfter, window: run.contextWindow } });
   return { outcome: "completed", tokensBefore, tokensAfter };
 }
 
@@ -114,24 +110,28 @@ function isBoundary({ record }: PositionedRecord): boolean {
   return record.kind === "message" && record.message.role !== "tool";
 }
 
-async function summarise(options: CompactionOptions, older: readonly PositionedRecord[]): Promise<string> {
+async function summarise(
+  run: CompactionRun,
+  older: readonly PositionedRecord[],
+  focusOn: string | undefined,
+): Promise<string> {
   const transcript = older.map(({ record }) => render(record)).join("\n\n");
-  const focus = options.focus ? `\n\nThe user asked the summary to focus on: ${options.focus}` : "";
+  const focus = focusOn ? `\n\nThe user asked the summary to focus on: ${focusOn}` : "";
   const messages: ChatMessage[] = [
     { role: "system", content: SUMMARY_SYSTEM_PROMPT },
     { role: "user", content: `The conversation so far:\n\n${transcript}${focus}\n\nWrite the summary now.` },
   ];
   // Only retries reach the transcript: the summary is not a chat message.
   const silent: TurnEmitter = {
-    turnId: options.emit.turnId,
+    turnId: run.emit.turnId,
     event: (event) => {
-      if (event.type === "turn.retry") options.emit.event(event);
+      if (event.type === "turn.retry") run.emit.event(event);
     },
   };
   const result = await streamStep(
-    options.provider,
-    { model: options.model, messages },
-    { signal: options.signal, emit: silent, policy: options.retry },
+    run.provider,
+    { model: run.model, messages },
+    { signal: run.signal, emit: silent, policy: run.retry },
   );
   const summary = (result.message.content ?? "").trim();
   if (!summary) throw new Error("The model returned an empty summary.");

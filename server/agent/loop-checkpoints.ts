@@ -1,30 +1,23 @@
 import { errorMessage } from "../errors";
-import type { CheckpointPort, CheckpointReason } from "./checkpoint-port";
-import type { Context, HistoryRecord } from "./context";
+import type { CheckpointReason } from "./checkpoint-port";
+import type { HistoryRecord } from "./context";
 import { dmailMessage, type DMail } from "./dmail";
-import type { TurnEmitter } from "./turn-emitter";
+import type { TurnRun } from "./turn-run";
 
 /** The loop's checkpoints (server/agent/loop.ts): one per step, and the D-Mail jump back to one. */
 
-/** What checkpoints read of a turn's options (a part of loop.ts TurnOptions). */
-interface CheckpointOptions {
-  sessionId: string;
-  workspace: string;
-  turnNumber?: number;
-  context: Context;
-  emit: TurnEmitter;
-  checkpoints?: CheckpointPort;
-}
+/** What checkpoints read of the turn. */
+type CheckpointRun = Pick<TurnRun, "sessionId" | "workspace" | "turnNumber" | "context" | "emit" | "checkpoints">;
 
 /** D-Mail: back to the checkpoint, then on with the message (Kimi CLI's BackToTheFuture). */
-export async function travelBack(options: CheckpointOptions, mail: DMail, step: number): Promise<void> {
-  const { context, emit } = options;
+export async function travelBack(run: CheckpointRun, mail: DMail, step: number): Promise<void> {
+  const { context, emit } = run;
   const position = context.checkpointPosition(mail.checkpoint);
   if (position === undefined) return; // validated when sent; the context only grew since
   const marker = context.all()[position] as Extract<HistoryRecord, { kind: "checkpoint" }>;
   await context.truncate(position);
   // Restoring files is the checkpoint service's business; a failure there must not lose the D-Mail.
-  const revert = options.checkpoints?.revertTo?.({ sessionId: options.sessionId, checkpointId: marker.checkpointId });
+  const revert = run.checkpoints?.revertTo?.({ sessionId: run.sessionId, checkpointId: marker.checkpointId });
   const filesRestored = revert ? await revert.catch(() => false) : false; // the message tells the model the files were not restored
   emit.event({
     type: "notice",
@@ -34,7 +27,7 @@ export async function travelBack(options: CheckpointOptions, mail: DMail, step: 
       turnId: emit.turnId,
     },
   });
-  await checkpoint(options, step, "dmail");
+  await checkpoint(run, step, "dmail");
   await context.append({
     kind: "message",
     message: { role: "user", content: dmailMessage(mail.message, filesRestored) },
@@ -42,19 +35,19 @@ export async function travelBack(options: CheckpointOptions, mail: DMail, step: 
 }
 
 /** A checkpoint row (through the port) plus its marker in the history and an event. */
-export async function checkpoint(options: CheckpointOptions, step: number, reason: CheckpointReason): Promise<void> {
-  const { checkpoints, context, emit } = options;
+export async function checkpoint(run: CheckpointRun, step: number, reason: CheckpointReason): Promise<void> {
+  const { checkpoints, context, emit } = run;
   if (!checkpoints) return;
-  const turn = options.turnNumber ?? 0;
+  const turn = run.turnNumber ?? 0;
   let created;
   try {
     created = await checkpoints.create({
-      sessionId: options.sessionId,
+      sessionId: run.sessionId,
       turn,
       step,
       reason,
       historyPosition: context.length,
-      workspace: options.workspace,
+      workspace: run.workspace,
     });
   } catch (error) {
     // A failed snapshot must not stop the work; the user sees why there's no checkpoint.

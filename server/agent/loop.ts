@@ -1,66 +1,17 @@
 import { randomUUID } from "node:crypto";
-import { imageRef, type ModelPrice, type StopReason, type TurnOutcome } from "../protocol";
+import { imageRef, type StopReason, type TurnOutcome } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
-import type { ToolContext } from "../tools/types";
-import type { CheckpointPort } from "./checkpoint-port";
+import { afterRequest } from "./after-request";
 import { compactContext } from "./compaction";
-import type { Context, HistoryRecord } from "./context";
-import type { DMailBox } from "./dmail";
-import { LOOP_WARNING, LoopGuard } from "./loop-guard";
-import type { ChatProvider, ToolSpec } from "./provider";
-import type { RetryPolicy } from "./retry";
-import { StatsCollector } from "./stats";
-import { streamStep } from "./stream-step";
-import { StepTools, type CallResult } from "./tool-runner";
-import type { AgentTool, ApprovalGate } from "./tools-port";
-import type { TurnEmitter } from "./turn-emitter";
+import type { HistoryRecord } from "./context";
 import { checkpoint, travelBack } from "./loop-checkpoints";
-
-export interface TurnOptions {
-  sessionId: string;
-  workspace: string;
-  model: string;
-  prompt: string;
-  /** Image URLs (`data:` URLs from ACP clients) sent with the prompt as content parts. */
-  images?: string[];
-  /** Thumbnails for the transcript's `message.user` event, by index of `images` (see server/protocol/images.ts). */
-  imagePreviews?: (string | undefined)[];
-  reasoning?: "on" | "off";
-  provider: ChatProvider;
-  context: Context;
-  systemPrompt: string;
-  /** The turn's `<context>` block (server/agent/turn-context.ts), appended to its user message for the model. */
-  userContext?: { text: string; records: HistoryRecord[] };
-  tools: AgentTool[];
-  /** "none": the model answers without tools, which stay in the request so its prefix does not change. */
-  toolChoice?: "none";
-  gate: ApprovalGate;
-  emit: TurnEmitter;
-  signal: AbortSignal;
-  retry: RetryPolicy;
-  maxSteps: number;
-  contextWindow: number;
-  /** The turn's number in the session, for checkpoint rows. */
-  turnNumber?: number;
-  /** The model's price, for the turn's `cost_usd` (server/agent/pricing.ts). */
-  price?: ModelPrice;
-  /** Omitted for subagents: their steps are not checkpoints of the session. */
-  checkpoints?: CheckpointPort;
-  /** Present when `send_dmail` is enabled; checkpoint markers are shown to the model only then. */
-  dmail?: DMailBox;
-  /** Messages the user sent while the turn runs; injected before the next step. */
-  takeSteering?: () => string[];
-  /** Share of the window above which the context is compacted before a step; omitted = never. */
-  compactionThreshold?: number;
-  /**
-   * Called once a step's model request is on its way (or as the step ends): for writes the
-   * first token need not wait for (the runtime's `running` status row).
-   */
-  onRequestSent?: () => void;
-  decorateToolContext?: (ctx: ToolContext) => ToolContext;
-  /** Per-turn context for the model only (e.g. plan mode's reminder), sent after the prompt; the transcript shows the prompt alone. */
-  modelNote?: string;
-}
+import { LOOP_WARNING, LoopGuard } from "./loop-guard";
+import type { ToolSpec } from "./provider";
+import { StatsCollector } from "./stats";
+import { streamStep, type StepResult } from "./stream-step";
+import { StepTools, type CallResult } from "./tool-runner";
+import type { AgentTool } from "./tools-port";
+import type { TurnRun } from "./turn-run";
 
 export interface TurnResult {
   outcome: TurnOutcome;
@@ -70,20 +21,18 @@ export interface TurnResult {
   stopReason?: StopReason;
 }
 
-/**
- * Writes staged before a step's model request (see `afterRequest`) wait at most this long for
- * the stream's first event; a crash before they land loses only what the event log also lost.
- */
-const STAGED_WRITE_DELAY_MS = 25;
-
 type StepOutcome = { kind: "continue" } | { kind: "stop"; outcome: TurnOutcome; message?: string };
 
-/** What a turn remembers between its steps. */
-interface TurnState {
+/** What a turn keeps between its steps. */
+interface TurnProgress {
+  stats: StatsCollector;
+  guard: LoopGuard;
   /** How the last model step ended. */
   stop?: StopReason;
   /** A cut-off answer was already continued once in this turn. */
   continued: boolean;
+  /** The context's length when compaction last found nothing to summarise: not tried again until it changes. */
+  compactionFutileAt: number;
 }
 
 /** Sent (for the model only) after an answer the output limit cut off, once per turn. */
@@ -91,66 +40,67 @@ const CONTINUE_NOTE =
   "[Your previous answer was cut off at the output-token limit. Continue exactly where it stopped, without repeating it.]";
 
 /** A turn: checkpoint, append the user message, then steps until the model answers without tool calls. */
-export async function runTurn(options: TurnOptions): Promise<TurnResult> {
-  const { emit, context, signal } = options;
-  const stats = new StatsCollector(options.price);
-  const state: TurnState = { continued: false };
+export async function runTurn(run: TurnRun): Promise<TurnResult> {
+  const { emit, context, signal } = run;
+  const progress: TurnProgress = {
+    stats: new StatsCollector(run.price),
+    guard: new LoopGuard(),
+    continued: false,
+    compactionFutileAt: -1,
+  };
   const result = (outcome: TurnOutcome, message?: string): TurnResult => ({
     outcome,
     message,
-    stats: stats.result(),
-    ...(state.stop ? { stopReason: state.stop } : {}),
+    stats: progress.stats.result(),
+    ...(progress.stop ? { stopReason: progress.stop } : {}),
   });
-  const guard = new LoopGuard();
-  let compactionFutileAt = -1;
 
   try {
-    await checkpoint(options, 0, "turn");
-    appendUser(options, options.prompt, options.images, options.userContext, options.modelNote);
-    for (let step = 1; step <= options.maxSteps; step++) {
+    await checkpoint(run, 0, "turn");
+    appendUser(run, run.prompt, run.images, run.userContext, run.modelNote);
+    for (let step = 1; step <= run.maxSteps; step++) {
       if (signal.aborted) {
         await context.save();
         return result("cancelled");
       }
-      injectSteering(options);
-      if (needsCompaction(options) && context.length !== compactionFutileAt) {
-        const compaction = await compact(options, "auto");
-        // Nothing to summarise: don't try again until the context has changed.
-        if (compaction.outcome === "skipped") compactionFutileAt = context.length;
+      injectSteering(run);
+      if (needsCompaction(run) && context.length !== progress.compactionFutileAt) {
+        const compaction = await compact(run, "auto");
+        if (compaction.outcome === "skipped") progress.compactionFutileAt = context.length;
       }
-      await checkpoint(options, step, "step");
-      const outcome = await runStep(options, stats, guard, step, state);
+      await checkpoint(run, step, "step");
+      const outcome = await runStep(run, progress, step);
       if (outcome.kind === "continue") continue;
       // A message that arrived while the model wrote its final answer still gets a reply.
-      if (outcome.outcome === "completed" && injectSteering(options)) continue;
+      if (outcome.outcome === "completed" && injectSteering(run)) continue;
       await context.save();
       return result(outcome.outcome, outcome.message);
     }
     await context.save();
-    return result("max_steps", `Stopped after ${options.maxSteps} steps.`);
+    return result("max_steps", `Stopped after ${run.maxSteps} steps.`);
   } catch (error) {
     // Records staged before the failure still reach the history (a write error was reported already).
     await context.save().catch(() => undefined);
     if (signal.aborted) return result("cancelled");
     const code = error instanceof WorldlineError ? error.code : "agent:internal";
     emit.event({ type: "turn.error", payload: { turnId: emit.turnId, code, message: errorMessage(error) } });
-    state.stop = "error";
+    progress.stop = "error";
     return result("error", errorMessage(error));
   }
 }
 
 /** A `/compact [focus]` turn: one summary, no model step. */
-export async function runCompactionTurn(options: TurnOptions, focus: string | undefined): Promise<TurnResult> {
+export async function runCompactionTurn(run: TurnRun, focus: string | undefined): Promise<TurnResult> {
   const stats = new StatsCollector();
   try {
-    const compaction = await compact(options, "manual", focus);
+    const compaction = await compact(run, "manual", focus);
     const message = compaction.outcome === "skipped" ? "Nothing old enough to summarise yet." : undefined;
     return { outcome: "completed", message, stats: stats.result() };
   } catch (error) {
     // The checkpoint marker staged before the summary was asked for still reaches the history.
-    await options.context.save().catch(() => undefined);
-    if (options.signal.aborted) return { outcome: "cancelled", stats: stats.result() };
-    const { emit } = options;
+    await run.context.save().catch(() => undefined);
+    if (run.signal.aborted) return { outcome: "cancelled", stats: stats.result() };
+    const { emit } = run;
     emit.event({
       type: "turn.error",
       payload: { turnId: emit.turnId, code: "agent:compaction_failed", message: errorMessage(error) },
@@ -159,38 +109,74 @@ export async function runCompactionTurn(options: TurnOptions, focus: string | un
   }
 }
 
-async function runStep(
-  options: TurnOptions,
-  stats: StatsCollector,
-  guard: LoopGuard,
+async function runStep(run: TurnRun, progress: TurnProgress, step: number): Promise<StepOutcome> {
+  const { emit, signal } = run;
+  const tools = new StepTools(run);
+  const result = await streamWithTools(run, progress, step, tools);
+  if (result === "cancelled") return { kind: "stop", outcome: "cancelled" };
+  progress.stats.addStep(result.outputTokens, result.seconds);
+  progress.stats.addUsage(result.usage);
+  const results = await tools.results(result.toolCalls);
+  const verdict = progress.guard.observe(result.toolCalls);
+  if (verdict !== "ok" && results.length) {
+    const last = results[results.length - 1];
+    last.result = { ...last.result, output: `${last.result.output}\n\n${LOOP_WARNING}` };
+  }
+  await recordStep(run, result, results);
+
+  progress.stop = result.stop;
+  if (signal.aborted) return { kind: "stop", outcome: "cancelled" };
+  const ended = endOfStep(run, result, progress);
+  if (ended) return ended;
+  const mail = run.dmail?.take();
+  if (mail) {
+    await travelBack(run, mail, step);
+    return { kind: "continue" };
+  }
+  if (result.toolCalls.length === 0) return { kind: "stop", outcome: "completed" };
+  const rejected = results.find(({ result: r }) => r.display?.rejected === true && !r.display?.feedback);
+  if (rejected) return { kind: "stop", outcome: "rejected", message: "A tool call was rejected." };
+  if (verdict === "stop") {
+    const message = "Stopped: the model kept repeating the same tool call with the same arguments.";
+    emit.event({ type: "notice", payload: { level: "warning", text: message, turnId: emit.turnId } });
+    return { kind: "stop", outcome: "loop_detected", message };
+  }
+  return { kind: "continue" };
+}
+
+/**
+ * The step's model call, its tools starting as their arguments complete. A stream that broke or
+ * was cancelled still leaves in the history what the user saw and a result for every call made;
+ * then a cancel is `"cancelled"` and anything else is thrown.
+ */
+async function streamWithTools(
+  run: TurnRun,
+  progress: TurnProgress,
   step: number,
-  state: TurnState,
-): Promise<StepOutcome> {
-  const { emit, context, signal } = options;
+  tools: StepTools,
+): Promise<StepResult | "cancelled"> {
+  const { emit, context, signal } = run;
   emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "planning" } });
-  const tools = new StepTools(options);
   const partial = { text: "" };
   let answering = false;
-
-  let result;
-  const deferred = afterRequest(options, step);
+  const deferred = afterRequest(run, step);
   try {
-    result = await streamStep(
-      options.provider,
+    return await streamStep(
+      run.provider,
       {
-        model: options.model,
+        model: run.model,
         messages: [
-          { role: "system", content: options.systemPrompt },
-          ...context.messages({ checkpoints: Boolean(options.dmail) }),
+          { role: "system", content: run.systemPrompt },
+          ...context.messages({ checkpoints: Boolean(run.dmail) }),
         ],
-        tools: options.tools.map(toSpec),
-        toolChoice: options.toolChoice,
-        reasoning: options.reasoning,
-        cacheKey: options.sessionId,
+        tools: run.tools.map(toSpec),
+        toolChoice: run.toolChoice,
+        reasoning: run.reasoning,
+        cacheKey: run.sessionId,
       },
       {
         signal,
-        policy: options.retry,
+        policy: run.retry,
         partial,
         emit: {
           turnId: emit.turnId,
@@ -203,14 +189,11 @@ async function runStep(
             emit.event(event);
           },
         },
-        // Each tool starts as soon as its arguments are complete.
         onToolCallReady: (call) => tools.start(call),
-        onFailedAttemptUsage: (usage) => stats.addFailedAttempt(usage),
+        onFailedAttemptUsage: (usage) => progress.stats.addFailedAttempt(usage),
       },
     );
   } catch (error) {
-    // The stream broke or was cancelled after some tools had started: the
-    // history still gets what the user saw and a result for every call made.
     const started = tools.startedCalls();
     const results = await tools.results(started);
     const text = partial.text;
@@ -224,22 +207,19 @@ async function runStep(
       );
     }
     await context.save();
-    if (signal.aborted) return { kind: "stop", outcome: "cancelled" };
+    if (signal.aborted) return "cancelled";
     throw error;
   } finally {
     deferred.cancel();
   }
+}
 
-  stats.addStep(result.outputTokens, result.seconds);
-  stats.addUsage(result.usage);
-  const results = await tools.results(result.toolCalls);
-  const verdict = guard.observe(result.toolCalls);
-  if (verdict !== "ok" && results.length) {
-    const last = results[results.length - 1];
-    last.result = { ...last.result, output: `${last.result.output}\n\n${LOOP_WARNING}` };
-  }
-  // The assistant message and all its results are appended together, in call
-  // order: a cancel can never leave a tool call without a result in history.
+/**
+ * The assistant message and all its results are appended together, in call order: a cancel can
+ * never leave a tool call without a result in history.
+ */
+async function recordStep(run: TurnRun, result: StepResult, results: readonly CallResult[]): Promise<void> {
+  const { context, emit } = run;
   const usage: HistoryRecord[] = result.usage
     ? [
         {
@@ -256,31 +236,12 @@ async function runStep(
     type: "context.usage",
     payload: {
       tokens: context.estimatedTokens(),
-      window: options.contextWindow,
+      window: run.contextWindow,
       inputTokens: result.usage?.inputTokens,
       outputTokens: result.usage?.outputTokens,
       cachedInputTokens: result.usage?.cachedInputTokens,
     },
   });
-
-  state.stop = result.stop;
-  if (signal.aborted) return { kind: "stop", outcome: "cancelled" };
-  const ended = endOfStep(options, result, state);
-  if (ended) return ended;
-  const mail = options.dmail?.take();
-  if (mail) {
-    await travelBack(options, mail, step);
-    return { kind: "continue" };
-  }
-  if (result.toolCalls.length === 0) return { kind: "stop", outcome: "completed" };
-  const rejected = results.find(({ result: r }) => r.display?.rejected === true && !r.display?.feedback);
-  if (rejected) return { kind: "stop", outcome: "rejected", message: "A tool call was rejected." };
-  if (verdict === "stop") {
-    const message = "Stopped: the model kept repeating the same tool call with the same arguments.";
-    emit.event({ type: "notice", payload: { level: "warning", text: message, turnId: emit.turnId } });
-    return { kind: "stop", outcome: "loop_detected", message };
-  }
-  return { kind: "continue" };
 }
 
 /**
@@ -288,13 +249,10 @@ async function runStep(
  * once; a cut-off tool call never runs and the turn stops; a refusal or a content filter stops it.
  * Each gets a notice in the transcript. Undefined: the step ended normally.
  */
-function endOfStep(
-  options: TurnOptions,
-  result: Awaited<ReturnType<typeof streamStep>>,
-  state: TurnState,
-): StepOutcome | undefined {
+function endOfStep(run: TurnRun, result: StepResult, progress: TurnProgress): StepOutcome | undefined {
+  const { emit } = run;
   const notice = (level: "info" | "warning", text: string) =>
-    options.emit.event({ type: "notice", payload: { level, text, turnId: options.emit.turnId } });
+    emit.event({ type: "notice", payload: { level, text, turnId: emit.turnId } });
   const attempts = result.attempts > 1 ? ` (after ${result.attempts} attempts)` : "";
   switch (result.stop) {
     case "completed":
@@ -313,10 +271,10 @@ function endOfStep(
         return { kind: "stop", outcome: "completed" };
       }
       const textOnly = Boolean(result.message.content) && result.toolCalls.length === 0;
-      if (textOnly && !state.continued) {
-        state.continued = true;
+      if (textOnly && !progress.continued) {
+        progress.continued = true;
         notice("info", `${limit}; asking the model to continue.`);
-        options.context.stage({ kind: "message", message: { role: "user", content: CONTINUE_NOTE } });
+        run.context.stage({ kind: "message", message: { role: "user", content: CONTINUE_NOTE } });
         return { kind: "continue" };
       }
       // Tool calls that completed before the cut ran: the turn goes on with their results.
@@ -327,42 +285,31 @@ function endOfStep(
   }
 }
 
-function needsCompaction(options: TurnOptions): boolean {
-  if (options.compactionThreshold === undefined) return false;
-  return options.context.estimatedTokens() >= options.compactionThreshold * options.contextWindow;
+function needsCompaction(run: TurnRun): boolean {
+  if (run.compactionThreshold === undefined) return false;
+  return run.context.estimatedTokens() >= run.compactionThreshold * run.contextWindow;
 }
 
-function compact(options: TurnOptions, reason: "auto" | "manual", focus?: string) {
-  return compactContext({
-    provider: options.provider,
-    model: options.model,
-    context: options.context,
-    signal: options.signal,
-    emit: options.emit,
-    retry: options.retry,
-    contextWindow: options.contextWindow,
-    reason,
-    focus,
-    checkpoint: () => checkpoint(options, 0, "compaction"),
-  });
+function compact(run: TurnRun, reason: "auto" | "manual", focus?: string) {
+  return compactContext(run, { reason, focus, checkpoint: () => checkpoint(run, 0, "compaction") });
 }
 
 /** Appends steering messages, if any; true when there were some. */
-function injectSteering(options: TurnOptions): boolean {
-  const messages = options.takeSteering?.() ?? [];
-  for (const text of messages) appendUser(options, text);
+function injectSteering(run: TurnRun): boolean {
+  const messages = run.takeSteering?.() ?? [];
+  for (const text of messages) appendUser(run, text);
   return messages.length > 0;
 }
 
 function appendUser(
-  options: TurnOptions,
+  run: TurnRun,
   text: string,
   images: readonly string[] = [],
-  userContext?: TurnOptions["userContext"],
+  userContext?: TurnRun["userContext"],
   note?: string,
 ): void {
-  const { emit } = options;
-  const refs = images.map((url, i) => imageRef(url, options.imagePreviews?.[i]));
+  const { emit } = run;
+  const refs = images.map((url, i) => imageRef(url, run.imagePreviews?.[i]));
   emit.event({
     type: "message.user",
     payload: { turnId: emit.turnId, messageId: `msg_${randomUUID()}`, text, ...(refs.length ? { images: refs } : {}) },
@@ -376,44 +323,7 @@ function appendUser(
       ]
     : forModel;
   // Written with the next save (while the step's model request is on its way, at the latest when the step ends).
-  options.context.stage({ kind: "message", message: { role: "user", content } }, ...(userContext?.records ?? []));
-}
-
-/**
- * What the loop staged for the history since the last step (checkpoint markers, the user's
- * message) and the runtime's status row are written, and the step's snapshot is started, after
- * the step's model request, not before it: once the stream's first event has gone out to the
- * clients (setImmediate runs after the socket writes queued in microtasks), or after
- * STAGED_WRITE_DELAY_MS if the model is slow to answer. Each write costs ~0.5–1 ms of the event
- * loop, which otherwise sat between the prompt and the first token; the step's own `save` waits
- * for them before it ends.
- */
-function afterRequest(options: TurnOptions, step: number): { streamed(): void; cancel(): void } {
-  let done = false;
-  let immediate: NodeJS.Immediate | undefined;
-  const write = () => {
-    if (done) return;
-    done = true;
-    clearTimeout(timer);
-    options.context.flush();
-    options.onRequestSent?.();
-  };
-  const timer = setTimeout(write, STAGED_WRITE_DELAY_MS);
-  // After the first step, the step's snapshot starts once the request is written (the check phase
-  // after this turn of the event loop), not when a tool needs it: it overlaps the model's answer
-  // (measured: ~3 ms less per step). The first step's answer is the turn's first token, which
-  // the snapshot would delay by as much; there it waits for a tool or its delay.
-  const capture = setImmediate(() => void (step > 1 && options.checkpoints?.captured?.(options.sessionId)));
-  return {
-    streamed: () => void (immediate ??= setImmediate(write)),
-    // The step is over: its own save writes what is staged.
-    cancel: () => {
-      done = true;
-      clearTimeout(timer);
-      clearImmediate(capture);
-      if (immediate) clearImmediate(immediate);
-    },
-  };
+  run.context.stage({ kind: "message", message: { role: "user", content } }, ...(userContext?.records ?? []));
 }
 
 function toolMessages(results: readonly CallResult[]): HistoryRecord[] {

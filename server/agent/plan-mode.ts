@@ -112,6 +112,7 @@ function parseLoose(raw: string): unknown {
   try {
     return raw ? JSON.parse(raw) : {};
   } catch {
+    // unparseable arguments: the tool's validation reports them
     return {};
   }
 }

@@ -234,6 +234,7 @@ function isCompleteObject(args: string): boolean {
     const value: unknown = JSON.parse(args);
     return typeof value === "object" && value !== null && !Array.isArray(value);
   } catch {
+    // not JSON (yet): more of the arguments are to come
     return false;
   }
 }

@@ -1,8 +1,9 @@
 import { Context } from "./context";
-import { runTurn, type TurnOptions } from "./loop";
+import { runTurn } from "./loop";
 import type { SubagentRunner } from "./tools";
 import type { AgentTool } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
+import type { TurnRun } from "./turn-run";
 
 /** What a subagent may use: it reads and researches, it never changes the workspace. */
 export const SUBAGENT_TOOL_NAMES = ["read_file", "list_dir", "glob", "grep", "fetch_url"] as const;
@@ -10,8 +11,9 @@ export const SUBAGENT_TOOL_NAMES = ["read_file", "list_dir", "glob", "grep", "fe
 /** A research task that needs more steps than this has lost its focus. */
 export const SUBAGENT_MAX_STEPS = 30;
 
-type ParentOptions = Pick<
-  TurnOptions,
+/** What a subagent's run takes over from its parent's. */
+type ParentRun = Pick<
+  TurnRun,
   | "sessionId"
   | "workspace"
   | "model"
@@ -30,7 +32,7 @@ type ParentOptions = Pick<
  * parent call (`parentToolCallId`); its text streams as the parent's progress.
  */
 export function createSubagentRunner(
-  parent: ParentOptions,
+  parent: ParentRun,
   available: readonly AgentTool[],
 ): { run: SubagentRunner; toolNames: string[] } {
   const tools = available.filter((tool) => (SUBAGENT_TOOL_NAMES as readonly string[]).includes(tool.name));

@@ -122,6 +122,7 @@ function listWorkspace(workspace: string): string {
   try {
     entries = readdirSync(workspace, { withFileTypes: true });
   } catch {
+    // the model is told so instead of a listing
     return "(the directory cannot be read)";
   }
   const names = entries
@@ -138,6 +139,7 @@ function readOptional(file: string): string | undefined {
   try {
     return statSync(file).isFile() ? readFileSync(file, "utf8") : undefined;
   } catch {
+    // absent or unreadable: the prompt goes without it
     return undefined;
   }
 }

@@ -1,22 +1,16 @@
 import { errorMessage } from "../errors";
 import type { ApprovalNeed, ToolContext, ToolResult } from "../tools/types";
-import type { CheckpointPort } from "./checkpoint-port";
 import type { ToolCallMessagePart } from "./provider";
-import type { AgentTool, ApprovalGate } from "./tools-port";
-import type { TurnEmitter } from "./turn-emitter";
+import type { TurnRun } from "./turn-run";
 
-export interface ToolRunEnv {
-  sessionId: string;
-  workspace: string;
-  tools: AgentTool[];
-  gate: ApprovalGate;
-  emit: TurnEmitter;
-  signal: AbortSignal;
-  /** Adds what other modules give tools (audit, password prompts) to the loop's context. */
-  decorateToolContext?: (ctx: ToolContext) => ToolContext;
-  /** The step's checkpoint may still be snapshotting: a tool runs only once it is taken. */
-  checkpoints?: Pick<CheckpointPort, "captured">;
-}
+/**
+ * What running a tool reads of its turn (`checkpoints`: the step's checkpoint may still be
+ * snapshotting, and a tool runs only once it is taken).
+ */
+type ToolRun = Pick<
+  TurnRun,
+  "sessionId" | "workspace" | "tools" | "gate" | "emit" | "signal" | "decorateToolContext" | "checkpoints"
+>;
 
 export interface CallResult {
   call: ToolCallMessagePart;
@@ -33,7 +27,7 @@ export class StepTools {
   private readonly firstBySignature = new Map<string, ToolCallMessagePart>();
   private readonly ran: ToolCallMessagePart[] = [];
 
-  constructor(private readonly env: ToolRunEnv) {}
+  constructor(private readonly run: ToolRun) {}
 
   start(call: ToolCallMessagePart): void {
     if (this.running.has(call.id)) return;
@@ -45,7 +39,7 @@ export class StepTools {
     }
     this.firstBySignature.set(signature, call);
     this.ran.push(call);
-    this.running.set(call.id, runTool(this.env, call));
+    this.running.set(call.id, runTool(this.run, call));
   }
 
   /** Results in call order, starting whatever has not started yet. */
@@ -59,12 +53,8 @@ export class StepTools {
     return this.ran.slice();
   }
 
-  async settle(): Promise<void> {
-    await Promise.allSettled(this.running.values());
-  }
-
   private async duplicate(call: ToolCallMessagePart, first: ToolCallMessagePart): Promise<ToolResult> {
-    const { emit } = this.env;
+    const { emit } = this.run;
     emit.event({
       type: "tool.call",
       payload: {
@@ -80,7 +70,7 @@ export class StepTools {
       ...original,
       output: `(Same call as ${first.id} in this step; it ran once. Its result:)\n${original.output}`,
     };
-    emitFinished(this.env, call, result);
+    emitFinished(this.run, call, result);
     return result;
   }
 }
@@ -109,34 +99,34 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<ToolResult> {
-  const { emit, signal } = env;
+async function runTool(run: ToolRun, call: ToolCallMessagePart): Promise<ToolResult> {
+  const { emit, signal } = run;
   const args = parseArgs(call.function.arguments);
   emit.event({
     type: "tool.call",
     payload: { turnId: emit.turnId, messageId: call.id, toolCallId: call.id, name: call.function.name, args },
   });
   const finish = (result: ToolResult): ToolResult => {
-    emitFinished(env, call, result);
+    emitFinished(run, call, result);
     return result;
   };
-  const tool = env.tools.find((candidate) => candidate.name === call.function.name);
+  const tool = run.tools.find((candidate) => candidate.name === call.function.name);
   if (!tool) {
-    const names = env.tools.map((t) => t.name).join(", ") || "none";
+    const names = run.tools.map((t) => t.name).join(", ") || "none";
     return finish({ output: `Unknown tool "${call.function.name}". Available tools: ${names}.`, isError: true });
   }
   if (signal.aborted) return finish(cancelledResult());
   const base: ToolContext = {
-    cwd: env.workspace,
+    cwd: run.workspace,
     signal,
-    sessionId: env.sessionId,
+    sessionId: run.sessionId,
     turnId: emit.turnId,
     toolCallId: call.id,
     // sudo asks the human for a password through the approval queue (never stored or logged).
-    askPassword: env.gate.askPassword
+    askPassword: run.gate.askPassword
       ? (prompt) =>
-          env.gate.askPassword!({
-            sessionId: env.sessionId,
+          run.gate.askPassword!({
+            sessionId: run.sessionId,
             turnId: emit.turnId,
             toolCallId: call.id,
             tool: tool.name,
@@ -147,11 +137,11 @@ async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<Tool
     emit: (progress) =>
       emit.event({ type: "tool.progress", payload: { turnId: emit.turnId, toolCallId: call.id, text: progress.text } }),
   };
-  const ctx = env.decorateToolContext ? env.decorateToolContext(base) : base;
+  const ctx = run.decorateToolContext ? run.decorateToolContext(base) : base;
   try {
     const need = await tool.needsApproval(call.function.arguments, ctx);
-    const decision = await env.gate.check({
-      sessionId: env.sessionId,
+    const decision = await run.gate.check({
+      sessionId: run.sessionId,
       turnId: emit.turnId,
       toolCallId: call.id,
       tool: tool.name,
@@ -168,7 +158,7 @@ async function runTool(env: ToolRunEnv, call: ToolCallMessagePart): Promise<Tool
       return finish({ output, isError: true, display: { rejected: true, feedback: decision.feedback } });
     }
     if (decision.decidedBy) ctx.approvedBy = decision.decidedBy;
-    await env.checkpoints?.captured?.(env.sessionId);
+    await run.checkpoints?.captured?.(run.sessionId);
     if (signal.aborted) return finish(cancelledResult());
     emit.event({ type: "tool.state", payload: { turnId: emit.turnId, toolCallId: call.id, state: "running" } });
     emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "running_tool" } });
@@ -199,11 +189,11 @@ async function auditRejected(ctx: ToolContext, need: ApprovalNeed, decidedBy: st
   }
 }
 
-function emitFinished(env: ToolRunEnv, call: ToolCallMessagePart, result: ToolResult): void {
-  env.emit.event({
+function emitFinished(run: ToolRun, call: ToolCallMessagePart, result: ToolResult): void {
+  run.emit.event({
     type: "tool.state",
     payload: {
-      turnId: env.emit.turnId,
+      turnId: run.emit.turnId,
       toolCallId: call.id,
       state: result.isError ? "error" : "completed",
       output: result.output,
@@ -213,16 +203,17 @@ function emitFinished(env: ToolRunEnv, call: ToolCallMessagePart, result: ToolRe
   });
 }
 
-export const CANCELLED_OUTPUT = "Cancelled by the user.";
+const CANCELLED_OUTPUT = "Cancelled by the user.";
 
-export function cancelledResult(partial?: string): ToolResult {
+function cancelledResult(partial?: string): ToolResult {
   return { output: partial ? `${partial}\n[cancelled by the user]` : CANCELLED_OUTPUT, isError: true };
 }
 
-export function parseArgs(raw: string): unknown {
+function parseArgs(raw: string): unknown {
   try {
     return raw ? JSON.parse(raw) : {};
   } catch {
+    // not JSON: shown raw; the tool refuses it with a message for the model
     return raw;
   }
 }

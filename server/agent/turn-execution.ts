@@ -5,7 +5,7 @@ import type { CheckpointPort } from "./checkpoint-port";
 import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
 import type { Context } from "./context";
 import { DMailBox } from "./dmail";
-import { runCompactionTurn, runTurn, type TurnOptions, type TurnResult } from "./loop";
+import { runCompactionTurn, runTurn, type TurnResult } from "./loop";
 import { afterTurnMemory, recallForTurn, type RememberArgs } from "./memory-port";
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
@@ -22,6 +22,7 @@ import { createAgentTools, type TodoItem } from "./tools";
 import type { PendingTurn } from "./turn-queue";
 import { nameAfterFirstPrompt } from "./title-port";
 import type { TurnEmitter } from "./turn-emitter";
+import type { TurnRun } from "./turn-run";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
@@ -68,8 +69,6 @@ export async function executeTurn(
   // Read a moment ago by `prompt` when the turn started at once: one database round trip less before the first token.
   const session = pending.session ?? (await deps.sessions.get(sessionId));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
-  const workspace = session.workspace.path;
-  const host = session.runner && deps.hostOf ? deps.hostOf(session.runner, sessionId, pending.claim?.epoch) : undefined;
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
   const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
   if (session.agentCommand && deps.externalAgents) {
@@ -79,7 +78,7 @@ export async function executeTurn(
     const prices = (await deps.prices?.().catch(() => undefined)) ?? {}; // Unreadable prices: no cost, still a turn.
     return deps.externalAgents.runTurn({
       sessionId,
-      workspace,
+      workspace: session.workspace.path,
       command,
       turnId,
       prompt,
@@ -101,6 +100,44 @@ export async function executeTurn(
       "Remove them, or choose a model that takes images.";
     return refuse(pending, emit, "model:no_vision", message);
   }
+  const setup = { pending, session, emit, planActive, markRunning };
+  const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
+  const compact = COMPACT_COMMAND.exec(prompt.trim());
+  if (compact) {
+    markRunning();
+    return runCompactionTurn(run, compact[1]?.trim() || undefined);
+  }
+  const result = await runTurn(run);
+  // Before turn.completed, so the memory and reflection events belong to the turn's stream.
+  const { context, workspace } = run;
+  const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
+  await afterTurnMemory(deps.memory, memoryInput);
+  return result;
+}
+
+/** What executeTurn knows of a model turn before its TurnRun is built. */
+interface TurnSetup {
+  pending: PendingTurn;
+  session: NonNullable<PendingTurn["session"]>;
+  emit: TurnEmitter;
+  planActive: () => Promise<boolean>;
+  markRunning: () => void;
+}
+
+/**
+ * The turn's TurnRun: its context, tools (the session's, the workspace's and the agent's own),
+ * system prompt and recall, and the model's limits.
+ */
+async function buildTurnRun(
+  env: TurnExecutionEnv,
+  { pending, session, emit, planActive, markRunning }: TurnSetup,
+  chosen: { provider: ChatProvider; model: string; contextWindow?: number },
+): Promise<TurnRun> {
+  const { deps } = env;
+  const { sessionId, prompt } = pending;
+  const { signal } = pending.controller;
+  const workspace = session.workspace.path;
+  const host = session.runner && deps.hostOf ? deps.hostOf(session.runner, sessionId, pending.claim?.epoch) : undefined;
   // Independent lookups (history, MCP/session tools, memories and skills, the workspace's prompt
   // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
   const [context, workspaceTools, recall, workspacePrompt, prices] = await Promise.all([
@@ -108,18 +145,19 @@ export async function executeTurn(
     env.tools.toolsFor({ sessionId, workspace, emit, signal, host }),
     recallForTurn(deps, { sessionId, workspace, prompt, host }),
     host?.workspacePrompt ? host.workspacePrompt(workspace) : readWorkspacePrompt(workspace),
+    // Unreadable prices: no cost, still a turn.
     deps.prices?.().catch(() => ({})) ?? {},
   ]);
   const base = {
     sessionId,
     workspace,
-    model,
+    model: chosen.model,
     reasoning: pending.options.reasoning,
-    provider,
+    provider: chosen.provider,
     gate: deps.gate,
     emit,
     retry: deps.retry ?? DEFAULT_RETRY_POLICY,
-    contextWindow: fallback?.contextWindow ?? deps.config.contextWindow,
+    contextWindow: chosen.contextWindow ?? deps.config.contextWindow,
     decorateToolContext: withHost(deps.decorateToolContext, host),
   };
   const dmail = new DMailBox(() => context.visibleCheckpointNumbers());
@@ -132,14 +170,14 @@ export async function executeTurn(
   });
   const turnPrompt = prepareTurnPrompt({ context, workspace, workspacePrompt, recall, todos: session.todos });
   context.stage(...turnPrompt.before);
-  const options: TurnOptions = {
+  return {
     ...base,
     prompt,
     images: pending.options.images,
     imagePreviews: pending.options.imagePreviews,
     context,
     systemPrompt: turnPrompt.systemPrompt,
-    price: priceFor(model, prices),
+    price: priceFor(chosen.model, prices),
     userContext: turnPrompt.userContext,
     tools: gateToolsForPlanMode(orderSessionTools(deps.tools(), workspaceTools, agentTools), planActive),
     // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts); the
@@ -156,16 +194,6 @@ export async function executeTurn(
     compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
     onRequestSent: markRunning,
   };
-  const compact = COMPACT_COMMAND.exec(prompt.trim());
-  if (compact) {
-    markRunning();
-    return runCompactionTurn(options, compact[1]?.trim() || undefined);
-  }
-  const result = await runTurn(options);
-  // Before turn.completed, so the memory and reflection events belong to the turn's stream.
-  const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
-  await afterTurnMemory(deps.memory, memoryInput);
-  return result;
 }
 
 /** Tools of a session on a runner work through its host; the others get none and work on this machine. */

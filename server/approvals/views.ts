@@ -53,6 +53,7 @@ function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    // not JSON: shown as the text it is
     return text;
   }
 }

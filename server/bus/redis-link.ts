@@ -54,6 +54,7 @@ export async function connectRedis(url: string, prefix: string): Promise<RedisLi
     sub: busSub,
     available: () => connections.every((connection) => connection.status === "ready"),
     async close() {
+      // A connection that cannot quit politely (already down) is dropped.
       await Promise.all(connections.map((connection) => connection.quit().catch(() => connection.disconnect())));
     },
   };

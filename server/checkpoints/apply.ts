@@ -1,7 +1,8 @@
-import { chmod, lstat, mkdir, readdir, rm, rmdir, symlink, unlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, rm, rmdir, symlink, unlink, writeFile } from "node:fs/promises";
 import type { Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { WorldlineError } from "../errors.ts";
+import { lstatOrNull } from "../stat-or-null.ts";
 import { readBlobs } from "./blobs.ts";
 import type { RawChange } from "./changes.ts";
 import type { GitTarget } from "./git.ts";
@@ -62,14 +63,6 @@ export function planApply(changes: readonly RawChange[], protectedPaths: Readonl
   return plan;
 }
 
-async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(path);
-  } catch {
-    return undefined;
-  }
-}
-
 /** All files (not folders) under `dir`, relative to the work tree. */
 async function filesUnder(root: string, dir: string): Promise<string[]> {
   const entries = await readdir(join(root, dir), { withFileTypes: true });
@@ -100,8 +93,8 @@ export async function checkPlan(workTree: string, plan: ApplyPlan): Promise<void
         const above = await folderState(dirname(dir));
         if (above !== "folder") return above;
         if (deleting.has(dir)) return "absent"; // a tracked file or symlink the restore removes first
-        const stats = await lstatOrUndefined(join(workTree, dir));
-        if (stats === undefined) return "absent";
+        const stats = await lstatOrNull(join(workTree, dir));
+        if (!stats) return "absent";
         if (stats.isDirectory()) return "folder";
         blocked.add(dir);
         return "blocked";
@@ -114,7 +107,7 @@ export async function checkPlan(workTree: string, plan: ApplyPlan): Promise<void
   await Promise.all(
     plan.writes.map(async ({ path }) => {
       if ((await folderState(dirname(path))) !== "folder") return;
-      const stats = await lstatOrUndefined(join(workTree, path));
+      const stats = await lstatOrNull(join(workTree, path));
       if (!stats?.isDirectory()) return;
       const inside = await filesUnder(workTree, path);
       if (inside.some((file) => !deleting.has(file))) blocked.add(path);
@@ -131,7 +124,7 @@ export async function checkPlan(workTree: string, plan: ApplyPlan): Promise<void
 }
 
 /** Permission bits for a regular file: keep what the user had, flip only the executable bits as git records them. */
-function fileMode(previous: Stats | undefined, gitMode: string): number {
+function fileMode(previous: Stats | null, gitMode: string): number {
   const base = previous?.isFile() ? previous.mode & 0o777 : 0o666 & ~process.umask();
   return gitMode === EXECUTABLE_MODE ? base | ((base & 0o444) >> 2) : base & ~0o111;
 }
@@ -140,8 +133,8 @@ async function deletePaths(workTree: string, paths: readonly string[]): Promise<
   const deleted: string[] = [];
   const parents = new Set<string>();
   for (const path of paths) {
-    const stats = await lstatOrUndefined(join(workTree, path));
-    if (stats === undefined || stats.isDirectory()) continue; // already gone, or replaced by a folder we must not empty
+    const stats = await lstatOrNull(join(workTree, path));
+    if (!stats || stats.isDirectory()) continue; // already gone, or replaced by a folder we must not empty
     await unlink(join(workTree, path));
     deleted.push(path);
     for (let parent = dirname(path); parent !== "."; parent = dirname(parent)) parents.add(parent);
@@ -156,7 +149,7 @@ async function deletePaths(workTree: string, paths: readonly string[]): Promise<
 async function writeOne(workTree: string, write: FileWrite, content: Buffer): Promise<void> {
   const absolute = join(workTree, write.path);
   await mkdir(dirname(absolute), { recursive: true });
-  const previous = await lstatOrUndefined(absolute);
+  const previous = await lstatOrNull(absolute);
   // checkPlan proved a folder here only holds deleted files, i.e. empty folders by now.
   if (previous?.isDirectory()) await rm(absolute, { recursive: true });
   // Replace rather than write in place: writing to an existing symlink would follow it.

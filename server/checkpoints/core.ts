@@ -144,6 +144,7 @@ export class CheckpointCore {
     let repo = this.repos.get(workspace);
     if (!repo) {
       repo = openShadowRepo(workspace, { ...this.deps.snapshot, home: this.deps.home });
+      // A failed open is tried again next time; its caller got the error.
       repo.catch(() => this.repos.delete(workspace));
       this.repos.set(workspace, repo);
     }
@@ -156,6 +157,7 @@ export class CheckpointCore {
     const next = previous.catch(() => undefined).then(work); // the previous operation's caller got its error
     this.chains.set(
       sessionId,
+      // The chain waits for each operation to end, not to succeed.
       next.catch(() => undefined),
     );
     return next;
@@ -204,6 +206,7 @@ export class CheckpointCore {
     });
     this.captures.set(
       input.sessionId,
+      // Waiters need the capture over, not successful; its caller got any error.
       captured.catch(() => undefined),
     );
     // The loop announces the checkpoint at once, so its row must follow: the durable writer waits out
@@ -410,6 +413,7 @@ export function storedFiles(row: CheckpointRow): StoredFileChange[] {
   try {
     return JSON.parse(row.filesChanged) as StoredFileChange[];
   } catch {
+    // a corrupt row lists no files; the snapshot itself is intact
     return [];
   }
 }

@@ -52,6 +52,7 @@ export async function racyWindowMs(workTree: string): Promise<number> {
   try {
     return LOCAL_FILE_SYSTEMS.has((await statfs(workTree)).type) ? RACY_MS.local : RACY_MS.other;
   } catch {
+    // an unknown file system gets the longer, safe window
     return RACY_MS.other;
   }
 }
@@ -76,6 +77,7 @@ export function indexEntryCount(indexFile: string): number {
     const header = readFileSync(indexFile).subarray(0, 12);
     return header.length === 12 && header.toString("latin1", 0, 4) === "DIRC" ? header.readUInt32BE(8) : 0;
   } catch {
+    // no index (or unreadable): counted as empty, git rebuilds it
     return 0;
   }
 }

@@ -10,6 +10,7 @@ export function serialize<T>(key: string, operation: () => Promise<T>): Promise<
   const previous = tails.get(key) ?? Promise.resolve();
   // A failed operation must not poison the queue for the next one.
   const result = previous.catch(() => undefined).then(operation);
+  // The tail only orders operations; each caller gets its own result or error.
   const tail = result.catch(() => undefined);
   tails.set(key, tail);
   void tail.then(() => {

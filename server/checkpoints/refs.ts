@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { isNotFound } from "../stat-or-null.ts";
 
 /**
  * The commit a ref points at, read from the shadow repository's files instead of asking git:
@@ -27,7 +28,8 @@ export function readRef(gitDir: string, ref: string): string | undefined {
 function readOrUndefined(file: string): string | undefined {
   try {
     return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
   }
 }

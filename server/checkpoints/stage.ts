@@ -1,7 +1,7 @@
 import { constants as fsConstants } from "node:fs";
-import { access, lstat, open } from "node:fs/promises";
-import type { Stats } from "node:fs";
+import { access, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { lstatOrNull } from "../stat-or-null.ts";
 import { MAX_NESTED_REPO_DEPTH, NESTED_REPO_PLACEHOLDER } from "./constants.ts";
 import { git, gitText, joinNul, splitNul, type GitTarget } from "./git.ts";
 import type { SkippedPath } from "./types.ts";
@@ -124,15 +124,6 @@ async function scanWithNestedRepos(
   }
 }
 
-/** lstat that answers undefined for a path that is gone. */
-async function lstatOrUndefined(path: string): Promise<Stats | undefined> {
-  try {
-    return await lstat(path);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * True when every parent folder of `path` is a real directory. git refuses paths "beyond a
  * symbolic link", and a tracked `dir/x` whose `dir` became a symlink is, for us, deleted.
@@ -147,7 +138,7 @@ async function parentsAreDirectories(
   let result = cache.get(parent);
   if (!result) {
     result = (async () => {
-      const stats = await lstatOrUndefined(join(workTree, parent));
+      const stats = await lstatOrNull(join(workTree, parent));
       if (!stats?.isDirectory()) return false;
       return parentsAreDirectories(workTree, parent, cache);
     })();
@@ -173,7 +164,7 @@ export async function stageWorkTree(target: GitTarget, emptyBlob: string, option
     paths.map(async (path) => {
       const absolute = join(target.workTree, path);
       const stats = (await parentsAreDirectories(target.workTree, path, parentCache))
-        ? await lstatOrUndefined(absolute)
+        ? await lstatOrNull(absolute)
         : undefined;
       if (!stats) return void removals.push(path);
       // A tracked file that became a directory: drop the entry; the files inside arrive as untracked paths.
@@ -189,6 +180,7 @@ export async function stageWorkTree(target: GitTarget, emptyBlob: string, option
       try {
         await access(absolute, fsConstants.R_OK);
       } catch {
+        // reported with the snapshot as skipped
         return void skipped.push({ path, reason: "not readable" });
       }
       additions.push({ path, size: stats.size });
@@ -239,6 +231,7 @@ async function indexChecksum(indexFile: string): Promise<string | undefined> {
     const checksum = bytes.toString("hex");
     return /^0+$/.test(checksum) ? undefined : checksum; // index.skipHash writes zeros: no identity to go by
   } catch {
+    // unreadable index: no identity to go by, git reads it afresh
     return undefined;
   } finally {
     await handle?.close();

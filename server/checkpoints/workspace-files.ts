@@ -3,7 +3,7 @@ import { lstat, mkdir, readFile, readlink, realpath, unlink, writeFile } from "n
 import path, { dirname, join, relative, sep } from "node:path";
 import { promisify } from "node:util";
 import { errorMessage, WorldlineError } from "../errors";
-import { lstatOrNull } from "../stat-or-null.ts";
+import { isNotFound, lstatOrNull, nullIfNotFound } from "../stat-or-null.ts";
 import type { MaterializeResult, RevertSpec } from "./types.ts";
 
 /**
@@ -28,8 +28,10 @@ export async function readNow(workspace: string, file: string): Promise<Buffer |
     await refuseSymlinkedParents(workspace, [file]);
     const stats = await lstat(absolute);
     return stats.isSymbolicLink() ? Buffer.from(await readlink(absolute)) : await readFile(absolute);
-  } catch {
-    return undefined; // gone since the diff (or behind a symlinked folder): shown as deleted content
+  } catch (error) {
+    // Gone since the diff, or behind a symlinked folder: shown as deleted content. Anything else (EACCES, EIO) is reported.
+    if (isNotFound(error) || (error instanceof WorldlineError && error.code === "checkpoint:blocked")) return undefined;
+    throw error;
   }
 }
 
@@ -109,8 +111,7 @@ async function refuseSymlinkedParents(workspace: string, paths: string[]): Promi
   for (const file of paths) {
     let parent = dirname(join(workspace, file));
     // Climb to the nearest parent that exists (a missing one is created below).
-    while ((await realpath(parent).catch(() => undefined)) === undefined && parent !== workspace)
-      parent = dirname(parent);
+    while ((await realpath(parent).catch(nullIfNotFound)) === null && parent !== workspace) parent = dirname(parent);
     const real = await realpath(parent);
     const within = relative(workspace, real);
     if (within.startsWith("..") || within.split(sep).includes("..") || real !== parent) {

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { isNotFound } from "../stat-or-null";
 
 /** Everything the production web build is made from; a change in any of it means rebuild. */
 const BUILD_INPUTS = [
@@ -51,8 +52,9 @@ function fingerprint(root: string): string {
     let stat: fs.Stats;
     try {
       stat = fs.statSync(full);
-    } catch {
-      return;
+    } catch (error) {
+      if (isNotFound(error)) return; // an input this checkout does not have
+      throw error;
     }
     if (stat.isDirectory()) {
       for (const name of fs.readdirSync(full).sort()) visit(path.join(relative, name));
@@ -67,7 +69,8 @@ function fingerprint(root: string): string {
 function readOr(file: string): string | undefined {
   try {
     return fs.readFileSync(file, "utf8");
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
   }
 }

@@ -76,6 +76,7 @@ async function api(url: string, token: string, method: string, route: string, bo
     body: body ? JSON.stringify(body) : undefined,
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
+  // A body that is not JSON: the status says enough.
   const payload: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const message = (payload as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${response.status}`;

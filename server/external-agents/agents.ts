@@ -150,6 +150,7 @@ export class ExternalAgents implements ExternalAgentPort {
   /** Stops this session's agent if it is still the one given (a stuck agent after a cancel). */
   private async stop(sessionId: string, agent: AgentProcess): Promise<void> {
     const pending = this.agents.get(sessionId);
+    // A start that failed left no agent to compare with.
     if (pending && (await pending.catch(() => undefined)) === agent) this.agents.delete(sessionId);
     await stopAgent(agent);
   }

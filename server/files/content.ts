@@ -3,7 +3,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { WorldlineError } from "../errors";
 import { resolveInside } from "./paths";
-import { statOrNull } from "../stat-or-null";
+import { nullIfNotFound, statOrNull } from "../stat-or-null";
 
 /** The editor is for source files; bigger ones are refused rather than freezing the tab. */
 export const MAX_EDIT_BYTES = 2 * 1024 * 1024;
@@ -56,7 +56,7 @@ export async function writeContent(
   const { abs, rel } = await resolveInside(root, relPath);
   if (Buffer.byteLength(input.content) > MAX_EDIT_BYTES)
     throw new WorldlineError("files:too_large", "The file is too large to save from the editor.");
-  const current = await fs.readFile(abs).catch(() => null); // a new file: nothing to compare the base hash with
+  const current = await fs.readFile(abs).catch(nullIfNotFound); // a new file: nothing to compare the base hash with
   const currentHash = current ? hashOf(current) : null;
   if (!input.force && input.baseHash !== undefined && input.baseHash !== currentHash) {
     throw new WorldlineError("files:conflict", `"${rel}" changed on disk since you opened it.`, {

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { WorldlineError } from "../errors";
-import { lstatOrNull } from "../stat-or-null";
+import { lstatOrNull, nullIfNotFound } from "../stat-or-null";
 
 /**
  * Resolves a workspace-relative path and refuses anything that lands outside the
@@ -16,7 +16,7 @@ export async function resolveInside(root: string, rel: string): Promise<{ abs: s
   // The target may not exist yet (a new file): check the nearest existing ancestor.
   let probe = abs;
   for (;;) {
-    const real = await fs.realpath(probe).catch(() => null); // not there yet: try its parent
+    const real = await fs.realpath(probe).catch(nullIfNotFound); // not there yet: try its parent
     if (real) {
       if (!isInside(await fs.realpath(root), real)) throw outside(rel);
       break;

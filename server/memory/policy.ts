@@ -85,6 +85,7 @@ export function parseJsonObject<T>(reply: string, schema: z.ZodType<T>): T | und
     const result = schema.safeParse(JSON.parse(reply.slice(start, end + 1)));
     return result.success ? result.data : undefined;
   } catch {
+    // not JSON: no decision, the default applies
     return undefined;
   }
 }

@@ -92,7 +92,8 @@ export class OidcSignIn {
     // Providers may keep email and name out of the ID token and answer them at UserInfo (its
     // subject must be the ID token's, which openid-client checks); without it the token's own claims do.
     const profile = tokens.access_token
-      ? await client.fetchUserInfo(config, tokens.access_token, idToken.sub).catch(() => null)
+      ? // No UserInfo (refused, unreachable): the ID token's claims serve.
+        await client.fetchUserInfo(config, tokens.access_token, idToken.sub).catch(() => null)
       : null;
     const claims = { ...profile, ...idToken } as Record<string, unknown> & typeof idToken;
     const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : undefined);

@@ -17,6 +17,7 @@ export function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
   if (!stored) {
     decoy ??= hashPassword(randomBytes(16).toString("hex"));
+    // Only the time it takes matters: an unknown name costs as much as a wrong password.
     await verify(await decoy, password).catch(() => false);
     return false;
   }

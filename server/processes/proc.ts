@@ -51,6 +51,7 @@ export function readStatSync(pid: number): ProcStat | undefined {
   try {
     return parseStat(pid, readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
+    // the process is gone (or /proc unreadable): no stat
     return undefined;
   }
 }

@@ -59,6 +59,7 @@ export class ProcessRecords {
       try {
         records.push(JSON.parse(await readFile(path.join(this.dir, name), "utf8")) as ProcessRecord);
       } catch {
+        // a torn or corrupt record (a crash mid-write) names no process to stop
         await rm(path.join(this.dir, name), { force: true });
       }
     }

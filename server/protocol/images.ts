@@ -33,6 +33,7 @@ export function imageMatchesType(mediaType: PromptImageType, dataBase64: string)
   try {
     head = atob(dataBase64.slice(0, 24));
   } catch {
+    // not base64: it cannot be the type it claims
     return false;
   }
   switch (mediaType) {

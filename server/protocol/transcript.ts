@@ -1,4 +1,4 @@
-import type { EventEnvelope, GenerationStats, ToolState, TurnStage } from "./events";
+import type { EventEnvelope, EventPayload, EventType, GenerationStats, ToolState, TurnStage } from "./events";
 import type { UserImageRef } from "./images";
 import { addUsage, type SessionUsageTotals } from "./usage";
 
@@ -91,282 +91,275 @@ export function emptyTranscript(): TranscriptState {
 /** Folds one event into the state. Events at or below lastSeq are ignored (idempotent). */
 export function applyEvent(state: TranscriptState, event: EventEnvelope): TranscriptState {
   if (event.seq <= state.lastSeq) return state;
-  const next: TranscriptState = { ...state, lastSeq: event.seq };
-  switch (event.type) {
-    case "session.updated": {
-      const { title, yolo, model, mode } = event.payload;
-      if (mode !== undefined) next.mode = mode;
-      if (title !== undefined) next.title = title;
-      if (yolo !== undefined) next.yolo = yolo;
-      if (model !== undefined) next.model = model;
-      return next;
-    }
-    case "turn.started":
-      next.running = { turnId: event.payload.turnId, stage: "planning" };
-      next.turnNumbers = { ...state.turnNumbers, [event.payload.turnId]: event.payload.number };
-      // A queued prompt that starts now leaves the queue; an interrupted turn is no longer offered for resuming.
-      next.items = next.items
-        .filter((item) => !(item.kind === "queued" && item.turnId === event.payload.turnId))
-        .map((item) => (item.kind === "interrupted" && item.resumable ? { ...item, resumable: false } : item));
-      return next;
-    case "turn.queued":
-      next.items = [
-        ...next.items,
-        {
-          kind: "queued",
-          id: `queued-${event.payload.turnId}`,
-          turnId: event.payload.turnId,
-          text: event.payload.prompt,
-          position: event.payload.position,
-        },
-      ];
-      return next;
-    case "compaction.started":
-      next.items = [
-        ...next.items,
-        {
-          kind: "compaction",
-          id: `compaction-${event.seq}`,
-          turnId: event.payload.turnId,
-          reason: event.payload.reason,
-          state: "running",
-          tokensBefore: event.payload.tokens,
-        },
-      ];
-      return next;
-    case "compaction.completed": {
-      const index = findLastIndex(
-        next.items,
-        (item) => item.kind === "compaction" && item.turnId === event.payload.turnId && item.state === "running",
-      );
-      if (index === -1) return next;
-      const item = next.items[index] as Extract<TranscriptItem, { kind: "compaction" }>;
-      next.items = replaceAt(next.items, index, {
-        ...item,
-        state: event.payload.outcome,
-        tokensAfter: event.payload.tokensAfter,
-        message: event.payload.message,
-      });
-      return next;
-    }
-    case "turn.stage":
-      if (next.running?.turnId === event.payload.turnId) next.running = { ...next.running, stage: event.payload.stage };
-      return next;
-    case "turn.completed":
-      next.running = null;
-      if (event.payload.stats) {
-        const stats = event.payload.stats;
-        next.lastStats = stats;
-        next.turnStats = { ...next.turnStats, [event.payload.turnId]: stats };
-        next.usage = addUsage(next.usage, stats);
-      }
-      next.items = next.items.map((item) =>
-        item.kind === "assistant" && item.turnId === event.payload.turnId && !item.done
-          ? { ...item, done: true }
-          : item,
-      );
-      if (event.payload.outcome === "interrupted") {
-        next.items = [
-          ...next.items,
-          {
-            kind: "interrupted",
-            id: `interrupted-${event.payload.turnId}`,
-            turnId: event.payload.turnId,
-            resumable: true,
-          },
-        ];
-      }
-      return next;
-    case "turn.retry":
-      next.items = [
-        ...next.items,
-        { kind: "retry", id: `retry-${event.seq}`, turnId: event.payload.turnId, ...pick(event.payload) },
-      ];
-      return next;
-    case "turn.error":
-      next.items = [
-        ...next.items,
-        {
-          kind: "notice",
-          id: `error-${event.seq}`,
-          level: "error",
-          text: event.payload.message,
-          turnId: event.payload.turnId,
-        },
-      ];
-      return next;
-    case "notice":
-      next.items = [...next.items, { kind: "notice", id: `notice-${event.seq}`, ...event.payload }];
-      return next;
-    case "message.user":
-      next.items = [
-        ...next.items,
-        {
-          kind: "user",
-          id: event.payload.messageId,
-          turnId: event.payload.turnId,
-          text: event.payload.text,
-          ...(event.payload.images?.length ? { images: event.payload.images } : {}),
-        },
-      ];
-      return next;
-    case "message.part.delta": {
-      const { messageId, turnId, part, delta } = event.payload;
-      const index = findLastIndex(next.items, (item) => item.kind === "assistant" && item.id === messageId);
-      if (index === -1) {
-        next.items = [
-          ...next.items,
-          {
-            kind: "assistant",
-            id: messageId,
-            turnId,
-            text: part === "text" ? delta : "",
-            reasoning: part === "reasoning" ? delta : "",
-            done: false,
-          },
-        ];
-        return next;
-      }
-      const item = next.items[index] as Extract<TranscriptItem, { kind: "assistant" }>;
-      next.items = replaceAt(next.items, index, {
-        ...item,
-        text: part === "text" ? item.text + delta : item.text,
-        reasoning: part === "reasoning" ? item.reasoning + delta : item.reasoning,
-      });
-      return next;
-    }
-    case "message.completed": {
-      const index = findLastIndex(
-        next.items,
-        (item) => item.kind === "assistant" && item.id === event.payload.messageId,
-      );
-      if (index !== -1) {
-        const item = next.items[index] as Extract<TranscriptItem, { kind: "assistant" }>;
-        next.items = replaceAt(next.items, index, { ...item, done: true });
-      }
-      return next;
-    }
-    case "tool.call":
-      next.items = [
-        ...next.items,
-        {
-          kind: "tool",
-          id: event.payload.toolCallId,
-          turnId: event.payload.turnId,
-          name: event.payload.name,
-          args: event.payload.args,
-          state: "pending",
-          progress: "",
-          parentToolCallId: event.payload.parentToolCallId,
-        },
-      ];
-      return next;
-    case "tool.progress":
-      return updateTool(next, event.payload.toolCallId, (tool) => ({
-        ...tool,
-        progress: tool.progress + event.payload.text,
-      }));
-    case "tool.state": {
-      const { state: toolState, output, isError, display, name, args } = event.payload;
-      return updateTool(next, event.payload.toolCallId, (tool) => ({
-        ...tool,
-        state: toolState,
-        output,
-        isError,
-        display,
-        ...(name !== undefined ? { name } : {}),
-        ...(args !== undefined ? { args } : {}),
-      }));
-    }
-    case "approval.requested": {
-      const { turnId: _turnId, ...approval } = event.payload;
-      next.approvals = { ...next.approvals, [approval.approvalId]: approval };
-      return updateTool(next, approval.toolCallId, (tool) => ({
-        ...tool,
-        state: "waiting_approval",
-        approvalId: approval.approvalId,
-      }));
-    }
-    case "approval.decided": {
-      const { [event.payload.approvalId]: decided, ...rest } = next.approvals;
-      next.approvals = rest;
-      const toolCallId = event.payload.toolCallId ?? decided?.toolCallId;
-      if (!toolCallId) return next;
-      // A request that died with its turn leaves no tool result behind; the card shows why.
-      const ended = event.payload.status === "interrupted" || event.payload.status === "cancelled";
-      return updateTool(next, toolCallId, (tool) => ({
-        ...tool,
-        approvalStatus: event.payload.status,
-        state: ended && tool.state === "waiting_approval" ? "error" : tool.state,
-      }));
-      return next;
-    }
-    case "context.usage":
-      next.context = { tokens: event.payload.tokens, window: event.payload.window };
-      return next;
-    case "todo.updated":
-      next.todos = event.payload.items;
-      return next;
-    case "review.updated":
-      next.reviewVersion = (state.reviewVersion ?? 0) + 1;
-      return next;
-    case "terminal.opened":
-    case "terminal.renamed":
-      next.terminals = { ...next.terminals, [event.payload.terminalId]: { title: event.payload.title } };
-      return next;
-    case "terminal.closed": {
-      const { [event.payload.terminalId]: _closed, ...rest } = next.terminals;
-      next.terminals = rest;
-      return next;
-    }
-    case "memory.policy_decision":
-      return next;
-    case "memory.stored":
-      next.items = [
-        ...next.items,
-        {
-          kind: "notice",
-          id: `memory-${event.seq}`,
-          level: "info",
-          text: `Remembered (${event.payload.type}, ${event.payload.scope}): ${event.payload.text}`,
-          turnId: event.payload.turnId,
-        },
-      ];
-      return next;
-    case "reflection.completed":
-      if (event.payload.outcome !== "stored" || !event.payload.lesson) return next;
-      next.items = [
-        ...next.items,
-        {
-          kind: "notice",
-          id: `reflection-${event.seq}`,
-          level: "info",
-          text: `Lesson learned: ${event.payload.lesson}`,
-          turnId: event.payload.turnId,
-        },
-      ];
-      return next;
-    case "checkpoint.created":
-      next.checkpointViews = { ...next.checkpointViews, [event.payload.checkpointId]: next.items };
-      return next;
-    case "checkpoint.rewound": {
-      const { conversation, files, number, undo } = event.payload;
-      const view = conversation ? next.checkpointViews?.[event.payload.checkpointId] : undefined;
-      if (view) next.items = view;
-      const what = conversation && files ? "conversation and files" : conversation ? "conversation" : "files";
-      const text = undo ? `Undid the last rewind (${what}).` : `Rewound the ${what} to checkpoint #${number}.`;
-      next.items = [...next.items, { kind: "notice", id: `rewind-${event.seq}`, level: "info", text }];
-      return next;
-    }
-  }
+  const reduce = reducers[event.type] as Reducer<EventType>;
+  return reduce({ ...state, lastSeq: event.seq }, event);
 }
+
+type Envelope<T extends EventType> = { seq: number; type: T; payload: EventPayload<T> };
+/** Folds one event of its type into `next`, a shallow copy of the state it may change in place. */
+type Reducer<T extends EventType> = (next: TranscriptState, event: Envelope<T>) => TranscriptState;
+
+/** Appends an item to the transcript. */
+function append(next: TranscriptState, item: TranscriptItem): TranscriptState {
+  next.items = [...next.items, item];
+  return next;
+}
+
+const sessionReducers = {
+  "session.updated": (next, { payload }) => {
+    const { title, yolo, model, mode } = payload;
+    if (mode !== undefined) next.mode = mode;
+    if (title !== undefined) next.title = title;
+    if (yolo !== undefined) next.yolo = yolo;
+    if (model !== undefined) next.model = model;
+    return next;
+  },
+  "context.usage": (next, { payload }) => {
+    next.context = { tokens: payload.tokens, window: payload.window };
+    return next;
+  },
+  "todo.updated": (next, { payload }) => {
+    next.todos = payload.items;
+    return next;
+  },
+  "review.updated": (next) => {
+    next.reviewVersion = (next.reviewVersion ?? 0) + 1;
+    return next;
+  },
+} satisfies Partial<{ [T in EventType]: Reducer<T> }>;
+
+const turnReducers = {
+  "turn.started": (next, { payload }) => {
+    next.running = { turnId: payload.turnId, stage: "planning" };
+    next.turnNumbers = { ...next.turnNumbers, [payload.turnId]: payload.number };
+    // A queued prompt that starts now leaves the queue; an interrupted turn is no longer offered for resuming.
+    next.items = next.items
+      .filter((item) => !(item.kind === "queued" && item.turnId === payload.turnId))
+      .map((item) => (item.kind === "interrupted" && item.resumable ? { ...item, resumable: false } : item));
+    return next;
+  },
+  "turn.queued": (next, { payload }) =>
+    append(next, {
+      kind: "queued",
+      id: `queued-${payload.turnId}`,
+      turnId: payload.turnId,
+      text: payload.prompt,
+      position: payload.position,
+    }),
+  "turn.stage": (next, { payload }) => {
+    if (next.running?.turnId === payload.turnId) next.running = { ...next.running, stage: payload.stage };
+    return next;
+  },
+  "turn.completed": (next, { payload }) => {
+    next.running = null;
+    if (payload.stats) {
+      next.lastStats = payload.stats;
+      next.turnStats = { ...next.turnStats, [payload.turnId]: payload.stats };
+      next.usage = addUsage(next.usage, payload.stats);
+    }
+    next.items = next.items.map((item) =>
+      item.kind === "assistant" && item.turnId === payload.turnId && !item.done ? { ...item, done: true } : item,
+    );
+    if (payload.outcome !== "interrupted") return next;
+    return append(next, {
+      kind: "interrupted",
+      id: `interrupted-${payload.turnId}`,
+      turnId: payload.turnId,
+      resumable: true,
+    });
+  },
+  "turn.retry": (next, { seq, payload }) =>
+    append(next, {
+      kind: "retry",
+      id: `retry-${seq}`,
+      turnId: payload.turnId,
+      attempt: payload.attempt,
+      delayMs: payload.delayMs,
+      message: payload.message,
+    }),
+  "turn.error": (next, { seq, payload }) =>
+    append(next, { kind: "notice", id: `error-${seq}`, level: "error", text: payload.message, turnId: payload.turnId }),
+  notice: (next, { seq, payload }) => append(next, { kind: "notice", id: `notice-${seq}`, ...payload }),
+  "compaction.started": (next, { seq, payload }) =>
+    append(next, {
+      kind: "compaction",
+      id: `compaction-${seq}`,
+      turnId: payload.turnId,
+      reason: payload.reason,
+      state: "running",
+      tokensBefore: payload.tokens,
+    }),
+  "compaction.completed": (next, { payload }) => {
+    const index = findLastIndex(
+      next.items,
+      (item) => item.kind === "compaction" && item.turnId === payload.turnId && item.state === "running",
+    );
+    if (index === -1) return next;
+    const item = next.items[index] as Extract<TranscriptItem, { kind: "compaction" }>;
+    next.items = replaceAt(next.items, index, {
+      ...item,
+      state: payload.outcome,
+      tokensAfter: payload.tokensAfter,
+      message: payload.message,
+    });
+    return next;
+  },
+} satisfies Partial<{ [T in EventType]: Reducer<T> }>;
+
+const messageReducers = {
+  "message.user": (next, { payload }) =>
+    append(next, {
+      kind: "user",
+      id: payload.messageId,
+      turnId: payload.turnId,
+      text: payload.text,
+      ...(payload.images?.length ? { images: payload.images } : {}),
+    }),
+  "message.part.delta": (next, { payload }) => {
+    const { messageId, turnId, part, delta } = payload;
+    const index = findLastIndex(next.items, (item) => item.kind === "assistant" && item.id === messageId);
+    if (index === -1) {
+      return append(next, {
+        kind: "assistant",
+        id: messageId,
+        turnId,
+        text: part === "text" ? delta : "",
+        reasoning: part === "reasoning" ? delta : "",
+        done: false,
+      });
+    }
+    const item = next.items[index] as Extract<TranscriptItem, { kind: "assistant" }>;
+    next.items = replaceAt(next.items, index, {
+      ...item,
+      text: part === "text" ? item.text + delta : item.text,
+      reasoning: part === "reasoning" ? item.reasoning + delta : item.reasoning,
+    });
+    return next;
+  },
+  "message.completed": (next, { payload }) => {
+    const index = findLastIndex(next.items, (item) => item.kind === "assistant" && item.id === payload.messageId);
+    if (index === -1) return next;
+    const item = next.items[index] as Extract<TranscriptItem, { kind: "assistant" }>;
+    next.items = replaceAt(next.items, index, { ...item, done: true });
+    return next;
+  },
+} satisfies Partial<{ [T in EventType]: Reducer<T> }>;
+
+const toolReducers = {
+  "tool.call": (next, { payload }) =>
+    append(next, {
+      kind: "tool",
+      id: payload.toolCallId,
+      turnId: payload.turnId,
+      name: payload.name,
+      args: payload.args,
+      state: "pending",
+      progress: "",
+      parentToolCallId: payload.parentToolCallId,
+    }),
+  "tool.progress": (next, { payload }) =>
+    updateTool(next, payload.toolCallId, (tool) => ({ ...tool, progress: tool.progress + payload.text })),
+  "tool.state": (next, { payload }) => {
+    const { state, output, isError, display, name, args } = payload;
+    return updateTool(next, payload.toolCallId, (tool) => ({
+      ...tool,
+      state,
+      output,
+      isError,
+      display,
+      ...(name !== undefined ? { name } : {}),
+      ...(args !== undefined ? { args } : {}),
+    }));
+  },
+  "approval.requested": (next, { payload }) => {
+    const { turnId: _turnId, ...approval } = payload;
+    next.approvals = { ...next.approvals, [approval.approvalId]: approval };
+    return updateTool(next, approval.toolCallId, (tool) => ({
+      ...tool,
+      state: "waiting_approval",
+      approvalId: approval.approvalId,
+    }));
+  },
+  "approval.decided": (next, { payload }) => {
+    const { [payload.approvalId]: decided, ...rest } = next.approvals;
+    next.approvals = rest;
+    const toolCallId = payload.toolCallId ?? decided?.toolCallId;
+    if (!toolCallId) return next;
+    // A request that died with its turn leaves no tool result behind; the card shows why.
+    const ended = payload.status === "interrupted" || payload.status === "cancelled";
+    return updateTool(next, toolCallId, (tool) => ({
+      ...tool,
+      approvalStatus: payload.status,
+      state: ended && tool.state === "waiting_approval" ? "error" : tool.state,
+    }));
+  },
+} satisfies Partial<{ [T in EventType]: Reducer<T> }>;
+
+const terminalReducers = {
+  "terminal.opened": (next, { payload }) => nameTerminal(next, payload.terminalId, payload.title),
+  "terminal.renamed": (next, { payload }) => nameTerminal(next, payload.terminalId, payload.title),
+  "terminal.closed": (next, { payload }) => {
+    const { [payload.terminalId]: _closed, ...rest } = next.terminals;
+    next.terminals = rest;
+    return next;
+  },
+} satisfies Partial<{ [T in EventType]: Reducer<T> }>;
+
+const memoryReducers = {
+  "memory.policy_decision": (next) => next,
+  "memory.stored": (next, { seq, payload }) =>
+    append(next, {
+      kind: "notice",
+      id: `memory-${seq}`,
+      level: "info",
+      text: `Remembered (${payload.type}, ${payload.scope}): ${payload.text}`,
+      turnId: payload.turnId,
+    }),
+  "reflection.completed": (next, { seq, payload }) => {
+    if (payload.outcome !== "stored" || !payload.lesson) return next;
+    return append(next, {
+      kind: "notice",
+      id: `reflection-${seq}`,
+      level: "info",
+      text: `Lesson learned: ${payload.lesson}`,
+      turnId: payload.turnId,
+    });
+  },
+} satisfies Partial<{ [T in EventType]: Reducer<T> }>;
+
+const checkpointReducers = {
+  "checkpoint.created": (next, { payload }) => {
+    next.checkpointViews = { ...next.checkpointViews, [payload.checkpointId]: next.items };
+    return next;
+  },
+  "checkpoint.rewound": (next, { seq, payload }) => {
+    const { conversation, files, number, undo } = payload;
+    const view = conversation ? next.checkpointViews?.[payload.checkpointId] : undefined;
+    if (view) next.items = view;
+    const what = conversation && files ? "conversation and files" : conversation ? "conversation" : "files";
+    const text = undo ? `Undid the last rewind (${what}).` : `Rewound the ${what} to checkpoint #${number}.`;
+    return append(next, { kind: "notice", id: `rewind-${seq}`, level: "info", text });
+  },
+} satisfies Partial<{ [T in EventType]: Reducer<T> }>;
+
+/** One reducer per event type, grouped by what the event is about; the type checks that none is missing. */
+const reducers: { [T in EventType]: Reducer<T> } = {
+  ...sessionReducers,
+  ...turnReducers,
+  ...messageReducers,
+  ...toolReducers,
+  ...terminalReducers,
+  ...memoryReducers,
+  ...checkpointReducers,
+};
 
 export function applyEvents(state: TranscriptState, events: readonly EventEnvelope[]): TranscriptState {
   return events.reduce(applyEvent, state);
 }
 
-function pick(payload: { attempt: number; delayMs: number; message: string }) {
-  return { attempt: payload.attempt, delayMs: payload.delayMs, message: payload.message };
+function nameTerminal(next: TranscriptState, terminalId: string, title: string): TranscriptState {
+  next.terminals = { ...next.terminals, [terminalId]: { title } };
+  return next;
 }
 
 function updateTool(

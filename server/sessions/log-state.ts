@@ -52,6 +52,7 @@ export function turnIdOf(boundary: { turnId: string | null; payload: string }): 
     const payload = JSON.parse(boundary.payload) as { turnId?: unknown };
     return typeof payload.turnId === "string" ? payload.turnId : null;
   } catch {
+    // a corrupt payload names no turn
     return null;
   }
 }

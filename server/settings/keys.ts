@@ -1,5 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import { readTextOrNull } from "../stat-or-null";
 
 /**
  * API keys live in one file under WORLDLINE_HOME with mode 0600, never in the
@@ -13,7 +14,8 @@ export class KeyFile {
   }
 
   async all(): Promise<Record<string, string>> {
-    const text = await fs.readFile(this.file, "utf8").catch(() => "{}");
+    // Unreadable (EACCES, EIO) is thrown: read as empty, the next `set` would overwrite every key.
+    const text = (await readTextOrNull(this.file)) ?? "{}";
     try {
       return JSON.parse(text) as Record<string, string>;
     } catch {

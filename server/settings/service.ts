@@ -150,6 +150,7 @@ export class SettingsService {
         const hint = response.status === 401 || response.status === 403 ? " (check the API key)" : "";
         return { ok: false, models: [], message: `The provider answered ${response.status}${hint}.` };
       }
+      // A body that is not JSON lists no models.
       const body = (await response.json().catch(() => ({}))) as { data?: { id?: unknown }[] };
       const models = (body.data ?? [])
         .map((m) => String(m.id ?? ""))

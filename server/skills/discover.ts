@@ -133,6 +133,7 @@ function readSkillFile(file: string, folder: string): { name: string; descriptio
     const settled = Date.now() - Number(stat.mtimeMs) >= RACY_MS && Date.now() - Number(stat.ctimeMs) >= RACY_MS;
     stamp = settled ? `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : "";
   } catch {
+    // no SKILL.md here (or unreadable): not a skill; the others still load
     return undefined;
   }
   const cached = parsed.get(file);
@@ -141,6 +142,7 @@ function readSkillFile(file: string, folder: string): { name: string; descriptio
   try {
     text = readFileSync(file, "utf8");
   } catch {
+    // removed or unreadable since the stat: skipped like a missing one
     return undefined;
   }
   const front = parseFrontMatter(text);

@@ -34,12 +34,14 @@ export async function openDb(
       throw new Error("DATABASE_URL must be a postgresql:// URL (unset it to use SQLite in WORLDLINE_HOME)");
     }
     // Loaded only here: the PostgreSQL client, adapter and driver cost start-up ~100 ms that SQLite users never need.
-    const [{ applyPostgresMigrations }, { postgresAdapter }, { PrismaClient: PostgresClient }] = await Promise.all([
-      import("./migrate-postgres"),
+    const [{ postgresAdapter }, { PrismaClient: PostgresClient }] = await Promise.all([
       import("./postgres-adapter"),
       import("./generated/postgres/client"),
     ]);
-    const migrated = await applyPostgresMigrations(databaseUrl, path.join(PRISMA_DIR, "postgres/migrations"));
+    const migrated = await applyMigrations(
+      { provider: "postgresql", url: databaseUrl },
+      path.join(PRISMA_DIR, "postgres/migrations"),
+    );
     const client = new PostgresClient({ adapter: postgresAdapter(databaseUrl) });
     const db = client as unknown as Db;
     providers.set(db, "postgresql");
@@ -47,7 +49,7 @@ export async function openDb(
     return { db, provider: "postgresql", file: null, migrated };
   }
   const file = path.join(home, "worldline.db");
-  const migrated = applyMigrations(file, path.join(PRISMA_DIR, "migrations"));
+  const migrated = await applyMigrations({ provider: "sqlite", file }, path.join(PRISMA_DIR, "migrations"));
   const db = new PrismaClient({ adapter: sqliteAdapter(file) });
   providers.set(db, "sqlite");
   await db.$connect();

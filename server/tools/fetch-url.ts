@@ -148,6 +148,7 @@ function charsetOf(contentType: string): string {
     new TextDecoder(charset);
     return charset;
   } catch {
+    // a charset TextDecoder does not know: read as UTF-8
     return "utf-8";
   }
 }

@@ -59,12 +59,10 @@ test("two tabs share a terminal: typing in one shows in both, a reload restores 
   await tabA.keyboard.press("Enter");
   await expect.poll(() => terminalText(tabA, terminalId)).toContain("flood-line\nflood-line");
   await tabA.waitForTimeout(1_500);
-  const started = Date.now();
   await tabA.keyboard.press("Control+C");
   await tabA.keyboard.type("echo after-flood-$((6*7))");
   await tabA.keyboard.press("Enter");
   await expect.poll(() => terminalText(tabA, terminalId), { timeout: 5_000 }).toContain("after-flood-42");
-  expect(Date.now() - started).toBeLessThan(5_000);
   await expect.poll(() => terminalText(tabB, terminalId), { timeout: 10_000 }).toContain("after-flood-42");
 
   // Closing the tab kills the terminal in every tab.

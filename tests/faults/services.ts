@@ -5,6 +5,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { waitFor } from "../support/wait";
 
 /**
  * Private services for the fault suite: a PostgreSQL cluster and a Redis of this run's own, on free
@@ -109,9 +110,8 @@ export async function startRedis(): Promise<PrivateRedis> {
 }
 
 async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = await new Promise<boolean>((resolve) => {
+  const listening = () =>
+    new Promise<boolean>((resolve) => {
       const socket = net.connect(port, "127.0.0.1");
       socket.once("connect", () => {
         socket.destroy();
@@ -119,8 +119,5 @@ async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {
       });
       socket.once("error", () => resolve(false));
     });
-    if (open) return;
-    if (Date.now() > deadline) throw new Error(`nothing listens on ${port}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(listening, timeoutMs, `something to listen on ${port}`);
 }

@@ -4,17 +4,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../fake-llm/server";
-import {
-  chat,
-  expectConsistentLog,
-  record,
-  startBridge,
-  tempDir,
-  until,
-  withLogs,
-  within,
-  type FaultBridge,
-} from "./bridges";
+import { chat, expectConsistentLog, record, startBridge, tempDir, withLogs, within, type FaultBridge } from "./bridges";
+import { waitFor } from "../support/wait";
 
 /**
  * The embedded default (SQLite in WORLDLINE_HOME) under faults (issue 29): another process holding
@@ -87,14 +78,14 @@ describe("faults on SQLite", () => {
     fake.script({ text: ANSWER, chunkSize: 3, delayMs: 40 });
     const asked = fake.requests.length;
     const turn = chat(bridge, { message: "answer", session_id: sessionId });
-    await until(() => fake.requests.length > asked, 20_000, "the model request");
+    await waitFor(() => fake.requests.length > asked, 20_000, "the model request");
 
     // sqlite3 holds an exclusive transaction open until told to commit.
     const holder = spawn("sqlite3", [file], { stdio: ["pipe", "pipe", "inherit"] });
     let out = "";
     holder.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
     holder.stdin.write("BEGIN EXCLUSIVE;\nSELECT 'locked';\n");
-    await until(() => out.includes("locked"), 10_000, "the lock");
+    await waitFor(() => out.includes("locked"), 10_000, "the lock");
     const lockedAt = Date.now();
     const latencies: number[] = [];
     while (Date.now() - lockedAt < LOCK_MS) {
@@ -159,7 +150,7 @@ describe("faults on SQLite", () => {
       fake.script({ text: ANSWER, chunkSize: 3, delayMs: 40 });
       const asked = fake.requests.length;
       const turn = chat(bridge, { message: "answer", session_id: sessionId });
-      await until(() => fake.requests.length > asked, 20_000, "the model request");
+      await waitFor(() => fake.requests.length > asked, 20_000, "the model request");
       const filler = path.join(inside, "filler");
       spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=1M"], { stdio: "ignore" }); // until ENOSPC
       await new Promise((resolve) => setTimeout(resolve, FULL_MS)); // the fault itself

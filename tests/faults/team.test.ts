@@ -11,9 +11,9 @@ import {
   record,
   startBridge,
   tempDir,
-  until,
   type FaultBridge,
 } from "./bridges";
+import { waitFor } from "../support/wait";
 import { startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from "./services";
 
 /**
@@ -124,7 +124,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     fake.script({ text: ANSWER, chunkSize: 2, delayMs: 60 });
     const asked = fake.requests.length;
     const turn = chat(a, { message: "answer slowly", session_id: sessionId });
-    await until(() => fake.requests.length > asked, 20_000, "the model request");
+    await waitFor(() => fake.requests.length > asked, 20_000, "the model request");
     await new Promise((resolve) => setTimeout(resolve, 500)); // mid-stream
     await closeQueries();
     await postgres.stop("fast");
@@ -164,7 +164,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     fake.script({ text: ANSWER, chunkSize: 2, delayMs: 60 });
     const asked = fake.requests.length;
     const turn = chat(a, { message: "answer slowly", session_id: sessionId });
-    await until(() => fake.requests.length > asked, 20_000, "the model request");
+    await waitFor(() => fake.requests.length > asked, 20_000, "the model request");
     await new Promise((resolve) => setTimeout(resolve, 500));
     await closeQueries();
     await postgres.stop("fast");
@@ -234,11 +234,11 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     const sessionId = await newSession(a);
     const follower = new SyncClient(b.url, sessionId, { token: TOKEN });
     try {
-      await until(() => follower.subscribes > 0, 10_000, "the follower's subscription");
+      await waitFor(() => follower.subscribes > 0, 10_000, "the follower's subscription");
       fake.script({ text: ANSWER, chunkSize: 2, delayMs: 40 });
       const asked = fake.requests.length;
       const turn = chat(a, { message: "answer slowly", session_id: sessionId });
-      await until(() => fake.requests.length > asked, 20_000, "the model request");
+      await waitFor(() => fake.requests.length > asked, 20_000, "the model request");
       await redis.stop();
       // While Redis is down, a prompt that must be forwarded is refused at once and honestly.
       const refusedAt = Date.now();
@@ -250,7 +250,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
       const back = Date.now();
       await turn;
       const stored = await events(a, sessionId);
-      await until(() => follower.lastSeq >= stored[stored.length - 1].seq, 30_000, "the follower to catch up");
+      await waitFor(() => follower.lastSeq >= stored[stored.length - 1].seq, 30_000, "the follower to catch up");
       const recoveryMs = Date.now() - back;
       expect(comparable(follower.applied)).toEqual(comparable(stored));
       expect(refused.status).toBe(503);
@@ -271,7 +271,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
       { text: "done" },
     );
     void chat(a, { message: "make a file", session_id: sessionId }).catch(() => undefined); // its bridge dies
-    const pending = await until(
+    const pending = await waitFor(
       async () =>
         (await b.json<{ approval_id: string; session_id: string }[]>("/api/v1/approvals?status=pending")).find(
           (approval) => approval.session_id === sessionId,
@@ -286,7 +286,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     const answer = (await decided.json()) as { error?: { code: string; message: string } };
     expect(decided.status).toBe(409);
     expect(answer.error?.code).toBe("approval:owner_gone");
-    const { outcomes, log } = await until(
+    const { outcomes, log } = await waitFor(
       async () => {
         const checked = await expectConsistentLog(b, sessionId).catch(() => null);
         return checked && checked.outcomes.size === 1 ? checked : null;

@@ -27,6 +27,7 @@ export async function shellApproval(
 ): Promise<ApprovalNeed> {
   const classification = classifyCommand(command);
   const resolved = await Promise.all(
+    // A path that cannot be resolved counts as outside the workspace: the call asks.
     classification.pathArgs.map((arg) => host.resolve(workspace, arg).catch((): ResolvedPath | undefined => undefined)),
   );
   const outside = resolved.filter((p) => !p || !p.inside);

@@ -57,6 +57,7 @@ export function attachSocketServer(
       if (!share) return next(new Error("unauthorized: missing or wrong token"));
       socket.data.share = share;
       next();
+      // Fails closed: a check that throws refuses the connection.
     })().catch(() => next(new Error("unauthorized: credentials check failed")));
   });
 

@@ -43,6 +43,7 @@ export function guardPersonSocket(socket: Socket, services: BridgeServices): voi
       ack?.({ ok: false, error: toWireError(new WorldlineError("auth:forbidden", message)).error });
     void allowed(services, socket, person.id, event, payload)
       .then((verdict) => (verdict === true ? next() : refuse(verdict)))
+      // Fails closed: a check that throws refuses the command.
       .catch(() => refuse("Access check failed."));
   });
 }

@@ -47,6 +47,7 @@ export function guardShareSocket(socket: Socket, services: BridgeServices): void
       if (verdict === "allow") return next();
       if (verdict === "approval" && (await approvalIsOfSession(services, payload, share.sessionId))) return next();
       refuse(share.scope === "view" ? "This share link can only view the session." : "This share link cannot do that.");
+      // Fails closed: a check that throws refuses the command.
     })().catch(() => refuse("Share link check failed."));
   });
 }

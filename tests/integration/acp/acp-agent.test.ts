@@ -301,10 +301,9 @@ describe("worldline acp", () => {
     await waitFor(() => /\[ERROR\] RateLimitError: HTTP 429/.test(proc.stderr()), 5_000, "the error line");
   });
 
+  // Promptly: within the test's own timeout.
   it("ends promptly when stdin closes", async () => {
-    const started = Date.now();
     proc.child.stdin.end();
     expect(await proc.exited).toBe(0);
-    expect(Date.now() - started).toBeLessThan(5_000);
-  });
+  }, 5_000);
 });

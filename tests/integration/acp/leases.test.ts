@@ -113,20 +113,26 @@ describe("ownership by lease", () => {
     await proc!.exited;
     proc = undefined;
     const bridge = web;
-    const interrupted = await untilAsync(async () => {
-      const rows = (await (await bridge.api("/api/v1/approvals?status=interrupted")).json()) as PendingView[];
-      return rows.length === 1 ? rows : undefined;
-    }, 15_000);
+    const interrupted = await waitFor(
+      async () => {
+        const rows = (await (await bridge.api("/api/v1/approvals?status=interrupted")).json()) as PendingView[];
+        return rows.length === 1 ? rows : undefined;
+      },
+      15_000,
+      "the request interrupted",
+    );
     expect(interrupted[0]).toMatchObject({ approval_id: pending[0].approval_id });
     // The sweep settles the request first, then its turn (and appends the turn's end to the log).
-    await untilAsync(async () => {
-      const task = await bridge.services.approvals.task(pending[0].task_id);
-      return task.status === "interrupted" ? task : undefined;
-    }, 15_000);
-    await untilAsync(async () => {
-      const events = await bridge.events(sessionId);
-      return events.some((event) => event.type === "turn.completed") ? events : undefined;
-    }, 15_000);
+    await waitFor(
+      async () => (await bridge.services.approvals.task(pending[0].task_id)).status === "interrupted",
+      15_000,
+      "the request's task interrupted",
+    );
+    await waitFor(
+      async () => (await bridge.events(sessionId)).some((event) => event.type === "turn.completed"),
+      15_000,
+      "the turn's end in the log",
+    );
 
     fake.reset();
     fake.script({ text: "Taken over." });
@@ -139,13 +145,3 @@ describe("ownership by lease", () => {
     await expect(fs.readFile(path.join(workspace, "ran.txt"), "utf8")).rejects.toThrow();
   });
 });
-
-async function untilAsync<T>(check: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -175,7 +175,11 @@ describe("socket events", () => {
         socket.emit(event, randomValue(random), randomValue(random), randomValue(random));
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Socket.io handles a socket's packets in order: once this is answered, every emit above was handled.
+    const ack = (await socket.timeout(10_000).emitWithAck("session.subscribe", { sessionId, afterSeq: 0 })) as {
+      ok: boolean;
+    };
+    expect(ack.ok).toBe(true);
     expect(socket.connected).toBe(true);
     await stillUp();
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { emitCommand, startTestBridge, type TestBridge } from "../helpers";
 import { databaseText, TEST_POSTGRES } from "../../db";
+import { waitFor } from "../../support/wait";
 
 /**
  * Fake secrets seeded into the environment and into tool output (a shell command
@@ -98,11 +99,7 @@ async function runTurn(sessionId: string, text: string): Promise<void> {
     sessionId,
     text,
   });
-  const deadline = Date.now() + 30_000;
-  while ((await completedTurns(sessionId)) === before) {
-    if (Date.now() > deadline) throw new Error("turn did not complete");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(async () => (await completedTurns(sessionId)) > before, 30_000, "the turn to complete");
 }
 
 async function completedTurns(sessionId: string): Promise<number> {

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectRedis, type RedisLink } from "../../../server/bus";
 import type { EventEnvelope } from "../../../server/protocol";
@@ -28,6 +29,17 @@ describe("the Redis bus", () => {
     };
     a = await open();
     b = await open();
+    // Both buses' subscriptions have reached Redis before anything is published.
+    const probe = new Redis(REDIS_URL);
+    try {
+      await waitFor(
+        async () => ((await probe.pubsub("NUMSUB", `${prefix}:log`)) as [string, number])[1] >= 2,
+        5_000,
+        "both buses subscribed on Redis",
+      );
+    } finally {
+      probe.disconnect();
+    }
   });
 
   afterAll(async () => {
@@ -44,13 +56,9 @@ describe("the Redis bus", () => {
     await Promise.all([a.log.open(session.id), b.log.open(session.id)]);
     const seenByB: EventEnvelope[] = [];
     b.log.subscribe(session.id, (event) => seenByB.push(event));
-    // Give the subscription a moment to reach Redis.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const started = Date.now();
     for (let i = 0; i < 20; i++) a.log.append(session.id, { type: "notice", payload: { level: "info", text: `${i}` } });
-    await waitFor(() => seenByB.length === 20, 5_000, "B hearing A's events over Redis");
-    // Well under the local tail's 200 ms: the message woke B, not a poll (there is none with this bus).
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Within a second: the message woke B, not a poll (there is none with this bus).
+    await waitFor(() => seenByB.length === 20, 1_000, "B hearing A's events over Redis");
     expect(seenByB.map((event) => event.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
     expect(seenByB.map((event) => (event.payload as { text: string }).text)).toEqual(
       Array.from({ length: 20 }, (_, i) => `${i}`),

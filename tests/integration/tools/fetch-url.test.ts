@@ -77,10 +77,9 @@ describe("fetch_url", () => {
     expect(result.output).toMatch(/\[output truncated: \d+ more characters\]/);
   });
 
+  // The test's timeout is the bound: a fetch that waited for the slow server would miss it.
   it("gives up after the time limit", async () => {
-    const started = Date.now();
     const result = await run({ url: `${base}/slow`, timeout_seconds: 0.5 });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ isError: true });
     expect(result.output).toMatch(/timed out after 0.5s/);
   });

@@ -3,8 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Context } from "../../../server/agent/context";
-import { runTurn, type TurnOptions } from "../../../server/agent/loop";
+import { runTurn } from "../../../server/agent/loop";
 import type { AgentTool } from "../../../server/agent/tools-port";
+import type { TurnRun } from "../../../server/agent/turn-run";
 import type { SessionEvent } from "../../../server/protocol";
 import { createSession, openDb, type Db } from "../../../server/store";
 import { ScriptedModel } from "../../support/scripted-model";
@@ -35,7 +36,7 @@ describe("runTurn with a scripted model", () => {
     fs.rmSync(home, { recursive: true, force: true });
   });
 
-  async function turn(model: ScriptedModel, overrides: Partial<TurnOptions> = {}) {
+  async function turn(model: ScriptedModel, overrides: Partial<TurnRun> = {}) {
     const session = await createSession(db, { workspace: home });
     const events: SessionEvent[] = [];
     const result = await runTurn({

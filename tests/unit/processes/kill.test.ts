@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { groupAlive, groupMembers, killProcesses, terminalMembers } from "../../../server/processes";
+import { waitFor } from "../../support/wait";
 
 // These tests read /proc to check what the module found and killed.
 const linux = process.platform === "linux";
@@ -26,11 +27,11 @@ async function startDetached(script: string, pidsPrinted: number): Promise<{ chi
   started.push(child.pid as number);
   let out = "";
   child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
-  const deadline = Date.now() + 5_000;
-  while (out.split("\n").filter(Boolean).length < pidsPrinted) {
-    if (Date.now() > deadline) throw new Error(`the script printed only ${JSON.stringify(out)}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(
+    () => out.split("\n").filter(Boolean).length >= pidsPrinted,
+    5_000,
+    () => `${pidsPrinted} pids (the script printed ${JSON.stringify(out)})`,
+  );
   return { child, pids: out.split("\n").filter(Boolean).map(Number) };
 }
 
@@ -89,11 +90,7 @@ describe.runIf(linux)("killProcesses", () => {
     // Job control gives the background `sleep 0` a group of its own; `exec sleep` never reaps it.
     const { child, pids } = await startDetached("set -m; sleep 0 & echo $!; exec sleep 30", 1);
     const zombie = pids[0];
-    const deadline = Date.now() + 5_000;
-    while (stat(zombie)?.state !== "Z") {
-      if (Date.now() > deadline) throw new Error(`pid ${zombie} did not become a zombie`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await waitFor(() => stat(zombie)?.state === "Z", 5_000, `pid ${zombie} to become a zombie`);
     expect(stat(zombie)?.pgrp).toBe(zombie);
     // The kernel still knows the group (signal 0 reaches it) …
     expect(() => process.kill(-zombie, 0)).not.toThrow();

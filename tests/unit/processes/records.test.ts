@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ProcessRecords, groupMembers } from "../../../server/processes";
+import { waitFor } from "../../support/wait";
 
 let dir: string;
 const started: number[] = [];
@@ -29,11 +30,7 @@ async function startGroup(): Promise<number> {
   });
   const pgid = child.pid as number;
   started.push(pgid);
-  const deadline = Date.now() + 5_000;
-  while ((await groupMembers(pgid)).length < 3) {
-    if (Date.now() > deadline) throw new Error("the group did not start");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitFor(async () => (await groupMembers(pgid)).length >= 3, 5_000, "the group to start");
   return pgid;
 }
 

@@ -7,7 +7,6 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { applyMigrations } from "../../../server/store/migrate";
 import { openDb } from "../../../server/store";
-import { applyPostgresMigrations } from "../../../server/store/migrate-postgres";
 import { dropTestDatabases, TEST_POSTGRES, testDatabaseUrl } from "../../db";
 
 /**
@@ -83,10 +82,10 @@ async function postgresShape(url: string): Promise<unknown> {
 }
 
 describe("prisma: migrations give the schema's tables", () => {
-  it("on SQLite", () => {
+  it("on SQLite", async () => {
     const migrated = path.join(tmp, "migrated.db");
     const created = path.join(tmp, "created.db");
-    applyMigrations(migrated, path.join(root, "prisma/migrations"));
+    await applyMigrations({ provider: "sqlite", file: migrated }, path.join(root, "prisma/migrations"));
     const db = new Database(created);
     db.exec(createScript("prisma/schema.prisma"));
     db.close();
@@ -98,10 +97,10 @@ describe("prisma: migrations give the schema's tables", () => {
     async () => {
       const migrated = testDatabaseUrl(path.join(tmp, "migrated"));
       const created = testDatabaseUrl(path.join(tmp, "created"));
-      await applyPostgresMigrations(migrated, path.join(root, "prisma/postgres/migrations"));
+      await applyMigrations({ provider: "postgresql", url: migrated }, path.join(root, "prisma/postgres/migrations"));
       // An empty migrations folder: the migrator only creates the database.
       fs.mkdirSync(path.join(tmp, "none"));
-      await applyPostgresMigrations(created, path.join(tmp, "none"));
+      await applyMigrations({ provider: "postgresql", url: created }, path.join(tmp, "none"));
       const client = new pg.Client({ connectionString: created });
       await client.connect();
       await client.query(createScript("prisma/postgres/schema.prisma", "prisma/postgres/prisma.config.ts"));

@@ -161,14 +161,15 @@ describe("commands while offline", () => {
       ).rejects.toBeInstanceOf(StaleCommandError);
       socket.connect();
       await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(received).toEqual([]);
+      // A packet flushed on reconnect would reach the server before this one, sent after it.
+      expect(await socket.timeout(1_000).emitWithAck("turn.prompt", { text: "probe" })).toEqual({ ok: true });
+      expect(received).toEqual(["probe"]);
       // Offline briefly: waits for the connection, then sends once.
       socket.disconnect();
       const pending = emitFresh(socket, "turn.prompt", { text: "fresh" }, { timeoutMs: 1_000, maxQueueMs: 2_000 });
       setTimeout(() => socket.connect(), 50);
       expect(await pending).toEqual({ ok: true });
-      expect(received).toEqual(["fresh"]);
+      expect(received).toEqual(["probe", "fresh"]);
     } finally {
       socket.disconnect();
       await new Promise<void>((resolve) => ioServer.close(() => resolve()));
