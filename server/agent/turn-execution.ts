@@ -80,6 +80,7 @@ export async function executeTurn(
     return deps.externalAgents.runTurn({
       sessionId,
       workspace,
+      host,
       command,
       turnId,
       prompt,
