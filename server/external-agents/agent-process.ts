@@ -33,7 +33,7 @@ export async function startAgentProgram(
   });
   let markExited!: (exit: ExitInfo) => void;
   const exited = new Promise<ExitInfo>((resolve) => (markExited = resolve));
-  const process = await host.spawnStdio({
+  const running = await host.spawnStdio({
     command: "bash",
     args: ["--norc", "--noprofile", "-c", spec.command],
     cwd: spec.cwd,
@@ -48,7 +48,7 @@ export async function startAgentProgram(
   });
   // ndJsonStream writes whole lines; `stream: true` keeps a character split across chunks whole anyway.
   const stdin = new WritableStream<Uint8Array>({
-    write: (chunk) => process.write(decoder.decode(chunk, { stream: true })),
+    write: (chunk) => running.write(decoder.decode(chunk, { stream: true })),
   });
-  return { process, exited, stdout, stdin };
+  return { process: running, exited, stdout, stdin };
 }
