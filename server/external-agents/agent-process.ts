@@ -9,6 +9,8 @@ export interface AgentProgram {
   stdout: ReadableStream<Uint8Array>;
   /** Its stdin, for `ndJsonStream`'s output. */
   stdin: WritableStream<Uint8Array>;
+  /** Set, before its stdout ends, when its runner is gone: why its connection closed. */
+  lost?: Error;
 }
 
 /**
@@ -33,22 +35,24 @@ export async function startAgentProgram(
   });
   let markExited!: (exit: ExitInfo) => void;
   const exited = new Promise<ExitInfo>((resolve) => (markExited = resolve));
-  const running = await host.spawnStdio({
+  const program = { exited, stdout } as AgentProgram;
+  program.process = await host.spawnStdio({
     command: "bash",
     args: ["--norc", "--noprofile", "-c", spec.command],
     cwd: spec.cwd,
     env: {},
     onStdout: (chunk) => reading && output.enqueue(encoder.encode(chunk)),
     onStderr: spec.onStderr,
-    onExit: (exit) => {
+    onExit: (exit, lost) => {
+      program.lost = lost;
       if (reading) output.close();
       reading = false;
       markExited(exit);
     },
   });
   // ndJsonStream writes whole lines; `stream: true` keeps a character split across chunks whole anyway.
-  const stdin = new WritableStream<Uint8Array>({
-    write: (chunk) => running.write(decoder.decode(chunk, { stream: true })),
+  program.stdin = new WritableStream<Uint8Array>({
+    write: (chunk) => program.process.write(decoder.decode(chunk, { stream: true })),
   });
-  return { process: running, exited, stdout, stdin };
+  return program;
 }

@@ -1,8 +1,8 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalGate, ExternalAgentPort, TurnEmitter, TurnResult } from "../agent";
-import { localHost, type StdioProcess, type WorkspaceHost } from "../host";
+import { localHost, type WorkspaceHost } from "../host";
 import type { ToolState } from "../protocol";
-import { startAgentProgram } from "./agent-process";
+import { startAgentProgram, type AgentProgram } from "./agent-process";
 import { ExternalTerminals } from "./terminals";
 import { modelOf, turnStats, usageOf } from "./usage";
 
@@ -25,7 +25,7 @@ interface AgentProcess {
   acp: Sdk;
   /** Where the session's workspace is: this machine, or its runner. */
   host: WorkspaceHost;
-  process: StdioProcess;
+  program: AgentProgram;
   /** The model the agent says it uses (session/new), for the turn's cost at Settings' prices. */
   model?: string;
   connection: acp.ClientConnection;
@@ -111,7 +111,9 @@ export class ExternalAgents implements ExternalAgentPort {
       return { outcome, stats: stats(usageOf(response)) };
     } catch (error) {
       if (input.signal.aborted) return { outcome: "cancelled", stats: stats() };
-      const message = error instanceof Error ? error.message : String(error);
+      // A runner that vanished closes the connection: its error says why, the connection's only that it closed.
+      const cause = agent.program.lost ?? error;
+      const message = cause instanceof Error ? cause.message : String(cause);
       emit.event({
         type: "turn.error",
         payload: { turnId, code: "acp:agent_failed", message: `The external agent failed: ${message}` },
@@ -180,7 +182,7 @@ export class ExternalAgents implements ExternalAgentPort {
       acp,
       host,
       workspace,
-      process: program.process,
+      program,
       terminals: new ExternalTerminals(host, workspace, acp.RequestError),
     } as AgentProcess;
     void program.exited.then(() => {
@@ -191,7 +193,9 @@ export class ExternalAgents implements ExternalAgentPort {
         );
     });
     state.connection = this.clientApp(state).connect(acp.ndJsonStream(program.stdin, program.stdout));
-    const exited = program.exited.then(({ code }) => Promise.reject(new Error(`it exited with code ${code}`)));
+    const exited = program.exited.then(({ code }) =>
+      Promise.reject(program.lost ?? new Error(`it exited with code ${code}`)),
+    );
     const startup = (async () => {
       await state.connection.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
@@ -262,7 +266,7 @@ export class ExternalAgents implements ExternalAgentPort {
  */
 async function stopAgent(agent: AgentProcess): Promise<void> {
   agent.connection.close();
-  await Promise.all([agent.terminals.releaseAll(), agent.process.stop()]);
+  await Promise.all([agent.terminals.releaseAll(), agent.program.process.stop()]);
 }
 
 /** The external agent's updates as the session's events. */

@@ -11,6 +11,9 @@ const AGENT_COMMAND = `${JSON.stringify(process.execPath)} ${JSON.stringify(WHER
 
 type Event = { type: string; payload: any };
 
+/** How long the hub waits for a runner that went away (server/runners), short for the test. */
+const GRACE_MS = 2_000;
+
 /** The parent of a process, from /proc, or undefined once it is gone. */
 async function parentOf(pid: number): Promise<number | undefined> {
   const stat = await fs.readFile(`/proc/${pid}/stat`, "utf8").catch(() => undefined);
@@ -30,15 +33,36 @@ describe("an external agent of a runner session", () => {
   let root: string;
   let runner: RunnerProcess;
 
+  let token: string;
+
+  async function session(folder: string): Promise<string> {
+    const workspace = path.join(root, folder);
+    await fs.mkdir(workspace);
+    const created = await hub.api("/api/v1/sessions", {
+      body: { workspace, runner: "delta", agentCommand: AGENT_COMMAND },
+    });
+    expect(created.status).toBe(201);
+    return ((await created.json()) as { id: string }).id;
+  }
+
+  async function turn(sessionId: string, message: string): Promise<Event[]> {
+    const response = await hub.api("/api/v1/chat/stream", { body: { message, session_id: sessionId } });
+    expect(response.status).toBe(200);
+    await readSse(response);
+    return (await (await hub.api(`/api/v1/sessions/${sessionId}/events?after=0`)).json()) as Event[];
+  }
+
   beforeAll(async () => {
+    process.env.WORLDLINE_RUNNER_GRACE_MS = String(GRACE_MS);
     hub = await startTestBridge();
     root = await tempDir("wl-runner-delta-root-");
-    const token = await hub.services.runners!.add("delta");
+    token = await hub.services.runners!.add("delta");
     runner = startRunner({ hub: hub.url, token, home: await tempDir("wl-runner-delta-home-"), roots: [root] });
     await runner.connected();
   }, 90_000);
 
   afterAll(async () => {
+    delete process.env.WORLDLINE_RUNNER_GRACE_MS;
     runner?.child.kill("SIGKILL");
     await hub?.stop();
   });
@@ -92,4 +116,35 @@ describe("an external agent of a runner session", () => {
     expect(deleted.ok).toBe(true);
     await waitFor(async () => !(await running(pid)), 10_000, "the agent on the runner to end");
   });
+
+  it("ends a turn whose runner vanished after the grace, and starts a fresh agent there once it is back", async () => {
+    const sessionId = await session("vanishing");
+    const response = hub.api("/api/v1/chat/stream", { body: { message: "wait", session_id: sessionId } });
+    await waitFor(
+      async () => {
+        const events = (await (await hub.api(`/api/v1/sessions/${sessionId}/events?after=0`)).json()) as Event[];
+        return events.some((event) => event.type === "message.part.delta");
+      },
+      20_000,
+      "the agent to start waiting",
+    );
+    const killedAt = Date.now();
+    runner.child.kill("SIGKILL");
+    await readSse(await response);
+    expect(Date.now() - killedAt).toBeGreaterThanOrEqual(GRACE_MS - 100);
+    const events = (await (await hub.api(`/api/v1/sessions/${sessionId}/events?after=0`)).json()) as Event[];
+    const failed = events.find((event) => event.type === "turn.error");
+    expect(failed?.payload.code).toBe("acp:agent_failed");
+    expect(failed?.payload.message).toContain('The runner "delta" disconnected and did not come back within 2 s');
+    expect(events.find((event) => event.type === "turn.completed")?.payload.outcome).toBe("error");
+
+    runner = startRunner({ hub: hub.url, token, home: runner.home, roots: [root] });
+    await runner.connected();
+    const again = await turn(sessionId, "where are you now?");
+    const where = again
+      .filter((event) => event.type === "message.part.delta" && event.payload.part === "text")
+      .map((event) => event.payload.delta as string)
+      .join("");
+    expect(where).toContain(`cwd=${path.join(root, "vanishing")} home=${runner.home}`);
+  }, 90_000);
 });
