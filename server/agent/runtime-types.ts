@@ -83,6 +83,8 @@ export interface ExternalAgentPort {
   runTurn(input: {
     sessionId: string;
     workspace: string;
+    /** Where the workspace is: the session's runner; this machine when absent. */
+    host?: WorkspaceHost;
     command: string;
     turnId: string;
     prompt: string;

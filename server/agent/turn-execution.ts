@@ -76,9 +76,11 @@ export async function executeTurn(
     markRunning();
     const command = session.agentCommand;
     const prices = (await deps.prices?.().catch(() => undefined)) ?? {}; // Unreadable prices: no cost, still a turn.
+    const host = sessionHost(deps, pending, session);
     return deps.externalAgents.runTurn({
       sessionId,
       workspace: session.workspace.path,
+      host,
       command,
       turnId,
       prompt,
@@ -137,7 +139,7 @@ async function buildTurnRun(
   const { sessionId, prompt } = pending;
   const { signal } = pending.controller;
   const workspace = session.workspace.path;
-  const host = session.runner && deps.hostOf ? deps.hostOf(session.runner, sessionId, pending.claim?.epoch) : undefined;
+  const host = sessionHost(deps, pending, session);
   // Independent lookups (history, MCP/session tools, memories and skills, the workspace's prompt
   // files) run together: each is a few ms of database or disk, all between the prompt and the first token.
   const [context, workspaceTools, recall, workspacePrompt, prices] = await Promise.all([
@@ -194,6 +196,16 @@ async function buildTurnRun(
     compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
     onRequestSent: markRunning,
   };
+}
+
+/** A runner session's host, fenced on the turn's claim; undefined on this machine. */
+function sessionHost(
+  deps: RuntimeDeps,
+  pending: PendingTurn,
+  session: NonNullable<PendingTurn["session"]>,
+): WorkspaceHost | undefined {
+  if (!session.runner || !deps.hostOf) return undefined;
+  return deps.hostOf(session.runner, pending.sessionId, pending.claim?.epoch);
 }
 
 /** Tools of a session on a runner work through its host; the others get none and work on this machine. */

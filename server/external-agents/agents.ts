@@ -1,12 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import fs from "node:fs/promises";
-import path from "node:path";
-import { Readable, Writable } from "node:stream";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalGate, ExternalAgentPort, TurnEmitter, TurnResult } from "../agent";
-import { forgetProcess, killProcesses, recordProcess } from "../processes";
+import { localHost, type WorkspaceHost } from "../host";
 import type { ToolState } from "../protocol";
-import { isWithin } from "../tools";
+import { startAgentProgram, type AgentProgram } from "./agent-process";
 import { ExternalTerminals } from "./terminals";
 import { modelOf, turnStats, usageOf } from "./usage";
 
@@ -27,9 +23,9 @@ const loadSdk = async (): Promise<Sdk> => (loadedSdk ??= await import("@agentcli
 interface AgentProcess {
   /** The SDK the connection was made with. */
   acp: Sdk;
-  child: ChildProcessWithoutNullStreams;
-  /** Resolves when the agent's process exits. */
-  exited: Promise<void>;
+  /** Where the session's workspace is: this machine, or its runner. */
+  host: WorkspaceHost;
+  program: AgentProgram;
   /** The model the agent says it uses (session/new), for the turn's cost at Settings' prices. */
   model?: string;
   connection: acp.ClientConnection;
@@ -54,7 +50,9 @@ interface AgentProcess {
  * turn on that external agent (spawned once per session, kept for later turns).
  * Its updates become the session's events, its permission requests go through
  * Worldline's approval gate (so they wait in the queue like any tool call),
- * and its fs/terminal requests are served inside the workspace.
+ * and its fs/terminal requests are served inside the workspace. The agent, its
+ * files and its terminals are where the workspace is: on this machine, or on the
+ * session's runner (through its host).
  */
 export class ExternalAgents implements ExternalAgentPort {
   private readonly agents = new Map<string, Promise<AgentProcess>>();
@@ -66,7 +64,7 @@ export class ExternalAgents implements ExternalAgentPort {
     emit.event({ type: "turn.stage", payload: { turnId, stage: "planning" } });
     let agent: AgentProcess;
     try {
-      agent = await this.agentFor(input.sessionId, input.workspace, input.command);
+      agent = await this.agentFor(input.sessionId, input.host ?? localHost, input.workspace, input.command);
     } catch (error) {
       const message = `Could not start the external agent \`${input.command}\`: ${error instanceof Error ? error.message : String(error)}`;
       emit.event({ type: "turn.error", payload: { turnId, code: "acp:agent_failed", message } });
@@ -113,7 +111,9 @@ export class ExternalAgents implements ExternalAgentPort {
       return { outcome, stats: stats(usageOf(response)) };
     } catch (error) {
       if (input.signal.aborted) return { outcome: "cancelled", stats: stats() };
-      const message = error instanceof Error ? error.message : String(error);
+      // A runner that vanished closes the connection: its error says why, the connection's only that it closed.
+      const cause = agent.program.lost ?? error;
+      const message = cause instanceof Error ? cause.message : String(cause);
       emit.event({
         type: "turn.error",
         payload: { turnId, code: "acp:agent_failed", message: `The external agent failed: ${message}` },
@@ -160,10 +160,10 @@ export class ExternalAgents implements ExternalAgentPort {
     return this.agents.size;
   }
 
-  private agentFor(sessionId: string, workspace: string, command: string): Promise<AgentProcess> {
+  private agentFor(sessionId: string, host: WorkspaceHost, workspace: string, command: string): Promise<AgentProcess> {
     let agent = this.agents.get(sessionId);
     if (!agent) {
-      agent = this.start(workspace, command);
+      agent = this.start(host, workspace, command);
       this.agents.set(sessionId, agent);
       // A failed start is not cached: the next turn tries again.
       agent.catch(() => this.agents.delete(sessionId));
@@ -171,38 +171,31 @@ export class ExternalAgents implements ExternalAgentPort {
     return agent;
   }
 
-  private async start(workspace: string, command: string): Promise<AgentProcess> {
+  private async start(host: WorkspaceHost, workspace: string, command: string): Promise<AgentProcess> {
     const acp = await loadSdk();
-    // Not a login shell, and no rc files: the bridge's environment is inherited, and profile scripts can block
-    // (pyenv's rehash lock, 60 s). `--norc` matters even for `-c`: bash runs ~/.bashrc when its stdin is a
-    // socket (it takes that for rshd/sshd), and Node's stdio pipes are sockets.
-    // `detached`: its own process group, so the agent and the commands it runs are ended together (stopAgent).
-    const child = spawn("bash", ["--norc", "--noprofile", "-c", command], {
+    // The bridge's environment on this machine, the runner's own on a runner (never the hub's).
+    const program = await startAgentProgram(host, {
+      command,
       cwd: workspace,
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
+      onStderr: (chunk) => process.stderr.write(`[external agent] ${chunk}`),
     });
-    // Recorded like the bridge's shell commands: a bridge killed with SIGKILL has it ended at the next start.
-    if (child.pid !== undefined) recordProcess(child.pid, "group", "external agent");
-    child.stderr.on("data", (chunk: Buffer) => process.stderr.write(`[external agent] ${chunk.toString()}`));
-    const state = { acp, workspace, terminals: new ExternalTerminals(workspace, acp.RequestError) } as AgentProcess;
-    state.child = child;
-    state.exited = new Promise((resolve) => child.once("exit", () => resolve()));
-    child.once("exit", () => {
+    const state = {
+      acp,
+      host,
+      workspace,
+      program,
+      terminals: new ExternalTerminals(host, workspace, acp.RequestError),
+    } as AgentProcess;
+    void program.exited.then(() => {
       for (const [id, pending] of this.agents)
         void pending.then(
           (a) => a === state && this.agents.delete(id),
           () => undefined,
         );
     });
-    const app = this.clientApp(state);
-    const stream = acp.ndJsonStream(
-      Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
-      Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-    );
-    state.connection = app.connect(stream);
-    const exited = new Promise<never>((_, reject) =>
-      child.once("exit", (code) => reject(new Error(`it exited with code ${code}`))),
+    state.connection = this.clientApp(state).connect(acp.ndJsonStream(program.stdin, program.stdout));
+    const exited = program.exited.then(({ code }) =>
+      Promise.reject(program.lost ?? new Error(`it exited with code ${code}`)),
     );
     const startup = (async () => {
       await state.connection.agent.request(acp.methods.agent.initialize, {
@@ -222,15 +215,16 @@ export class ExternalAgents implements ExternalAgentPort {
   }
 
   private clientApp(state: AgentProcess): acp.ClientApp {
-    const { acp } = state;
-    const inside = (file: string) => {
-      const full = path.resolve(state.workspace, file);
-      if (!isWithin(state.workspace, full))
+    const { acp, host } = state;
+    // Symlinks followed where the workspace is (a runner checks its roots as well).
+    const inside = async (file: string) => {
+      const resolved = await host.resolve(state.workspace, file);
+      if (!resolved.inside)
         throw acp.RequestError.invalidParams(
           { path: file },
           "Worldline serves files inside the session's workspace only.",
         );
-      return full;
+      return resolved;
     };
     return acp
       .client({ name: "worldline" })
@@ -239,16 +233,15 @@ export class ExternalAgents implements ExternalAgentPort {
       })
       .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => askGate(state, params))
       .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
-        const text = await fs.readFile(inside(params.path), "utf8");
+        const text = await host.readText((await inside(params.path)).real);
+        if (text === undefined) throw acp.RequestError.resourceNotFound(params.path);
         if (!params.line && !params.limit) return { content: text };
         const lines = text.split("\n");
         const from = Math.max(0, (params.line ?? 1) - 1);
         return { content: lines.slice(from, params.limit ? from + params.limit : undefined).join("\n") };
       })
       .onRequest(acp.methods.client.fs.writeTextFile, async ({ params }) => {
-        const full = inside(params.path);
-        await fs.mkdir(path.dirname(full), { recursive: true });
-        await fs.writeFile(full, params.content);
+        await host.writeResolved(await inside(params.path), params.content);
         return {};
       })
       .onRequest(acp.methods.client.terminal.create, ({ params }) => state.terminals.create(params))
@@ -268,18 +261,13 @@ export class ExternalAgents implements ExternalAgentPort {
 }
 
 /**
- * Ends the agent and everything it started through the one kill path of server/processes: its
- * terminals' groups, then its own tree (SIGTERM, SIGKILL after the grace: `opencode acp` catches
+ * Ends the agent and everything it started through the one kill path of its host's machine: its
+ * terminals' groups, and its own tree (SIGTERM, SIGKILL after the grace: `opencode acp` catches
  * the first SIGTERM). Resolves when they are gone.
  */
 async function stopAgent(agent: AgentProcess): Promise<void> {
   agent.connection.close();
-  const pid = agent.child.pid;
-  await Promise.all([
-    agent.terminals.releaseAll(),
-    pid === undefined ? undefined : killProcesses({ kind: "tree", rootPid: pid }, { leaderExited: agent.exited }),
-  ]);
-  if (pid !== undefined) forgetProcess(pid);
+  await Promise.all([agent.terminals.releaseAll(), agent.program.process.stop()]);
 }
 
 /** The external agent's updates as the session's events. */

@@ -1,13 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import type * as acp from "@agentclientprotocol/sdk";
-import { forgetProcess, killProcesses, recordProcess } from "../processes";
+import { errorMessage } from "../errors";
+import type { HostProcess, WorkspaceHost } from "../host";
+import { quoteForShell } from "../tools";
 
 /** Output kept per terminal when the agent gives no limit: enough for build logs, bounded memory. */
 const DEFAULT_OUTPUT_LIMIT = 1_000_000;
 
 interface RunningTerminal {
-  child: ChildProcess;
+  process: HostProcess;
   output: string;
   truncated: boolean;
   limit: number;
@@ -16,59 +17,51 @@ interface RunningTerminal {
 }
 
 /**
- * The terminal/* methods an external agent calls on Worldline: commands run in
- * the session's workspace as their own process group (so kill and release
- * end everything they started).
+ * The terminal/* methods an external agent calls on Worldline: commands run through the
+ * session's host (this machine, or its runner) in the workspace as their own process group,
+ * so kill and release end everything they started through that machine's kill path.
  */
 export class ExternalTerminals {
   private readonly terminals = new Map<string, RunningTerminal>();
 
   constructor(
+    private readonly host: Pick<WorkspaceHost, "exec">,
     private readonly workspace: string,
     /** The SDK's error type, from the connection's (lazily loaded) SDK. */
     private readonly errors: typeof acp.RequestError,
   ) {}
 
-  create(params: acp.CreateTerminalRequest): acp.CreateTerminalResponse {
-    const env = { ...process.env, ...Object.fromEntries((params.env ?? []).map((v) => [v.name, v.value])) };
+  async create(params: acp.CreateTerminalRequest): Promise<acp.CreateTerminalResponse> {
     const args = params.args ?? [];
-    // A bare command line (no args) is a shell line, as agents usually send it.
-    const child =
-      args.length > 0
-        ? spawn(params.command, args, { cwd: params.cwd ?? this.workspace, env, detached: true })
-        : spawn("bash", ["--norc", "--noprofile", "-c", params.command], {
-            cwd: params.cwd ?? this.workspace,
-            env,
-            detached: true,
-          });
-    // Recorded like the bridge's own commands: a bridge killed with SIGKILL has it ended at the next start.
-    if (child.pid !== undefined) recordProcess(child.pid, "group", "external agent terminal");
-    const terminal: RunningTerminal = {
-      child,
+    const terminal = {
       output: "",
       truncated: false,
       limit: params.outputByteLimit ?? DEFAULT_OUTPUT_LIMIT,
-      exit: new Promise((resolve) => {
-        child.once("error", (error) => {
-          terminal.output += `${error.message}\n`;
-          resolve({ exitCode: 127, signal: null });
-        });
-        child.once("close", (code, signal) => {
-          if (child.pid !== undefined) forgetProcess(child.pid);
-          resolve({ exitCode: code, signal });
-        });
-      }),
-    };
-    const append = (chunk: Buffer) => {
-      terminal.output += chunk.toString("utf8");
+    } as RunningTerminal;
+    const append = (chunk: string) => {
+      terminal.output += chunk;
       if (Buffer.byteLength(terminal.output) > terminal.limit) {
         // Keep the end: the latest output is what an agent reads.
         terminal.output = terminal.output.slice(-terminal.limit);
         terminal.truncated = true;
       }
     };
-    child.stdout?.on("data", append);
-    child.stderr?.on("data", append);
+    terminal.process = await this.host.exec({
+      // A bare command line (no args) is a shell line, as agents usually send it.
+      command: args.length > 0 ? [params.command, ...args].map(quoteForShell).join(" ") : params.command,
+      cwd: params.cwd ?? this.workspace,
+      env: Object.fromEntries((params.env ?? []).map((variable) => [variable.name, variable.value])),
+      onOutput: append,
+    });
+    // Once the shell exits and its output drained, what it left holding the output is stopped (the host's rule).
+    terminal.exit = terminal.process.finish().then(
+      ({ exit }) => ({ exitCode: exit.code, signal: exit.signal }),
+      (error: unknown) => {
+        // Its runner is gone: the agent reads why, with no exit code.
+        append(`\n${errorMessage(error)}\n`);
+        return { exitCode: null, signal: null };
+      },
+    );
     void terminal.exit.then((status) => (terminal.status = status));
     const terminalId = `term_${randomUUID()}`;
     this.terminals.set(terminalId, terminal);
@@ -86,14 +79,14 @@ export class ExternalTerminals {
 
   /** Ends the command's process group (SIGTERM, SIGKILL after the grace); resolves when it is gone. */
   kill(terminalId: string): Promise<void> {
-    return killGroup(this.get(terminalId));
+    return stopTerminal(this.get(terminalId));
   }
 
   release(terminalId: string): Promise<void> {
     const terminal = this.terminals.get(terminalId);
     if (!terminal) return Promise.resolve();
     this.terminals.delete(terminalId);
-    return killGroup(terminal);
+    return stopTerminal(terminal);
   }
 
   async releaseAll(): Promise<void> {
@@ -107,11 +100,7 @@ export class ExternalTerminals {
   }
 }
 
-/** The one kill path of server/processes: the command runs `detached`, so its pid is its group's id. */
-async function killGroup(terminal: RunningTerminal): Promise<void> {
-  const pid = terminal.child.pid;
-  // `close` (status) comes once every holder of the command's output is gone; until then, even after the
-  // leader exited, what it left running in its group is killed too.
-  if (pid === undefined || terminal.status) return;
-  await killProcesses({ kind: "group", pgid: pid }, { leaderExited: terminal.exit });
+/** A finished command has nothing left to end; a running one is stopped with its group. */
+async function stopTerminal(terminal: RunningTerminal): Promise<void> {
+  if (!terminal.status) await terminal.process.stop();
 }

@@ -81,8 +81,11 @@ export interface StdioSpec {
   env: Record<string, string>;
   onStdout: (chunk: string) => void;
   onStderr: (chunk: string) => void;
-  /** Once, when it has exited (code and signal null: its runner is gone and its end is unknown). */
-  onExit: (exit: ExitInfo) => void;
+  /**
+   * Once, when it has exited. `lost`: its runner is gone and its end is unknown (code and signal
+   * null), with the error that says so.
+   */
+  onExit: (exit: ExitInfo, lost?: Error) => void;
 }
 
 /** A running stdio program. */

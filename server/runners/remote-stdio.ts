@@ -13,18 +13,18 @@ export async function startRemoteStdio(link: RunnerLink, spec: StdioSpec, option
   let exited = false;
   let markExited!: () => void;
   const gone = new Promise<void>((resolve) => (markExited = resolve));
-  const exit = (info: { code: number | null; signal: NodeJS.Signals | null }) => {
+  const exit = (info: { code: number | null; signal: NodeJS.Signals | null }, lost?: Error) => {
     if (exited) return;
     exited = true;
     markExited();
-    spec.onExit(info);
+    spec.onExit(info, lost);
   };
   link.trackProcess(processId, {
     output: (chunk, stream) => (stream === "stderr" ? spec.onStderr(chunk) : spec.onStdout(chunk)),
     exit: ({ code, signal }) => exit({ code, signal }),
     lost: (error) => {
       spec.onStderr(`${error.message}\n`);
-      exit({ code: null, signal: null });
+      exit({ code: null, signal: null }, error);
     },
   });
   const { command, args, cwd, env } = spec;

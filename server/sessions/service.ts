@@ -29,7 +29,7 @@ export class Sessions {
     runner?: string;
   }): Promise<Session> {
     const workspace = input.runner
-      ? await this.workspaceOnRunner(input.runner, input.workspace, input.agentCommand)
+      ? await this.workspaceOnRunner(input.runner, input.workspace)
       : await resolveWorkspacePath(input.workspace);
     const session = await store.createSession(this.db, { ...input, workspace });
     await this.log.open(session.id);
@@ -40,13 +40,8 @@ export class Sessions {
     return session;
   }
 
-  private async workspaceOnRunner(runner: string, workspace: string, agentCommand: string | undefined) {
+  private async workspaceOnRunner(runner: string, workspace: string) {
     if (!this.onRunner) throw new WorldlineError("runner:not_found", "This bridge has no runners.");
-    if (agentCommand)
-      throw new WorldlineError(
-        "runner:unsupported",
-        "External ACP agents run on this machine only; create the session without a runner or without agentCommand.",
-      );
     return this.onRunner(runner, workspace);
   }
 

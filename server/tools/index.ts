@@ -2,8 +2,9 @@
 export { defineTool, MAX_TOOL_OUTPUT_CHARS, type Tool } from "./define";
 export { builtinTools } from "./builtin";
 export { pathApproval } from "./paths";
-export { resolveInWorkspace, isWithin, writeResolvedFile } from "../host";
+export { resolveInWorkspace, writeResolvedFile } from "../host";
 export { classifyCommand } from "./shell/classify";
+export { quoteForShell } from "./shell/classify-words";
 export { shellApproval } from "./shell/approval";
 export { auditCommand } from "./shell/audit";
 export {
