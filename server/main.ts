@@ -88,7 +88,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     log,
     sessions,
     ownerId: lease.id,
-    isLive: (ownerId) => lease.isLive(ownerId),
+    liveness: (ownerId) => lease.liveness(ownerId),
   });
   // Turns and requests of owners that are gone (killed, crashed) are interrupted now and whenever another dies.
   const sweep = () => sweepOrphans({ db, log, lease, interruptApprovals: (live) => approvals.interruptOrphans(live) });

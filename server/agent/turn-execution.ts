@@ -38,6 +38,8 @@ export interface TurnExecutionEnv {
   tools: ToolLayers;
   context(sessionId: string): Promise<Context>;
   takeSteering(sessionId: string): string[];
+  /** A read the turn needs, retried while the store is unreachable (the turn pauses, and says so). */
+  read<T>(pending: PendingTurn, read: () => Promise<T>): Promise<T>;
 }
 
 export function emptyStats(): TurnResult["stats"] {
@@ -66,12 +68,13 @@ export async function executeTurn(
   const { sessionId, turnId, prompt } = pending;
   const { signal } = pending.controller;
   // Read a moment ago by `prompt` when the turn started at once: one database round trip less before the first token.
-  const session = pending.session ?? (await deps.sessions.get(sessionId));
+  const read = <T>(query: () => Promise<T>) => env.read(pending, query);
+  const session = pending.session ?? (await read(() => deps.sessions.get(sessionId)));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
   const workspace = session.workspace.path;
   const host = session.runner && deps.hostOf ? deps.hostOf(session.runner, sessionId) : undefined;
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
-  const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
+  const planActive = async () => (await read(() => store.getSession(deps.db, sessionId)))?.mode === "plan";
   if (session.agentCommand && deps.externalAgents) {
     nameAfterFirstPrompt(deps, pending, session.title);
     markRunning();
@@ -89,7 +92,8 @@ export async function executeTurn(
       price: (model) => (model ? priceFor(model, prices) : undefined),
     });
   }
-  const fallback = !deps.config.model && deps.defaultModel ? await deps.defaultModel() : null;
+  const defaultModel = deps.defaultModel;
+  const fallback = !deps.config.model && defaultModel ? await read(() => defaultModel()) : null;
   const provider = env.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
   const model = session.model ?? deps.config.model?.model ?? fallback?.model;
   nameAfterFirstPrompt(deps, pending, session.title, provider && model ? { provider, model } : undefined);
@@ -125,7 +129,7 @@ export async function executeTurn(
   const dmail = new DMailBox(() => context.visibleCheckpointNumbers());
   const agentTools = createAgentTools({
     dmail,
-    todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items) },
+    todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items, read) },
     subagent: createSubagentRunner(base, workspaceTools),
     ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills) }),
     plan: { active: planActive },
@@ -150,7 +154,7 @@ export async function executeTurn(
     maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,
     turnNumber: pending.number,
     // Snapshots read this machine's disk: a runner's session keeps checkpoint rows without them for now.
-    checkpoints: host ? storeCheckpoints(deps.db) : env.checkpoints,
+    checkpoints: host ? storeCheckpoints(deps.db, deps.log) : env.checkpoints,
     dmail,
     takeSteering: () => env.takeSteering(sessionId),
     compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
@@ -215,7 +219,13 @@ function memoryAndSkillTools(
   };
 }
 
-async function saveTodos(db: store.Db, sessionId: string, emit: TurnEmitter, items: TodoItem[]): Promise<void> {
-  await store.updateSession(db, sessionId, { todos: JSON.stringify(items) });
+async function saveTodos(
+  db: store.Db,
+  sessionId: string,
+  emit: TurnEmitter,
+  items: TodoItem[],
+  durably: <T>(write: () => Promise<T>) => Promise<T>,
+): Promise<void> {
+  await durably(() => store.updateSession(db, sessionId, { todos: JSON.stringify(items) }));
   emit.event({ type: "todo.updated", payload: { items } });
 }
