@@ -39,7 +39,10 @@ export async function allOwners(db: Db): Promise<OwnerRecord[]> {
 
 /** One owner's row with its last heartbeat (null: never seen, or forgotten). */
 export async function ownerHeartbeat(db: Db, id: string): Promise<(OwnerRecord & { heartbeatAt: Date }) | null> {
-  return db.owner.findUnique({ where: { id }, select: { id: true, kind: true, host: true, pid: true, heartbeatAt: true } });
+  return db.owner.findUnique({
+    where: { id },
+    select: { id: true, kind: true, host: true, pid: true, heartbeatAt: true },
+  });
 }
 
 /** Owners whose heartbeat is no older than `since`. */

@@ -27,7 +27,11 @@ describe("leases: one owner's liveness, and approval decisions that follow it", 
   it("is live on a fresh heartbeat, gone on a stale one or a vanished process on this host", async () => {
     const now = await store.databaseNow(db);
     await store.beatOwner(db, { id: "beating", kind: "web", host: "elsewhere", pid: 1 }, now);
-    await store.beatOwner(db, { id: "silent", kind: "web", host: "elsewhere", pid: 1 }, new Date(now.getTime() - 60_000));
+    await store.beatOwner(
+      db,
+      { id: "silent", kind: "web", host: "elsewhere", pid: 1 },
+      new Date(now.getTime() - 60_000),
+    );
     await store.beatOwner(db, { id: "killed", kind: "web", host: os.hostname(), pid: 2 ** 22 + 1 }, now);
     const lease = new OwnerLease(db, { kind: "web", ttlMs: 10_000, heartbeatMs: 60_000 });
     await lease.start();
@@ -71,7 +75,9 @@ describe("leases: one owner's liveness, and approval decisions that follow it", 
     });
     try {
       const first = await request("call_1");
-      const refused = await approvals.decide(first.id, { decision: "allow_once", decidedBy: "http" }).catch((e) => e);
+      const refused: unknown = await approvals
+        .decide(first.id, { decision: "allow_once", decidedBy: "http" })
+        .catch((error: unknown) => error);
       expect(toWireError(refused)).toMatchObject({
         status: 503,
         retryAfter: 3,

@@ -75,12 +75,16 @@ describe("store: a turn owner's events, checkpoint rows and approval requests ar
         (error: { code?: string }) => error.code,
       );
       // Not before the takeover's commit: a plain EXISTS would read the old epoch and store the rows.
-      await waitFor(async () => {
-        const [{ waiting }] = await db.$queryRaw<{ waiting: bigint }[]>`
+      await waitFor(
+        async () => {
+          const [{ waiting }] = await db.$queryRaw<{ waiting: bigint }[]>`
           SELECT COUNT(*) AS "waiting" FROM pg_stat_activity
-          WHERE "wait_event_type" = 'Lock' AND "query" LIKE '%INSERT INTO "Event"%'`;
-        return Number(waiting) > 0;
-      }, 5_000, "the append to wait for the takeover's lock");
+          WHERE "datname" = current_database() AND "wait_event_type" = 'Lock' AND "query" LIKE '%INSERT INTO "Event"%'`;
+          return Number(waiting) > 0;
+        },
+        5_000,
+        "the append to wait for the takeover's lock",
+      );
       commit();
       await takeover;
       expect(await append).toBe("session:fenced");
@@ -164,26 +168,34 @@ describe("store: a turn owner's events, checkpoint rows and approval requests ar
 
   // A measurement to run by hand (WORLDLINE_TIME_FENCING=1, on either database), not a check: the
   // figures behind the choice in server/store/claims.ts (`heldAt`).
-  it.skipIf(!process.env.WORLDLINE_TIME_FENCING)("times one event's append: plain, fenced, in a fenced() transaction", async () => {
-    const session = await store.createSession(db, { workspace: "/tmp/wl-fenced" });
-    const claim = { sessionId: session.id, epoch: 0 };
-    let seq = 1;
-    const ways: Record<string, () => Promise<unknown>> = {
-      plain: () => store.insertEvents(db, rows(session.id, seq++, 1)),
-      fenced: () => store.insertEvents(db, rows(session.id, seq++, 1), claim),
-      // What `fenced()` in server/store/claims.ts runs: a transaction that updates the row first.
-      transaction: () =>
-        db.$transaction(async (tx) => {
-          await tx.$executeRaw`UPDATE "Session" SET "epoch" = "epoch" WHERE "id" = ${session.id} AND "epoch" = 0`;
-          await store.insertEvents(tx as unknown as store.Db, rows(session.id, seq++, 1));
-        }),
-    };
-    for (let round = 0; round < 3; round++) {
-      for (const [name, append] of Object.entries(ways)) {
-        const started = performance.now();
-        for (let i = 0; i < 500; i++) await append();
-        console.log(`${store.providerOf(db)} ${name}: ${((performance.now() - started) / 500).toFixed(3)} ms`);
+  it.skipIf(!process.env.WORLDLINE_TIME_FENCING)(
+    "times one event's append: plain, fenced, in a fenced() transaction",
+    async () => {
+      const session = await store.createSession(db, { workspace: "/tmp/wl-fenced" });
+      const claim = { sessionId: session.id, epoch: 0 };
+      let seq = 1;
+      const ways: Record<string, () => Promise<unknown>> = {
+        plain: () => store.insertEvents(db, rows(session.id, seq++, 1)),
+        fenced: () => store.insertEvents(db, rows(session.id, seq++, 1), claim),
+        // What `fenced()` in server/store/claims.ts runs: a transaction that updates the row first.
+        transaction: () =>
+          db.$transaction(async (tx) => {
+            await tx.$executeRaw`UPDATE "Session" SET "epoch" = "epoch" WHERE "id" = ${session.id} AND "epoch" = 0`;
+            await store.insertEvents(tx as unknown as store.Db, rows(session.id, seq++, 1));
+          }),
+      };
+      const took: Record<string, number[]> = {};
+      for (let round = 0; round < 5; round++) {
+        for (const [name, append] of Object.entries(ways)) {
+          const started = performance.now();
+          for (let i = 0; i < 200; i++) await append();
+          (took[name] ??= []).push((performance.now() - started) / 200);
+        }
       }
-    }
-  });
+      // The best round of each: the machine's other load only ever adds.
+      for (const [name, rounds] of Object.entries(took))
+        console.log(`${store.providerOf(db)} ${name}: ${Math.min(...rounds).toFixed(3)} ms per append`);
+    },
+    120_000,
+  );
 });
