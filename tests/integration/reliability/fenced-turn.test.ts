@@ -52,7 +52,9 @@ it("a turn whose claim was taken over stops at once, appends no event after the 
     const after = await bridge.events(sessionId);
     expect(ofTurn(after)).toEqual(ofTurn(before));
     expect(after.map((e) => e.type)).not.toContain("turn.completed");
-    const said = errors.mock.calls.map((call) => String(call[0])).filter((line) => /no longer holds session/.test(line));
+    const said = errors.mock.calls
+      .map((call) => String(call[0]))
+      .filter((line) => /no longer holds session/.test(line));
     expect(said).toHaveLength(1);
     expect(said[0]).toContain(turnId);
     // The turn's row is the new holder's (or a sweep's) to settle, not the stale bridge's.
