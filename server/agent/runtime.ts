@@ -368,10 +368,15 @@ export class AgentRuntime {
   }
 
   private async releaseClaim(claim: store.Claim): Promise<void> {
-    // A claim left held only makes other bridges forward this session's prompts here.
-    await this.deps.claims?.release(claim).catch((error: unknown) => {
+    try {
+      // The turn's last events are stored under the claim first: the next claim (this process's
+      // next prompt too) raises the epoch, and its fence would refuse them.
+      await this.deps.log.flush(claim.sessionId);
+      await this.deps.claims?.release(claim);
+    } catch (error) {
+      // A claim left held only makes other bridges forward this session's prompts here.
       console.error(`[worldline] releasing the claim of session ${claim.sessionId} failed: ${errorMessage(error)}`);
-    });
+    }
   }
 
   /** The session list's status row; the session may have been deleted meanwhile, which is fine. */

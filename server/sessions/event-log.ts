@@ -183,9 +183,10 @@ export class EventLog {
     return row ? row.createdAt.toISOString() : null;
   }
 
-  /** Writes everything appended so far. Safe to call concurrently. */
-  async flush(): Promise<void> {
-    await Promise.all([...this.sessions].map(([id, log]) => this.serial(log, () => this.write(id, log))));
+  /** Writes everything appended so far (of one session, or all). Safe to call concurrently. */
+  async flush(sessionId?: string): Promise<void> {
+    const logs = [...this.sessions].filter(([id]) => sessionId === undefined || id === sessionId);
+    await Promise.all(logs.map(([id, log]) => this.serial(log, () => this.write(id, log))));
   }
 
   /** True while someone listens to the session's events (a tab, an ACP client). */
