@@ -261,7 +261,7 @@ async function openCore(config: BridgeConfig, options: BridgeOptions) {
     log,
     sessions,
     ownerId: lease.id,
-    isLive: (ownerId) => lease.isLive(ownerId),
+    liveness: (ownerId) => lease.liveness(ownerId),
   });
   // Turns and requests of owners that are gone (killed, crashed) are interrupted now and whenever another dies.
   const sweep = () => sweepOrphans({ db, log, lease, interruptApprovals: (live) => approvals.interruptOrphans(live) });

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { EventLog } from "../sessions";
 import * as store from "../store";
 
 export type CheckpointReason = "turn" | "step" | "compaction" | "dmail";
@@ -43,18 +44,21 @@ export interface CheckpointPort {
 
 /**
  * The fallback: a Checkpoint row with no snapshot. The number is taken from the store (any
- * process can take the next one) and the row written behind the loop, one after another.
+ * process can take the next one) and the row written behind the loop, one after another, fenced
+ * on the running turn's claim (`fences`: the event log's, server/sessions/fence.ts).
  */
-export function storeCheckpoints(db: store.Db): CheckpointPort {
+export function storeCheckpoints(db: store.Db, fences?: Pick<EventLog, "fenceOf">): CheckpointPort {
   let writes: Promise<unknown> = Promise.resolve();
   return {
     async create({ workspace: _workspace, ...input }) {
+      const fence = fences?.fenceOf(input.sessionId);
       const number = await store.durably(() => store.takeCheckpointNumber(db, input.sessionId));
       const id = `cp_${randomUUID()}`;
       writes = writes.then(() =>
         store
-          .durably(() => store.createCheckpoint(db, { ...input, id, number }))
+          .durably(() => store.createCheckpoint(db, { ...input, id, number }, fence))
           .catch((error: unknown) => {
+            if (fence && store.isFenced(error)) return fence.lose(error); // the turn stops and says why
             // The marker in the history still works for D-Mail; only the timeline row is missing.
             console.error(`worldline: checkpoint ${number} of session ${input.sessionId} was not saved:`, error);
           }),

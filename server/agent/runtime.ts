@@ -1,5 +1,5 @@
 import { WorldlineError, errorMessage } from "../errors";
-import type { EventLog } from "../sessions";
+import { TurnFence, type EventLog } from "../sessions";
 import * as store from "../store";
 import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
 import { Context, type ContextWriter } from "./context";
@@ -46,7 +46,7 @@ export class AgentRuntime {
   constructor(private readonly deps: RuntimeDeps) {
     const provider: ChatProvider | undefined =
       deps.provider ?? (deps.config.model ? createOpenAIProvider(deps.config.model) : undefined);
-    const checkpoints: CheckpointPort = deps.checkpoints ?? storeCheckpoints(deps.db);
+    const checkpoints: CheckpointPort = deps.checkpoints ?? storeCheckpoints(deps.db, deps.log);
     this.layers = new ToolLayers(deps.tools, deps.sessionTools);
     this.env = {
       deps,
@@ -55,6 +55,7 @@ export class AgentRuntime {
       tools: this.layers,
       context: (sessionId) => this.context(sessionId),
       takeSteering: (sessionId) => this.queue.takeSteering(sessionId),
+      read: (pending, read) => this.read(pending, read),
     };
   }
 
@@ -105,6 +106,13 @@ export class AgentRuntime {
       settle,
       claim,
     };
+    if (claim) {
+      pending.fence = new TurnFence(sessionId, turn.id, claim.epoch, (error) => {
+        // Said once per turn, whichever write or heartbeat noticed first; the turn stops at once.
+        console.error(`[worldline] ${error.message} (turn ${turn.id})`);
+        controller.abort(error);
+      });
+    }
     const position = this.queue.admit(pending);
     if (position > 0) {
       this.append(sessionId, turn.id, { type: "turn.queued", payload: { turnId: turn.id, prompt, position } });
@@ -214,13 +222,16 @@ export class AgentRuntime {
       let running: Promise<void> | undefined;
       const markRunning = () => (running ??= this.setStatus(sessionId, "running"));
       const fallback = setTimeout(markRunning, RUNNING_STATUS_DELAY_MS);
+      // From here to its turn.completed, the turn's events, checkpoint rows and approval requests
+      // are stored only while its claim holds (server/sessions/fence.ts).
+      const unfence = pending.fence && this.deps.log.fence(pending.fence);
       this.append(sessionId, turnId, {
         type: "turn.started",
         payload: { turnId, number: pending.number, prompt: pending.prompt },
       });
       let result: TurnResult;
       try {
-        (await this.context(sessionId)).setWriter(this.writerFor(pending));
+        (await this.read(pending, () => this.context(sessionId))).setWriter(this.writerFor(pending));
         result = await executeTurn(this.env, pending, markRunning);
       } catch (error) {
         result = { outcome: "error", message: errorMessage(error), stats: emptyStats() };
@@ -236,6 +247,7 @@ export class AgentRuntime {
         console.error(`[worldline] turn-end checkpoint of ${sessionId} failed: ${errorMessage(error)}`);
       });
       await this.complete(pending, result);
+      unfence?.();
       // Steering that came too late for this turn is not lost: it becomes the next prompt.
       const { late, next } = this.queue.finish(sessionId);
       this.lastUsed.set(sessionId, Date.now());
@@ -286,10 +298,7 @@ export class AgentRuntime {
     try {
       await store.durably(write, this.writerFor(pending).durable);
     } catch (error) {
-      if (store.isFenced(error)) {
-        console.error(`[worldline] ${error.message} (turn ${turnId} not marked ${result.outcome})`);
-        return;
-      }
+      if (store.isFenced(error)) return pending.fence?.lose(error);
       // Still failing after the durable writer's retries: the turn ends for its listeners now and its
       // status row is retried after each heartbeat (retryUnsettled), never left "running".
       console.error(`[worldline] status of turn ${turnId} not stored yet (${errorMessage(error)}); retrying later`);
@@ -330,11 +339,17 @@ export class AgentRuntime {
     if (!claims) return;
     for (const sessionId of this.queue.sessions()) {
       const active = this.queue.active(sessionId);
-      if (!active?.claim || (await claims.holds(active.claim))) continue;
-      const fenced = new store.FencedError(sessionId, active.claim.epoch);
-      console.error(`[worldline] ${fenced.message} (turn ${active.turnId})`);
-      active.controller.abort(fenced);
+      if (!active?.claim || !active.fence || (await claims.holds(active.claim))) continue;
+      active.fence.lose();
     }
+  }
+
+  /**
+   * A read the running turn needs (its history, its session row): retried like its writes while the
+   * store is unreachable, so a short outage pauses the turn instead of failing it; a cancel stops it.
+   */
+  private read<T>(pending: PendingTurn, read: () => Promise<T>): Promise<T> {
+    return store.durably(read, { ...this.writerFor(pending).durable, signal: pending.controller.signal });
   }
 
   /** How the turn's writes are made: fenced on its claim; a wait on the store is told in the transcript. */
@@ -347,16 +362,21 @@ export class AgentRuntime {
       durable: {
         onWaiting: (fault) => notice(`${capitalize(store.describeFault(fault))}, retrying…`, "warning"),
         onRecovered: (waitedMs) =>
-          notice(`The database is writable again (after ${(waitedMs / 1000).toFixed(1)} s); continuing.`, "info"),
+          notice(`The database answers again (after ${(waitedMs / 1000).toFixed(1)} s); continuing.`, "info"),
       },
     };
   }
 
   private async releaseClaim(claim: store.Claim): Promise<void> {
-    // A claim left held only makes other bridges forward this session's prompts here.
-    await this.deps.claims?.release(claim).catch((error: unknown) => {
+    try {
+      // The turn's last events are stored under the claim first: the next claim (this process's
+      // next prompt too) raises the epoch, and its fence would refuse them.
+      await this.deps.log.flush(claim.sessionId);
+      await this.deps.claims?.release(claim);
+    } catch (error) {
+      // A claim left held only makes other bridges forward this session's prompts here.
       console.error(`[worldline] releasing the claim of session ${claim.sessionId} failed: ${errorMessage(error)}`);
-    });
+    }
   }
 
   /** The session list's status row; the session may have been deleted meanwhile, which is fine. */

@@ -39,6 +39,8 @@ export interface TurnExecutionEnv {
   tools: ToolLayers;
   context(sessionId: string): Promise<Context>;
   takeSteering(sessionId: string): string[];
+  /** A read the turn needs, retried while the store is unreachable (the turn pauses, and says so). */
+  read<T>(pending: PendingTurn, read: () => Promise<T>): Promise<T>;
 }
 
 export function emptyStats(): TurnResult["stats"] {
@@ -67,10 +69,11 @@ export async function executeTurn(
   const { sessionId, turnId, prompt } = pending;
   const { signal } = pending.controller;
   // Read a moment ago by `prompt` when the turn started at once: one database round trip less before the first token.
-  const session = pending.session ?? (await deps.sessions.get(sessionId));
+  const read = <T>(query: () => Promise<T>) => env.read(pending, query);
+  const session = pending.session ?? (await read(() => deps.sessions.get(sessionId)));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
-  const planActive = async () => (await store.getSession(deps.db, sessionId))?.mode === "plan";
+  const planActive = async () => (await read(() => store.getSession(deps.db, sessionId)))?.mode === "plan";
   if (session.agentCommand && deps.externalAgents) {
     nameAfterFirstPrompt(deps, pending, session.title);
     markRunning();
@@ -90,7 +93,8 @@ export async function executeTurn(
       price: (model) => (model ? priceFor(model, prices) : undefined),
     });
   }
-  const fallback = !deps.config.model && deps.defaultModel ? await deps.defaultModel() : null;
+  const defaultModel = deps.defaultModel;
+  const fallback = !deps.config.model && defaultModel ? await read(() => defaultModel()) : null;
   const provider = env.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
   const model = session.model ?? deps.config.model?.model ?? fallback?.model;
   nameAfterFirstPrompt(deps, pending, session.title, provider && model ? { provider, model } : undefined);
@@ -102,7 +106,7 @@ export async function executeTurn(
       "Remove them, or choose a model that takes images.";
     return refuse(pending, emit, "model:no_vision", message);
   }
-  const setup = { pending, session, emit, planActive, markRunning };
+  const setup = { pending, session, emit, planActive, markRunning, read };
   const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
   const compact = COMPACT_COMMAND.exec(prompt.trim());
   if (compact) {
@@ -124,6 +128,8 @@ interface TurnSetup {
   emit: TurnEmitter;
   planActive: () => Promise<boolean>;
   markRunning: () => void;
+  /** A read the turn needs, retried while the store is unreachable (cancelled with the turn). */
+  read: <T>(query: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -132,7 +138,7 @@ interface TurnSetup {
  */
 async function buildTurnRun(
   env: TurnExecutionEnv,
-  { pending, session, emit, planActive, markRunning }: TurnSetup,
+  { pending, session, emit, planActive, markRunning, read }: TurnSetup,
   chosen: { provider: ChatProvider; model: string; contextWindow?: number },
 ): Promise<TurnRun> {
   const { deps } = env;
@@ -165,7 +171,7 @@ async function buildTurnRun(
   const dmail = new DMailBox(() => context.visibleCheckpointNumbers());
   const agentTools = createAgentTools({
     dmail,
-    todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items) },
+    todos: { save: (items) => saveTodos(deps.db, sessionId, emit, items, read) },
     subagent: createSubagentRunner(base, workspaceTools),
     ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills), host }),
     plan: { active: planActive },
@@ -255,7 +261,13 @@ function memoryAndSkillTools(
   };
 }
 
-async function saveTodos(db: store.Db, sessionId: string, emit: TurnEmitter, items: TodoItem[]): Promise<void> {
-  await store.updateSession(db, sessionId, { todos: JSON.stringify(items) });
+async function saveTodos(
+  db: store.Db,
+  sessionId: string,
+  emit: TurnEmitter,
+  items: TodoItem[],
+  durably: <T>(write: () => Promise<T>) => Promise<T>,
+): Promise<void> {
+  await durably(() => store.updateSession(db, sessionId, { todos: JSON.stringify(items) }));
   emit.event({ type: "todo.updated", payload: { items } });
 }

@@ -1,6 +1,6 @@
 import { WorldlineError } from "../errors";
 import type * as store from "../store";
-import type { Session } from "../sessions";
+import type { Session, TurnFence } from "../sessions";
 import type { TurnResult } from "./loop";
 
 /** How one prompt is to be run (server/agent/runtime.ts `prompt`). */
@@ -43,6 +43,8 @@ export interface PendingTurn {
   session?: Session;
   /** The session's claim this turn runs under (server/leases); its writes are fenced on it. */
   claim?: store.Claim;
+  /** The claim as the turn's writers see it: lost once the store refuses one of them (server/sessions/fence.ts). */
+  fence?: TurnFence;
 }
 
 interface SessionState {

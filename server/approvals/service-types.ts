@@ -1,3 +1,4 @@
+import type { Liveness } from "../leases";
 import type { ApprovalDecisionKind } from "../protocol";
 import type { EventLog, Sessions } from "../sessions";
 import type * as store from "../store";
@@ -10,8 +11,8 @@ export interface ApprovalServiceDeps {
   sessions: Sessions;
   /** This process's lease (server/leases): requests it asks carry it, so others leave them alone. */
   ownerId?: string;
-  /** Whether a process (an Owner id) is alive (server/leases): a decision for a dead one is refused. */
-  isLive?: (ownerId: string) => Promise<boolean>;
+  /** Whether a process (an Owner id) is alive (server/leases): a decision reaches a live one or is refused. */
+  liveness?: (ownerId: string) => Promise<Liveness>;
 }
 
 /** A sudo password wanted by a running tool call. */

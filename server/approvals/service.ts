@@ -198,17 +198,8 @@ export class ApprovalService {
   ): Promise<Outcome | null> {
     const { signal, sessionId, turnId, toolCallId, tool } = request;
     if (signal.aborted) return null;
-    const row = await store.createApproval(this.deps.db, {
-      sessionId,
-      turnId,
-      toolCallId,
-      tool,
-      args: JSON.stringify(what.args ?? null),
-      description: what.description,
-      riskLevel: what.risk,
-      diff: what.diff ?? null,
-      ownerId: this.deps.ownerId ?? null,
-    });
+    const row = await this.createRequest(request, what);
+    if (!row) return null;
     this.known.set(row.id, "pending");
     this.deps.log.approvalsChanged();
     const outcome = new Promise<Outcome | null>((resolve) => {
@@ -260,6 +251,37 @@ export class ApprovalService {
       return await outcome;
     } finally {
       this.waiters.delete(row.id);
+    }
+  }
+
+  /**
+   * The request's row, fenced on the asking turn's claim (server/sessions/fence.ts): a bridge whose
+   * claim was taken asks nobody; its turn is told and stops (null).
+   */
+  private async createRequest(
+    request: Pick<GateRequest, "sessionId" | "turnId" | "toolCallId" | "tool">,
+    what: { args: unknown; description: string; risk: string; diff?: string },
+  ): Promise<store.ApprovalRow | null> {
+    const { sessionId, turnId, toolCallId, tool } = request;
+    const fence = this.deps.log.fenceOf(sessionId);
+    const claim = fence?.turnId === turnId ? fence : undefined;
+    const data = {
+      sessionId,
+      turnId,
+      toolCallId,
+      tool,
+      args: JSON.stringify(what.args ?? null),
+      description: what.description,
+      riskLevel: what.risk,
+      diff: what.diff ?? null,
+      ownerId: this.deps.ownerId ?? null,
+    };
+    try {
+      return await store.createApproval(this.deps.db, data, claim);
+    } catch (error) {
+      if (!claim || !store.isFenced(error)) throw error;
+      claim.lose(error);
+      return null;
     }
   }
 
@@ -327,11 +349,23 @@ export class ApprovalService {
   /**
    * A decision reaches a live owner or is refused: the process that asked is gone (killed, cut off)
    * and its turn is about to be interrupted, so "approved" would run nothing (issue 29, fault 5).
+   * While this bridge cannot tell (back from a database outage, the asker has not beaten since),
+   * the decision is refused as unavailable for now, with when to try again: a 503 with Retry-After,
+   * not a 409, since nothing is wrong with the request and the asker may well be alive.
    */
   private async checkOwnerLive(row: store.ApprovalRow): Promise<void> {
-    const isLive = this.deps.isLive;
-    if (!isLive || row.ownerId === null || row.ownerId === this.deps.ownerId) return;
-    if (await isLive(row.ownerId)) return;
+    const liveness = this.deps.liveness;
+    if (!liveness || row.ownerId === null || row.ownerId === this.deps.ownerId) return;
+    const owner = await liveness(row.ownerId);
+    if (owner.state === "live") return;
+    if (owner.state === "unknown") {
+      const seconds = Math.max(1, Math.ceil(owner.retryAfterMs / 1000));
+      throw new WorldlineError(
+        "approval:unavailable",
+        `This bridge is back from a database outage and cannot tell yet whether the bridge that asked for this approval is still running; nothing was decided. Try again in ${seconds} s.`,
+        { details: { retry_after_s: seconds } },
+      );
+    }
     throw new WorldlineError(
       "approval:owner_gone",
       "The bridge that asked for this approval has stopped; its turn is being interrupted, so this decision would run nothing. Resume the session and prompt again.",

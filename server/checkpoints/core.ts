@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage, WorldlineError } from "../errors";
-import type { EventLog, Sessions } from "../sessions";
+import type { EventLog, Sessions, TurnFence } from "../sessions";
 import * as store from "../store";
 import { openShadowRepo, type ShadowRepo } from "./shadow-repo.ts";
 import type { FileChange, ShadowRepoOptions, SnapshotRepo, SnapshotResult } from "./types.ts";
@@ -197,6 +197,7 @@ export class CheckpointCore {
   async create(input: StepCheckpointRequest): Promise<{ id: string; number: number }> {
     const { workspace, ...request } = input;
     const id = `cp_${randomUUID()}`;
+    const fence = this.deps.log.fenceOf(input.sessionId);
     const number = this.allocate(input.sessionId, input.reason);
     // The loop appends the marker and the checkpoint.created event for its own checkpoints.
     const delayed = this.delay(input.sessionId);
@@ -214,11 +215,8 @@ export class CheckpointCore {
     void this.serial(input.sessionId, async () => {
       const capture = await captured;
       const taken = await number;
-      return store.durably(() => this.store(request, capture, { announce: false, id, number: taken }));
-    }).catch((error: unknown) => {
-      // The marker in the history still works for D-Mail; only the timeline row is missing.
-      console.warn(`[worldline] checkpoint of ${input.sessionId} was not saved: ${errorMessage(error)}`);
-    });
+      return store.durably(() => this.store(request, capture, { announce: false, id, number: taken, fence }));
+    }).catch((error: unknown) => notSaved(input.sessionId, fence, error));
     return { id, number: await number };
   }
 
@@ -256,7 +254,7 @@ export class CheckpointCore {
   /** Snapshots the workspace and writes the checkpoint row (callers serialize); announces it with an event unless told not to. */
   async record(
     input: CheckpointRequest,
-    options: { announce?: boolean; id?: string; number?: number } = {},
+    options: { announce?: boolean; id?: string; number?: number; fence?: TurnFence } = {},
   ): Promise<CheckpointRow> {
     const number = options.number ?? (await this.allocate(input.sessionId, input.reason));
     const session = await this.deps.sessions.get(input.sessionId);
@@ -280,7 +278,7 @@ export class CheckpointCore {
   private async store(
     input: CheckpointRequest,
     capture: Capture,
-    options: { announce?: boolean; id?: string; number: number },
+    options: { announce?: boolean; id?: string; number: number; fence?: TurnFence },
   ): Promise<CheckpointRow> {
     const previous = await store.lastCheckpoint(this.deps.db, input.sessionId);
     const snapshot = capture.result?.commit ?? null;
@@ -304,18 +302,22 @@ export class CheckpointCore {
     // One id for every try: a retry of an insert that went through finds its row instead of clashing.
     const id = options.id ?? store.newId();
     const row = await store.durably(() =>
-      store.createCheckpoint(this.deps.db, {
-        id,
-        number: options.number,
-        sessionId: input.sessionId,
-        turn: input.turn,
-        step: input.step,
-        reason: input.reason,
-        historyPosition: input.historyPosition,
-        snapshot,
-        filesChanged: JSON.stringify(files),
-        note,
-      }),
+      store.createCheckpoint(
+        this.deps.db,
+        {
+          id,
+          number: options.number,
+          sessionId: input.sessionId,
+          turn: input.turn,
+          step: input.step,
+          reason: input.reason,
+          historyPosition: input.historyPosition,
+          snapshot,
+          filesChanged: JSON.stringify(files),
+          note,
+        },
+        options.fence,
+      ),
     );
     if (options.announce === false) return row;
     await this.deps.log.open(input.sessionId);
@@ -363,6 +365,7 @@ export class CheckpointCore {
     const queued = this.lastReasons.get(sessionId);
     if (queued === undefined || queued === "turn_end") return;
     const number = this.allocate(sessionId, "turn_end");
+    const fence = this.deps.log.fenceOf(sessionId);
     // The turn's model calls are over: delayed step snapshots need not wait any longer.
     this.startWaiting(sessionId);
     await this.serial(sessionId, async () => {
@@ -372,12 +375,10 @@ export class CheckpointCore {
         const last = await store.lastCheckpoint(this.deps.db, sessionId);
         const position = (await store.readHistory(this.deps.db, sessionId)).length;
         const turn = { turn: last?.turn ?? 0, step: (last?.step ?? 0) + 1 };
-        await this.record({ sessionId, ...turn, reason: "turn_end", historyPosition: position }, { number: taken, id });
+        const request = { sessionId, ...turn, reason: "turn_end", historyPosition: position };
+        await this.record(request, { number: taken, id, fence });
       });
-    }).catch((error: unknown) => {
-      // The session may have been deleted while its turn ended; nothing to record then.
-      console.warn(`[worldline] turn-end checkpoint of ${sessionId} failed: ${errorMessage(error)}`);
-    });
+    }).catch((error: unknown) => notSaved(sessionId, fence, error));
   }
 
   async baseline(repo: SnapshotRepo): Promise<string | undefined> {
@@ -400,6 +401,16 @@ export class CheckpointCore {
     }
     return row;
   }
+}
+
+/**
+ * A checkpoint whose row could not be written: refused on the turn's claim (the turn is told and
+ * stops), or failed otherwise (the session may have been deleted meanwhile); the marker in the
+ * history still works for D-Mail, only the timeline row is missing.
+ */
+function notSaved(sessionId: string, fence: TurnFence | undefined, error: unknown): void {
+  if (fence && store.isFenced(error)) return fence.lose(error);
+  console.warn(`[worldline] checkpoint of ${sessionId} was not saved: ${errorMessage(error)}`);
 }
 
 export function noSnapshot(row: CheckpointRow): WorldlineError {

@@ -1,4 +1,4 @@
 export { SessionClaims } from "./claims";
 export { OwnerLease } from "./lease";
-export type { LeaseOptions } from "./lease";
+export type { LeaseOptions, Liveness } from "./lease";
 export { sweepOrphans } from "./sweep";

@@ -14,6 +14,14 @@ const HEARTBEAT_MS = 3_000;
 /** Owner rows silent this long are deleted; they are kept a while for the record of who ran what. */
 const FORGET_OWNERS_AFTER_MS = 24 * 60 * 60_000;
 
+/**
+ * What this process can tell of another owner now: alive (a fresh heartbeat), gone (a stale one
+ * while heartbeats can be judged, or no process with its pid on this host), or unknown: back from
+ * an outage, heartbeats from before it prove nothing, so a silent owner is neither (for
+ * `retryAfterMs`, until judging resumes).
+ */
+export type Liveness = { state: "live" } | { state: "gone" } | { state: "unknown"; retryAfterMs: number };
+
 export interface LeaseOptions {
   /** web | acp | run: what kind of process this is, for the record. */
   kind: string;
@@ -79,6 +87,22 @@ export class OwnerLease {
 
   async isLive(ownerId: string | null): Promise<boolean> {
     return ownerId !== null && (await this.liveOwners()).includes(ownerId);
+  }
+
+  /**
+   * One owner's liveness, strictly (a decision for it is accepted only when `live`): unlike
+   * `liveOwners`, which counts every owner live while it cannot judge (so nothing is swept), a
+   * silent owner is `unknown` then, not alive.
+   */
+  async liveness(ownerId: string): Promise<Liveness> {
+    if (ownerId === this.id) return { state: "live" };
+    const now = await store.databaseNow(this.db);
+    const owner = await store.ownerHeartbeat(this.db, ownerId);
+    if (!owner || (owner.host === os.hostname() && !isRunning(owner.pid))) return { state: "gone" };
+    if (now.getTime() - owner.heartbeatAt.getTime() <= this.ttlMs) return { state: "live" };
+    if (this.judging(now)) return { state: "gone" };
+    const judgingAt = this.trustAfter?.getTime() ?? now.getTime() + this.ttlMs; // not beating yet: at least a TTL
+    return { state: "unknown", retryAfterMs: Math.max(judgingAt - now.getTime(), 0) };
   }
 
   /** A clean stop: the row goes at once (what this process owned was settled by its shutdown). */

@@ -3,6 +3,7 @@ import type { EventEnvelope, SessionEvent } from "../protocol";
 import {
   eventAt,
   insertEvents,
+  isFenced,
   isUniqueViolation,
   lastEventSeq,
   lastTurnBoundary,
@@ -10,17 +11,21 @@ import {
   storeFault,
   storeHealth,
   type Db,
+  type FencedError,
   type StoredEvent,
 } from "../store";
+import type { TurnFence } from "./fence";
 import {
   fanOut,
   reportError,
   sessionExists,
+  takeBatch,
   toEnvelope,
   turnIdOf,
   type ForeignListener,
   type Listener,
   type SessionLog,
+  type Unwritten,
 } from "./log-state";
 
 /** Token deltas arriving within this window become one event: live enough to read, far fewer rows. */
@@ -47,6 +52,11 @@ const CATCH_UP_PAGE = 1_000;
  * (server/bus: the database tail on one machine, Redis in team mode) tells this log when another
  * process wrote to a session someone here listens to; its rows are then read and fanned out in
  * order, as if appended here. `open` catches a session up the same way.
+ *
+ * A running turn's events are fenced on its claim (`fence`, ARCHITECTURE.md "Fencing"): a batch of
+ * them is stored only while the session is at the claim's epoch. A refused batch is neither stored
+ * nor fanned out, the turn is told through its fence and nothing more of it is written, and the log
+ * catches up with the store (the new holder's events), so its next seq is the store's again.
  */
 interface ApprovalWatcher {
   wanted(): boolean;
@@ -58,6 +68,8 @@ export class EventLog {
   private readonly loading = new Map<string, Promise<SessionLog>>();
   private readonly foreignListeners = new Set<ForeignListener>();
   private readonly approvalWatchers = new Set<ApprovalWatcher>();
+  /** The fence of the turn this process runs in each session (set while it runs). */
+  private readonly fences = new Map<string, TurnFence>();
   private closed = false;
 
   constructor(
@@ -113,10 +125,30 @@ export class EventLog {
     return this.sessions.has(sessionId);
   }
 
-  /** Appends an event: written within the tick (deltas: possibly merged into a pending one), then fanned out. */
+  /**
+   * Fences the turn's events (those appended with its id) on its claim until the returned function
+   * is called; its checkpoint rows and approval requests are fenced on it too (`fenceOf`).
+   */
+  fence(fence: TurnFence): () => void {
+    this.fences.set(fence.sessionId, fence);
+    return () => {
+      if (this.fences.get(fence.sessionId) === fence) this.fences.delete(fence.sessionId);
+    };
+  }
+
+  /** The fence of the turn this process runs in the session, if it runs under a claim. */
+  fenceOf(sessionId: string): TurnFence | undefined {
+    return this.fences.get(sessionId);
+  }
+
+  /**
+   * Appends an event: written within the tick (deltas: possibly merged into a pending one), then
+   * fanned out. An event of a turn that lost its claim is dropped (the turn is stopping).
+   */
   append(sessionId: string, event: SessionEvent, turnId?: string): void {
     const log = this.sessions.get(sessionId);
     if (!log) throw new Error(`event log for session ${sessionId} is not open`);
+    if (this.fenceFor(sessionId, turnId, event)?.lost) return;
     if (event.type === "message.part.delta") return this.appendDelta(sessionId, log, event, turnId);
     this.emitPendingDelta(sessionId, log);
     this.enqueue(sessionId, log, event, turnId);
@@ -151,9 +183,10 @@ export class EventLog {
     return row ? row.createdAt.toISOString() : null;
   }
 
-  /** Writes everything appended so far. Safe to call concurrently. */
-  async flush(): Promise<void> {
-    await Promise.all([...this.sessions].map(([id, log]) => this.serial(log, () => this.write(id, log))));
+  /** Writes everything appended so far (of one session, or all). Safe to call concurrently. */
+  async flush(sessionId?: string): Promise<void> {
+    const logs = [...this.sessions].filter(([id]) => sessionId === undefined || id === sessionId);
+    await Promise.all(logs.map(([id, log]) => this.serial(log, () => this.write(id, log))));
   }
 
   /** True while someone listens to the session's events (a tab, an ACP client). */
@@ -227,7 +260,7 @@ export class EventLog {
       // The first token goes out at once, not at the end of the tick: time to first token is what
       // users feel, and a tick can be long (a stream that arrived whole, then the turn's end).
       log.startedParts.add(key);
-      log.unwritten.push({ event, turnId, createdAt: new Date() });
+      log.unwritten.push(this.unwritten(sessionId, event, turnId));
       return this.startWrite(sessionId, log);
     }
     log.pendingDelta = { event, turnId };
@@ -246,8 +279,22 @@ export class EventLog {
   /** Queues the event for the insert that ends this tick (events appended together are written together). */
   private enqueue(sessionId: string, log: SessionLog, event: SessionEvent, turnId?: string): void {
     if (event.type === "turn.completed") log.startedParts.clear();
-    log.unwritten.push({ event, turnId, createdAt: new Date() });
+    log.unwritten.push(this.unwritten(sessionId, event, turnId));
     this.scheduleWrite(sessionId, log);
+  }
+
+  private unwritten(sessionId: string, event: SessionEvent, turnId?: string): Unwritten {
+    return { event, turnId, createdAt: new Date(), fence: this.fenceFor(sessionId, turnId, event) };
+  }
+
+  /**
+   * The fence an event appended with `turnId` is written under: its turn's, while it runs here. An
+   * `approval.decided` is not fenced: it records a decision the store already accepted (the
+   * conditional update of the request), and every accepted decision is in the log.
+   */
+  private fenceFor(sessionId: string, turnId: string | undefined, event: SessionEvent): TurnFence | undefined {
+    const fence = this.fences.get(sessionId);
+    return fence && turnId === fence.turnId && event.type !== "approval.decided" ? fence : undefined;
   }
 
   private scheduleWrite(sessionId: string, log: SessionLog, delayMs = 0): void {
@@ -278,9 +325,12 @@ export class EventLog {
 
   /** Inserts the session's unwritten events after the log's end, then fans them out. */
   private async write(sessionId: string, log: SessionLog): Promise<void> {
-    const batch = log.unwritten;
-    if (batch.length === 0) return;
-    log.unwritten = [];
+    while (log.unwritten.length > 0) await this.writeBatch(sessionId, log, takeBatch(log));
+  }
+
+  private async writeBatch(sessionId: string, log: SessionLog, batch: Unwritten[]): Promise<void> {
+    const fence = batch.find((entry) => entry.fence)?.fence;
+    const claim = fence && { sessionId, epoch: fence.epoch };
     for (let attempt = 1; ; attempt++) {
       const rows: StoredEvent[] = batch.map(({ event, turnId, createdAt }, index) => ({
         sessionId,
@@ -291,13 +341,14 @@ export class EventLog {
         createdAt,
       }));
       try {
-        await insertEvents(this.db, rows);
+        await insertEvents(this.db, rows, claim);
       } catch (error) {
         // Another process took these seqs first: fan its events out, then take the next ones.
         if (isUniqueViolation(error) && attempt < WRITE_TRIES) {
           await this.catchUp(sessionId, log);
           continue;
         }
+        if (fence && isFenced(error)) return this.refused(sessionId, log, batch, fence, error);
         // Events of a session deleted meanwhile can never be stored: dropped.
         if (!(await sessionExists(this.db, sessionId).catch(() => true))) return;
         log.unwritten = batch.concat(log.unwritten);
@@ -307,6 +358,24 @@ export class EventLog {
       this.bus.published(sessionId, log.nextSeq - 1);
       return;
     }
+  }
+
+  /**
+   * The store refused a turn's batch: its claim was taken over. None of the turn's events is stored
+   * or fanned out, now or later; events of no turn in the batch go back to the queue. The turn is
+   * told (it logs once and stops), and the log catches up with the store: the new holder's events
+   * are fanned out and this process's next seq for the session is the store's.
+   */
+  private async refused(
+    sessionId: string,
+    log: SessionLog,
+    batch: Unwritten[],
+    fence: TurnFence,
+    error: FencedError,
+  ): Promise<void> {
+    fence.lose(error);
+    log.unwritten = batch.concat(log.unwritten).filter((entry) => entry.fence !== fence);
+    await this.catchUp(sessionId, log);
   }
 
   /** Fans out (in order) the events other processes wrote after this log's end. */

@@ -1,4 +1,5 @@
 export { EventLog } from "./event-log";
+export { TurnFence } from "./fence";
 export { Sessions } from "./service";
 export { SessionJanitor } from "./janitor";
 export type { Session } from "./service";

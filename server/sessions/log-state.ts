@@ -1,5 +1,6 @@
 import type { EventEnvelope, SessionEvent } from "../protocol";
 import { getSession, type Db } from "../store";
+import type { TurnFence } from "./fence";
 
 /** The in-memory state of one session's log and the event log's small helpers (server/sessions/event-log.ts). */
 
@@ -8,10 +9,12 @@ export type Listener = (event: EventEnvelope) => void;
 export type ForeignListener = (sessionId: string, event: EventEnvelope) => void;
 
 /** An appended event not yet written (it has no seq until its insert commits). */
-interface Unwritten {
+export interface Unwritten {
   event: SessionEvent;
   turnId?: string;
   createdAt: Date;
+  /** Set for a running turn's events: stored only while its claim holds (server/sessions/fence.ts). */
+  fence?: TurnFence;
 }
 
 export interface SessionLog {
@@ -33,6 +36,16 @@ export interface SessionLog {
   foreignTurn: string | null;
   /** The wait before retrying a failed write; 0 after a write went through (backoff, event-log.ts). */
   retryMs: number;
+}
+
+/**
+ * Takes the unwritten events up to the first of another fence: one insert is conditional on one
+ * claim (events of no turn ride along with either).
+ */
+export function takeBatch(log: SessionLog): Unwritten[] {
+  const fence = log.unwritten.find((entry) => entry.fence)?.fence;
+  const end = log.unwritten.findIndex((entry) => entry.fence && entry.fence !== fence);
+  return log.unwritten.splice(0, end === -1 ? log.unwritten.length : end);
 }
 
 export function fanOut(log: SessionLog, envelope: EventEnvelope): void {

@@ -1,9 +1,15 @@
+import { fenced } from "./claims";
 import type { Db } from "./db";
 
 const withSession = { session: { select: { title: true, workspace: { select: { path: true } } } } } as const;
 
 export type ApprovalRow = NonNullable<Awaited<ReturnType<typeof getApproval>>>;
 
+/**
+ * A pending request. With `claim` (asked by a turn's tool call) it is created only while the
+ * session is at the claim's epoch, else `session:fenced`: in a `fenced()` transaction, since a
+ * request waits on a person anyway.
+ */
 export async function createApproval(
   db: Db,
   data: {
@@ -18,8 +24,12 @@ export async function createApproval(
     /** The process whose turn waits on it (server/leases). */
     ownerId?: string | null;
   },
+  claim?: { epoch: number },
 ) {
-  return db.approval.create({ data, include: withSession });
+  if (!claim) return db.approval.create({ data, include: withSession });
+  return fenced(db, { sessionId: data.sessionId, epoch: claim.epoch }, (tx) =>
+    tx.approval.create({ data, include: withSession }),
+  );
 }
 
 export async function getApproval(db: Db, id: string) {

@@ -1,4 +1,4 @@
-import { takeCheckpointNumber } from "./claims";
+import { FencedError, heldAt, takeCheckpointNumber } from "./claims";
 import type { Db } from "./db";
 import { Prisma } from "./generated/prisma/client";
 import { newId } from "./ids";
@@ -8,7 +8,9 @@ export type CheckpointRow = Prisma.CheckpointModel;
 
 /**
  * Creates a checkpoint (numbers are per session, from 0). The number is the one the caller took
- * with `takeCheckpointNumber` (it announces it before the row exists), or one taken here.
+ * with `takeCheckpointNumber` (it announces it before the row exists), or one taken here. With
+ * `claim` (a turn's checkpoint) the row is written only while the session is at the claim's epoch,
+ * else `session:fenced`.
  */
 export async function createCheckpoint(
   db: Db,
@@ -25,9 +27,10 @@ export async function createCheckpoint(
     id?: string;
     number?: number;
   },
+  claim?: { epoch: number },
 ) {
   const number = input.number ?? (await takeCheckpointNumber(db, input.sessionId));
-  return insertCheckpoint(db, { ...input, id: input.id ?? newId(), number });
+  return insertCheckpoint(db, { ...input, id: input.id ?? newId(), number }, claim);
 }
 
 export async function getCheckpoint(db: Db, id: string) {
@@ -57,17 +60,25 @@ export async function lastCheckpoint(db: Db, sessionId: string): Promise<Checkpo
 /**
  * A checkpoint row with its number given: raw, like lastCheckpoint, since one is written at every
  * step. A retry of a write that went through (the answer was lost) finds its row by id: the durable
- * writer may run it twice.
+ * writer may run it twice. Fenced, it is an INSERT … SELECT with `heldAt` (whose WHERE also tells
+ * SQLite the ON CONFLICT is the upsert's).
  */
 async function insertCheckpoint(
   db: Db,
   input: Parameters<typeof createCheckpoint>[1] & { id: string; number: number },
+  claim?: { epoch: number },
 ): Promise<CheckpointRow> {
+  const held = claim ? heldAt(db, { sessionId: input.sessionId, epoch: claim.epoch }) : Prisma.sql`1 = 1`;
   const rows = await db.$queryRaw<CheckpointRow[]>`
     INSERT INTO "Checkpoint" ("id", "sessionId", "number", "turn", "step", "historyPosition", "snapshot", "filesChanged", "reason", "note", "createdAt")
-    VALUES (${input.id}, ${input.sessionId}, ${input.number}, ${input.turn}, ${input.step}, ${input.historyPosition},
-      ${input.snapshot ?? null}, ${input.filesChanged ?? "[]"}, ${input.reason}, ${input.note ?? null}, ${new Date()})
+    SELECT ${input.id}, ${input.sessionId}, ${input.number}, ${input.turn}, ${input.step}, ${input.historyPosition},
+      ${input.snapshot ?? null}, ${input.filesChanged ?? "[]"}, ${input.reason}, ${input.note ?? null}, ${new Date()}
+    WHERE ${held}
     ON CONFLICT ("id") DO NOTHING
     RETURNING *`;
-  return rows[0] ?? (await db.checkpoint.findUniqueOrThrow({ where: { id: input.id } }));
+  if (rows[0]) return rows[0];
+  const stored = await db.checkpoint.findUnique({ where: { id: input.id } });
+  if (stored) return stored;
+  if (claim) throw new FencedError(input.sessionId, claim.epoch);
+  throw new Error(`checkpoint ${input.id} was neither inserted nor found`);
 }

@@ -1,5 +1,5 @@
 import { WorldlineError } from "../errors";
-import type { Db } from "./db";
+import { providerOf, type Db } from "./db";
 import { Prisma } from "./generated/prisma/client";
 
 /**
@@ -71,6 +71,23 @@ export async function releaseClaim(db: Db, claim: Claim): Promise<void> {
 export async function sessionEpoch(db: Db, sessionId: string): Promise<number | null> {
   const row = await db.session.findUnique({ where: { id: sessionId }, select: { epoch: true } });
   return row?.epoch ?? null;
+}
+
+/**
+ * The condition of a single-statement fenced write: true while the session is at the claim's
+ * epoch. SQLite runs a statement alone (one writer at a time), so the check and the write are one
+ * step. On PostgreSQL the subquery share-locks the session's row until the statement commits: a
+ * takeover (an UPDATE of that row) waits for the write, or the write waits for the takeover and
+ * then sees the new epoch, so a stale write can never land after a takeover (a plain EXISTS reads
+ * the statement's snapshot, which a takeover committing meanwhile does not change). One
+ * statement, not a `fenced()` transaction, because events are appended on the way to the first
+ * token: a one-event append took (best of 5 × 200 on 2 shared, busy cores; the timing test in
+ * tests/unit/store/fenced-writes.test.ts) 0.93 ms plain, 1.03 ms with this condition and 3.98 ms
+ * in a fenced() transaction on SQLite; 6.24, 6.48 and 10.13 ms on PostgreSQL.
+ */
+export function heldAt(db: Db, claim: { sessionId: string; epoch: number }): Prisma.Sql {
+  const lock = providerOf(db) === "postgresql" ? Prisma.sql`FOR SHARE` : Prisma.empty;
+  return Prisma.sql`EXISTS (SELECT 1 FROM "Session" WHERE "id" = ${claim.sessionId} AND "epoch" = ${claim.epoch} ${lock})`;
 }
 
 /**

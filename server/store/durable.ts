@@ -34,13 +34,13 @@ class StoreHealth {
     if (this.fault === fault) return;
     if (this.fault === null) this.since = Date.now();
     this.fault = fault;
-    console.error(`[worldline] ${describeFault(fault)} (${firstLine(error)}); retrying writes with backoff`);
+    console.error(`[worldline] ${describeFault(fault)} (${firstLine(error)}); retrying with backoff`);
   }
 
   succeeded(): void {
     if (this.fault === null) return;
     const seconds = ((Date.now() - this.since) / 1000).toFixed(1);
-    console.error(`[worldline] database writes go through again after ${seconds} s`);
+    console.error(`[worldline] the database answers again after ${seconds} s`);
     this.fault = null;
   }
 }
@@ -49,7 +49,8 @@ export const storeHealth = new StoreHealth();
 
 /**
  * The durable writer: runs `write` until it goes through, waiting with backoff while the store is
- * unreachable, locked or out of disk. Errors retrying cannot fix (a conflict, a fenced write, a
+ * unreachable, locked or out of disk. A running turn's reads go through it too (server/agent/runtime.ts),
+ * so a short outage pauses the turn instead of failing it. Errors retrying cannot fix (a conflict, a fenced write, a
  * bug) are thrown at once; after `retryForMs` of faults the caller gets a 503-kind error
  * (`store:unavailable` or `disk:full`) saying why. A write must be idempotent or all-or-nothing
  * (every store write is one statement or one transaction), so a retry never duplicates it.

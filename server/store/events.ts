@@ -1,4 +1,5 @@
-import type { Db } from "./db";
+import { FencedError, heldAt } from "./claims";
+import { providerOf, type Db } from "./db";
 import { Prisma } from "./generated/prisma/client";
 
 export interface StoredEvent {
@@ -19,23 +20,40 @@ const INSERT_ROWS_PER_STATEMENT = 500;
  * written. Raw: createMany took ~0.6 ms of the event loop for a few rows, raw ~0.2 ms, and a
  * batch is written at every turn start, on the way to the first token. The stored values are
  * those createMany stores (tests/unit/store compares them).
+ *
+ * With `claim` (a turn's events, written on its owner's behalf) the batch is stored only while the
+ * session is at the claim's epoch (`heldAt`): otherwise nothing of it is, and `session:fenced` is
+ * thrown. The rows then come from a VALUES list inside an INSERT … SELECT, whose columns
+ * PostgreSQL types from the values, not from the table: seq and createdAt are cast there.
  */
-export async function insertEvents(db: Db, events: StoredEvent[]): Promise<void> {
+export async function insertEvents(
+  db: Db,
+  events: StoredEvent[],
+  claim?: { sessionId: string; epoch: number },
+): Promise<void> {
   if (events.length === 0) return;
+  const typed = providerOf(db) === "postgresql";
   const statements: Prisma.PrismaPromise<number>[] = [];
   for (let start = 0; start < events.length; start += INSERT_ROWS_PER_STATEMENT) {
     const rows = events
       .slice(start, start + INSERT_ROWS_PER_STATEMENT)
-      .map(
-        (event) =>
-          Prisma.sql`(${event.sessionId}, ${event.seq}, ${event.type}, ${event.payload}, ${event.turnId}, ${event.createdAt})`,
+      .map((event) =>
+        claim && typed
+          ? Prisma.sql`(${event.sessionId}, CAST(${event.seq} AS INTEGER), ${event.type}, ${event.payload}, ${event.turnId}, CAST(${event.createdAt} AS TIMESTAMP(3)))`
+          : Prisma.sql`(${event.sessionId}, ${event.seq}, ${event.type}, ${event.payload}, ${event.turnId}, ${event.createdAt})`,
       );
     statements.push(
-      db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt") VALUES ${Prisma.join(rows)}`,
+      claim
+        ? db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt")
+            SELECT * FROM (VALUES ${Prisma.join(rows)}) AS "rows" WHERE ${heldAt(db, claim)}`
+        : db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt") VALUES ${Prisma.join(rows)}`,
     );
   }
-  if (statements.length === 1) await statements[0];
-  else await db.$transaction(statements);
+  // In one transaction the first statement's check holds for the rest (PostgreSQL keeps its lock to
+  // the commit; SQLite has one writer), so a fenced batch is stored whole or not at all.
+  const counts = statements.length === 1 ? [await statements[0]] : await db.$transaction(statements);
+  const stored = counts.reduce((sum, count) => sum + count, 0);
+  if (claim && stored === 0) throw new FencedError(claim.sessionId, claim.epoch);
 }
 
 /**

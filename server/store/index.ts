@@ -37,6 +37,7 @@ export {
   freshOwners,
   orphanApprovals,
   orphanTurns,
+  ownerHeartbeat,
   pruneOwners,
   removeOwner,
   runningTurnOwner,

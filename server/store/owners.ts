@@ -37,6 +37,14 @@ export async function allOwners(db: Db): Promise<OwnerRecord[]> {
   return db.owner.findMany({ select: { id: true, kind: true, host: true, pid: true } });
 }
 
+/** One owner's row with its last heartbeat (null: never seen, or forgotten). */
+export async function ownerHeartbeat(db: Db, id: string): Promise<(OwnerRecord & { heartbeatAt: Date }) | null> {
+  return db.owner.findUnique({
+    where: { id },
+    select: { id: true, kind: true, host: true, pid: true, heartbeatAt: true },
+  });
+}
+
 /** Owners whose heartbeat is no older than `since`. */
 export async function freshOwners(db: Db, since: Date): Promise<OwnerRecord[]> {
   return db.owner.findMany({

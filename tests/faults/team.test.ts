@@ -1,3 +1,5 @@
+import fs from "node:fs/promises";
+import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../fake-llm/server";
@@ -303,5 +305,65 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     const decidedEvents = log.filter((e) => e.type === "approval.decided");
     expect(decidedEvents.map((e) => e.payload.status)).toEqual(["interrupted"]);
     record("kill -9 with an approval pending", { refused: answer.error?.code, recoveryMs });
+  }, 120_000);
+
+  it("a bridge frozen with an approval pending across an outage: a decision in the liveness gap is refused, then the stale bridge writes nothing", async () => {
+    const c = await bridge("C");
+    const sessionId = await newSession(c, false);
+    fake.script(
+      { toolCalls: [{ name: "shell", arguments: { command: "touch approved-in-the-gap" } }] },
+      { text: "done" },
+    );
+    const stale = chat(c, { message: "make a file", session_id: sessionId }).catch(() => undefined);
+    const pending = await waitFor(
+      async () =>
+        (await b.json<{ approval_id: string; session_id: string }[]>("/api/v1/approvals?status=pending")).find(
+          (approval) => approval.session_id === sessionId,
+        ),
+      30_000,
+      "the pending approval",
+    );
+    // C stops answering (its process exists, its heartbeat ages), and the database goes away long
+    // enough for B's own heartbeat to fail: back, B may judge no one dead for a TTL.
+    c.child.kill("SIGSTOP");
+    const backAgain = () => b.log().split("lease heartbeat written again").length;
+    const before = backAgain();
+    await closeQueries();
+    await postgres.stop("fast");
+    await new Promise((resolve) => setTimeout(resolve, Number(FAST_LEASES.WORLDLINE_HEARTBEAT_MS) * 3));
+    await postgres.start();
+    await waitFor(() => backAgain() > before, 30_000, "B's first heartbeat after the outage");
+    const decided = await b.api(`/api/v1/approvals/${pending.approval_id}`, { body: { decision: "allow_once" } });
+    const answer = (await decided.json()) as { error?: { code: string; message: string } };
+    expect(decided.status, JSON.stringify(answer)).toBe(503);
+    expect(answer.error?.code).toBe("approval:unavailable");
+    expect(Number(decided.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    // Once B judges again, C (silent past the TTL) is dead to it: its request and turn are interrupted.
+    const gapEnded = Date.now();
+    const { log: settled } = await waitFor(
+      async () => {
+        const checked = await expectConsistentLog(b, sessionId).catch(() => null);
+        return checked && checked.outcomes.size === 1 ? checked : null;
+      },
+      30_000,
+      "the takeover of C's turn",
+    );
+    const settledMs = Date.now() - gapEnded;
+    // C wakes up: its turn lost the session; nothing of it reaches the log after the takeover.
+    c.child.kill("SIGCONT");
+    await waitFor(() => /no longer holds session/.test(c.log()), 30_000, "C to notice it lost the session");
+    await stale;
+    const { log, outcomes } = await expectConsistentLog(b, sessionId);
+    expect(log.slice(0, settled.length)).toEqual(settled);
+    expect(log.slice(settled.length).filter((e) => e.payload.turnId !== undefined)).toEqual([]);
+    expect([...outcomes.values()].map((outcome) => outcome.split(":")[0])).toEqual(["interrupted"]);
+    expect(log.filter((e) => e.type === "approval.decided").map((e) => e.payload.status)).toEqual(["interrupted"]);
+    expect(c.log().match(/no longer holds session/g)).toHaveLength(1);
+    await expect(fs.stat(path.join(workspace, "approved-in-the-gap"))).rejects.toThrow();
+    record("decision in the liveness gap, then a stale bridge", {
+      refused: answer.error?.code,
+      retryAfter: decided.headers.get("retry-after"),
+      settledMs,
+    });
   }, 120_000);
 });
