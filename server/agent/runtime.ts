@@ -42,6 +42,8 @@ export class AgentRuntime {
   private readonly env: TurnExecutionEnv;
   /** Status writes of ended turns that the store refused past the durable writer's retries, by turn id. */
   private readonly unsettled = new Map<string, () => Promise<boolean>>();
+  /** Turns still finishing (status, claim release) after their queue slot was handed on: shutdown waits for them. */
+  private readonly finishing = new Set<Promise<void>>();
 
   constructor(private readonly deps: RuntimeDeps) {
     const provider: ChatProvider | undefined =
@@ -157,6 +159,8 @@ export class AgentRuntime {
       pending.settle(result);
     }
     for (const active of running) await this.cancel(active.sessionId);
+    // A turn that just ended may still be releasing its claim: the store must outlive that.
+    await Promise.allSettled(this.finishing);
   }
 
   /**
@@ -215,7 +219,7 @@ export class AgentRuntime {
   private run(pending: PendingTurn): void {
     const { sessionId, turnId } = pending;
     this.lastUsed.set(sessionId, Date.now());
-    void (async () => {
+    const finishing = (async () => {
       // The status row (for session lists and restarts) is written once the first model request
       // is on its way (or soon, see RUNNING_STATUS_DELAY_MS): a database write less before the
       // first token. It lands before the turn ends.
@@ -260,6 +264,8 @@ export class AgentRuntime {
       pending.settle(result);
       if (late.length) await this.promptLate(sessionId, late.join("\n\n"));
     })();
+    this.finishing.add(finishing);
+    void finishing.finally(() => this.finishing.delete(finishing));
   }
 
   /**
