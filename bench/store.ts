@@ -106,6 +106,12 @@ export async function run(): Promise<StoreBenchResult> {
         prisma: () => db.session.update({ where: { id: sessionId }, data: { status: "running" } }),
       },
       {
+        name: "sessionMode",
+        path: "step",
+        raw: () => store.sessionMode(db, sessionId),
+        prisma: () => store.getSession(db, sessionId),
+      },
+      {
         name: "lastCheckpoint",
         path: "step",
         raw: () => store.lastCheckpoint(db, sessionId),

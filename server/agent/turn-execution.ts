@@ -73,7 +73,7 @@ export async function executeTurn(
   const session = pending.session ?? (await read(() => deps.sessions.get(sessionId)));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
-  const planActive = async () => (await read(() => store.getSession(deps.db, sessionId)))?.mode === "plan";
+  const planActive = async () => (await read(() => store.sessionMode(deps.db, sessionId))) === "plan";
   if (session.agentCommand && deps.externalAgents) {
     nameAfterFirstPrompt(deps, pending, session.title);
     markRunning();

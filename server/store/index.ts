@@ -11,6 +11,7 @@ export {
   deleteSession,
   getSession,
   listSessions,
+  sessionMode,
   setSessionStatus,
   updateSession,
 } from "./sessions";
