@@ -109,7 +109,7 @@ export async function run(): Promise<StoreBenchResult> {
         name: "sessionMode",
         path: "step",
         raw: () => store.sessionMode(db, sessionId),
-        prisma: () => store.getSession(db, sessionId),
+        prisma: () => db.session.findUnique({ where: { id: sessionId }, select: { mode: true } }),
       },
       {
         name: "lastCheckpoint",
