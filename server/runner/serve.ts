@@ -10,7 +10,7 @@ import { redactKnownValues, secretEnvValues } from "../secrets";
 import { listSkills } from "../skills";
 import type { RootGuard } from "./guard";
 import { RunnerSnapshots } from "./snapshots";
-import { RunnerStdio } from "./stdio";
+import { RunnerStdio, type StdioReplies } from "./stdio";
 import { RunnerTerminals } from "./terminals";
 
 /**
@@ -40,19 +40,11 @@ const MAX_READ_TEXT_BYTES = 10 * 1024 * 1024;
  * How the runner talks back: answers, and the output and exit of commands it started. `route` is
  * the request's (server/protocol/runner.ts): the hub bridge they go back to, put on each frame.
  */
-export interface RunnerReplies {
+export interface RunnerReplies extends StdioReplies {
   response(response: RunnerResponse): void;
-  /** `stream`: "stderr" for a stdio program's stderr. */
-  output(processId: string, chunk: string, route: string | undefined, stream?: "stderr"): void;
-  exit(
-    processId: string,
-    info: { code: number | null; signal: string | null; leftoversStopped: boolean },
-    route: string | undefined,
-  ): void;
   ptyData(ptyId: string, data: Buffer, route: string | undefined): void;
   ptyExit(ptyId: string, exitCode: number | null, route: string | undefined): void;
   filesChanged(root: string, paths: string[]): void;
-  log(line: string): void;
 }
 
 /**

@@ -10,20 +10,24 @@ const MAX_RUNNER_STDIO = 64;
  * and stderr sent as `runner.output`, their end as `runner.exit`. They keep running while the
  * hub is away; `stdio.stop` and the runner's shutdown end them through the one kill path.
  */
+/** How a program's output and end go back to the hub; `route` is the asking bridge's (server/protocol/runner.ts). */
+export interface StdioReplies {
+  /** `stream`: "stderr" for a stdio program's stderr. */
+  output(processId: string, chunk: string, route: string | undefined, stream?: "stderr"): void;
+  exit(
+    processId: string,
+    info: { code: number | null; signal: string | null; leftoversStopped: boolean },
+    route: string | undefined,
+  ): void;
+  log(line: string): void;
+}
+
 export class RunnerStdio {
   private readonly running = new Map<string, StdioProcess>();
 
   constructor(
     private readonly host: WorkspaceHost,
-    private readonly send: {
-      output(processId: string, chunk: string, route: string | undefined, stream?: "stderr"): void;
-      exit(
-        processId: string,
-        info: { code: number | null; signal: string | null; leftoversStopped: boolean },
-        route: string | undefined,
-      ): void;
-      log(line: string): void;
-    },
+    private readonly send: StdioReplies,
   ) {}
 
   /** `route`: the hub bridge that asked (server/protocol/runner.ts), put on the program's output and exit. */
