@@ -340,13 +340,17 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     expect(Number(decided.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     // Once B judges again, C (silent past the TTL) is dead to it: its request and turn are interrupted.
     const gapEnded = Date.now();
+    let lastProblem = "";
     const { log: settled } = await waitFor(
       async () => {
-        const checked = await expectConsistentLog(b, sessionId).catch(() => null);
+        const checked = await expectConsistentLog(b, sessionId).catch((error: Error) => {
+          lastProblem = error.message;
+          return null;
+        });
         return checked && checked.outcomes.size === 1 ? checked : null;
       },
       30_000,
-      "the takeover of C's turn",
+      () => `the takeover of C's turn (${lastProblem || "no outcome yet"}); B's log:\n${b.log().slice(-3000)}`,
     );
     const settledMs = Date.now() - gapEnded;
     // C wakes up: its turn lost the session; nothing of it reaches the log after the takeover.
