@@ -214,6 +214,8 @@ async function shutdown(
   server.close();
   io.disconnectSockets(true);
   parts.janitor.stop();
+  // A runner that is away would hold each stop below for its grace (30 s).
+  parts.runners.stopping();
   await parts.runtime.cancelAll();
   // Snapshots and rows of the last checkpoints may still be being written.
   await parts.checkpoints.settledAll();

@@ -188,6 +188,12 @@ export class RunnerHub {
     return this.link(runner).call({ op: "listFolders", ...(folder ? { path: folder } : {}) }, { now: true });
   }
 
+  /** The bridge is shutting down: calls for runners that are away stop waiting for them (see RunnerLink.stop). */
+  stopping(): void {
+    const error = new WorldlineError("runner:gone", "The hub is shutting down.");
+    for (const link of this.links.values()) link.stop(error);
+  }
+
   close(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     for (const link of this.links.values()) link.close(new WorldlineError("runner:gone", "The hub is shutting down."));

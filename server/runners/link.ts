@@ -78,6 +78,8 @@ export class RunnerLink {
   private closedWith: WorldlineError | null = null;
   /** Set when the grace ran out while away: later calls fail at once until the runner is back. */
   private goneWith: WorldlineError | null = null;
+  /** Set once the hub is shutting down: nothing waits the grace for a runner that is away. */
+  private stopping: WorldlineError | null = null;
 
   constructor(
     readonly name: string,
@@ -169,7 +171,8 @@ export class RunnerLink {
 
   private detach(): void {
     this.connection = null;
-    this.startGrace();
+    if (this.stopping) this.giveUp(this.stopping);
+    else this.startGrace();
   }
 
   private fromSocket(event: RunnerFrameEvent, raw: unknown): void {
@@ -186,6 +189,16 @@ export class RunnerLink {
     this.connection = null;
     this.failAll(error);
     this.endTerminals();
+  }
+
+  /**
+   * The hub is shutting down: calls waiting for a runner that is away fail now, and so do later ones
+   * while it is away (its processes died with it, or it stops them when its hub goes), instead of
+   * holding the shutdown for the grace. A connected runner is still told to stop what it runs.
+   */
+  stop(error: WorldlineError): void {
+    this.stopping = error;
+    if (!this.connection) this.giveUp(error);
   }
 
   call<O extends RunnerOp>(
@@ -331,14 +344,22 @@ export class RunnerLink {
     this.goneTimer = setTimeout(() => {
       this.goneTimer = null;
       const seconds = Math.round(this.options.graceMs / 1000);
-      this.goneWith = new WorldlineError(
-        "runner:gone",
-        `The runner "${this.name}" disconnected and did not come back within ${seconds} s; ` +
-          "what it was doing for this call is unknown. Check the runner's machine, then try again.",
+      this.giveUp(
+        new WorldlineError(
+          "runner:gone",
+          `The runner "${this.name}" disconnected and did not come back within ${seconds} s; ` +
+            "what it was doing for this call is unknown. Check the runner's machine, then try again.",
+        ),
       );
-      this.failAll(this.goneWith);
     }, this.options.graceMs);
     this.goneTimer.unref();
+  }
+
+  /** No waiting for the runner any more: what waits fails, and later calls fail at once until it is back. */
+  private giveUp(error: WorldlineError): void {
+    this.stopGrace();
+    this.goneWith = error;
+    this.failAll(error);
   }
 
   private stopGrace(): void {
