@@ -69,4 +69,29 @@ describe("a runner reached through another bridge", () => {
     expect(error).toBeInstanceOf(WorldlineError);
     expect(error).toMatchObject({ code: "runner:gone" });
   });
+
+  it("stops waiting for a runner that is away once the hub shuts down, and still reaches one that is there", async () => {
+    const { runner } = link(60_000);
+    const sent: RunnerRequest[] = [];
+    runner.attachVia("bridge-a", "process-1", through(sent));
+    const waiting = runner.call({ op: "stat", path: "/w/a.txt" });
+    runner.lostVia("bridge-a");
+    const shutdown = new WorldlineError("runner:gone", "The hub is shutting down.");
+    runner.stop(shutdown);
+    await expect(waiting).rejects.toBe(shutdown);
+    await expect(runner.call({ op: "stat", path: "/w/b.txt" })).rejects.toBe(shutdown);
+
+    const { runner: present } = link(60_000);
+    const toPresent: RunnerRequest[] = [];
+    present.attachVia("bridge-a", "process-1", through(toPresent));
+    present.stop(shutdown);
+    const stopped = present.call({ op: "stat", path: "/w/c.txt" });
+    expect(toPresent).toHaveLength(1);
+    present.receive("runner.response", { id: toPresent[0].id, ok: true, result: null, route: "bridge-b" });
+    await expect(stopped).resolves.toBeNull();
+    // Gone after that: nothing waits the grace.
+    const late = present.call({ op: "stat", path: "/w/d.txt" });
+    present.lostVia("bridge-a");
+    await expect(late).rejects.toBe(shutdown);
+  });
 });
