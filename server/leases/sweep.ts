@@ -12,7 +12,8 @@ export interface SweepDeps {
 
 /**
  * Settles what owners that are gone left behind: their pending requests, then their running
- * turns, become `interrupted`, visibly (the turn can be resumed from here, as after a restart).
+ * turns, become `interrupted`, visibly (the turn can be resumed from here, as after a restart);
+ * a checkpoint such a turn announced but never stored gets a row without a snapshot.
  * Only rows of no live owner are touched, so a process starting next to a running
  * `worldline acp` leaves its turn and approval alone. Each row is settled by a conditional
  * update: of two processes sweeping at once, one appends the events.
@@ -28,11 +29,15 @@ export async function sweepOrphans(deps: SweepDeps): Promise<void> {
     // with no second ending and no "the bridge stopped" notice (issue 29, fault 3).
     const outcome = await store.completedOutcome(db, turn.id);
     if (outcome !== null) {
-      if (await store.settleCompletedTurn(db, turn.id, turn.ownerId, outcome)) settled.push(turn.sessionId);
+      if (!(await store.settleCompletedTurn(db, turn.id, turn.ownerId, outcome))) continue;
+      settled.push(turn.sessionId);
+      await store.settleAnnouncedCheckpoints(db, turn.sessionId, turn.id);
       continue;
     }
     if (!(await store.interruptOrphanTurn(db, turn.id, turn.ownerId))) continue;
     settled.push(turn.sessionId);
+    // Checkpoints it announced but died (or was fenced) before storing get a row without a snapshot.
+    await store.settleAnnouncedCheckpoints(db, turn.sessionId, turn.id);
     await log.open(turn.sessionId);
     log.append(turn.sessionId, {
       type: "notice",

@@ -33,6 +33,43 @@ export async function createCheckpoint(
   return insertCheckpoint(db, { ...input, id: input.id ?? newId(), number }, claim);
 }
 
+/** Said on a checkpoint row written for a turn whose bridge stopped before storing it. */
+export const LOST_SNAPSHOT_NOTE =
+  "The bridge running this turn stopped before this checkpoint's snapshot was saved: the conversation can be rewound here, the files cannot.";
+
+/**
+ * Rows for the checkpoints a turn announced (its `checkpoint.created` events) that its bridge never
+ * stored: it died, or lost its claim, between the announcement and the row (the row follows the
+ * snapshot). Each gets a row without a snapshot, at the end of the stored history, so no announced
+ * checkpoint is missing; a row the bridge did store (same id) is left as it is. Returns how many.
+ */
+export async function settleAnnouncedCheckpoints(db: Db, sessionId: string, turnId: string): Promise<number> {
+  const events = await db.event.findMany({
+    where: { sessionId, turnId, type: "checkpoint.created" },
+    select: { payload: true },
+  });
+  const announced = events.map(
+    (event) =>
+      JSON.parse(event.payload) as { checkpointId: string; number: number; turn: number; step: number; reason: string },
+  );
+  const stored = await db.checkpoint.findMany({
+    where: { id: { in: announced.map((checkpoint) => checkpoint.checkpointId) } },
+    select: { id: true },
+  });
+  const missing = announced.filter((checkpoint) => !stored.some((row) => row.id === checkpoint.checkpointId));
+  if (missing.length === 0) return 0;
+  const historyPosition = await db.historyEntry.count({ where: { sessionId } });
+  for (const checkpoint of missing) {
+    const { checkpointId: id, number, turn, step, reason } = checkpoint;
+    await db.checkpoint.upsert({
+      where: { id },
+      create: { id, sessionId, number, turn, step, reason, historyPosition, note: LOST_SNAPSHOT_NOTE },
+      update: {},
+    });
+  }
+  return missing.length;
+}
+
 export async function getCheckpoint(db: Db, id: string) {
   return db.checkpoint.findUnique({ where: { id } });
 }

@@ -49,7 +49,14 @@ export { approvalsMark, createApproval, decidePendingApproval, getApproval, list
 export type { ApprovalRow } from "./approvals";
 export { createRule, deleteRule, getWorkspaceByPath, listApplicableRules, listRules } from "./rules";
 export { listRecentWorkspaces } from "./workspaces";
-export { createCheckpoint, getCheckpoint, getCheckpointByNumber, lastCheckpoint, listCheckpoints } from "./checkpoints";
+export {
+  createCheckpoint,
+  getCheckpoint,
+  getCheckpointByNumber,
+  lastCheckpoint,
+  listCheckpoints,
+  settleAnnouncedCheckpoints,
+} from "./checkpoints";
 export type { CheckpointRow } from "./checkpoints";
 export { searchSessionIds } from "./search";
 export { newId } from "./ids";

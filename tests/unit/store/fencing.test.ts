@@ -9,9 +9,11 @@ import {
   createSession,
   createTurn,
   finishTurn,
+  insertEvents,
   interruptOrphanTurn,
   readHistory,
   releaseClaim,
+  settleAnnouncedCheckpoints,
   takeCheckpointNumber,
   type Db,
 } from "../../../server/store";
@@ -72,6 +74,69 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
     ).rejects.toMatchObject({ code: "session:fenced" });
     expect((await readHistory(db, session.id)).map((row) => row.position)).toEqual([0]);
     expect((await db.turn.findUnique({ where: { id: turn.id } }))?.status).toBe("interrupted");
+  });
+
+  it("gives a swept turn's checkpoints it announced but never stored a row without a snapshot, and keeps the stored ones", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
+    const { claim } = await claimSession(db, session.id, "o-frozen", ["o-frozen"]);
+    const turn = await createTurn(db, session.id, "p", "o-frozen", claim!.epoch);
+    const [first, second] = [await takeCheckpointNumber(db, session.id), await takeCheckpointNumber(db, session.id)];
+    const announce = (seq: number, checkpointId: string, number: number, step: number) => ({
+      sessionId: session.id,
+      seq,
+      type: "checkpoint.created",
+      payload: JSON.stringify({ checkpointId, number, turn: 1, step, reason: step === 0 ? "turn" : "step" }),
+      turnId: turn.id,
+      createdAt: new Date(),
+    });
+    await insertEvents(db, [announce(1, "cp_saved", first, 0), announce(2, "cp_lost", second, 1)], {
+      sessionId: session.id,
+      epoch: claim!.epoch,
+    });
+    // The first row was stored with its snapshot; the owner froze before the second's.
+    await createCheckpoint(
+      db,
+      {
+        id: "cp_saved",
+        number: first,
+        sessionId: session.id,
+        turn: 1,
+        step: 0,
+        historyPosition: 0,
+        reason: "turn",
+        snapshot: "abc",
+      },
+      claim!,
+    );
+    await appendHistory(db, session.id, [{ position: 0, kind: "message", data: "{}" }], claim!);
+    expect(await interruptOrphanTurn(db, turn.id, "o-frozen")).toBe(true);
+    expect(await settleAnnouncedCheckpoints(db, session.id, turn.id)).toBe(1);
+    const rows = await db.checkpoint.findMany({ where: { sessionId: session.id }, orderBy: { number: "asc" } });
+    expect(
+      rows.map(({ id, number, step, snapshot, historyPosition }) => ({ id, number, step, snapshot, historyPosition })),
+    ).toEqual([
+      { id: "cp_saved", number: first, step: 0, snapshot: "abc", historyPosition: 0 },
+      { id: "cp_lost", number: second, step: 1, snapshot: null, historyPosition: 1 },
+    ]);
+    expect(rows[1].note).toMatch(/stopped before this checkpoint's snapshot was saved/);
+    // The stale owner's own row for it comes too late: the settled row stays as it is (the insert is
+    // idempotent by id), and settling again adds nothing.
+    const late = await createCheckpoint(
+      db,
+      {
+        id: "cp_lost",
+        number: second,
+        sessionId: session.id,
+        turn: 1,
+        step: 1,
+        historyPosition: 0,
+        reason: "step",
+        snapshot: "def",
+      },
+      claim!,
+    );
+    expect(late).toMatchObject({ id: "cp_lost", snapshot: null, historyPosition: 1 });
+    expect(await settleAnnouncedCheckpoints(db, session.id, turn.id)).toBe(0);
   });
 
   it("takes checkpoint numbers from the store: writers that alternate never share one", async () => {
