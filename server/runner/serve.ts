@@ -61,6 +61,8 @@ export class RunnerWorker {
   private readonly running = new Map<string, AbortController>();
   private readonly answered = new Map<string, RunnerResponse | "running">();
   private readonly terminals: RunnerTerminals;
+  /** Terminals whose `pty.open` is under way (their folder being checked), by id. */
+  private readonly opening = new Map<string, Promise<unknown>>();
   private readonly snapshots: RunnerSnapshots;
   private readonly stdio: RunnerStdio;
   // The runner's own secrets (its environment) never leave it in command output.
@@ -232,18 +234,31 @@ export class RunnerWorker {
         return this.files.gitStatus(await this.folder(operation.root));
       case "pty.open": {
         const { ptyId, ...spawn } = operation;
-        return { pid: this.terminals.open(ptyId, { ...spawn, cwd: await this.folder(spawn.cwd) }, route) };
+        // The hub sends the terminal's first input right behind its open: it waits for the folder check.
+        const opened = this.folder(spawn.cwd).then((cwd) => ({
+          pid: this.terminals.open(ptyId, { ...spawn, cwd }, route),
+        }));
+        this.opening.set(ptyId, opened);
+        try {
+          return await opened;
+        } finally {
+          this.opening.delete(ptyId);
+        }
       }
       case "pty.input":
+        await this.opened(operation.ptyId);
         this.terminals.input(operation.ptyId, operation.data);
         return null;
       case "pty.resize":
+        await this.opened(operation.ptyId);
         this.terminals.resize(operation.ptyId, operation.cols, operation.rows);
         return null;
       case "pty.flow":
+        await this.opened(operation.ptyId);
         this.terminals.flow(operation.ptyId, operation.paused);
         return null;
       case "pty.kill":
+        await this.opened(operation.ptyId);
         await this.terminals.kill(operation.ptyId);
         return null;
       case "snapshots.snapshot":
@@ -313,6 +328,11 @@ export class RunnerWorker {
   }
 
   /** An existing folder under a root, as its real path. */
+  /** Settles once a terminal being opened is open (or failed to), so what the hub sent after its open follows it. */
+  private async opened(ptyId: string): Promise<void> {
+    await this.opening.get(ptyId)?.catch(() => undefined); // the open's own caller gets its error
+  }
+
   private async folder(input: string): Promise<string> {
     if (!path.isAbsolute(input))
       throw new WorldlineError(

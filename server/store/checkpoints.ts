@@ -34,7 +34,7 @@ export async function createCheckpoint(
 }
 
 /** Said on a checkpoint row written for a turn whose bridge stopped before storing it. */
-export const LOST_SNAPSHOT_NOTE =
+const LOST_SNAPSHOT_NOTE =
   "The bridge running this turn stopped before this checkpoint's snapshot was saved: the conversation can be rewound here, the files cannot.";
 
 /**

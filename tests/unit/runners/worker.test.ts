@@ -2,6 +2,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../support/wait";
 import type { RunnerResponse } from "../../../server/protocol";
 import { RootGuard } from "../../../server/runner/guard";
 import { RunnerWorker } from "../../../server/runner/serve";
@@ -13,6 +14,7 @@ describe("a runner's own checks", () => {
   let worker: RunnerWorker;
   const responses: RunnerResponse[] = [];
   const logs: string[] = [];
+  let terminalOutput = "";
   let next = 0;
 
   async function ask(operation: unknown, extra: Record<string, unknown> = {}) {
@@ -33,7 +35,7 @@ describe("a runner's own checks", () => {
         response: (response) => responses.push(response),
         output: () => undefined,
         exit: () => undefined,
-        ptyData: () => undefined,
+        ptyData: (_ptyId, data) => (terminalOutput += data.toString("utf8")),
         ptyExit: () => undefined,
         filesChanged: () => undefined,
         log: (line) => logs.push(line),
@@ -45,6 +47,16 @@ describe("a runner's own checks", () => {
 
   afterAll(async () => {
     await worker.stopAll();
+  });
+
+  it("runs a terminal's input sent right behind its open (the open still checking the folder)", async () => {
+    const ptyId = "pty-right-behind";
+    const open = ask({ op: "pty.open", ptyId, cwd: root, cols: 80, rows: 24, env: {} });
+    const typed = ask({ op: "pty.input", ptyId, data: "echo typed-$((40+2))\r" });
+    expect((await open).ok).toBe(true);
+    expect(await typed).toMatchObject({ ok: true });
+    await waitFor(() => terminalOutput.includes("typed-42"), 10_000, "the typed command's output");
+    expect((await ask({ op: "pty.kill", ptyId })).ok).toBe(true);
   });
 
   it("serves paths under its roots", async () => {
