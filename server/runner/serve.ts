@@ -327,12 +327,12 @@ export class RunnerWorker {
     return skills.filter((_, index) => served[index]);
   }
 
-  /** An existing folder under a root, as its real path. */
   /** Settles once a terminal being opened is open (or failed to), so what the hub sent after its open follows it. */
   private async opened(ptyId: string): Promise<void> {
     await this.opening.get(ptyId)?.catch(() => undefined); // the open's own caller gets its error
   }
 
+  /** An existing folder under a root, as its real path. */
   private async folder(input: string): Promise<string> {
     if (!path.isAbsolute(input))
       throw new WorldlineError(
