@@ -71,6 +71,8 @@ export class CheckpointCore {
   private readonly chains = new Map<string, Promise<unknown>>();
   /** Per session: the number taken last, so the next is taken after it (see allocate). */
   private readonly numbers = new Map<string, Promise<number>>();
+  /** Per session: the second number a turn's first checkpoint took, for the checkpoint right after it (see take). */
+  private readonly spares = new Map<string, number>();
   /** Per session: the reason of the checkpoint queued last, so a turn end is recorded once. */
   private readonly lastReasons = new Map<string, string>();
   /** Per session: starters of snapshots waiting for their delay (see CAPTURE_DELAY_MS). */
@@ -105,6 +107,7 @@ export class CheckpointCore {
     if (this.chains.get(sessionId) !== chain || (this.waiting.get(sessionId)?.size ?? 0) > 0) return;
     this.chains.delete(sessionId);
     this.numbers.delete(sessionId);
+    this.spares.delete(sessionId);
     this.lastReasons.delete(sessionId);
     this.waiting.delete(sessionId);
     this.captures.delete(sessionId);
@@ -113,7 +116,7 @@ export class CheckpointCore {
 
   /** Sessions with bookkeeping held (tests bound it). */
   heldSessions(): number {
-    const maps = [this.chains, this.numbers, this.lastReasons, this.waiting, this.captures, this.runners];
+    const maps = [this.chains, this.numbers, this.spares, this.lastReasons, this.waiting, this.captures, this.runners];
     return new Set(maps.flatMap((map) => [...map.keys()])).size;
   }
 
@@ -244,11 +247,27 @@ export class CheckpointCore {
     const previous = this.numbers.get(sessionId) ?? Promise.resolve(0);
     const next = previous
       .catch(() => 0) // a failed take before this one does not fail this one
-      .then(() => store.durably(() => store.takeCheckpointNumber(this.deps.db, sessionId)));
+      .then(() => this.take(sessionId, reason));
     this.numbers.set(sessionId, next);
     void next.catch(() => undefined); // the caller gets the error; this copy only orders the queue
     this.lastReasons.set(sessionId, reason);
     return next;
+  }
+
+  /**
+   * A turn's first checkpoint (step 0) takes two numbers in one statement: the loop creates the
+   * next one (step 1) right after it, before the model request, so a prompt waits on one database
+   * round trip less (~0.6 ms). The spare serves only the checkpoint right after it in the same turn
+   * (a new turn drops an unused one: a gap, never a number out of order).
+   */
+  private async take(sessionId: string, reason: string): Promise<number> {
+    const spare = this.spares.get(sessionId);
+    this.spares.delete(sessionId);
+    if (spare !== undefined && reason !== "turn") return spare;
+    const count = reason === "turn" ? 2 : 1;
+    const first = await store.durably(() => store.takeCheckpointNumber(this.deps.db, sessionId, count));
+    if (count === 2) this.spares.set(sessionId, first + 1);
+    return first;
   }
 
   /** Snapshots the workspace and writes the checkpoint row (callers serialize); announces it with an event unless told not to. */

@@ -108,12 +108,13 @@ export async function fenced<T>(
 }
 
 /**
- * The session's next checkpoint number, taken by the store (one atomic increment), so any bridge
- * can take the next one and two never take the same (issue 29, fault 4).
+ * The session's next checkpoint number (with `count`, the first of that many in a row), taken by
+ * the store (one atomic increment), so any bridge can take the next one and two never take the
+ * same (issue 29, fault 4).
  */
-export async function takeCheckpointNumber(db: Db, sessionId: string): Promise<number> {
+export async function takeCheckpointNumber(db: Db, sessionId: string, count = 1): Promise<number> {
   const rows = await db.$queryRaw<{ nextCheckpoint: number }[]>`
-    UPDATE "Session" SET "nextCheckpoint" = "nextCheckpoint" + 1 WHERE "id" = ${sessionId} RETURNING "nextCheckpoint"`;
+    UPDATE "Session" SET "nextCheckpoint" = "nextCheckpoint" + CAST(${count} AS INTEGER) WHERE "id" = ${sessionId} RETURNING "nextCheckpoint"`;
   if (rows.length === 0) throw new WorldlineError("session:not_found", `No session ${sessionId}.`);
-  return Number(rows[0].nextCheckpoint) - 1;
+  return Number(rows[0].nextCheckpoint) - count;
 }

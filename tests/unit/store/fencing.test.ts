@@ -143,6 +143,9 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
     const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
     const numbers = await Promise.all(Array.from({ length: 6 }, () => takeCheckpointNumber(db, session.id)));
     expect(numbers.slice().sort((x, y) => x - y)).toEqual([0, 1, 2, 3, 4, 5]);
+    // A turn's first checkpoint takes its own and the next one's in one statement.
+    expect(await takeCheckpointNumber(db, session.id, 2)).toBe(6);
+    expect(await takeCheckpointNumber(db, session.id)).toBe(8);
     const row = await createCheckpoint(db, {
       sessionId: session.id,
       turn: 1,
@@ -150,7 +153,7 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
       historyPosition: 0,
       reason: "turn",
     });
-    expect(row.number).toBe(6);
+    expect(row.number).toBe(9);
   });
 
   it("the start check repairs a lagging counter and a claim of a gone process, and reports a history gap", async () => {
