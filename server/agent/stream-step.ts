@@ -3,6 +3,7 @@ import type {
   ChatMessage,
   ChatProvider,
   ChatRequest,
+  ProviderChunk,
   ReasoningForm,
   StopReason,
   TokenUsage,
@@ -158,7 +159,8 @@ async function streamOnce(
     emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "text", delta } });
   };
 
-  for await (const chunk of provider.stream(request)) {
+  const finished = () => finish !== undefined;
+  for await (const chunk of endingQuietlyAfterFinish(provider.stream(request), finished, request.signal)) {
     if (chunk.type === "text" || chunk.type === "reasoning" || chunk.type === "refusal" || chunk.type === "tool_call") {
       firstTokenAt ??= performance.now();
     }
@@ -258,6 +260,23 @@ async function streamOnce(
     stop,
     cutCalls,
   };
+}
+
+/**
+ * The provider's chunks, except that a connection that breaks after the finish reason ends them
+ * quietly: the answer is whole (only the usage chunk or `[DONE]` is lost, so the usage stays unknown),
+ * and asking again would bill the same answer twice.
+ */
+async function* endingQuietlyAfterFinish(
+  chunks: AsyncIterable<ProviderChunk>,
+  finished: () => boolean,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderChunk> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    if (!finished() || signal.aborted || !isRetryable(error)) throw error;
+  }
 }
 
 /** A step that ended with a finish reason and cannot be used: never retried. */

@@ -180,6 +180,18 @@ describe("shapes no recording shows (synthesized)", () => {
     expect(seen.stats).toMatchObject({ input_tokens: null, cached_input_tokens: null, cost_usd: null });
   });
 
+  it("a recorded stream whose connection breaks after its finish reason is complete, not retried", async () => {
+    const body = streamBody("openai-plain");
+    const cutAfter = body.lastIndexOf("data:", body.indexOf('"usage":{'));
+    const sessionId = await bridge.createSession();
+    llm.script({ body, cutAfter }, { body, cutAfter });
+    const events = await bridge.chat(sessionId, "go");
+    expect(llm.requests).toHaveLength(1);
+    const done = events.find((event) => event.event === "done")!.data;
+    expect(done.stop_reason).toBe("completed");
+    expect(done.generation_stats).toMatchObject({ input_tokens: null, cost_usd: null });
+  });
+
   it("a text answer cut off by the output limit continues once, then stops with the notice", async () => {
     const cut = sse(delta({ content: "part one" }), delta({}, "length"), "[DONE]");
     const seen = await turn(cut, cut);
@@ -227,13 +239,11 @@ describe("retry policy", () => {
     expect(seen.notices.join("\n")).toContain("Not retried: the call to list_dir had already run.");
     llm.reset();
     await bridge.chat(seen.sessionId, "and?");
-    const history = messagesOf(llm.requests[0]) as { role: string; content: unknown; tool_call_id?: string }[];
-    const assistant = history.find((message) => message.role === "assistant") as {
-      content: string;
-      tool_calls: { id: string }[];
-    };
-    expect(assistant.content).toBe("Looking.");
-    expect(assistant.tool_calls.map((c) => c.id)).toEqual(["call_l"]);
+    const history = messagesOf(llm.requests[0]);
+    expect(history.find((message) => message.role === "assistant")).toMatchObject({
+      content: "Looking.",
+      tool_calls: [{ id: "call_l", function: { name: "list_dir", arguments: '{"path":"."}' } }],
+    });
     expect(history.find((message) => message.role === "tool")?.tool_call_id).toBe("call_l");
   });
 

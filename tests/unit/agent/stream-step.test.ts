@@ -99,7 +99,7 @@ describe("StatsCollector", () => {
     const stats = new StatsCollector({ input: 1, cached_input: 0.5, output: 10 });
     stats.addFailedAttempt({ inputTokens: 100, outputTokens: 50 });
     stats.addStep(2, 1);
-    stats.addUsage({ inputTokens: 100, outputTokens: 2 });
+    stats.addUsage({ inputTokens: 100 });
     expect(stats.result()).toMatchObject({
       output_tokens: 52,
       seconds: 1,
@@ -112,10 +112,10 @@ describe("StatsCollector", () => {
 
   it("sums cache writes, null until a provider reports them", () => {
     const stats = new StatsCollector();
-    stats.addUsage({ inputTokens: 10, outputTokens: 1 });
+    stats.addUsage({ inputTokens: 10 });
     expect(stats.result().cache_write_tokens).toBeNull();
-    stats.addUsage({ inputTokens: 1200, outputTokens: 1, cacheWriteTokens: 150 });
-    stats.addUsage({ inputTokens: 1200, outputTokens: 1, cacheWriteTokens: 50 });
+    stats.addUsage({ inputTokens: 1200, cacheWriteTokens: 150 });
+    stats.addUsage({ inputTokens: 1200, cacheWriteTokens: 50 });
     expect(stats.result().cache_write_tokens).toBe(200);
   });
 });
