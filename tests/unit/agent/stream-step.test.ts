@@ -72,7 +72,12 @@ describe("streamStep", () => {
 
   it("still retries a broken attempt that started no tool", async () => {
     const model = new ScriptedModel(
-      { chunks: [{ type: "text", delta: "Hel" }, { type: "error", message: "busy", code: "502", transient: true }] },
+      {
+        chunks: [
+          { type: "text", delta: "Hel" },
+          { type: "error", message: "busy", code: "502", transient: true },
+        ],
+      },
       { text: "Hello" },
     );
     const result = await (await step(model)).run;
