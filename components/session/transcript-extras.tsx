@@ -10,6 +10,7 @@ import {
 } from "@/server/protocol";
 import { command } from "@/components/transport/client";
 import { RESUME_PROMPT } from "./resume";
+import { canDrive, useAccess } from "./use-access";
 
 /** Thumbnails of the images a user message carried (the log keeps previews, not the images). */
 export function UserImages({ images }: { images: UserImageRef[] }) {
@@ -52,6 +53,7 @@ export function InterruptedTurn({
   running: boolean;
 }) {
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const access = useAccess(sessionId);
   const resume = async () => {
     if (!sessionId) return;
     setState({ busy: true });
@@ -63,7 +65,7 @@ export function InterruptedTurn({
     }
   };
   // Once another turn has started (this Resume or any prompt) the notice above says enough.
-  if (!item.resumable || !sessionId) return null;
+  if (!item.resumable || !sessionId || !canDrive(access)) return null;
   return (
     <div
       className="flex flex-wrap items-center gap-2 rounded-md border border-dashed border-warn/40 px-3 py-1.5 text-xs text-muted"

@@ -54,5 +54,14 @@ export function canDrive(access: AccessView | null): boolean {
   return access !== null && access.access !== "view";
 }
 
-/** Who decides an approval a view link sees waiting. */
-export const DECIDED_BY_OTHERS = "the session's owner or someone with a drive link";
+/**
+ * Whether this page may change the session itself (its mode), review its changes (accept, revert)
+ * or fork it: only its owner. Drive access (a link, or a person's level on a hub) may prompt,
+ * decide, rewind and undo, not these (server/sharing/policy.ts).
+ */
+export function owns(access: AccessView | null): boolean {
+  return access?.access === "owner";
+}
+
+/** Who decides an approval that a page with view access sees waiting. */
+export const DECIDED_BY_OTHERS = "the session's owner or someone with drive access";

@@ -45,7 +45,7 @@ test("a view link shows a waiting approval with who decides it and no control, a
   await expect(waiting).toHaveAttribute("data-state", "waiting_approval");
   const card = waiting.getByTestId("approval-card");
   await expect(card.getByTestId("approval-description")).toBeVisible();
-  await expect(card.getByTestId("approval-waiting")).toContainText("the session's owner or someone with a drive link");
+  await expect(card.getByTestId("approval-waiting")).toContainText("the session's owner or someone with drive access");
   for (const control of [
     "approval-allow-once",
     "approval-allow-session",
