@@ -9,6 +9,7 @@ import {
   type UserImageRef,
 } from "@/server/protocol";
 import { command } from "@/components/transport/client";
+import { ImageIcon } from "@/components/shell/icons";
 import { RESUME_PROMPT } from "./resume";
 import { canDrive, useAccess } from "./use-access";
 
@@ -31,7 +32,7 @@ export function UserImages({ images }: { images: UserImageRef[] }) {
             className="rounded border border-border px-2 py-1 text-xs text-muted"
             data-testid="message-image"
           >
-            🖼 {image.mediaType.replace("image/", "")} · {Math.max(1, Math.round(image.bytes / 1024))} KB
+            <ImageIcon /> {image.mediaType.replace("image/", "")} · {Math.max(1, Math.round(image.bytes / 1024))} KB
           </span>
         ),
       )}
