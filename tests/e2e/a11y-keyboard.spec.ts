@@ -129,6 +129,12 @@ test("open a folder and send a prompt; the reply is read out once, and can be re
   expect(said.match(/Agent: Hello from the keyboard\./g)).toHaveLength(1);
   expect(said.match(/Turn finished\./g)).toHaveLength(1);
   await expect(page.getByTestId("announcer")).toHaveAttribute("aria-live", "polite");
+  // The same words twice in a row are read twice: a turn with no answer to read says only "Turn finished." again.
+  await scriptLlm({ text: " " });
+  await prompt(page, "Nothing to say");
+  await turnDone(page, 2);
+  await expect.poll(async () => (await announcements(page)).match(/Turn finished\./g)?.length ?? 0).toBe(2);
+  expect(await announcements(page)).toMatch(/Turn finished\. \| Turn finished\.$/);
 
   // The conversation takes focus, so arrows and Page Down scroll it: Tab from the files to it.
   await page.keyboard.press("Control+Shift+E");
