@@ -19,8 +19,10 @@ export async function setPlanMode(sessionId: string, on: boolean): Promise<void>
   });
 }
 
-/** The input's plan-mode switch (also Shift+Tab in the input and `/plan`). */
+/** The input's plan-mode switch (also Shift+Tab in the input and `/plan`): the session's owner's. */
 export function PlanModeToggle({ sessionId, on }: { sessionId: string; on: boolean }) {
+  const access = useAccess(sessionId);
+  if (!owns(access)) return null;
   return (
     <button
       type="button"
