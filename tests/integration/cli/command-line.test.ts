@@ -22,7 +22,11 @@ function worldline(args: string[], env: Record<string, string>, nodeArgs: string
     execFile(
       process.execPath,
       [...nodeArgs, "--import", "tsx", "server/cli/index.ts", ...args],
-      { cwd: ROOT, env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env }, timeout: 60_000 },
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", NODE_ENV: "production", ...env },
+        timeout: 60_000,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });
@@ -126,7 +130,7 @@ describe("worldline next to the user's running bridge", () => {
 
     // The same settings as the bridge's, or none: nothing to say.
     for (const same of [
-      { WORLDLINE_HOME: bridgeHome, WORLDLINE_MODEL: "old-model" },
+      { WORLDLINE_HOME: bridgeHome, WORLDLINE_MODEL: "old-model" } as Record<string, string>,
       { WORLDLINE_HOME: bridgeHome },
     ]) {
       const quiet = await worldline([bridge.workspace], same);
