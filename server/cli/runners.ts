@@ -36,8 +36,10 @@ export async function runnersCommand(argv: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return EXIT_USAGE;
   }
-  if (!ACTIONS.has(action))
-    throw new CliError(`Unknown runners command "${action}". ${SEE_RUNNERS_HELP}`, EXIT_USAGE);
+  if (!ACTIONS.has(action)) {
+    const what = action.startsWith("-") ? "option" : "runners command";
+    throw new CliError(`Unknown ${what} "${action}". ${SEE_RUNNERS_HELP}`, EXIT_USAGE);
+  }
   let parsed;
   try {
     parsed = parseArgs({

@@ -188,7 +188,9 @@ describe("an external agent's process tree", () => {
     await own.stop();
     const elapsed = Date.now() - started;
     const after = (await Promise.all(markers.map(processesWith))).flat();
-    console.info(`[external-agent-tree] bridge stop, two agents ignoring the cancel: ${after.length} after, ${elapsed} ms`);
+    console.info(
+      `[external-agent-tree] bridge stop, two agents ignoring the cancel: ${after.length} after, ${elapsed} ms`,
+    );
     expect(after).toEqual([]);
     // The kill grace (2 s) and the rest of the shutdown; not the 5 s an unanswered cancel waits, once per agent.
     expect(elapsed).toBeLessThan(5_000);

@@ -8,7 +8,7 @@ import { writeBridgeRecord } from "../../../server/cli/bridge-record";
 import { startTestBridge, type TestBridge } from "../helpers";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const UNBUILT_NATIVE = path.join(ROOT, "tests/integration/cli/fixtures/unbuilt-native.cjs");
+const UNBUILT_NATIVE = path.join(ROOT, "tests/integration/cli/fixtures/unbuilt-native.mjs");
 
 interface Outcome {
   code: number;
@@ -60,6 +60,10 @@ describe("worldline's subcommands given bad input", () => {
     expect(runners.code).toBe(2);
     expect(oneLine(runners)).toBe('worldline: Unknown option "--bogus". Run `worldline runners --help` for usage.');
 
+    const flag = await worldline(["runners", "--bogus"], { WORLDLINE_HOME: home });
+    expect(flag.code).toBe(2);
+    expect(oneLine(flag)).toBe('worldline: Unknown option "--bogus". Run `worldline runners --help` for usage.');
+
     const unknown = await worldline(["runners", "frobnicate"], { WORLDLINE_HOME: home });
     expect(unknown.code).toBe(2);
     expect(oneLine(unknown)).toMatch(/^worldline: Unknown runners command "frobnicate"\./);
@@ -67,7 +71,7 @@ describe("worldline's subcommands given bad input", () => {
 
   it("says once what to run when better-sqlite3 was not built, for every command that opens the database", async () => {
     for (const args of [["doctor"], ["users", "list"], ["runners", "list"]]) {
-      const outcome = await worldline(args, { WORLDLINE_HOME: home }, ["-r", UNBUILT_NATIVE]);
+      const outcome = await worldline(args, { WORLDLINE_HOME: home }, ["--import", UNBUILT_NATIVE]);
       expect(outcome.code, args.join(" ")).toBe(1);
       expect(outcome.stderr, args.join(" ")).toMatch(
         /^worldline: better-sqlite3 is not built for this machine \(Could not locate the bindings file\.\)\.\n/,
