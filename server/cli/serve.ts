@@ -54,13 +54,15 @@ export async function start(options: StartOptions, folder: string | null): Promi
     bridge = await startBridge({ config, dev });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    // Another `worldline` of this user may have just taken the port: use it once it is up.
+    // Another `worldline` of this user may have just taken the port: use it once it is up (or,
+    // serving, say it is there).
     if (folder === null) {
       const running = await findRunningBridge(config.home, { port: config.port });
       if (running) throw alreadyRunning(running);
+    } else {
+      const winner = await waitForRunningBridge(config.home, wanted);
+      if (winner) return reuse(winner, folder, options);
     }
-    const winner = folder === null ? undefined : await waitForRunningBridge(config.home, wanted);
-    if (winner && folder !== null) return reuse(winner, folder, options);
     throw new CliError(
       `Port ${config.port} on ${config.host} is in use by another program. Choose another with --port <n> (or PORT=<n>); --port 0 picks a free one.`,
     );
