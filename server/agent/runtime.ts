@@ -224,7 +224,7 @@ export class AgentRuntime {
       // is on its way (or soon, see RUNNING_STATUS_DELAY_MS): a database write less before the
       // first token. It lands before the turn ends.
       let running: Promise<void> | undefined;
-      const markRunning = () => (running ??= this.setStatus(sessionId, "running"));
+      const markRunning = () => (running ??= this.setStatus(pending, "running"));
       const fallback = setTimeout(markRunning, RUNNING_STATUS_DELAY_MS);
       // From here to its turn.completed, the turn's events, checkpoint rows and approval requests
       // are stored only while its claim holds (server/sessions/fence.ts).
@@ -257,7 +257,7 @@ export class AgentRuntime {
       this.lastUsed.set(sessionId, Date.now());
       if (next) this.run(next);
       else {
-        await this.setStatus(sessionId, "idle");
+        await this.setStatus(pending, "idle");
         // Only while nothing of the session started here meanwhile (a prompt during setStatus).
         if (pending.claim && this.queue.idle(sessionId)) await this.releaseClaim(pending.claim);
       }
@@ -385,9 +385,19 @@ export class AgentRuntime {
     }
   }
 
-  /** The session list's status row; the session may have been deleted meanwhile, which is fine. */
-  private setStatus(sessionId: string, status: "running" | "idle"): Promise<void> {
-    return this.deps.sessions.setStatus(sessionId, status).catch(() => undefined); // deleted meanwhile: no row to mark
+  /**
+   * The session list's status row, conditional on the turn's claim: a turn whose claim was lost
+   * writes no status (the new holder's is the one that counts). The session may have been deleted
+   * meanwhile, which is fine.
+   */
+  private async setStatus(pending: PendingTurn, status: "running" | "idle"): Promise<void> {
+    if (pending.fence?.lost) return;
+    try {
+      await this.deps.sessions.setStatus(pending.sessionId, status, pending.claim);
+    } catch (error) {
+      if (store.isFenced(error)) pending.fence?.lose(error);
+      // Otherwise deleted meanwhile: no row to mark.
+    }
   }
 
   private append(sessionId: string, turnId: string, event: Parameters<EventLog["append"]>[1]): void {

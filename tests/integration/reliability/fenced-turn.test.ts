@@ -42,6 +42,11 @@ it("a turn whose claim was taken over stops at once, appends no event after the 
     onTestFinished(() => leave.abort());
     const first = await bridge.waitForEvent(sessionId, (e) => e.type === "message.part.delta", "the first token");
     const turnId = (first.payload as { turnId: string }).turnId;
+    await bridge.waitForEvent(
+      sessionId,
+      (e) => e.type === "session.updated" && (e.payload as { status?: string }).status === "running",
+      "the session's running status",
+    );
     const { claim } = await store.claimSession(peer, sessionId, "o-peer", ["o-peer"]);
     expect(claim?.epoch).toBe(2);
     // Everything of the turn stored so far committed before the takeover did.
@@ -59,6 +64,12 @@ it("a turn whose claim was taken over stops at once, appends no event after the 
     expect(said[0]).toContain(turnId);
     // The turn's row is the new holder's (or a sweep's) to settle, not the stale bridge's.
     expect((await store.getTurn(peer, turnId))?.status).toBe("running");
+    // Nor the session's status: once the stale turn has finished (its status and claim writes
+    // included), the row still says "running" and no `session.updated` followed the takeover.
+    await bridge.services.runtime.cancelAll();
+    expect((await peer.session.findUnique({ where: { id: sessionId } }))?.status).toBe("running");
+    const settled = await bridge.events(sessionId);
+    expect(settled.slice(before.length).map((e) => e.type)).not.toContain("session.updated");
   } finally {
     errors.mockRestore();
   }

@@ -13,6 +13,7 @@ import {
   interruptOrphanTurn,
   readHistory,
   releaseClaim,
+  setSessionStatus,
   settleAnnouncedCheckpoints,
   takeCheckpointNumber,
   type Db,
@@ -74,6 +75,13 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
     ).rejects.toMatchObject({ code: "session:fenced" });
     expect((await readHistory(db, session.id)).map((row) => row.position)).toEqual([0]);
     expect((await db.turn.findUnique({ where: { id: turn.id } }))?.status).toBe("interrupted");
+    const status = async () => (await db.session.findUnique({ where: { id: session.id } }))?.status;
+    const before = await status();
+    await expect(setSessionStatus(db, session.id, "idle", claim!)).rejects.toMatchObject({ code: "session:fenced" });
+    expect(await status()).toBe(before);
+    // Unfenced (no claim held) and for a gone session, as before.
+    expect(await setSessionStatus(db, session.id, "idle")).toBe(true);
+    expect(await setSessionStatus(db, "no-such-session", "idle", claim!)).toBe(false);
   });
 
   it("gives a swept turn's checkpoints it announced but never stored a row without a snapshot, and keeps the stored ones", async () => {
