@@ -97,9 +97,9 @@ export class Rpc {
       if (!handler) throw new WorldlineError("team:unreachable", `No handler for ${message.method}.`);
       reply = { ...reply, value: (await handler(message.args ?? {}, message.from)) ?? null };
     } catch (error) {
-      reply = { ...reply, error: toTeamError(message.method, error) };
-      if (message.kind === "send")
-        console.error(`[worldline] forwarded ${message.method} failed:`, reply.error.message);
+      const failure = toTeamError(message.method, error);
+      reply = { ...reply, error: failure };
+      if (message.kind === "send") console.error(`[worldline] forwarded ${message.method} failed:`, failure.message);
     }
     if (message.kind === "call") this.publish(message.from, reply);
   }
