@@ -365,11 +365,7 @@ export class AgentRuntime {
       this.append(sessionId, turnId, { type: "notice", payload: { level, text, turnId } });
     return {
       epoch: pending.claim?.epoch,
-      durable: {
-        onWaiting: (fault) => notice(`${capitalize(store.describeFault(fault))}, retrying…`, "warning"),
-        onRecovered: (waitedMs) =>
-          notice(`The database answers again (after ${(waitedMs / 1000).toFixed(1)} s); continuing.`, "info"),
-      },
+      durable: store.turnNotices(notice),
     };
   }
 
@@ -416,8 +412,4 @@ export class AgentRuntime {
     }
     return context;
   }
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -22,7 +22,7 @@ export { appendHistory, readHistory, truncateHistory } from "./history";
 export type { HistoryRow } from "./history";
 export { claimSession, FencedError, isFenced, releaseClaim, sessionEpoch, takeCheckpointNumber } from "./claims";
 export type { Claim } from "./claims";
-export { durably, storeHealth } from "./durable";
+export { durably, storeHealth, turnNotices } from "./durable";
 export { checkConsistency, completedOutcome, settleCompletedTurn } from "./consistency";
 
 export type { DurableOptions } from "./durable";
