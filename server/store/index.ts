@@ -26,7 +26,7 @@ export { durably, storeHealth, turnNotices } from "./durable";
 export { checkConsistency, completedOutcome, settleCompletedTurn } from "./consistency";
 
 export type { DurableOptions } from "./durable";
-export { describeFault, faultError, storeFault } from "./faults";
+export { faultError, storeFault } from "./faults";
 
 export { createTurn, finishTurn, getTurn, lastStopReason, sessionUsage, type SessionUsage } from "./turns";
 export {
