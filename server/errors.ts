@@ -68,11 +68,16 @@ export class WorldlineError extends Error {
   readonly code: ErrorCode;
   readonly details?: unknown;
 
-  /** An error another process sent as `{code, message}`: a kind this version does not know becomes `internal`. */
-  static fromWire(error: { code: string; message: string }): WorldlineError {
+  /**
+   * An error another process sent as `{code, message, details?}`: a kind this version does not know
+   * becomes `internal`; the details travel on (a 429's `retry_after_s`, a conflict's paths).
+   */
+  static fromWire(error: { code: string; message: string; details?: unknown }): WorldlineError {
     const [domain, kind] = error.code.split(":");
     const known = (ERROR_KINDS as readonly string[]).includes(kind) ? (kind as ErrorKind) : "internal";
-    return new WorldlineError(`${domain}:${known}`, error.message);
+    return new WorldlineError(`${domain}:${known}`, error.message, {
+      ...(error.details !== undefined ? { details: error.details } : {}),
+    });
   }
 
   constructor(code: ErrorCode, message: string, options?: { details?: unknown; cause?: unknown }) {

@@ -232,7 +232,7 @@ export class AgentRuntime {
       // is on its way (or soon, see RUNNING_STATUS_DELAY_MS): a database write less before the
       // first token. It lands before the turn ends.
       let running: Promise<void> | undefined;
-      const markRunning = () => (running ??= this.setStatus(sessionId, "running"));
+      const markRunning = () => (running ??= this.setStatus(pending, "running"));
       const fallback = setTimeout(markRunning, RUNNING_STATUS_DELAY_MS);
       // From here to its turn.completed, the turn's events, checkpoint rows and approval requests
       // are stored only while its claim holds (server/sessions/fence.ts).
@@ -265,7 +265,7 @@ export class AgentRuntime {
       this.lastUsed.set(sessionId, Date.now());
       if (next) this.run(next);
       else {
-        await this.setStatus(sessionId, "idle");
+        await this.setStatus(pending, "idle");
         // Only while nothing of the session started here meanwhile (a prompt during setStatus).
         if (pending.claim && this.queue.idle(sessionId)) await this.releaseClaim(pending.claim);
       }
@@ -373,11 +373,7 @@ export class AgentRuntime {
       this.append(sessionId, turnId, { type: "notice", payload: { level, text, turnId } });
     return {
       epoch: pending.claim?.epoch,
-      durable: {
-        onWaiting: (fault) => notice(`${capitalize(store.describeFault(fault))}, retrying…`, "warning"),
-        onRecovered: (waitedMs) =>
-          notice(`The database answers again (after ${(waitedMs / 1000).toFixed(1)} s); continuing.`, "info"),
-      },
+      durable: store.turnNotices(notice),
     };
   }
 
@@ -393,9 +389,19 @@ export class AgentRuntime {
     }
   }
 
-  /** The session list's status row; the session may have been deleted meanwhile, which is fine. */
-  private setStatus(sessionId: string, status: "running" | "idle"): Promise<void> {
-    return this.deps.sessions.setStatus(sessionId, status).catch(() => undefined); // deleted meanwhile: no row to mark
+  /**
+   * The session list's status row, conditional on the turn's claim: a turn whose claim was lost
+   * writes no status (the new holder's is the one that counts). The session may have been deleted
+   * meanwhile, which is fine.
+   */
+  private async setStatus(pending: PendingTurn, status: "running" | "idle"): Promise<void> {
+    if (pending.fence?.lost) return;
+    try {
+      await this.deps.sessions.setStatus(pending.sessionId, status, pending.claim);
+    } catch (error) {
+      if (store.isFenced(error)) pending.fence?.lose(error);
+      // Otherwise deleted meanwhile: no row to mark.
+    }
   }
 
   private append(sessionId: string, turnId: string, event: Parameters<EventLog["append"]>[1]): void {
@@ -414,8 +420,4 @@ export class AgentRuntime {
     }
     return context;
   }
-}
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -1,10 +1,10 @@
 import type { GateRequest } from "../agent";
-import { WorldlineError } from "../errors";
+import { errorMessage, WorldlineError } from "../errors";
 import type { ApprovalsQuery, EventEnvelope } from "../protocol";
 import * as store from "../store";
 import type { ApprovalDecision } from "../tools/types";
 import { matchRules } from "./rule-engine";
-import type { ApprovalServiceDeps } from "./service-types";
+import type { ApprovalServiceDeps, Retry } from "./service-types";
 import { toApprovalView } from "./views";
 
 /**
@@ -13,16 +13,20 @@ import { toApprovalView } from "./views";
  * requests whose owner is gone. The asking and waiting stay in service.ts.
  */
 
-/** Rules → "needs nothing" → yolo; undefined when a human must be asked. */
+/**
+ * Rules → "needs nothing" → yolo; undefined when a human must be asked. `read` runs the two reads
+ * (the turn's durable reader: a store outage pauses the call instead of failing it).
+ */
 export async function decideByPolicy(
   deps: ApprovalServiceDeps,
   request: GateRequest,
+  read: Retry,
 ): Promise<ApprovalDecision | undefined> {
   const { need } = request;
   // The row alone: a policy decision needs no catch-up of the session's event log.
-  const session = await store.getSession(deps.db, request.sessionId);
+  const session = await read(() => store.getSession(deps.db, request.sessionId));
   if (!session) throw new WorldlineError("session:not_found", `No session with id "${request.sessionId}".`);
-  const rules = await store.listApplicableRules(deps.db, session.id, session.workspaceId);
+  const rules = await read(() => store.listApplicableRules(deps.db, session.id, session.workspaceId));
   const match = matchRules(rules, { tool: request.tool, subject: need.subject, compound: need.compound });
   if (match?.action === "deny") {
     const { scope, tool, pattern } = match.rule;
@@ -121,15 +125,25 @@ export async function notPendingError(db: store.Db, approvalId: string): Promise
   });
 }
 
-/** "Allow for this session": the rule the next matching call passes by. */
-export async function allowForSession(db: store.Db, row: store.ApprovalRow, scope: string): Promise<void> {
-  await store.createRule(db, {
-    scope: "session",
-    sessionId: row.sessionId,
-    tool: row.tool,
-    pattern: scope,
-    action: "allow",
-  });
+/**
+ * "Allow for this session": the rule the next matching call passes by, written through `retry`. If
+ * the store refuses it for good, the decision still stands (the waiting call resumes with it) and
+ * the next matching call asks again: logged, not thrown.
+ */
+export async function allowForSession(
+  db: store.Db,
+  row: store.ApprovalRow,
+  scope: string,
+  retry: Retry,
+): Promise<void> {
+  const rule = { scope: "session", sessionId: row.sessionId, tool: row.tool, pattern: scope, action: "allow" };
+  try {
+    await retry(() => store.createRule(db, rule));
+  } catch (error) {
+    console.error(
+      `[worldline] the session rule "${scope}" of approval ${row.id} was not stored (${errorMessage(error)}); the next matching call asks again`,
+    );
+  }
 }
 
 /** A password request decided like a tool call. */

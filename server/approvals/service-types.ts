@@ -33,6 +33,9 @@ export interface DecideInput {
   decidedBy: string;
 }
 
+/** Runs a store call while the store does not answer, for as long as its caller can wait (server/store/durable.ts). */
+export type Retry = <T>(call: () => Promise<T>) => Promise<T>;
+
 export type Outcome =
   { decision: ApprovalDecisionKind; feedback?: string; decidedBy?: string } | { password: string | null };
 

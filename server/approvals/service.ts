@@ -1,5 +1,5 @@
 import type { ApprovalGate, GateRequest } from "../agent";
-import { WorldlineError } from "../errors";
+import { errorMessage, WorldlineError } from "../errors";
 import type { ApprovalChange, ApprovalsQuery, ApprovalView, EventEnvelope } from "../protocol";
 import * as store from "../store";
 import type { ApprovalDecision } from "../tools/types";
@@ -18,10 +18,16 @@ import {
 import { RuleBook } from "./rules";
 import { PASSWORD_PROMPT_KEY, toApprovalView } from "./views";
 
-import type { ApprovalServiceDeps, DecideInput, Outcome, PasswordRequest, Waiter } from "./service-types";
+import type { ApprovalServiceDeps, DecideInput, Outcome, PasswordRequest, Retry, Waiter } from "./service-types";
 
 /** Who "decides" requests found pending at start-up. */
 const RESTART_DECIDER = "bridge restart";
+/**
+ * How long a person's decision (an HTTP or socket request) waits on a store that does not answer
+ * before it is refused with a 503 to try again: it rides out a blip, but a client is not kept
+ * hanging through an outage (a turn's own writes wait much longer, server/store/durable.ts).
+ */
+const DECISION_RETRY_FOR_MS = 5_000;
 
 /**
  * The durable approval queue and the one gate every tool call passes:
@@ -63,7 +69,7 @@ export class ApprovalService {
 
   async check(request: GateRequest): Promise<ApprovalDecision> {
     const { need } = request;
-    const byPolicy = await decideByPolicy(this.deps, request);
+    const byPolicy = await decideByPolicy(this.deps, request, (read) => store.durably(read, this.forTurn(request)));
     if (byPolicy) return byPolicy;
     const outcome = await this.ask(request, {
       kind: "tool",
@@ -94,7 +100,7 @@ export class ApprovalService {
   async decide(approvalId: string, input: DecideInput): Promise<ApprovalView> {
     const waiter = this.waiters.get(approvalId);
     if (!waiter) {
-      const existing = await store.getApproval(this.deps.db, approvalId);
+      const existing = await this.forPerson(() => store.getApproval(this.deps.db, approvalId));
       // Asked by another process: a password request can only be declined from here.
       if (
         input.decision !== "reject" &&
@@ -123,7 +129,7 @@ export class ApprovalService {
     if (!waiter) return this.recordDecided(row, { decision: input.decision, feedback: feedback ?? undefined });
     if (input.decision === "allow_session" && waiter.scope) {
       // Recorded before the waiting call resumes, so the next matching call in this turn already passes.
-      await allowForSession(this.deps.db, row, waiter.scope);
+      await allowForSession(this.deps.db, row, waiter.scope, (write) => this.forPerson(write));
     }
     const view = this.finish(row, { decision: input.decision, feedback: feedback ?? undefined });
     waiter.resolve({ decision: input.decision, feedback: feedback ?? undefined, decidedBy: input.decidedBy });
@@ -133,7 +139,7 @@ export class ApprovalService {
   /** Answers a password request; `null` declines. */
   async providePassword(approvalId: string, password: string | null, decidedBy: string): Promise<ApprovalView> {
     const waiter = this.waiters.get(approvalId);
-    const existing = await store.getApproval(this.deps.db, approvalId);
+    const existing = await this.forPerson(() => store.getApproval(this.deps.db, approvalId));
     checkPasswordAnswer(existing, { waiting: Boolean(waiter), declining: password === null });
     const row = await this.decideRow(approvalId, {
       status: password === null ? "rejected" : "approved",
@@ -259,13 +265,14 @@ export class ApprovalService {
    * claim was taken asks nobody; its turn is told and stops (null).
    */
   private async createRequest(
-    request: Pick<GateRequest, "sessionId" | "turnId" | "toolCallId" | "tool">,
+    request: Pick<GateRequest, "sessionId" | "turnId" | "toolCallId" | "tool" | "signal">,
     what: { args: unknown; description: string; risk: string; diff?: string },
   ): Promise<store.ApprovalRow | null> {
     const { sessionId, turnId, toolCallId, tool } = request;
     const fence = this.deps.log.fenceOf(sessionId);
     const claim = fence?.turnId === turnId ? fence : undefined;
     const data = {
+      id: store.newId(), // the same on every try: a retry finds the row a lost answer created
       sessionId,
       turnId,
       toolCallId,
@@ -277,7 +284,7 @@ export class ApprovalService {
       ownerId: this.deps.ownerId ?? null,
     };
     try {
-      return await store.createApproval(this.deps.db, data, claim);
+      return await store.durably(() => store.createApproval(this.deps.db, data, claim), this.forTurn(request));
     } catch (error) {
       if (!claim || !store.isFenced(error)) throw error;
       claim.lose(error);
@@ -285,11 +292,17 @@ export class ApprovalService {
     }
   }
 
-  /** The turn was cancelled while its call waited: the request becomes `cancelled` unless a decision just won. */
+  /**
+   * The turn was cancelled while its call waited: the request becomes `cancelled` unless a decision
+   * just won. Retried while the store does not answer (a request left pending would wait forever:
+   * its owner is alive, so no sweep ends it); given up after the durable writer's window.
+   */
   private async cancel(approvalId: string): Promise<void> {
-    const row = await this.decideRow(approvalId, { status: "cancelled", decidedBy: "turn cancelled" }).catch(
-      () => null,
-    );
+    const cancelled = { status: "cancelled", decidedBy: "turn cancelled" };
+    const row = await this.decideRow(approvalId, cancelled, (write) => store.durably(write)).catch((error: unknown) => {
+      console.error(`[worldline] approval ${approvalId} could not be marked cancelled: ${errorMessage(error)}`);
+      return null;
+    });
     if (row) this.finish(row, {});
   }
 
@@ -315,14 +328,33 @@ export class ApprovalService {
     return view;
   }
 
-  /** The conditional update, marked so a refresh does not take this process's own decision for another's. */
+  /**
+   * The conditional update, marked so a refresh does not take this process's own decision for
+   * another's. `retry` runs it while the store does not answer (a person's decision waits briefly by
+   * default); a retry after an answer that was lost finds the row decided as asked and takes it as
+   * this decision, not someone else's.
+   */
   private async decideRow(
     approvalId: string,
     data: Parameters<typeof store.decidePendingApproval>[2],
+    retry: Retry = (write) => this.forPerson(write),
   ): Promise<store.ApprovalRow | null> {
     this.deciding.add(approvalId);
-    try {
+    let tried = false;
+    const write = async () => {
+      const again = tried;
+      tried = true;
       const row = await store.decidePendingApproval(this.deps.db, approvalId, data);
+      if (row || !again) return row;
+      const now = await store.getApproval(this.deps.db, approvalId);
+      const same =
+        now?.status === data.status &&
+        now.decidedBy === (data.decidedBy ?? null) &&
+        now.decision === (data.decision ?? null);
+      return same ? now : null;
+    };
+    try {
+      const row = await retry(write);
       if (row) {
         this.known.set(approvalId, "decided");
         this.deps.log.approvalsChanged();
@@ -433,7 +465,7 @@ export class ApprovalService {
         ? row.decision
         : undefined;
     if (decision === "allow_session" && waiter.scope) {
-      await allowForSession(this.deps.db, row, waiter.scope);
+      await allowForSession(this.deps.db, row, waiter.scope, (write) => store.durably(write));
     }
     // The decider wrote `approval.decided` (recordDecided); an interruption by a sweep wrote its own.
     this.announceDecided(row);
@@ -443,6 +475,22 @@ export class ApprovalService {
         ? { decision: decision ?? "reject", feedback, decidedBy: row.decidedBy ?? undefined }
         : null,
     );
+  }
+
+  /**
+   * How a turn's gate reads and writes wait on a store that does not answer: like the turn's own
+   * (server/store/durable.ts), told in its transcript, stopped when the turn is cancelled.
+   */
+  private forTurn(request: Pick<GateRequest, "sessionId" | "turnId" | "signal">): store.DurableOptions {
+    const { sessionId, turnId, signal } = request;
+    const notice = (text: string, level: "warning" | "info") =>
+      this.deps.log.append(sessionId, { type: "notice", payload: { level, text, turnId } }, turnId);
+    return { ...store.turnNotices(notice), signal };
+  }
+
+  /** A person's decision: rides out a blip, then a 503 (`store:unavailable`) to try again. */
+  private forPerson<T>(read: () => Promise<T>): Promise<T> {
+    return store.durably(read, { retryForMs: DECISION_RETRY_FOR_MS });
   }
 
   private notPending(approvalId: string): Promise<WorldlineError> {

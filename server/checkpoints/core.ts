@@ -424,12 +424,16 @@ export class CheckpointCore {
 
 /**
  * A checkpoint whose row could not be written: refused on the turn's claim (the turn is told and
- * stops), or failed otherwise (the session may have been deleted meanwhile); the marker in the
- * history still works for D-Mail, only the timeline row is missing.
+ * stops), or failed otherwise (the durable writer gave up, or the session was deleted meanwhile);
+ * the marker in the history still works for D-Mail. The announced checkpoint's missing row is
+ * written, without a snapshot, by the next start check or `worldline doctor` (server/store/consistency.ts).
  */
 function notSaved(sessionId: string, fence: TurnFence | undefined, error: unknown): void {
   if (fence && store.isFenced(error)) return fence.lose(error);
-  console.warn(`[worldline] checkpoint of ${sessionId} was not saved: ${errorMessage(error)}`);
+  console.warn(
+    `[worldline] checkpoint of ${sessionId} was not saved (${errorMessage(error)}); ` +
+      "the next start check or `worldline doctor` gives it a row without a snapshot",
+  );
 }
 
 export function noSnapshot(row: CheckpointRow): WorldlineError {

@@ -70,6 +70,9 @@ export async function rewind(
   let outcome: Pick<RestoreResult, "written" | "deleted" | "untouched"> = { written: [], deleted: [], untouched: [] };
   // Both writes happen under the runtime's guard, so no turn starts on a half-rewound session.
   await core.history.rewriteHistory(sessionId, async () => {
+    // Again now that no turn can start here: one may have started elsewhere since the first look.
+    await core.deps.log.open(sessionId);
+    refuseWhileRunning(core, sessionId);
     if (records) await replaceHistory(db, sessionId, current, records);
     if (repo) outcome = await restoreFiles(core, repo, target, `rewind to #${target.number}`);
   });
@@ -267,8 +270,13 @@ function conflictError(paths: string[]): WorldlineError {
   );
 }
 
+/**
+ * A rewind waits for no turn: refused while one runs here or in another process (another bridge of
+ * the deployment, `worldline acp`, as the session's log shows it), whose writes would land on the
+ * rewritten history. The log must be open (and caught up) first.
+ */
 function refuseWhileRunning(core: CheckpointCore, sessionId: string): void {
-  if (core.history.isRunning(sessionId)) {
+  if (core.history.isRunning(sessionId) || core.deps.log.runningElsewhere(sessionId)) {
     throw new WorldlineError(
       "session:busy",
       "A turn is running in this session; cancel it or wait for it before rewinding.",

@@ -49,6 +49,8 @@ export class OwnerLease {
    */
   private trustAfter: Date | null = null;
   private beatFailed = false;
+  /** The after-beat tasks (by index) whose last run failed: logged once until they succeed again. */
+  private readonly failingTasks = new Set<number>();
 
   constructor(
     private readonly db: store.Db,
@@ -128,22 +130,52 @@ export class OwnerLease {
     if (this.beating) return;
     this.beating = (async () => {
       try {
-        await this.beat();
-        store.storeHealth.succeeded(); // the heartbeat is the store's health probe (/api/v1/health)
-        for (const task of this.afterBeat) await task();
-      } catch (error) {
-        const fault = store.storeFault(error);
-        if (fault) store.storeHealth.failed(fault, error);
-        // The next beat retries; the TTL allows for a few misses. Logged once per outage, not per beat.
-        if (!this.beatFailed) {
-          console.error("[worldline] lease heartbeat failed:", error instanceof Error ? error.message : error);
-        }
-        this.beatFailed = true;
+        if (await this.tryBeat()) await this.runAfterBeat();
       } finally {
         this.beating = null;
       }
     })();
     await this.beating;
+  }
+
+  /**
+   * One heartbeat; false when it could not be written. Only the heartbeat's own write counts here:
+   * a task after it failing (the sweep) must not reset the "judge no one dead yet" window.
+   */
+  private async tryBeat(): Promise<boolean> {
+    try {
+      await this.beat();
+      store.storeHealth.succeeded(); // the heartbeat is the store's health probe (/api/v1/health)
+      return true;
+    } catch (error) {
+      const fault = store.storeFault(error);
+      if (fault) store.storeHealth.failed(fault, error);
+      // The next beat retries; the TTL allows for a few misses. Logged once per outage, not per beat.
+      if (!this.beatFailed) {
+        console.error("[worldline] lease heartbeat failed:", error instanceof Error ? error.message : error);
+      }
+      this.beatFailed = true;
+      return false;
+    }
+  }
+
+  /** Every task after a heartbeat runs, whichever failed before it; each failure is logged once until it succeeds again. */
+  private async runAfterBeat(): Promise<void> {
+    for (const [index, task] of this.afterBeat.entries()) {
+      try {
+        await task();
+        this.failingTasks.delete(index);
+      } catch (error) {
+        const fault = store.storeFault(error);
+        if (fault) store.storeHealth.failed(fault, error);
+        if (this.failingTasks.has(index)) continue;
+        this.failingTasks.add(index);
+        console.error(
+          "[worldline] a task after the lease heartbeat failed; it runs again after the next one:",
+          error instanceof Error ? error.message : error,
+        );
+      }
+    }
   }
 
   private async beat(): Promise<void> {
@@ -161,8 +193,8 @@ export class OwnerLease {
       );
     }
     if (Math.random() < this.heartbeatMs / 3_600_000) {
-      // About once an hour per process: old rows of dead owners go.
-      await store.pruneOwners(this.db, new Date(now.getTime() - FORGET_OWNERS_AFTER_MS));
+      // About once an hour per process: old rows of dead owners go (the heartbeat is written; a miss waits an hour).
+      await store.pruneOwners(this.db, new Date(now.getTime() - FORGET_OWNERS_AFTER_MS)).catch(() => undefined);
     }
   }
 }

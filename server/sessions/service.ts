@@ -70,8 +70,12 @@ export class Sessions {
     return session;
   }
 
-  async setStatus(id: string, status: "idle" | "running" | "interrupted"): Promise<void> {
-    if (!(await store.setSessionStatus(this.db, id, status)))
+  /**
+   * The session list's status, and its `session.updated` event. With `claim` (a turn's), only while
+   * the session is at the claim's epoch: a stale bridge gets `session:fenced` and writes neither.
+   */
+  async setStatus(id: string, status: "idle" | "running" | "interrupted", claim?: { epoch: number }): Promise<void> {
+    if (!(await store.setSessionStatus(this.db, id, status, claim)))
       throw new WorldlineError("session:not_found", `No session with id "${id}".`);
     this.log.append(id, { type: "session.updated", payload: { status } });
   }

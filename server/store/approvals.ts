@@ -8,11 +8,13 @@ export type ApprovalRow = NonNullable<Awaited<ReturnType<typeof getApproval>>>;
 /**
  * A pending request. With `claim` (asked by a turn's tool call) it is created only while the
  * session is at the claim's epoch, else `session:fenced`: in a `fenced()` transaction, since a
- * request waits on a person anyway.
+ * request waits on a person anyway. With `id`, a retry of a create that went through (the durable
+ * writer runs a write again when its answer was lost) returns that row instead of a second one.
  */
 export async function createApproval(
   db: Db,
   data: {
+    id?: string;
     sessionId: string;
     turnId: string | null;
     toolCallId: string;
@@ -26,6 +28,8 @@ export async function createApproval(
   },
   claim?: { epoch: number },
 ) {
+  const created = data.id ? await getApproval(db, data.id) : null;
+  if (created) return created;
   if (!claim) return db.approval.create({ data, include: withSession });
   return fenced(db, { sessionId: data.sessionId, epoch: claim.epoch }, (tx) =>
     tx.approval.create({ data, include: withSession }),

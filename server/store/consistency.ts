@@ -1,8 +1,16 @@
-import type { Db } from "./db";
+import { settleAnnouncedCheckpoints } from "./checkpoints";
+import { providerOf, type Db } from "./db";
+import { Prisma } from "./generated/prisma/client";
 
 /** One inconsistency found in the stored sessions, and whether the check repaired it. */
 export interface Finding {
-  kind: "history_gap" | "checkpoint_counter" | "turn_completed_twice" | "decision_without_event" | "stale_claim";
+  kind:
+    | "history_gap"
+    | "checkpoint_counter"
+    | "announced_checkpoint_without_row"
+    | "turn_completed_twice"
+    | "decision_without_event"
+    | "stale_claim";
   sessionId: string;
   detail: string;
   fixed: boolean;
@@ -10,8 +18,10 @@ export interface Finding {
 
 /**
  * What `worldline doctor` and every start check (issue 29: a restart never needs a manual repair).
- * Repairs what has one right answer: a checkpoint counter behind the numbers taken (raised past
- * them), a claim held by an owner that no longer exists (released, epoch raised). Reports what
+ * Repairs what has one right answer: a checkpoint an ended turn announced whose row was never
+ * written (given a row without a snapshot, as the sweep does), a checkpoint counter behind the
+ * numbers taken (raised past them), a claim held by an owner that no longer exists (released,
+ * epoch raised). Reports what
  * cannot be repaired without guessing: gaps in a history, a turn ended twice in its append-only log,
  * an accepted decision with no `approval.decided` event.
  */
@@ -24,6 +34,26 @@ export async function checkConsistency(db: Db, options: { fix: boolean }): Promi
   for (const row of gaps) {
     const detail = `history has ${Number(row.count)} entries but its last position is ${Number(row.last)}`;
     findings.push({ kind: "history_gap", sessionId: row.sessionId, detail, fixed: false });
+  }
+
+  // Only turns that ended: a running turn's row follows its event (after the snapshot).
+  const checkpointId =
+    providerOf(db) === "postgresql"
+      ? Prisma.sql`(e."payload"::json ->> 'checkpointId')`
+      : Prisma.sql`json_extract(e."payload", '$.checkpointId')`;
+  const unsaved = await db.$queryRaw<{ sessionId: string; turnId: string; checkpointId: string }[]>`
+    SELECT e."sessionId", e."turnId", ${checkpointId} AS "checkpointId" FROM "Event" e JOIN "Turn" t ON t."id" = e."turnId"
+    WHERE e."type" = 'checkpoint.created' AND t."status" NOT IN ('running', 'waiting')
+      AND NOT EXISTS (SELECT 1 FROM "Checkpoint" c WHERE c."id" = ${checkpointId})
+    ORDER BY e."seq"`;
+  const settled = new Set<string>();
+  for (const row of unsaved) {
+    if (options.fix && !settled.has(row.turnId)) {
+      settled.add(row.turnId);
+      await settleAnnouncedCheckpoints(db, row.sessionId, row.turnId);
+    }
+    const detail = `checkpoint ${row.checkpointId} was announced by turn ${row.turnId} but never stored`;
+    findings.push({ kind: "announced_checkpoint_without_row", sessionId: row.sessionId, detail, fixed: options.fix });
   }
 
   const counters = await db.$queryRaw<{ id: string; nextCheckpoint: number; last: number }[]>`

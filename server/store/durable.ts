@@ -23,6 +23,25 @@ export interface DurableOptions {
 }
 
 /**
+ * What a turn's transcript says while one of its writes or reads waits on the store, and once it
+ * goes through ("Database unreachable, retrying…", "The database answers again (after 20.3 s);
+ * continuing."): the runtime's writes and the approval gate's tell it alike.
+ */
+export function turnNotices(
+  notice: (text: string, level: "warning" | "info") => void,
+): Pick<DurableOptions, "onWaiting" | "onRecovered"> {
+  return {
+    onWaiting: (fault) => notice(`${capitalize(describeFault(fault))}, retrying…`, "warning"),
+    onRecovered: (waitedMs) =>
+      notice(`The database answers again (after ${(waitedMs / 1000).toFixed(1)} s); continuing.`, "info"),
+  };
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
  * The store's state as seen by this process's writes, logged once per change (not per retry):
  * "database unreachable … retrying", then "reachable again after 20.3 s".
  */

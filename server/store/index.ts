@@ -22,11 +22,11 @@ export { appendHistory, readHistory, truncateHistory } from "./history";
 export type { HistoryRow } from "./history";
 export { claimSession, FencedError, isFenced, releaseClaim, sessionEpoch, takeCheckpointNumber } from "./claims";
 export type { Claim } from "./claims";
-export { durably, storeHealth } from "./durable";
+export { durably, storeHealth, turnNotices } from "./durable";
 export { checkConsistency, completedOutcome, settleCompletedTurn } from "./consistency";
 
 export type { DurableOptions } from "./durable";
-export { describeFault, faultError, storeFault } from "./faults";
+export { faultError, storeFault } from "./faults";
 
 export { createTurn, finishTurn, getTurn, lastStopReason, sessionUsage, type SessionUsage } from "./turns";
 export {

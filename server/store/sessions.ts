@@ -1,5 +1,6 @@
+import { FencedError, sessionEpoch } from "./claims";
 import type { Db } from "./db";
-import type { Prisma } from "./generated/prisma/client";
+import { Prisma } from "./generated/prisma/client";
 import { upsertWorkspace } from "./workspaces";
 
 /** A session nobody has named yet; its first prompt names it (server/titles). */
@@ -84,10 +85,24 @@ export async function listSessions(db: Db, options: { includeArchived?: boolean;
  * every turn starts and ends, and Prisma's update read the row and its workspace back (three
  * statements). False when there is no such session.
  */
-export async function setSessionStatus(db: Db, id: string, status: string): Promise<boolean> {
+/**
+ * The session list's status. With `claim`, only while the session is at the claim's epoch (the
+ * row itself is updated, so on PostgreSQL a takeover in flight is waited for and its new epoch
+ * seen): a bridge whose turn lost its claim gets `session:fenced` instead of overwriting the new
+ * holder's status. False when there is no such session.
+ */
+export async function setSessionStatus(
+  db: Db,
+  id: string,
+  status: string,
+  claim?: { epoch: number },
+): Promise<boolean> {
+  const atEpoch = claim ? Prisma.sql`AND "epoch" = ${claim.epoch}` : Prisma.empty;
   const changed =
-    await db.$executeRaw`UPDATE "Session" SET "status" = ${status}, "updatedAt" = ${new Date()} WHERE "id" = ${id}`;
-  return changed > 0;
+    await db.$executeRaw`UPDATE "Session" SET "status" = ${status}, "updatedAt" = ${new Date()} WHERE "id" = ${id} ${atEpoch}`;
+  if (changed > 0) return true;
+  if (claim && (await sessionEpoch(db, id)) !== null) throw new FencedError(id, claim.epoch);
+  return false;
 }
 
 /**

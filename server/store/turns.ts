@@ -1,4 +1,4 @@
-import { FencedError } from "./claims";
+import { FencedError, heldAt } from "./claims";
 import type { Db } from "./db";
 import type { Prisma } from "./generated/prisma/client";
 import { isUniqueViolation } from "./dialect";
@@ -72,7 +72,7 @@ export async function finishTurn(
   const count = await db.$executeRaw`
     UPDATE "Turn" SET "status" = ${data.status}, "stats" = ${data.stats ?? null}, "error" = ${data.error ?? null}, "endedAt" = ${endedAt}
     WHERE "id" = ${id} AND "status" IN ('running', 'waiting')
-      AND EXISTS (SELECT 1 FROM "Session" WHERE "id" = ${claim.sessionId} AND "epoch" = ${claim.epoch})`;
+      AND ${heldAt(db, claim)}`;
   if (count === 1) return true;
   const row = await db.turn.findUnique({ where: { id }, select: { status: true } });
   if (!row) return false;

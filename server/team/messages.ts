@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RunnerFrameEvent, RunnerName, RunnerRequest } from "../protocol";
+import { RunnerFrameEvent, RunnerName, RunnerRequest, WireError } from "../protocol";
 import type { ScreenSnapshot } from "../pty";
 
 /**
@@ -74,6 +74,7 @@ export const TeamMessage = z.object({
   method: z.string().optional(),
   args: z.unknown().optional(),
   value: z.unknown().optional(),
-  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** A failed call's error, details included (a 429's `retry_after_s`, a conflict's paths), so the caller answers as the holder would. */
+  error: WireError.optional(),
 });
 export type TeamMessage = z.infer<typeof TeamMessage>;

@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { ZodError } from "zod";
 import type { RedisLink } from "../bus";
-import { WorldlineError } from "../errors";
+import { errorMessage, WorldlineError } from "../errors";
+import type { WireError } from "../protocol";
+import * as store from "../store";
 import { TeamMessage, TeamMethods, type TeamArgs, type TeamInput, type TeamMethod } from "./messages";
 
 /** A forwarded call unanswered this long fails: the owner is gone or stuck (its lease will tell). */
@@ -95,16 +97,9 @@ export class Rpc {
       if (!handler) throw new WorldlineError("team:unreachable", `No handler for ${message.method}.`);
       reply = { ...reply, value: (await handler(message.args ?? {}, message.from)) ?? null };
     } catch (error) {
-      const code =
-        error instanceof WorldlineError ? error.code : error instanceof ZodError ? "team:invalid" : "team:failed";
-      const text =
-        error instanceof ZodError
-          ? `${message.method}: ${describeIssues(error)}`
-          : error instanceof Error
-            ? error.message
-            : String(error);
-      reply = { ...reply, error: { code, message: text } };
-      if (message.kind === "send") console.error(`[worldline] forwarded ${message.method} failed:`, text);
+      const failure = toTeamError(message.method, error);
+      reply = { ...reply, error: failure };
+      if (message.kind === "send") console.error(`[worldline] forwarded ${message.method} failed:`, failure.message);
     }
     if (message.kind === "call") this.publish(message.from, reply);
   }
@@ -118,6 +113,24 @@ export class Rpc {
   private channelOf(owner: string): string {
     return `${this.link.prefix}:to:${owner}`;
   }
+}
+
+/**
+ * A handler's error as the caller should see it: its code, message and details, so the bridge that
+ * forwarded the call answers as this one would (a 429 keeps its Retry-After, a database this bridge
+ * cannot reach is a 503 `store:unavailable`, not an unknown failure).
+ */
+function toTeamError(method: string | undefined, error: unknown): WireError {
+  if (error instanceof ZodError) return { code: "team:invalid", message: `${method}: ${describeIssues(error)}` };
+  const fault = error instanceof WorldlineError ? null : store.storeFault(error);
+  const known = fault ? store.faultError(fault, error) : error;
+  if (known instanceof WorldlineError)
+    return {
+      code: known.code,
+      message: known.message,
+      ...(known.details !== undefined ? { details: known.details } : {}),
+    };
+  return { code: "team:failed", message: errorMessage(error) };
 }
 
 /** A message off the wire, or null (logged) when it is not one: JSON that does not fit the envelope. */

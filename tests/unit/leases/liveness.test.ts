@@ -8,6 +8,7 @@ import { EventLog, Sessions } from "../../../server/sessions";
 import * as store from "../../../server/store";
 import { toWireError } from "../../../server/transport/errors";
 import { dropTestDatabases, testDatabaseUrl } from "../../db";
+import { waitFor } from "../../support/wait";
 
 describe("leases: one owner's liveness, and approval decisions that follow it", () => {
   let db: store.Db;
@@ -44,6 +45,34 @@ describe("leases: one owner's liveness, and approval decisions that follow it", 
         "gone",
         "gone",
       ]);
+    } finally {
+      await lease.stop();
+    }
+  });
+
+  it("a task after the heartbeat that fails neither stops the tasks after it nor makes the heartbeat count as missed", async () => {
+    const now = await store.databaseNow(db);
+    await store.beatOwner(
+      db,
+      { id: "long-silent", kind: "web", host: "elsewhere", pid: 1 },
+      new Date(now.getTime() - 60_000),
+    );
+    const lease = new OwnerLease(db, { kind: "web", ttlMs: 10_000, heartbeatMs: 30 });
+    let sweeps = 0;
+    let after = 0;
+    lease.onBeat(async () => {
+      sweeps += 1;
+      throw new Error("the sweep failed");
+    });
+    lease.onBeat(async () => {
+      after += 1;
+    });
+    await lease.start();
+    try {
+      await waitFor(() => sweeps >= 3 && after >= 3, 5_000, "three heartbeats with their tasks");
+      // Still judging: an owner silent for a minute is gone, not "unknown" for a TTL after a "missed" beat.
+      expect(await lease.liveness("long-silent")).toEqual({ state: "gone" });
+      expect(await lease.liveOwners()).not.toContain("long-silent");
     } finally {
       await lease.stop();
     }

@@ -55,40 +55,60 @@ describe("store: a turn owner's events, checkpoint rows and approval requests ar
     }
   });
 
-  // SQLite has one writer at a time, so a takeover cannot be in flight during an append there.
+  /**
+   * Runs `write` while another bridge's takeover (an UPDATE of the session's row) is in flight, and
+   * commits the takeover once the write waits on its lock; what the write then returned or threw.
+   * PostgreSQL only: SQLite has one writer at a time, so a takeover cannot be in flight there.
+   */
+  async function racingTakeover(sessionId: string, write: () => Promise<unknown>, statement: string) {
+    let updated!: () => void;
+    const isUpdated = new Promise<void>((resolve) => (updated = resolve));
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    const takeover = db.$transaction(async (tx) => {
+      await tx.$executeRaw`UPDATE "Session" SET "epoch" = "epoch" + 1 WHERE "id" = ${sessionId}`;
+      updated();
+      await committing;
+    });
+    await isUpdated;
+    const outcome = write().then(
+      () => "stored",
+      (error: { code?: string }) => error.code,
+    );
+    // Not before the takeover's commit: a plain EXISTS would read the old epoch and write anyway.
+    await waitFor(
+      async () => {
+        const [{ waiting }] = await db.$queryRaw<{ waiting: bigint }[]>`
+          SELECT COUNT(*) AS "waiting" FROM pg_stat_activity
+          WHERE "datname" = current_database() AND "wait_event_type" = 'Lock' AND "query" LIKE ${`%${statement}%`}`;
+        return Number(waiting) > 0;
+      },
+      5_000,
+      "the write to wait for the takeover's lock",
+    );
+    commit();
+    await takeover;
+    return outcome;
+  }
+
   it.skipIf(!TEST_POSTGRES)(
     "on PostgreSQL an append racing a takeover waits for it, then is refused (the takeover cannot interleave)",
     async () => {
       const session = await store.createSession(db, { workspace: "/tmp/wl-fenced" });
-      let updated!: () => void;
-      const isUpdated = new Promise<void>((resolve) => (updated = resolve));
-      let commit!: () => void;
-      const committing = new Promise<void>((resolve) => (commit = resolve));
-      const takeover = db.$transaction(async (tx) => {
-        await tx.$executeRaw`UPDATE "Session" SET "epoch" = "epoch" + 1 WHERE "id" = ${session.id}`;
-        updated();
-        await committing;
-      });
-      await isUpdated;
-      const append = store.insertEvents(db, rows(session.id, 1, 2), { sessionId: session.id, epoch: 0 }).then(
-        () => "stored",
-        (error: { code?: string }) => error.code,
-      );
-      // Not before the takeover's commit: a plain EXISTS would read the old epoch and store the rows.
-      await waitFor(
-        async () => {
-          const [{ waiting }] = await db.$queryRaw<{ waiting: bigint }[]>`
-          SELECT COUNT(*) AS "waiting" FROM pg_stat_activity
-          WHERE "datname" = current_database() AND "wait_event_type" = 'Lock' AND "query" LIKE '%INSERT INTO "Event"%'`;
-          return Number(waiting) > 0;
-        },
-        5_000,
-        "the append to wait for the takeover's lock",
-      );
-      commit();
-      await takeover;
-      expect(await append).toBe("session:fenced");
+      const append = () => store.insertEvents(db, rows(session.id, 1, 2), { sessionId: session.id, epoch: 0 });
+      expect(await racingTakeover(session.id, append, 'INSERT INTO "Event"')).toBe("session:fenced");
       expect(await db.event.count({ where: { sessionId: session.id } })).toBe(0);
+    },
+  );
+
+  it.skipIf(!TEST_POSTGRES)(
+    "on PostgreSQL a turn's end racing a takeover waits for it, then is refused (the turn stays running)",
+    async () => {
+      const session = await store.createSession(db, { workspace: "/tmp/wl-fenced" });
+      const turn = await store.createTurn(db, session.id, "p", "bridge_a", 0);
+      const finish = () => store.finishTurn(db, turn.id, { status: "completed" }, { sessionId: session.id, epoch: 0 });
+      expect(await racingTakeover(session.id, finish, 'UPDATE "Turn"')).toBe("session:fenced");
+      expect((await store.getTurn(db, turn.id))?.status).toBe("running");
     },
   );
 

@@ -13,6 +13,7 @@ import {
   interruptOrphanTurn,
   readHistory,
   releaseClaim,
+  setSessionStatus,
   settleAnnouncedCheckpoints,
   takeCheckpointNumber,
   type Db,
@@ -74,6 +75,13 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
     ).rejects.toMatchObject({ code: "session:fenced" });
     expect((await readHistory(db, session.id)).map((row) => row.position)).toEqual([0]);
     expect((await db.turn.findUnique({ where: { id: turn.id } }))?.status).toBe("interrupted");
+    const status = async () => (await db.session.findUnique({ where: { id: session.id } }))?.status;
+    const before = await status();
+    await expect(setSessionStatus(db, session.id, "idle", claim!)).rejects.toMatchObject({ code: "session:fenced" });
+    expect(await status()).toBe(before);
+    // Unfenced (no claim held) and for a gone session, as before.
+    expect(await setSessionStatus(db, session.id, "idle")).toBe(true);
+    expect(await setSessionStatus(db, "no-such-session", "idle", claim!)).toBe(false);
   });
 
   it("gives a swept turn's checkpoints it announced but never stored a row without a snapshot, and keeps the stored ones", async () => {
@@ -154,6 +162,49 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
       reason: "turn",
     });
     expect(row.number).toBe(9);
+  });
+
+  it("the start check gives a checkpoint an ended turn announced but never stored a row, and leaves a running turn's alone", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
+    const ended = await createTurn(db, session.id, "p", "o-here");
+    const running = await createTurn(db, session.id, "q", "o-here");
+    const announce = (seq: number, turnId: string, checkpointId: string, number: number) => ({
+      sessionId: session.id,
+      seq,
+      type: "checkpoint.created",
+      payload: JSON.stringify({ checkpointId, number, turn: 1, step: seq, reason: "step" }),
+      turnId,
+      createdAt: new Date(),
+    });
+    const numbers = [0, 1, 2].map(() => takeCheckpointNumber(db, session.id));
+    const [saved, lost, pending] = await Promise.all(numbers);
+    await insertEvents(db, [
+      announce(1, ended.id, "cp_doc_saved", saved),
+      announce(2, ended.id, "cp_doc_lost", lost),
+      announce(3, running.id, "cp_doc_pending", pending),
+    ]);
+    const row = { sessionId: session.id, turn: 1, step: 1, historyPosition: 0, reason: "step" };
+    await createCheckpoint(db, { ...row, id: "cp_doc_saved", number: saved, snapshot: "abc" });
+    // The row's write failed for good (the durable writer gave up): the turn still ended.
+    await finishTurn(db, ended.id, { status: "completed" });
+    const mine = async (fix: boolean) =>
+      (await checkConsistency(db, { fix })).filter((f) => f.sessionId === session.id);
+    expect(await mine(false)).toEqual([
+      {
+        kind: "announced_checkpoint_without_row",
+        sessionId: session.id,
+        detail: `checkpoint cp_doc_lost was announced by turn ${ended.id} but never stored`,
+        fixed: false,
+      },
+    ]);
+    expect((await mine(true)).map((f) => [f.kind, f.fixed])).toEqual([["announced_checkpoint_without_row", true]]);
+    const rows = await db.checkpoint.findMany({ where: { sessionId: session.id }, orderBy: { number: "asc" } });
+    expect(rows.map((r) => [r.id, r.number, r.snapshot])).toEqual([
+      ["cp_doc_saved", saved, "abc"],
+      ["cp_doc_lost", lost, null],
+    ]);
+    expect(rows[1].note).toMatch(/snapshot/);
+    expect(await mine(true)).toEqual([]);
   });
 
   it("the start check repairs a lagging counter and a claim of a gone process, and reports a history gap", async () => {
