@@ -1,3 +1,2 @@
 /** The hub's side of runners: enrollment, the runners' socket.io server, and a WorkspaceHost per runner session. */
 export { RunnerHub } from "./hub";
-export type { FilesPort } from "./remote-files";

@@ -5,6 +5,7 @@ import type {
   DirEntry,
   ExecSpec,
   ExitInfo,
+  Fence,
   FileStat,
   GlobMatch,
   HostProcess,
@@ -19,7 +20,9 @@ import type {
   WorkspacePromptFiles,
 } from "../host";
 import type { SkillView } from "../protocol";
-import type { Fence, RunnerLink } from "./link";
+import type { RunnerLink } from "./link";
+import { RemoteFiles } from "./remote-files";
+import { remotePtyOpener } from "./remote-pty";
 import { RemoteSnapshots } from "./remote-snapshots";
 import { startRemoteStdio } from "./remote-stdio";
 
@@ -31,12 +34,26 @@ import { startRemoteStdio } from "./remote-stdio";
  */
 export class RemoteHost implements WorkspaceHost {
   readonly runner: string;
+  /** The IDE's file views: the person's, so not fenced. */
+  readonly files: RemoteFiles;
+  /** Terminals: the person's, so not fenced. */
+  readonly openPty: WorkspaceHost["openPty"];
 
   constructor(
     private readonly link: RunnerLink,
+    private readonly hub: RemoteHostHub,
     private readonly fence?: Fence,
   ) {
     this.runner = link.name;
+    this.files = new RemoteFiles(link);
+    this.openPty = remotePtyOpener(link, hub.log);
+  }
+
+  /** A folder for a new session: an existing directory under one of the runner's roots, as the runner sees it. */
+  async checkWorkspace(workspace: string): Promise<string> {
+    await this.hub.requireKnown(this.runner);
+    const { path: real } = await this.link.call({ op: "checkWorkspace", path: workspace }, { now: true });
+    return real;
   }
 
   resolve(workspace: string, input: string): Promise<ResolvedPath> {
@@ -81,7 +98,7 @@ export class RemoteHost implements WorkspaceHost {
     return startRemoteStdio(this.link, spec, this.options());
   }
 
-  snapshots(workspace: string): SnapshotRepo {
+  async snapshots(workspace: string): Promise<SnapshotRepo> {
     return new RemoteSnapshots(this.link, workspace, this.options());
   }
 
@@ -114,6 +131,13 @@ export class RemoteHost implements WorkspaceHost {
   private options(signal?: AbortSignal) {
     return { fence: this.fence, signal };
   }
+}
+
+/** What a runner's host needs of the hub beyond the runner's link. */
+export interface RemoteHostHub {
+  log: (line: string) => void;
+  /** Fails with `runner:not_found` for a runner that is not enrolled (or was revoked). */
+  requireKnown(runner: string): Promise<void>;
 }
 
 type Finished = { exit: ExitInfo; leftoversStopped: boolean };
