@@ -16,7 +16,7 @@ export type {
   WorkspaceHost,
   WorkspacePromptFiles,
 } from "./types";
-export { LocalHost, LocalWorkspaceHost, localHost, type LocalWorkspaceServices } from "./local";
+export { LocalHost, LocalWorkspaceHost, localHost } from "./local";
 export { WorkspaceHosts } from "./hosts";
 export { isWithin, resolveInWorkspace, writeResolvedFile, type ResolvedPath } from "./paths";
 export type { SearchOutcome, SearchRequest } from "./search/types";
