@@ -41,6 +41,7 @@ export class RunnerHub {
   private relay: RunnerRelay | null = null;
   private timers: NodeJS.Timeout[] = [];
   private readonly hostHub = {
+    link: (name: string) => this.link(name),
     log: (line: string) => this.log(line),
     requireKnown: (name: string) => this.requireKnown(name),
   };
@@ -160,7 +161,7 @@ export class RunnerHub {
    * carries its claim (the runner refuses a stale one). Callers reach it through WorkspaceHosts (server/host).
    */
   hostFor(runner: string, fence?: Fence): WorkspaceHost {
-    return new RemoteHost(this.link(runner), this.hostHub, fence);
+    return new RemoteHost(runner, this.hostHub, fence);
   }
 
   /** Changes the runners' file tree watchers saw (for `files.changed` to the tabs following those sessions). */

@@ -6,6 +6,7 @@ import type {
   ExecSpec,
   ExitInfo,
   Fence,
+  FilesPort,
   FileStat,
   GlobMatch,
   HostProcess,
@@ -20,6 +21,7 @@ import type {
   WorkspacePromptFiles,
 } from "../host";
 import type { SkillView } from "../protocol";
+import type { PtyOpener } from "../pty";
 import type { RunnerLink } from "./link";
 import { RemoteFiles } from "./remote-files";
 import { remotePtyOpener } from "./remote-pty";
@@ -33,24 +35,35 @@ import { startRemoteStdio } from "./remote-stdio";
  * runner refuses the requests of a bridge whose claim was taken over.
  */
 export class RemoteHost implements WorkspaceHost {
-  readonly runner: string;
-  /** The IDE's file views: the person's, so not fenced. */
-  readonly files: RemoteFiles;
-  /** Terminals: the person's, so not fenced. */
-  readonly openPty: WorkspaceHost["openPty"];
-
   constructor(
-    private readonly link: RunnerLink,
+    readonly runner: string,
     private readonly hub: RemoteHostHub,
     private readonly fence?: Fence,
-  ) {
-    this.runner = link.name;
-    this.files = new RemoteFiles(link);
-    this.openPty = remotePtyOpener(link, hub.log);
+  ) {}
+
+  private linked: RunnerLink | undefined;
+
+  /**
+   * The runner's connection, taken on first use and kept (a revoked runner's closed link fails the
+   * calls at once); a name nobody enrolled gets none before checkWorkspace refused it.
+   */
+  private get link(): RunnerLink {
+    return (this.linked ??= this.hub.link(this.runner));
+  }
+
+  /** The IDE's file views: the person's, so not fenced. */
+  get files(): FilesPort {
+    return new RemoteFiles(this.link);
+  }
+
+  /** Terminals: the person's, so not fenced. */
+  get openPty(): PtyOpener {
+    return remotePtyOpener(this.link, this.hub.log);
   }
 
   /** A folder for a new session: an existing directory under one of the runner's roots, as the runner sees it. */
   async checkWorkspace(workspace: string): Promise<string> {
+    // Before the link: a name nobody enrolled must not leave a connection waiting for it.
     await this.hub.requireKnown(this.runner);
     const { path: real } = await this.link.call({ op: "checkWorkspace", path: workspace }, { now: true });
     return real;
@@ -133,8 +146,10 @@ export class RemoteHost implements WorkspaceHost {
   }
 }
 
-/** What a runner's host needs of the hub beyond the runner's link. */
+/** What a runner's host needs of the hub. */
 export interface RemoteHostHub {
+  /** The runner's connection (one per runner, made on first use). */
+  link(runner: string): RunnerLink;
   log: (line: string) => void;
   /** Fails with `runner:not_found` for a runner that is not enrolled (or was revoked). */
   requireKnown(runner: string): Promise<void>;
