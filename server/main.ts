@@ -129,7 +129,6 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     sessions: parts.sessions,
     runtime: parts.runtime,
     approvals: parts.approvals,
-    files: parts.files,
     hosts: parts.hosts,
     settings: parts.settings,
     ptys: parts.ptys,
@@ -280,7 +279,19 @@ type Core = Awaited<ReturnType<typeof openCore>>;
  */
 function createHosts(config: BridgeConfig, runners: RunnerHub) {
   const { files, host } = thisMachine(config.home);
-  return { files, hosts: new WorkspaceHosts(host, (runner, fence) => runners.hostFor(runner, fence)) };
+  const hosts = new WorkspaceHosts(
+    host,
+    (runner, fence) => runners.hostFor(runner, fence),
+    (listener) => {
+      const here = files.onChange((workspace, paths) => listener(null, workspace, paths));
+      const there = runners.onFilesChanged(listener);
+      return () => {
+        here();
+        there();
+      };
+    },
+  );
+  return { files, hosts };
 }
 
 /** This machine's host, with WORLDLINE_HOME for its shadow repositories (also for the loop bench). */

@@ -2,7 +2,6 @@ import type { AgentRuntime } from "../agent";
 import type { ApprovalService } from "../approvals";
 import type { CheckpointService } from "../checkpoints";
 import type { BridgeConfig } from "../config";
-import type { WorkspaceFiles } from "../files";
 import type { WorkspaceHosts } from "../host";
 import type { EventLog, SessionJanitor, Sessions } from "../sessions";
 import type { PtyManager } from "../pty";
@@ -30,9 +29,7 @@ export interface BridgeServices {
   externalAgents?: { readonly size: number };
   runtime: AgentRuntime;
   approvals: ApprovalService;
-  /** This machine's file views, for their change events (`files.changed`); a session's files come from its host. */
-  files: Pick<WorkspaceFiles, "onChange">;
-  /** The host of a session's workspace, this machine's or its runner's (server/host). */
+  /** The host of a session's workspace, this machine's or its runner's, and their watchers' changes (server/host). */
   hosts: WorkspaceHosts;
   settings: SettingsService;
   ptys: PtyManager;
