@@ -175,7 +175,7 @@ async function startParts(options: BridgeOptions) {
     resources: [
       { name: "agent runtime state", forget: (id, why) => runtime.forgetSession(id, why) },
       { name: "checkpoint bookkeeping", forget: (id) => checkpoints.forgetSession(id) },
-      { name: "external agent process", forget: (id) => externalAgents.forgetSession(id) },
+      { name: "external agent process", forget: (id, why) => externalAgents.forgetSession(id, why) },
       { name: "MCP servers", forget: (id) => mcp.forgetSession(id) },
       // Terminals and background tasks are the person's: only a delete ends them.
       { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },

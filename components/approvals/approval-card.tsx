@@ -142,7 +142,7 @@ export function ApprovalCard({
       {!canDrive(access) ? (
         <p className="text-xs text-warn" role="status" data-testid="approval-waiting">
           {access
-            ? `Waiting for ${DECIDED_BY_OTHERS} to decide. This link can only view the session.`
+            ? `Waiting for ${DECIDED_BY_OTHERS} to decide. You can only view this session.`
             : "Waiting for a decision."}
         </p>
       ) : approval.kind === "password" ? (

@@ -5,7 +5,9 @@ import { AttentionMenu } from "@/components/attention/attention-menu";
 import { useApprovalsAttention } from "@/components/attention/use-approvals-attention";
 import { usePendingApprovals } from "./approvals-store";
 import { HistoryPanel } from "./history-panel";
-import { PendingQueue, SHORTCUTS } from "./pending-queue";
+import { shortcutsOf } from "@/components/shell/shortcuts";
+import { useDrivenSessions } from "@/components/session/use-access";
+import { PendingQueue } from "./pending-queue";
 import { RulesPanel } from "./rules-panel";
 
 type Tab = "pending" | "history" | "rules";
@@ -14,6 +16,9 @@ type Tab = "pending" | "history" | "rules";
 export function ApprovalsView() {
   const pending = usePendingApprovals();
   const [tab, setTab] = useState<Tab>("pending");
+  // The decision keys are offered only where this page may decide; the other requests show as waiting.
+  const driven = useDrivenSessions(pending.map((approval) => approval.session_id));
+  const decides = pending.some((approval) => driven?.has(approval.session_id));
   useApprovalsAttention();
 
   return (
@@ -50,13 +55,17 @@ export function ApprovalsView() {
       </header>
       {tab === "pending" ? (
         <>
-          <p className="hidden flex-wrap gap-3 text-xs text-muted sm:flex" data-testid="approvals-shortcuts">
-            {SHORTCUTS.map((shortcut) => (
-              <span key={shortcut.key}>
-                <kbd className="rounded border border-border px-1 font-mono">{shortcut.key}</kbd> {shortcut.label}
-              </span>
-            ))}
-          </p>
+          {decides ? (
+            <p className="hidden flex-wrap gap-3 text-xs text-muted sm:flex" data-testid="approvals-shortcuts">
+              <span>On a request:</span>
+              {shortcutsOf("approvals").map((shortcut) => (
+                <span key={shortcut.keys}>
+                  <kbd className="rounded border border-border px-1 font-mono">{shortcut.keys}</kbd>{" "}
+                  {shortcut.does.toLowerCase()}
+                </span>
+              ))}
+            </p>
+          ) : null}
           <PendingQueue pending={pending} />
         </>
       ) : tab === "history" ? (

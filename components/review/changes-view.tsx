@@ -2,6 +2,7 @@
 
 import { useMemo, useState } from "react";
 import type { ReviewFile, TranscriptState } from "@/server/protocol";
+import { owns, useAccess } from "@/components/session/use-access";
 import { HunkList } from "./hunk-list";
 import { MergeDiff, type DiffLayout } from "./merge-diff";
 import { useChanges } from "./use-changes";
@@ -17,6 +18,7 @@ const STATUS_MARK: Record<ReviewFile["status"], { mark: string; className: strin
  * Review: every file the session changed against its start or a turn's checkpoint, side by side
  * or inline, with accept and revert per hunk and per file. Reverts are checkpointed and undoable
  * (Timeline → Undo rewind, or the rewind notice); accepting marks them reviewed for that base.
+ * Only the session's owner reviews; any other page sees the changes without those controls.
  */
 export function ChangesView({
   sessionId,
@@ -33,6 +35,7 @@ export function ChangesView({
   const prompts = useMemo(() => turnPrompts(state), [state]);
   const version = `${state.reviewVersion ?? 0}:${Object.keys(state.checkpointViews ?? {}).length}:${state.running ? 1 : 0}`;
   const { changes, bases, error, busy, accept, revert } = useChanges(sessionId, base, version, prompts);
+  const reviews = owns(useAccess(sessionId));
   const files = changes?.files ?? [];
   const file = files.find((f) => f.path === selected) ?? files.find((f) => !f.accepted) ?? files[0];
 
@@ -73,15 +76,17 @@ export function ChangesView({
           ))}
         </div>
         <span className="ml-auto flex gap-1">
-          <button
-            type="button"
-            className="rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
-            disabled={busy || !changes?.pending}
-            onClick={() => void accept({})}
-            data-testid="changes-accept-all"
-          >
-            Accept all
-          </button>
+          {reviews ? (
+            <button
+              type="button"
+              className="rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
+              disabled={busy || !changes?.pending}
+              onClick={() => void accept({})}
+              data-testid="changes-accept-all"
+            >
+              Accept all
+            </button>
+          ) : null}
           {onClose ? (
             <button
               type="button"
@@ -139,6 +144,7 @@ export function ChangesView({
             file={file}
             layout={layout}
             busy={busy}
+            reviews={reviews}
             onAccept={(hunk) => void accept({ path: file.path, hunk })}
             onRevert={(hunk) => void revert({ path: file.path, hunk })}
           />
@@ -152,12 +158,14 @@ function FileDetail({
   file,
   layout,
   busy,
+  reviews,
   onAccept,
   onRevert,
 }: {
   file: ReviewFile;
   layout: DiffLayout;
   busy: boolean;
+  reviews: boolean;
   onAccept: (hunk?: string) => void;
   onRevert: (hunk?: string) => void;
 }) {
@@ -174,7 +182,7 @@ function FileDetail({
           {file.path}
         </span>
         {file.accepted ? <span className="text-ok">✓ reviewed</span> : null}
-        {!file.accepted ? (
+        {reviews && !file.accepted ? (
           <button
             type="button"
             className="min-h-7 rounded px-2 hover:bg-raised disabled:opacity-50"
@@ -185,16 +193,18 @@ function FileDetail({
             Accept file
           </button>
         ) : null}
-        <button
-          type="button"
-          className="min-h-7 rounded px-2 text-danger hover:bg-danger/10 disabled:opacity-50"
-          disabled={busy}
-          onClick={() => onRevert()}
-          data-testid="file-revert"
-          title="Put the whole file back as it was at the base (undoable)"
-        >
-          {file.status === "added" ? "Delete file" : "Revert file"}
-        </button>
+        {reviews ? (
+          <button
+            type="button"
+            className="min-h-7 rounded px-2 text-danger hover:bg-danger/10 disabled:opacity-50"
+            disabled={busy}
+            onClick={() => onRevert()}
+            data-testid="file-revert"
+            title="Put the whole file back as it was at the base (undoable)"
+          >
+            {file.status === "added" ? "Delete file" : "Revert file"}
+          </button>
+        ) : null}
       </div>
       {shown ? (
         <MergeDiff
@@ -206,10 +216,11 @@ function FileDetail({
         />
       ) : (
         <div className="p-3 text-xs text-muted">
-          {file.binary ? "Binary file" : "Too large to show"}: accept or revert it as a whole.
+          {file.binary ? "Binary file" : "Too large to show"}
+          {reviews ? ": accept or revert it as a whole." : "."}
         </div>
       )}
-      <HunkList file={file} busy={busy} onAccept={onAccept} onRevert={onRevert} />
+      <HunkList file={file} busy={busy} reviews={reviews} onAccept={onAccept} onRevert={onRevert} />
     </div>
   );
 }

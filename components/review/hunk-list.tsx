@@ -5,15 +5,17 @@ import type { ReviewFile } from "@/server/protocol";
 /** Lines of a hunk side shown in its preview; the merge view above has the rest. */
 const PREVIEW_LINES = 8;
 
-/** The hunks of one file, each with Accept and Revert. */
+/** The hunks of one file, each with Accept and Revert (none for a page that may not review). */
 export function HunkList({
   file,
   busy,
+  reviews,
   onAccept,
   onRevert,
 }: {
   file: ReviewFile;
   busy: boolean;
+  reviews: boolean;
   onAccept: (hunk: string) => void;
   onRevert: (hunk: string) => void;
 }) {
@@ -36,29 +38,31 @@ export function HunkList({
             <span className="text-ok">+{hunk.new_lines}</span>
             <span className="text-danger">−{hunk.old_lines}</span>
             {hunk.accepted ? <span className="text-ok">✓ accepted</span> : null}
-            <span className="ml-auto flex gap-1">
-              {!hunk.accepted ? (
+            {reviews ? (
+              <span className="ml-auto flex gap-1">
+                {!hunk.accepted ? (
+                  <button
+                    type="button"
+                    className="min-h-7 rounded px-2 hover:bg-raised disabled:opacity-50"
+                    disabled={busy}
+                    onClick={() => onAccept(hunk.id)}
+                    data-testid="hunk-accept"
+                  >
+                    Accept
+                  </button>
+                ) : null}
                 <button
                   type="button"
-                  className="min-h-7 rounded px-2 hover:bg-raised disabled:opacity-50"
+                  className="min-h-7 rounded px-2 text-danger hover:bg-danger/10 disabled:opacity-50"
                   disabled={busy}
-                  onClick={() => onAccept(hunk.id)}
-                  data-testid="hunk-accept"
+                  onClick={() => onRevert(hunk.id)}
+                  data-testid="hunk-revert"
+                  title="Put these lines back as they were at the base (undoable)"
                 >
-                  Accept
+                  Revert
                 </button>
-              ) : null}
-              <button
-                type="button"
-                className="min-h-7 rounded px-2 text-danger hover:bg-danger/10 disabled:opacity-50"
-                disabled={busy}
-                onClick={() => onRevert(hunk.id)}
-                data-testid="hunk-revert"
-                title="Put these lines back as they were at the base (undoable)"
-              >
-                Revert
-              </button>
-            </span>
+              </span>
+            ) : null}
           </div>
           <pre className="overflow-x-auto px-2 py-1 font-mono text-xs leading-5">
             {preview(hunk.old_text).map((line, i) => (

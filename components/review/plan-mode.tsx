@@ -4,6 +4,7 @@ import { useState } from "react";
 import { SessionSummary, type TranscriptItem } from "@/server/protocol";
 import { Markdown } from "@/components/session/markdown";
 import { api, command } from "@/components/transport/client";
+import { canDrive, owns, useAccess } from "@/components/session/use-access";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -18,8 +19,10 @@ export async function setPlanMode(sessionId: string, on: boolean): Promise<void>
   });
 }
 
-/** The input's plan-mode switch (also Shift+Tab in the input and `/plan`). */
+/** The input's plan-mode switch (also Shift+Tab in the input and `/plan`): the session's owner's. */
 export function PlanModeToggle({ sessionId, on }: { sessionId: string; on: boolean }) {
+  const access = useAccess(sessionId);
+  if (!owns(access)) return null;
   return (
     <button
       type="button"
@@ -37,7 +40,8 @@ export function PlanModeToggle({ sessionId, on }: { sessionId: string; on: boole
 /**
  * A `propose_plan` call as a card: the plan, "Approve plan" (leaves plan mode and asks the
  * agent to carry it out) and "Keep planning" (stays in plan mode; the input takes the feedback).
- * The buttons show while the session is still in plan mode and this is the latest plan.
+ * The buttons show while the session is still in plan mode and this is the latest plan, to a page
+ * that may act on them: approving changes the session's mode (its owner); planning on needs the prompt.
  */
 export function PlanCard({
   item,
@@ -54,6 +58,7 @@ export function PlanCard({
 }) {
   const [keepPlanning, setKeepPlanning] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const access = useAccess(sessionId);
   const plan =
     (item.display?.plan as string | undefined) ?? ((item.args as { plan?: unknown })?.plan as string | undefined);
   if (!plan) return null;
@@ -93,17 +98,19 @@ export function PlanCard({
       <div className="max-h-96 overflow-auto px-3 py-2" data-testid="plan-text">
         <Markdown text={plan} />
       </div>
-      {undecided ? (
+      {undecided && canDrive(access) ? (
         <div className="flex flex-wrap gap-2 border-t border-border px-3 py-2">
-          <button
-            type="button"
-            className="min-h-9 flex-1 rounded bg-accent px-3 py-1.5 font-medium text-bg disabled:opacity-50 sm:flex-none"
-            onClick={() => void approve()}
-            disabled={running}
-            data-testid="plan-approve"
-          >
-            Approve plan
-          </button>
+          {owns(access) ? (
+            <button
+              type="button"
+              className="min-h-9 flex-1 rounded bg-accent px-3 py-1.5 font-medium text-bg disabled:opacity-50 sm:flex-none"
+              onClick={() => void approve()}
+              disabled={running}
+              data-testid="plan-approve"
+            >
+              Approve plan
+            </button>
+          ) : null}
           <button
             type="button"
             className="min-h-9 flex-1 rounded border border-border px-3 py-1.5 hover:bg-raised sm:flex-none"

@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import type { CheckpointFile, CheckpointView, TranscriptItem, TranscriptState } from "@/server/protocol";
+import { canDrive, useAccess } from "@/components/session/use-access";
 import {
   checkpointDiff,
   describeRewind,
@@ -23,7 +24,7 @@ interface Preview {
  * "Rewind" under a user message: puts the conversation and/or the files back to just before
  * that message was sent (the checkpoint taken as its turn started). A preview lists the files
  * that would change; edits made outside the agent are listed and need a confirmation; the
- * result can be undone.
+ * result can be undone. Drawn only for a page that may drive the session (a view link sees none).
  */
 export function RewindControl({
   item,
@@ -41,6 +42,7 @@ export function RewindControl({
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState(false);
+  const access = useAccess(sessionId);
   // The panel replaces the button: the keyboard goes into it on open and back to the button on close.
   const panel = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
@@ -53,7 +55,7 @@ export function RewindControl({
   const number = state.turnNumbers?.[item.turnId];
   // Only the message that started its turn: a message steered into a running turn has no checkpoint of its own.
   const first = state.items.find((other) => other.kind === "user" && other.turnId === item.turnId)?.id === item.id;
-  if (number === undefined || !first) return null;
+  if (number === undefined || !first || !canDrive(access)) return null;
 
   const run = async (work: () => Promise<void>) => {
     setBusy(true);
@@ -222,7 +224,8 @@ export function RewindControl({
 /** "Undo" on the latest rewind notice: after a conversation rewind the message (and its panel) is gone. */
 export function RewindUndo({ sessionId, running }: { sessionId: string; running: boolean }) {
   const [state, setState] = useState<"idle" | "busy" | "done" | string>("idle");
-  if (state === "done") return null;
+  const access = useAccess(sessionId);
+  if (state === "done" || !canDrive(access)) return null;
   return (
     <button
       type="button"

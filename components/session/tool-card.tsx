@@ -4,6 +4,7 @@ import { useState, type ReactNode } from "react";
 import type { PendingApproval, TranscriptItem } from "@/server/protocol";
 import { diffOf, UnifiedDiff } from "@/components/editor/unified-diff";
 import { ApprovalCard, fromPending } from "@/components/approvals/approval-card";
+import { OpenOutIcon } from "@/components/shell/icons";
 import { toolCardName } from "./tool-name";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
@@ -76,7 +77,7 @@ export function ToolCard({
               onClick={() => onOpenDiff(`${item.name}: ${pathOf(item.args) ?? item.id}`, diff)}
               data-testid="open-diff"
             >
-              Open in editor ↗
+              Open in editor <OpenOutIcon />
             </button>
           ) : null}
         </div>

@@ -9,7 +9,9 @@ import {
   type UserImageRef,
 } from "@/server/protocol";
 import { command } from "@/components/transport/client";
+import { ImageIcon } from "@/components/shell/icons";
 import { RESUME_PROMPT } from "./resume";
+import { canDrive, useAccess } from "./use-access";
 
 /** Thumbnails of the images a user message carried (the log keeps previews, not the images). */
 export function UserImages({ images }: { images: UserImageRef[] }) {
@@ -30,7 +32,7 @@ export function UserImages({ images }: { images: UserImageRef[] }) {
             className="rounded border border-border px-2 py-1 text-xs text-muted"
             data-testid="message-image"
           >
-            🖼 {image.mediaType.replace("image/", "")} · {Math.max(1, Math.round(image.bytes / 1024))} KB
+            <ImageIcon /> {image.mediaType.replace("image/", "")} · {Math.max(1, Math.round(image.bytes / 1024))} KB
           </span>
         ),
       )}
@@ -52,6 +54,7 @@ export function InterruptedTurn({
   running: boolean;
 }) {
   const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const access = useAccess(sessionId);
   const resume = async () => {
     if (!sessionId) return;
     setState({ busy: true });
@@ -63,7 +66,7 @@ export function InterruptedTurn({
     }
   };
   // Once another turn has started (this Resume or any prompt) the notice above says enough.
-  if (!item.resumable || !sessionId) return null;
+  if (!item.resumable || !sessionId || !canDrive(access)) return null;
   return (
     <div
       className="flex flex-wrap items-center gap-2 rounded-md border border-dashed border-warn/40 px-3 py-1.5 text-xs text-muted"

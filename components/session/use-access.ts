@@ -49,10 +49,44 @@ export function useAccess(sessionId?: string): AccessView | null {
   return access;
 }
 
+/** This page's access on a session, outside a component (a notification deciding whether to speak). */
+export function accessOf(sessionId: string): Promise<AccessView | null> {
+  return askAccess(sessionId);
+}
+
+/**
+ * Which of these sessions this page may drive (decide their approvals): for a list across sessions,
+ * such as the /approvals queue. Null until every access is known; one that could not be read counts as not.
+ */
+export function useDrivenSessions(sessionIds: readonly string[]): ReadonlySet<string> | null {
+  const key = [...new Set(sessionIds)].sort().join("\n");
+  const [driven, setDriven] = useState<{ key: string; sessions: ReadonlySet<string> } | null>(null);
+  useEffect(() => {
+    let live = true;
+    const ids = key ? key.split("\n") : [];
+    void Promise.all(ids.map(askAccess)).then((accesses) => {
+      if (live) setDriven({ key, sessions: new Set(ids.filter((_id, i) => canDrive(accesses[i]))) });
+    });
+    return () => {
+      live = false;
+    };
+  }, [key]);
+  return driven?.key === key ? driven.sessions : null;
+}
+
 /** Whether this page may act on the session: prompt, decide approvals, type in terminals. */
 export function canDrive(access: AccessView | null): boolean {
   return access !== null && access.access !== "view";
 }
 
-/** Who decides an approval a view link sees waiting. */
-export const DECIDED_BY_OTHERS = "the session's owner or someone with a drive link";
+/**
+ * Whether this page may change the session itself (its mode), review its changes (accept, revert)
+ * or fork it: only its owner. Drive access (a link, or a person's level on a hub) may prompt,
+ * decide, rewind and undo, not these (server/sharing/policy.ts).
+ */
+export function owns(access: AccessView | null): boolean {
+  return access?.access === "owner";
+}
+
+/** Who decides an approval that a page with view access sees waiting. */
+export const DECIDED_BY_OTHERS = "the session's owner or someone with drive access";

@@ -3,6 +3,7 @@
 import { useEffect, type Dispatch, type SetStateAction } from "react";
 import type { IdeLayout } from "@/server/protocol";
 import { focusWhenReady } from "@/components/shell/focus";
+import { isTerminalToggle } from "@/components/terminal/terminal-keys";
 import type { Pane } from "./session-header";
 
 /** Where session shortcuts put the keyboard. */
@@ -46,7 +47,7 @@ export function useIdeShortcuts({
       } else if (key === "j" && !event.shiftKey) {
         handled();
         update({ bottomOpen: !layout.bottomOpen });
-      } else if (key === "`" && event.ctrlKey) {
+      } else if (isTerminalToggle(event)) {
         // Into the terminal, or from it back to the prompt: a terminal takes Tab, so it needs a way out.
         handled();
         const inTerminal = document.activeElement?.closest('[data-testid="terminal-panel"]');

@@ -5,11 +5,11 @@ import {
   type ModelEntry,
   type ProviderKind,
   type ProviderView,
-  type ResponseForms,
   SettingsView,
   TestConnectionResult,
 } from "@/server/protocol";
 import { api } from "@/components/transport/client";
+import { DetectedForms } from "./detected-forms";
 import { KIND_DEFAULTS } from "./presets";
 
 const EMPTY_MODEL: ModelEntry = {
@@ -263,31 +263,5 @@ export function ProviderForm({
         </button>
       </div>
     </form>
-  );
-}
-
-const REASONING_FORM: Record<ResponseForms["reasoning"], string> = {
-  reasoning_content: "reasoning_content field",
-  reasoning: "reasoning field",
-  content_parts: "thinking content parts",
-  think_tags: "<think> tags in the answer",
-  none: "none sent",
-};
-
-const CACHE_FORM: Record<ResponseForms["cache"], string> = {
-  cached_tokens: "prompt_tokens_details.cached_tokens",
-  prompt_cache_hit_tokens: "prompt_cache_hit_tokens",
-  cache_read_input_tokens: "cache_read_input_tokens",
-  none: "not reported",
-};
-
-/** What the provider's last response looked like, so a user sees their server's reasoning is read. */
-function DetectedForms({ forms }: { forms: ResponseForms }) {
-  return (
-    <p className="text-xs text-muted" data-testid="provider-detected">
-      Last response ({new Date(forms.at).toLocaleString()}): reasoning read from{" "}
-      <span className="font-mono">{REASONING_FORM[forms.reasoning]}</span>; cached input from{" "}
-      <span className="font-mono">{CACHE_FORM[forms.cache]}</span>.
-    </p>
   );
 }

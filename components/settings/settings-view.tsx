@@ -7,6 +7,7 @@ import { PricesForm } from "./prices-form";
 import { RunnersSection } from "./runners-section";
 import { AttentionSettings } from "@/components/attention/attention-settings";
 import { PeopleSettings } from "@/components/people/people-settings";
+import { DetectedForms } from "./detected-forms";
 import { ProviderForm } from "./provider-form";
 
 /** /settings: providers and their models, the default model. */
@@ -52,6 +53,9 @@ export function SettingsView() {
               <p className="text-xs text-warn" data-testid="env-model">
                 The environment sets WORLDLINE_MODEL={data.envModel}; it is used while set.
               </p>
+            ) : null}
+            {data.envModel && data.envDetected ? (
+              <DetectedForms forms={data.envDetected} testId="env-detected" />
             ) : null}
             <select
               className="rounded border border-border bg-bg px-2 py-1.5"
@@ -153,6 +157,11 @@ export function SettingsView() {
                         </li>
                       ))}
                     </ul>
+                    {provider.detected ? (
+                      <div className="mt-1">
+                        <DetectedForms forms={provider.detected} testId="provider-item-detected" />
+                      </div>
+                    ) : null}
                   </li>
                 ),
               )}

@@ -57,3 +57,23 @@ export function BellIcon({ muted }: { muted: boolean }) {
     </Icon>
   );
 }
+
+/** A picture: a frame with a sun and a hill (an attached image whose preview was not kept). */
+export function ImageIcon() {
+  return (
+    <Icon size={13}>
+      <rect x="1.5" y="2.5" width="13" height="11" rx="1.5" {...LINE} />
+      <circle cx="5.5" cy="6" r="1.3" fill="currentColor" />
+      <path d="M2 12.5 6.5 8.5l3 2.5 2-1.8 3 2.8" {...LINE} strokeLinejoin="round" />
+    </Icon>
+  );
+}
+
+/** Opens elsewhere (another pane or tab): an arrow out of the corner. */
+export function OpenOutIcon() {
+  return (
+    <Icon size={12}>
+      <path d="M6 3H3v10h10v-3M9 2.5h4.5V7M13.5 2.5 7.5 8.5" {...LINE} strokeLinecap="round" strokeLinejoin="round" />
+    </Icon>
+  );
+}

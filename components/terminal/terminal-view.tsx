@@ -3,10 +3,11 @@
 import "@xterm/xterm/css/xterm.css";
 import type { Terminal as Xterm } from "@xterm/xterm";
 import type { SearchAddon } from "@xterm/addon-search";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { PTY_ACK_EVERY_BYTES, PtyDataArgs } from "@/server/protocol";
 import { command, getSocket, onMessage, send } from "@/components/transport/client";
 
+import { isTerminalToggle, LEAVE_TERMINAL_HINT } from "./terminal-keys";
 import { TerminalSearch } from "./terminal-search";
 import { xtermTheme } from "./theme";
 
@@ -40,6 +41,7 @@ export function TerminalView({
   const searchRef = useRef<SearchAddon | null>(null);
   const [status, setStatus] = useState<Status>("connecting");
   const [searchOpen, setSearchOpen] = useState(false);
+  const hintId = useId();
 
   useEffect(() => {
     let disposed = false;
@@ -68,6 +70,10 @@ export function TerminalView({
       term.loadAddon(search);
       term.loadAddon(new WebLinksAddon((_event, uri) => window.open(uri, "_blank", "noopener,noreferrer")));
       term.open(host);
+      // xterm's own screenReaderMode stays off: it reads every byte of output through an assertive
+      // live region (a build log would drown the page's polite announcements) and mirrors the screen
+      // into the DOM on every write. The input says how to leave instead.
+      term.textarea?.setAttribute("aria-describedby", hintId);
       await loadWebgl(term);
       if (disposed) return term.dispose();
       termRef.current = term;
@@ -92,8 +98,8 @@ export function TerminalView({
           setSearchOpen(true);
           return false;
         }
-        // Ctrl+` is the way out to the prompt (session-view.tsx): the terminal must not trap the keyboard.
-        if (event.ctrlKey && key === "`") return false;
+        // Ctrl+` is the way out to the prompt (use-ide-shortcuts.ts): the terminal must not trap the keyboard.
+        if (isTerminalToggle(event)) return false;
         return true;
       });
 
@@ -179,7 +185,7 @@ export function TerminalView({
       disposed = true;
       for (const cleanup of cleanups) cleanup();
     };
-  }, [sessionId, terminalId, readOnly]);
+  }, [sessionId, terminalId, readOnly, hintId]);
 
   return (
     <div
@@ -206,6 +212,9 @@ export function TerminalView({
           }}
         />
       ) : null}
+      <p id={hintId} className="sr-only" data-testid="terminal-hint">
+        {LEAVE_TERMINAL_HINT}
+      </p>
       <div ref={hostRef} className="min-h-0 flex-1 px-1 pt-1" data-testid="terminal-host" />
     </div>
   );

@@ -4,10 +4,18 @@ import { onMenuKeyDown, usePopover } from "@/components/shell/use-popover";
 import type { CheckpointView } from "@/server/protocol";
 import type { RewindMode } from "@/components/review/rewind-api";
 
+/** What a page may do with a checkpoint: a page that may not rewind or fork has no such item. */
 export interface CheckpointActions {
   diff(checkpoint: CheckpointView): void;
-  rewind(checkpoint: CheckpointView, mode: RewindMode): void;
-  fork(checkpoint: CheckpointView, worktree: boolean): void;
+  rewind?(checkpoint: CheckpointView, mode: RewindMode): void;
+  fork?(checkpoint: CheckpointView, worktree: boolean): void;
+}
+
+interface MenuItem {
+  label: string;
+  run: () => void;
+  enabled: boolean;
+  id: string;
 }
 
 /** One "⋯" button per row; the actions on a checkpoint live in its menu instead of a row of buttons. */
@@ -26,35 +34,7 @@ export function CheckpointMenu({
 }) {
   const { open, toggle, close, root, panel, trigger } = usePopover();
 
-  const files = checkpoint.has_snapshot;
-  const items: { label: string; run: () => void; enabled: boolean; id: string }[] = [
-    { id: "diff", label: "Diff to now", run: () => actions.diff(checkpoint), enabled: files },
-    {
-      id: "rewind-both",
-      label: "Rewind conversation + files",
-      run: () => actions.rewind(checkpoint, "both"),
-      enabled: files && !running,
-    },
-    {
-      id: "rewind-conversation",
-      label: "Rewind conversation only",
-      run: () => actions.rewind(checkpoint, "conversation"),
-      enabled: !running,
-    },
-    {
-      id: "rewind-files",
-      label: "Rewind files only",
-      run: () => actions.rewind(checkpoint, "files"),
-      enabled: files && !running,
-    },
-    { id: "fork", label: "Fork a new session here", run: () => actions.fork(checkpoint, false), enabled: files },
-    {
-      id: "fork-worktree",
-      label: "Fork onto a git worktree",
-      run: () => actions.fork(checkpoint, true),
-      enabled: files,
-    },
-  ];
+  const items = menuItems(checkpoint, actions, running);
   return (
     <div ref={root} className="relative">
       <button
@@ -107,4 +87,37 @@ export function CheckpointMenu({
       ) : null}
     </div>
   );
+}
+
+function menuItems(checkpoint: CheckpointView, actions: CheckpointActions, running: boolean): MenuItem[] {
+  const files = checkpoint.has_snapshot;
+  const items: MenuItem[] = [{ id: "diff", label: "Diff to now", run: () => actions.diff(checkpoint), enabled: files }];
+  const { rewind, fork } = actions;
+  if (rewind)
+    items.push(
+      {
+        id: "rewind-both",
+        label: "Rewind conversation + files",
+        run: () => rewind(checkpoint, "both"),
+        enabled: files && !running,
+      },
+      {
+        id: "rewind-conversation",
+        label: "Rewind conversation only",
+        run: () => rewind(checkpoint, "conversation"),
+        enabled: !running,
+      },
+      {
+        id: "rewind-files",
+        label: "Rewind files only",
+        run: () => rewind(checkpoint, "files"),
+        enabled: files && !running,
+      },
+    );
+  if (fork)
+    items.push(
+      { id: "fork", label: "Fork a new session here", run: () => fork(checkpoint, false), enabled: files },
+      { id: "fork-worktree", label: "Fork onto a git worktree", run: () => fork(checkpoint, true), enabled: files },
+    );
+  return items;
 }

@@ -11,6 +11,7 @@ import {
   type TranscriptState,
 } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
+import { canDrive, owns, useAccess } from "@/components/session/use-access";
 import type { RewindMode } from "@/components/review/rewind-api";
 import type { CheckpointActions } from "./checkpoint-menu";
 import { TurnRow } from "./turn-row";
@@ -25,7 +26,8 @@ interface Conflict {
  * The session's checkpoints as turns: one row per turn (its prompt, the files it changed), its
  * checkpoints inside; the actions (diff to now, rewind the conversation, the files or both, fork)
  * in a menu per row. Rewinds ask before overwriting edits made outside the agent; undo a rewind
- * or the last turn from the header.
+ * or the last turn from the header. A page renders only what its access allows: a view link
+ * diffs, a drive link also rewinds and undoes, the owner also forks and sets D-Mail.
  */
 export function Timeline({
   sessionId,
@@ -46,6 +48,9 @@ export function Timeline({
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const running = state.running !== null;
+  const access = useAccess(sessionId);
+  const drives = canDrive(access);
+  const owner = owns(access);
   // Every checkpoint and rewind is an event, so the count of views changes exactly when the list does.
   const version = Object.keys(state.checkpointViews ?? {}).length + state.items.length;
 
@@ -119,8 +124,8 @@ export function Timeline({
 
   const actions: CheckpointActions = {
     diff: showDiff,
-    rewind: (checkpoint, mode) => rewind(checkpoint.id, mode),
-    fork,
+    rewind: drives ? (checkpoint, mode) => rewind(checkpoint.id, mode) : undefined,
+    fork: owner ? fork : undefined,
   };
   const prompts = turnPrompts(state);
 
@@ -128,32 +133,36 @@ export function Timeline({
     <div className="flex h-full min-h-0 flex-col text-xs" data-testid="timeline">
       <div className="flex shrink-0 flex-wrap items-center gap-1 border-b border-border px-2 py-1">
         <span className="font-semibold uppercase tracking-wider text-muted">Timeline</span>
-        <button
-          type="button"
-          className="ml-auto rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
-          disabled={busy || running}
-          onClick={() =>
-            act(async () => describe(await api(`${base}/undo`, RewindResult, { method: "POST", body: {} })))
-          }
-          data-testid="timeline-undo-turn"
-          title="Rewind conversation and files to the start of the last turn (/undo)"
-        >
-          Undo last turn
-        </button>
-        <button
-          type="button"
-          className="rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
-          disabled={busy || running}
-          onClick={() =>
-            act(async () => describe(await api(`${base}/rewind/undo`, RewindResult, { method: "POST", body: {} })))
-          }
-          data-testid="timeline-undo-rewind"
-          title="Go back to the state before the last rewind"
-        >
-          Undo rewind
-        </button>
+        {drives ? (
+          <>
+            <button
+              type="button"
+              className="ml-auto rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
+              disabled={busy || running}
+              onClick={() =>
+                act(async () => describe(await api(`${base}/undo`, RewindResult, { method: "POST", body: {} })))
+              }
+              data-testid="timeline-undo-turn"
+              title="Rewind conversation and files to the start of the last turn (/undo)"
+            >
+              Undo last turn
+            </button>
+            <button
+              type="button"
+              className="rounded px-2 py-0.5 hover:bg-raised disabled:opacity-50"
+              disabled={busy || running}
+              onClick={() =>
+                act(async () => describe(await api(`${base}/rewind/undo`, RewindResult, { method: "POST", body: {} })))
+              }
+              data-testid="timeline-undo-rewind"
+              title="Go back to the state before the last rewind"
+            >
+              Undo rewind
+            </button>
+          </>
+        ) : null}
       </div>
-      {settings ? (
+      {settings && owner ? (
         <label className="flex shrink-0 items-center gap-1 border-b border-border px-2 py-1 text-muted">
           <input
             type="checkbox"

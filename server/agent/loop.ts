@@ -8,7 +8,7 @@ import { checkpoint, travelBack } from "./loop-checkpoints";
 import { LOOP_WARNING, LoopGuard } from "./loop-guard";
 import type { ToolSpec } from "./provider";
 import { StatsCollector } from "./stats";
-import { streamStep, type StepResult } from "./stream-step";
+import { assistantMessage, emptyPartial, streamStep, type StepResult } from "./stream-step";
 import { StepTools, type CallResult } from "./tool-runner";
 import type { AgentTool } from "./tools-port";
 import type { TurnRun } from "./turn-run";
@@ -146,8 +146,8 @@ async function runStep(run: TurnRun, progress: TurnProgress, step: number): Prom
 
 /**
  * The step's model call, its tools starting as their arguments complete. A stream that broke or
- * was cancelled still leaves in the history what the user saw and a result for every call made;
- * then a cancel is `"cancelled"` and anything else is thrown.
+ * was cancelled still leaves in the history what the user saw (text and reasoning) and a result for
+ * every call made; then a cancel is `"cancelled"` and anything else is thrown.
  */
 async function streamWithTools(
   run: TurnRun,
@@ -157,7 +157,7 @@ async function streamWithTools(
 ): Promise<StepResult | "cancelled"> {
   const { emit, context, signal } = run;
   emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "planning" } });
-  const partial = { text: "" };
+  const partial = emptyPartial();
   let answering = false;
   const deferred = afterRequest(run, step);
   try {
@@ -196,13 +196,10 @@ async function streamWithTools(
   } catch (error) {
     const started = tools.startedCalls();
     const results = await tools.results(started);
-    const text = partial.text;
-    if (text || started.length) {
+    const { text, reasoning, form } = partial;
+    if (text || reasoning || started.length) {
       context.stage(
-        {
-          kind: "message",
-          message: { role: "assistant", content: text || null, ...(started.length ? { tool_calls: started } : {}) },
-        },
+        { kind: "message", message: assistantMessage(text, reasoning, form, started) },
         ...toolMessages(results),
       );
     }
@@ -265,7 +262,7 @@ function endOfStep(run: TurnRun, result: StepResult, progress: TurnProgress): St
       notice("warning", `The provider's content filter stopped the answer${attempts}.`);
       return { kind: "stop", outcome: "completed" };
     case "truncated": {
-      const limit = "The answer was cut off at the model's output-token limit";
+      const limit = `The answer was cut off at the model's output-token limit${attempts}`;
       if (result.cutCalls.length) {
         notice("warning", `${limit}; the call to ${result.cutCalls.join(", ")} was incomplete and was not run.`);
         return { kind: "stop", outcome: "completed" };
@@ -278,7 +275,10 @@ function endOfStep(run: TurnRun, result: StepResult, progress: TurnProgress): St
         return { kind: "continue" };
       }
       // Tool calls that completed before the cut ran: the turn goes on with their results.
-      if (result.toolCalls.length) return undefined;
+      if (result.toolCalls.length) {
+        if (attempts) notice("info", `The model answered${attempts}.`);
+        return undefined;
+      }
       notice("warning", `${limit}.`);
       return { kind: "stop", outcome: "completed" };
     }

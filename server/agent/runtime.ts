@@ -158,7 +158,15 @@ export class AgentRuntime {
       await this.complete(pending, result);
       pending.settle(result);
     }
-    for (const active of running) await this.cancel(active.sessionId);
+    // All at once: each turn ends within its own bound (an external agent's kill grace), not their sum.
+    // The reason tells external agents not to wait for their cancel's answer (server/external-agents).
+    const shutdown = new WorldlineError("bridge:gone", "The bridge is shutting down.");
+    await Promise.all(
+      running.map((active) => {
+        active.controller.abort(shutdown);
+        return active.done;
+      }),
+    );
     // A turn that just ended may still be releasing its claim: the store must outlive that.
     await Promise.allSettled(this.finishing);
   }

@@ -3,6 +3,7 @@ import type {
   ChatMessage,
   ChatProvider,
   ChatRequest,
+  ProviderChunk,
   ReasoningForm,
   StopReason,
   TokenUsage,
@@ -35,10 +36,39 @@ export interface StreamStepOptions {
   emit: TurnEmitter;
   policy: RetryPolicy;
   onToolCallReady?: (call: ToolCallMessagePart) => void;
-  /** Filled with the text streamed so far by the current attempt, for a cancel or failure mid-stream. */
-  partial?: { text: string };
+  /** Filled with what the current attempt streamed so far, for a cancel or failure mid-stream. */
+  partial?: PartialAnswer;
   /** The usage of an attempt that failed or was retried: billed all the same. */
   onFailedAttemptUsage?: (usage: TokenUsage) => void;
+}
+
+/** What an attempt streamed before it was cancelled or failed: kept in history as the model's message. */
+export interface PartialAnswer {
+  text: string;
+  reasoning: string;
+  /** The form the reasoning came in, once the stream said (a stream cut mid-way never does). */
+  form: ReasoningForm;
+}
+
+export const emptyPartial = (): PartialAnswer => ({ text: "", reasoning: "", form: "none" });
+
+/**
+ * The assistant message for what was streamed: the answer as content, the reasoning kept apart in
+ * the form it came in (history sends it back in that form, where the provider wants it).
+ */
+export function assistantMessage(
+  content: string,
+  reasoning: string,
+  form: ReasoningForm,
+  toolCalls: ToolCallMessagePart[],
+): StepResult["message"] {
+  return {
+    role: "assistant",
+    content: content || null,
+    ...(reasoning ? { reasoning_content: reasoning } : {}),
+    ...(reasoning && form !== "reasoning_content" && form !== "none" ? { reasoning_form: form } : {}),
+    ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+  };
 }
 
 /** How much of unparseable tool-call arguments an error quotes. */
@@ -48,7 +78,8 @@ const ARGS_QUOTE_CHARS = 120;
  * One model call of a step, streamed: forwards text, reasoning and tool-call argument deltas as
  * events as they arrive; retries what the policy in server/agent/provider/README.md says to retry.
  * `onToolCallReady` fires as soon as a call's arguments are complete (the next call starts or the
- * stream ends), so tools can start before the stream is over.
+ * stream ends), so tools can start before the stream is over. Once one has, the step is never
+ * retried: the tool ran, and a second request would run it again or lose it from history.
  */
 export async function streamStep(
   provider: ChatProvider,
@@ -63,19 +94,28 @@ export async function streamStep(
     const forward = () => attemptController.abort(signal.reason);
     signal.addEventListener("abort", forward, { once: true });
     const billed: { usage?: TokenUsage } = {};
+    const started: string[] = [];
+    const ready = (call: ToolCallMessagePart) => {
+      started.push(call.function.name);
+      onToolCallReady?.(call);
+    };
     try {
-      if (partial) partial.text = "";
+      if (partial) Object.assign(partial, emptyPartial());
       if (signal.aborted) throw signal.reason;
       const result = await streamOnce(
         provider,
         { ...request, signal: attemptController.signal },
-        { emit, onToolCallReady, partial, billed },
+        { emit, onToolCallReady: ready, partial, billed },
       );
       return { ...result, attempts: attempt + 1 };
     } catch (error) {
       if (billed.usage) options.onFailedAttemptUsage?.(billed.usage);
-      if (signal.aborted || !isRetryable(error) || attempt >= policy.maxRetries) {
+      const ran = started.length > 0 && isRetryable(error);
+      if (signal.aborted || !isRetryable(error) || ran || attempt >= policy.maxRetries) {
         if (attempt > 0 && error instanceof ProviderError) error.message += ` (after ${attempt + 1} attempts)`;
+        if (ran && error instanceof ProviderError) {
+          error.message += `. Not retried: the call to ${[...new Set(started)].join(", ")} had already run.`;
+        }
         throw error;
       }
       const delayMs = retryDelay(error, attempt + 1, policy);
@@ -96,7 +136,7 @@ async function streamOnce(
   io: {
     emit: TurnEmitter;
     onToolCallReady?: (call: ToolCallMessagePart) => void;
-    partial?: { text: string };
+    partial?: PartialAnswer;
     billed: { usage?: TokenUsage };
   },
 ): Promise<Omit<StepResult, "attempts">> {
@@ -119,7 +159,8 @@ async function streamOnce(
     emit.event({ type: "message.part.delta", payload: { turnId: emit.turnId, messageId, part: "text", delta } });
   };
 
-  for await (const chunk of provider.stream(request)) {
+  const finished = () => finish !== undefined;
+  for await (const chunk of endingQuietlyAfterFinish(provider.stream(request), finished, request.signal)) {
     if (chunk.type === "text" || chunk.type === "reasoning" || chunk.type === "refusal" || chunk.type === "tool_call") {
       firstTokenAt ??= performance.now();
     }
@@ -135,6 +176,7 @@ async function streamOnce(
         break;
       case "reasoning":
         reasoning += chunk.delta;
+        if (partial) partial.reasoning += chunk.delta;
         emit.event({
           type: "message.part.delta",
           payload: { turnId: emit.turnId, messageId, part: "reasoning", delta: chunk.delta },
@@ -164,6 +206,7 @@ async function streamOnce(
         break;
       case "forms":
         form = chunk.reasoning;
+        if (partial) partial.form = chunk.reasoning;
         break;
     }
   }
@@ -184,7 +227,9 @@ async function streamOnce(
   const toolCalls: ToolCallMessagePart[] = [];
   for (const call of calls.filter(Boolean)) {
     if (!call.name) throw finalError("The model sent a tool call without a name.");
-    if (call.args.trim() === "") call.args = "{}";
+    // No arguments at all mean `{}`, except when the output limit ended the step: the cut may have
+    // come before the first of them.
+    if (call.args.trim() === "" && stop !== "truncated") call.args = "{}";
     if (isCompleteObject(call.args)) {
       toolCalls.push({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } });
     } else if (stop === "truncated") {
@@ -205,13 +250,7 @@ async function streamOnce(
   }
   const content = text || refusal;
   return {
-    message: {
-      role: "assistant",
-      content: content || null,
-      ...(reasoning ? { reasoning_content: reasoning } : {}),
-      ...(reasoning && form !== "reasoning_content" && form !== "none" ? { reasoning_form: form } : {}),
-      ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
-    },
+    message: assistantMessage(content, reasoning, form, toolCalls),
     toolCalls,
     usage: billed.usage,
     outputTokens:
@@ -221,6 +260,23 @@ async function streamOnce(
     stop,
     cutCalls,
   };
+}
+
+/**
+ * The provider's chunks, except that a connection that breaks after the finish reason ends them
+ * quietly: the answer is whole (only the usage chunk or `[DONE]` is lost, so the usage stays unknown),
+ * and asking again would bill the same answer twice.
+ */
+async function* endingQuietlyAfterFinish(
+  chunks: AsyncIterable<ProviderChunk>,
+  finished: () => boolean,
+  signal: AbortSignal,
+): AsyncGenerator<ProviderChunk> {
+  try {
+    yield* chunks;
+  } catch (error) {
+    if (!finished() || signal.aborted || !isRetryable(error)) throw error;
+  }
 }
 
 /** A step that ended with a finish reason and cannot be used: never retried. */

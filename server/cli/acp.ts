@@ -1,10 +1,12 @@
 import { Readable, Writable } from "node:stream";
+import { parseArgs } from "node:util";
 import * as acp from "@agentclientprotocol/sdk";
 import { createAcpAgent, type AcpServices } from "../acp";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { loadConfig, ROOT_DIR } from "../config";
 import type { Bridge } from "../main";
+import { usageError } from "./options";
 
 /** A bridge that will not stop within this is left behind: stdin closing must end the process promptly. */
 const SHUTDOWN_GRACE_MS = 3_000;
@@ -18,8 +20,13 @@ const SHUTDOWN_GRACE_MS = 3_000;
  */
 export async function acpCommand(argv: string[] = []): Promise<number> {
   const log = (line: string) => process.stderr.write(`[worldline acp] ${line}\n`);
-  const hubAt = argv.indexOf("--hub");
-  if (hubAt >= 0) return acpOnHub(argv[hubAt + 1], log);
+  let hub: string | undefined;
+  try {
+    ({ hub } = parseArgs({ args: argv, options: { hub: { type: "string" } }, strict: true }).values);
+  } catch (error) {
+    throw usageError(error);
+  }
+  if (hub !== undefined) return acpOnHub(hub, log);
   const config = loadConfig({ ...process.env, PORT: process.env.WORLDLINE_ACP_PORT ?? "0" });
   // Started alongside the connection: `initialize` answers at once, the rest waits for the bridge.
   // Its modules load lazily (server/main pulls in most of the bundle), so the connection is up first.

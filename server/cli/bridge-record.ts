@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -15,11 +16,52 @@ const BridgeRecord = z.object({
   port: z.number().int(),
   token: z.string().min(1),
   version: z.string(),
+  /** The model environment it started with (modelEnvironment); absent in records of older versions. */
+  model: z.record(z.string(), z.string()).optional(),
 });
 export type BridgeRecord = z.infer<typeof BridgeRecord>;
 
 /** A bridge that does not answer its health check within this is taken for gone (or hung). */
 const HEALTH_TIMEOUT_MS = 1_500;
+
+/**
+ * The variables that choose the model. A running bridge keeps the ones it started with, so a
+ * `worldline` run with others (README's quick start) says so rather than silently using the old.
+ */
+const MODEL_VARIABLES = [
+  "WORLDLINE_MODEL",
+  "OPENAI_BASE_URL",
+  "OPENAI_API_KEY",
+  "WORLDLINE_CONTEXT_WINDOW",
+  "WORLDLINE_REASONING_HISTORY",
+  "WORLDLINE_PROMPT_CACHE_KEY",
+] as const;
+/** Kept as a fingerprint only: enough to tell two keys apart, never the key. */
+const SECRET_VARIABLES = new Set<string>(["OPENAI_API_KEY"]);
+const FINGERPRINT_HEX_CHARS = 16;
+
+/** The model variables set in `env`, secrets as fingerprints: what a bridge record keeps. */
+export function modelEnvironment(env: Record<string, string | undefined>): Record<string, string> {
+  const set: Record<string, string> = {};
+  for (const name of MODEL_VARIABLES) {
+    const value = env[name];
+    if (!value) continue; // empty counts as unset, as in the configuration (server/config/env.ts)
+    set[name] = SECRET_VARIABLES.has(name)
+      ? `sha256:${createHash("sha256").update(value).digest("hex").slice(0, FINGERPRINT_HEX_CHARS)}`
+      : value;
+  }
+  return set;
+}
+
+/**
+ * The model variables the caller set that the running bridge has otherwise (another value, or
+ * unset there). Empty when the caller set none, or the record predates them (nothing to compare).
+ */
+export function modelDifferences(caller: Record<string, string>, running: BridgeRecord): string[] {
+  const theirs = running.model;
+  if (!theirs) return [];
+  return Object.keys(caller).filter((name) => theirs[name] !== caller[name]);
+}
 
 function recordsDir(home: string): string {
   return path.join(home, "run", "bridges");

@@ -1,5 +1,6 @@
 import { loadConfig } from "../config";
 import * as store from "../store";
+import { checkDatabaseModules } from "./native";
 
 /**
  * `worldline doctor`: checks the stored sessions (server/store/consistency.ts), repairs what has
@@ -7,6 +8,7 @@ import * as store from "../store";
  */
 export async function doctorCommand(): Promise<number> {
   const config = loadConfig(process.env);
+  checkDatabaseModules(config.databaseUrl);
   const { db, provider } = await store.openDb(config.home, config.databaseUrl);
   try {
     const findings = await store.checkConsistency(db, { fix: true });

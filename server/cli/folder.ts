@@ -45,17 +45,20 @@ export function resolveFolder(argument: string | undefined): string {
 
 /** What picking a folder's session needs from a bridge: in this process, or over its HTTP API. */
 export interface FolderSessions {
-  /** Most recently updated first. */
-  list(): Promise<{ id: string; workspace: string; archived: boolean }[]>;
+  /** Most recently updated first; `runner` null for a session on the bridge's own machine. */
+  list(): Promise<{ id: string; workspace: string; archived: boolean; runner: string | null }[]>;
   create(folder: string): Promise<{ id: string }>;
 }
 
 /**
- * The folder's session: the most recently used one on that folder that is not archived (as
- * `code .` reopens a folder's window), or a new one. Returns the page's path.
+ * The folder's session: the most recently used one on that folder of this machine that is not
+ * archived (as `code .` reopens a folder's window), or a new one. A session on a runner with the
+ * same path is another machine's folder. Returns the page's path.
  */
 export async function openFolderSession(sessions: FolderSessions, folder: string): Promise<string> {
-  const existing = (await sessions.list()).find((session) => session.workspace === folder && !session.archived);
+  const existing = (await sessions.list()).find(
+    (session) => session.workspace === folder && session.runner === null && !session.archived,
+  );
   const session = existing ?? (await sessions.create(folder));
   return `/s/${encodeURIComponent(session.id)}`;
 }
@@ -63,7 +66,11 @@ export async function openFolderSession(sessions: FolderSessions, folder: string
 /** The sessions of the bridge at `url` (another process), through its API with its token. */
 export function sessionsOverHttp(url: string, token: string): FolderSessions {
   return {
-    list: async () => z.array(SessionSummary).parse(await api(url, token, "GET", "/api/v1/sessions")),
+    list: async () =>
+      z
+        .array(SessionSummary)
+        .parse(await api(url, token, "GET", "/api/v1/sessions"))
+        .map((session) => ({ ...session, runner: session.runner ?? null })),
     create: async (folder) =>
       SessionSummary.parse(await api(url, token, "POST", "/api/v1/sessions", { workspace: folder })),
   };

@@ -14,6 +14,14 @@ type NativeModule = (typeof NATIVE_MODULES)[number];
 /** `worldline runner` holds no database: only its terminals' node-pty must load. */
 export const RUNNER_NATIVE_MODULES: readonly NativeModule[] = ["node-pty"];
 
+/**
+ * The commands that open the database (`users`, `runners`, `doctor`): better-sqlite3 when it is
+ * SQLite; PostgreSQL (DATABASE_URL) needs no native module.
+ */
+export function checkDatabaseModules(databaseUrl: string | undefined): void {
+  if (!databaseUrl) checkNativeModules(["better-sqlite3"]);
+}
+
 export function checkNativeModules(modules: readonly NativeModule[] = NATIVE_MODULES): void {
   const require = createRequire(import.meta.url);
   const broken: { name: string; problem: string; dir: string }[] = [];

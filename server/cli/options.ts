@@ -47,7 +47,7 @@ export function parseStartArgs(argv: string[], { folder }: { folder: boolean }):
       },
     });
   } catch (error) {
-    throw new CliError(`${usageProblem(error)} ${SEE_HELP}`, EXIT_USAGE);
+    throw usageError(error);
   }
   const { values, positionals } = parsed;
   if (positionals.length > (folder ? 1 : 0)) {
@@ -70,6 +70,11 @@ export function parseStartArgs(argv: string[], { folder }: { folder: boolean }):
     help: values.help,
     version: values.version,
   };
+}
+
+/** A parse error of node:util's parseArgs as one line and exit code 2, with where to read the usage. */
+export function usageError(error: unknown, seeHelp = SEE_HELP): CliError {
+  return new CliError(`${usageProblem(error)} ${seeHelp}`, EXIT_USAGE);
 }
 
 /** node:util's parse errors, shortened to what a person typed wrong. */

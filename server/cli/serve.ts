@@ -3,7 +3,13 @@ import { loadConfig, PACKAGED, type BridgeConfig } from "../config";
 import { errorMessage } from "../errors";
 import { ROOT_DIR, startBridge, VERSION, type Bridge } from "../main";
 import { openBrowser } from "./browser";
-import { findRunningBridge, writeBridgeRecord, type BridgeRecord } from "./bridge-record";
+import {
+  findRunningBridge,
+  modelDifferences,
+  modelEnvironment,
+  writeBridgeRecord,
+  type BridgeRecord,
+} from "./bridge-record";
 import { ensureBuilt } from "./build";
 import { openFolderSession, sessionsOverHttp, type FolderSessions } from "./folder";
 import { CliError, EXIT_OK, EXIT_USAGE, type StartOptions } from "./options";
@@ -33,6 +39,10 @@ export async function start(options: StartOptions, folder: string | null): Promi
   if (folder !== null) {
     const running = await findRunningBridge(config.home, wanted);
     if (running) return reuse(running, folder, options);
+  } else if (config.port !== 0) {
+    // Before building anything: `worldline serve` on the port of this user's own bridge.
+    const running = await findRunningBridge(config.home, { port: config.port });
+    if (running) throw alreadyRunning(running);
   }
   const dev = process.env.WORLDLINE_DEV === "1";
   if (!dev && !PACKAGED) ensureBuilt(ROOT_DIR, log);
@@ -44,9 +54,15 @@ export async function start(options: StartOptions, folder: string | null): Promi
     bridge = await startBridge({ config, dev });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
-    // Another `worldline` of this user may have just taken the port: use it once it is up.
-    const winner = folder === null ? undefined : await waitForRunningBridge(config.home, wanted);
-    if (winner && folder !== null) return reuse(winner, folder, options);
+    // Another `worldline` of this user may have just taken the port: use it once it is up (or,
+    // serving, say it is there).
+    if (folder === null) {
+      const running = await findRunningBridge(config.home, { port: config.port });
+      if (running) throw alreadyRunning(running);
+    } else {
+      const winner = await waitForRunningBridge(config.home, wanted);
+      if (winner) return reuse(winner, folder, options);
+    }
     throw new CliError(
       `Port ${config.port} on ${config.host} is in use by another program. Choose another with --port <n> (or PORT=<n>); --port 0 picks a free one.`,
     );
@@ -58,6 +74,7 @@ export async function start(options: StartOptions, folder: string | null): Promi
     port: bridge.port,
     token: bridge.token,
     version: VERSION,
+    model: modelEnvironment(process.env),
   });
   // In this process, not over HTTP: the requests would wait behind the UI's loading (see startBridge).
   const path = folder === null ? "/" : await openFolderSession(sessionsInProcess(bridge), folder);
@@ -73,6 +90,11 @@ async function reuse(running: BridgeRecord, folder: string, options: StartOption
   log(
     `Using the Worldline already running (pid ${running.pid}, ${running.url}${running.version === VERSION ? "" : `, version ${running.version}`}).`,
   );
+  const differing = modelDifferences(modelEnvironment(process.env), running);
+  if (differing.length > 0)
+    log(
+      `It keeps the model settings it started with; your ${differing.join(", ")} differ and are not used. To use yours, stop it (Ctrl+C where it runs, or kill ${running.pid}) and run worldline again, or run a separate one with --port <n> (or another WORLDLINE_HOME).`,
+    );
   const path = await openFolderSession(sessionsOverHttp(running.url, running.token), folder);
   const url = `${running.url}${path}?token=${running.token}`;
   process.stdout.write(`Worldline ready: ${url}\n`);
@@ -80,11 +102,23 @@ async function reuse(running: BridgeRecord, folder: string, options: StartOption
   return EXIT_OK;
 }
 
+/** `worldline serve` on the port of this user's own bridge: where it is, not "another program". */
+function alreadyRunning(running: BridgeRecord): CliError {
+  return new CliError(
+    `A Worldline bridge of yours is already running on port ${running.port} (pid ${running.pid}): open ${running.url}/?token=${running.token} , or stop it (Ctrl+C where it runs) to start a new one; --port <n> starts another beside it.`,
+  );
+}
+
 function sessionsInProcess(bridge: Bridge): FolderSessions {
   const { sessions } = bridge.services;
   return {
     list: async () =>
-      (await sessions.list()).map((row) => ({ id: row.id, workspace: row.workspace.path, archived: row.archived })),
+      (await sessions.list()).map((row) => ({
+        id: row.id,
+        workspace: row.workspace.path,
+        archived: row.archived,
+        runner: row.runner,
+      })),
     create: (folder) => sessions.create({ workspace: folder }),
   };
 }

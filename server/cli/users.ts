@@ -2,6 +2,7 @@ import { loadConfig } from "../config";
 import { People } from "../people";
 import { Password, Role, UserName } from "../protocol";
 import * as store from "../store";
+import { checkDatabaseModules } from "./native";
 
 const USAGE = `Usage (on a hub, with the hub's environment: WORLDLINE_HOME or DATABASE_URL):
   worldline users add <name> --role admin|member|viewer [--password-stdin]
@@ -26,6 +27,7 @@ export async function usersCommand(argv: string[]): Promise<number> {
     return action ? 0 : 2;
   }
   const config = loadConfig();
+  checkDatabaseModules(config.databaseUrl);
   const { db } = await store.openDb(config.home, config.databaseUrl);
   const people = new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole });
   try {

@@ -1,5 +1,6 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalGate, ExternalAgentPort, TurnEmitter, TurnResult } from "../agent";
+import { isWorldlineError } from "../errors";
 import { localHost, type ToolHost } from "../host";
 import type { ToolState } from "../protocol";
 import { startAgentProgram, type AgentProgram } from "./agent-process";
@@ -14,6 +15,9 @@ type Sdk = typeof import("@agentclientprotocol/sdk");
  * so a later turn starts a fresh one rather than talking to an agent still busy with this one.
  */
 const CANCEL_ANSWER_MS = 5_000;
+
+/** Deleted sessions remembered so a prompt still queued for one starts no agent (ids are never reused). */
+const MAX_REMEMBERED_DELETED = 10_000;
 
 /** The ACP SDK (~50 ms to load), loaded when a session first starts an external agent, not at start-up. */
 let loadedSdk: Sdk | undefined;
@@ -32,6 +36,8 @@ interface AgentProcess {
   remoteSessionId: string;
   workspace: string;
   terminals: ExternalTerminals;
+  /** Its session was deleted and it is being stopped: its turn ends as cancelled, not as a failure. */
+  forgotten?: boolean;
   /** Set while a turn runs: where updates and permission requests of the agent go. */
   turn?: {
     turnId: string;
@@ -56,10 +62,14 @@ interface AgentProcess {
  */
 export class ExternalAgents implements ExternalAgentPort {
   private readonly agents = new Map<string, Promise<AgentProcess>>();
+  private readonly deleted = new Set<string>();
 
   async runTurn(input: Parameters<ExternalAgentPort["runTurn"]>[0]): Promise<TurnResult> {
     const started = Date.now();
     const { emit, turnId } = input;
+    // A prompt that was queued behind the turn its delete cancelled.
+    if (this.deleted.has(input.sessionId))
+      return { outcome: "cancelled", message: "The session was deleted.", stats: turnStats(started) };
     emit.event({ type: "message.user", payload: { turnId, messageId: `msg_user_${turnId}`, text: input.prompt } });
     emit.event({ type: "turn.stage", payload: { turnId, stage: "planning" } });
     let agent: AgentProcess;
@@ -82,9 +92,11 @@ export class ExternalAgents implements ExternalAgentPort {
     const { acp } = agent;
     let unanswered: ReturnType<typeof setTimeout> | undefined;
     let onAbort: () => void = () => undefined;
-    // Resolves when a cancel went unanswered for CANCEL_ANSWER_MS.
+    // Resolves when a cancel went unanswered for CANCEL_ANSWER_MS; at once when the bridge shuts
+    // down (server/agent/runtime.ts cancelAll): the agent is stopped, not waited for.
     const silent = new Promise<"silent">((resolve) => {
       onAbort = () => {
+        if (shuttingDown(input.signal.reason)) return resolve("silent");
         void agent.connection.agent
           .notify(acp.methods.agent.session.cancel, { sessionId: agent.remoteSessionId })
           .catch(() => undefined); // The connection is closing: the agent is being stopped anyway.
@@ -110,7 +122,7 @@ export class ExternalAgents implements ExternalAgentPort {
       const outcome = response.stopReason === "cancelled" || input.signal.aborted ? "cancelled" : "completed";
       return { outcome, stats: stats(usageOf(response)) };
     } catch (error) {
-      if (input.signal.aborted) return { outcome: "cancelled", stats: stats() };
+      if (input.signal.aborted || agent.forgotten) return { outcome: "cancelled", stats: stats() };
       // A runner that vanished closes the connection: its error says why, the connection's only that it closed.
       const cause = agent.program.lost ?? error;
       const message = cause instanceof Error ? cause.message : String(cause);
@@ -136,15 +148,22 @@ export class ExternalAgents implements ExternalAgentPort {
   /**
    * Stops the session's agent process (deleted, or idle: the next turn starts a new one). An
    * agent such as `opencode acp` holds half a gigabyte; one per forgotten session adds up.
-   * A running turn keeps it (the runtime cancels turns before forgetting a session).
+   * An idle release leaves a turn that just started alone. A delete does not: the prompt queued
+   * behind the turn it cancelled runs at once, and must not keep the agent (or start another).
    */
-  async forgetSession(sessionId: string): Promise<void> {
+  async forgetSession(sessionId: string, why: "deleted" | "idle" = "idle"): Promise<void> {
+    if (why === "deleted") {
+      this.deleted.add(sessionId);
+      if (this.deleted.size > MAX_REMEMBERED_DELETED) this.deleted.delete(this.deleted.values().next().value as string);
+    }
     const pending = this.agents.get(sessionId);
     if (!pending) return;
     const agent = await pending.catch(() => undefined); // it never started: nothing to stop
-    if (agent?.turn) return;
+    if (agent?.turn && why === "idle") return;
     if (this.agents.get(sessionId) === pending) this.agents.delete(sessionId);
-    if (agent) await stopAgent(agent);
+    if (!agent) return;
+    agent.forgotten = true;
+    await stopAgent(agent);
   }
 
   /** Stops this session's agent if it is still the one given (a stuck agent after a cancel). */
@@ -258,6 +277,11 @@ export class ExternalAgents implements ExternalAgentPort {
         return {};
       });
   }
+}
+
+/** The reason the runtime aborts turns with when the bridge shuts down (server/agent/runtime.ts). */
+function shuttingDown(reason: unknown): boolean {
+  return isWorldlineError(reason) && reason.code === "bridge:gone";
 }
 
 /**

@@ -17,9 +17,10 @@ export const MAX_DIR_ENTRIES = 2_000;
 const GIT_DIR = ".git";
 
 /**
- * One level of the tree: folders first, then files, names sorted. What the workspace's
- * .gitignore files leave out is hidden (or, with `showIgnored`, listed and marked), `.git` always;
- * the heavier skip list of search and checkpoints does not apply here.
+ * One level of the tree: folders first, then files, names sorted. What git ignores (in a
+ * repository git's own answer, elsewhere the .gitignore files) is hidden (or, with `showIgnored`,
+ * listed and marked), `.git` always; the heavier skip list of search and checkpoints does not
+ * apply here.
  */
 export async function listDir(
   root: string,
@@ -29,7 +30,7 @@ export async function listDir(
 ): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
   const { abs, rel } = await resolveInside(root, relDir);
   const dirents = await fs.readdir(abs, { withFileTypes: true });
-  const entries: TreeEntry[] = [];
+  const children: { name: string; isDir: boolean }[] = [];
   for (const dirent of dirents) {
     if (dirent.name === GIT_DIR) continue;
     const isDir =
@@ -39,10 +40,15 @@ export async function listDir(
           (s) => s.isDirectory(),
           () => false, // a dangling link lists as a file
         )));
-    const childRel = rel ? `${rel}/${dirent.name}` : dirent.name;
-    const ignored = await rules.gitIgnored(childRel, isDir);
+    children.push({ name: dirent.name, isDir });
+  }
+  const ignoredNames = await rules.ignoredChildren(rel, children);
+  const entries: TreeEntry[] = [];
+  for (const { name, isDir } of children) {
+    const ignored = ignoredNames.has(name);
     if (ignored && !showIgnored) continue;
-    entries.push({ name: dirent.name, path: childRel, type: isDir ? "dir" : "file", ...(ignored ? { ignored } : {}) });
+    const childRel = rel ? `${rel}/${name}` : name;
+    entries.push({ name, path: childRel, type: isDir ? "dir" : "file", ...(ignored ? { ignored } : {}) });
   }
   entries.sort((a, b) => (a.type === b.type ? a.name.localeCompare(b.name) : a.type === "dir" ? -1 : 1));
   return { path: rel, entries: entries.slice(0, MAX_DIR_ENTRIES), truncated: entries.length > MAX_DIR_ENTRIES };

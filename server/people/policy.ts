@@ -69,6 +69,8 @@ const MEMBERS: [string, RegExp][] = [
   ["POST", /^\/api\/v1\/sessions$/],
   ["POST", /^\/api\/v1\/chat\/stream$/],
   ["GET", /^\/api\/v1\/(fs\/directories|workspaces\/recent|skills|memory|memory\/settings|rules|runners)$/],
+  // The new-session form's folder picker on a runner: a read-only listing under the runner's roots.
+  ["GET", /^\/api\/v1\/runners\/[^/]+\/folders$/],
   ["PUT", /^\/api\/v1\/settings\/layout$/],
 ];
 

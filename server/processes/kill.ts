@@ -1,4 +1,4 @@
-import { groupAlive, pidRunning, terminalMembers, treeMembers } from "./proc";
+import { groupAlive, groupExists, pidRunning, terminalMembers, treeMembers } from "./proc";
 
 /**
  * Time between the polite signal (SIGTERM, SIGHUP) and SIGKILL, for shell commands and
@@ -22,7 +22,9 @@ const MAX_CHECK_MS = 200;
  *   to its jobs), SIGTERM to its descendants and its session (jobs have their own groups).
  * - `group`: a process group (a shell command started `detached`): SIGTERM to the group.
  * - `tree`: a program started `detached` and everything it started, whichever group or session
- *   its children moved to (an external agent and its commands): SIGTERM to each of them.
+ *   its children moved to (an external agent and its commands): SIGTERM to each of them, and to
+ *   the root's process group when it leads one (without /proc, as on macOS, the group is all
+ *   that finds its children).
  */
 type KillTarget =
   { kind: "terminal"; shellPid: number } | { kind: "group"; pgid: number } | { kind: "tree"; rootPid: number };
@@ -49,14 +51,19 @@ export async function killProcesses(target: KillTarget, options: KillOptions = {
   const members =
     target.kind === "terminal" ? () => terminalMembers(target.shellPid) : () => treeMembers(target.rootPid);
   const initial = await members();
+  // A group whose id is the root's pid is the root's own (a pid is not reused while its group lives).
+  const group = target.kind === "tree" && groupExists(target.rootPid) ? target.rootPid : undefined;
   if (target.kind === "terminal") signal(target.shellPid, "SIGHUP");
   for (const pid of initial) signal(pid, "SIGTERM");
+  if (group !== undefined) signal(-group, "SIGTERM");
   // A member that left the tree and the session (a daemon) is still killed: the first list is kept.
   const survivors = async () => stillRunning([...initial, ...(await members())]);
   let left: number[] = [];
-  const gone = async () => (left = await survivors()).length === 0;
+  const gone = async () =>
+    (left = await survivors()).length === 0 && (group === undefined || !(await groupAlive(group)));
   if (await waitUntil(gone, options.graceMs ?? KILL_GRACE_MS, wake)) return;
   for (const pid of left) signal(pid, "SIGKILL");
+  if (group !== undefined) signal(-group, "SIGKILL");
   await waitUntil(gone, KILL_WAIT_MS, wake);
 }
 

@@ -129,6 +129,11 @@ export async function groupAlive(pgid: number): Promise<boolean> {
   return (await groupMembers(pgid)).length > 0;
 }
 
+/** Whether the kernel knows a process group of this id (members that are zombies included). */
+export function groupExists(pgid: number): boolean {
+  return signalReaches(-pgid);
+}
+
 /** Whether a process runs (a zombie does not). */
 export async function pidRunning(pid: number): Promise<boolean> {
   if (!hasProcfs) return pidExists(pid);

@@ -48,6 +48,11 @@ export const GenerationStats = z.object({
   cached_input_tokens: z.number().nullable().optional(),
   /** The part of `output_tokens` spent on reasoning, where the provider or external agent says; null when unknown. */
   reasoning_tokens: z.number().nullable().optional(),
+  /**
+   * The part of `input_tokens` written to the provider's prompt cache (`cache_creation_input_tokens`, which
+   * gateways pass through from Anthropic); priced as input. Null when the provider does not say.
+   */
+  cache_write_tokens: z.number().nullable().optional(),
   /** At the model's price (Settings); null when the model has no known price. */
   cost_usd: z.number().nullable().optional(),
 });

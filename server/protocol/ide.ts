@@ -137,6 +137,8 @@ export const SettingsView = z.object({
   defaultModel: DefaultModel.nullable(),
   /** The model from the environment, which wins over the settings when set. */
   envModel: z.string().nullable(),
+  /** What the environment's provider (OPENAI_BASE_URL) sent in its last response on this bridge. */
+  envDetected: ResponseForms.nullable().optional(),
 });
 export type SettingsView = z.infer<typeof SettingsView>;
 

@@ -42,6 +42,21 @@ export class RootGuard {
     return resolved;
   }
 
+  /**
+   * `confine` for a write through the file tools: a file with more than one name (hard links) is
+   * refused whatever the hub says was approved, since its other names may be outside the roots and
+   * nothing short of a walk of the whole disk finds them. The local tools ask the user instead; a
+   * runner cannot see that approval, only the hub's word for it.
+   */
+  async confineWrite(target: string): Promise<ResolvedPath> {
+    const resolved = await this.confine(target);
+    if (!resolved.hardLinks) return resolved;
+    throw new WorldlineError(
+      "runner:outside_roots",
+      `${target} has ${resolved.hardLinks} hard links; another of its names may be outside the folders this runner serves, so the runner refused to write through it. To edit it, break the link first (copy it, then move the copy over it).`,
+    );
+  }
+
   contains(real: string): boolean {
     return [...this.roots, ...this.also].some((root) => isWithin(root, real));
   }

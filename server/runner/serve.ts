@@ -188,9 +188,10 @@ export class RunnerWorker {
         return host.readPage((await guard.confine(file)).real, page);
       }
       case "writeResolved": {
-        const fresh = await guard.confine(operation.resolved.real);
-        // The hub's approval saw the hard links the runner reported; anything else is checked afresh here.
-        await host.writeResolved({ ...fresh, hardLinks: operation.resolved.hardLinks }, operation.content);
+        // The hub's `hardLinks` (its approval of a hard-linked file) is not taken: the guard decides.
+        // `fresh` has none, so the write itself refuses a link made since this check.
+        const fresh = await guard.confineWrite(operation.resolved.real);
+        await host.writeResolved(fresh, operation.content);
         return null;
       }
       case "readDir":

@@ -54,6 +54,16 @@ function announcements(page: Page): Promise<string> {
   return page.evaluate(() => ((window as unknown as { __said?: string[] }).__said ?? []).join(" | "));
 }
 
+/** Ctrl and the key left of 1 as a non-US layout reports it: the same `code`, another `key` (a real key event). */
+async function pressCtrlBackquoteAs(page: Page, key: string): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  const CTRL = 2;
+  const event = { key, code: "Backquote", modifiers: CTRL, windowsVirtualKeyCode: 192 };
+  await cdp.send("Input.dispatchKeyEvent", { type: "rawKeyDown", ...event });
+  await cdp.send("Input.dispatchKeyEvent", { type: "keyUp", ...event });
+  await cdp.detach();
+}
+
 /**
  * The layout is kept per user on the bridge, across specs: start each test with the tree shown and
  * the terminal panel closed (a panel restored open focuses its terminal as the page loads).
@@ -119,6 +129,12 @@ test("open a folder and send a prompt; the reply is read out once, and can be re
   expect(said.match(/Agent: Hello from the keyboard\./g)).toHaveLength(1);
   expect(said.match(/Turn finished\./g)).toHaveLength(1);
   await expect(page.getByTestId("announcer")).toHaveAttribute("aria-live", "polite");
+  // The same words twice in a row are read twice: a turn with no answer to read says only "Turn finished." again.
+  await scriptLlm({ text: " " });
+  await prompt(page, "Nothing to say");
+  await turnDone(page, 2);
+  await expect.poll(async () => (await announcements(page)).match(/Turn finished\./g)?.length ?? 0).toBe(2);
+  expect(await announcements(page)).toMatch(/Turn finished\. \| Turn finished\.$/);
 
   // The conversation takes focus, so arrows and Page Down scroll it: Tab from the files to it.
   await page.keyboard.press("Control+Shift+E");
@@ -281,9 +297,16 @@ test("the terminal by keyboard: Ctrl+` goes in, typing runs, Ctrl+` comes back o
   await expect
     .poll(() => page.evaluate((tid) => window.worldlineTerminalText?.(tid) ?? "", terminalId))
     .toContain("keyboard-42");
-  // Tab belongs to the shell (completion); Ctrl+` is the way out, to the prompt.
+  // Tab belongs to the shell (completion); Ctrl+` is the way out, to the prompt, and the input says so.
+  const input = view.locator(".xterm-helper-textarea");
   await page.keyboard.press("Tab");
-  await expect(view.locator(".xterm-helper-textarea")).toBeFocused();
+  await expect(input).toBeFocused();
+  await expect(input).toHaveAccessibleDescription(/Control\+Backquote/);
+  // Where that key types no "`" (German: a dead key, French: "²") it works by its place on the keyboard.
+  await pressCtrlBackquoteAs(page, "Dead");
+  await expect(page.getByTestId("prompt-input")).toBeFocused();
+  await pressCtrlBackquoteAs(page, "²");
+  await expect(input).toBeFocused();
   await page.keyboard.press("Control+Backquote");
   await expect(page.getByTestId("prompt-input")).toBeFocused();
   // Ctrl+J hides the panel again.

@@ -34,8 +34,13 @@ test("a request appears live on /approvals in one tab, is approved there, and th
   // Tab B shows it waiting too.
   await expect(tabB.getByTestId("tool-card").last()).toHaveAttribute("data-state", "waiting_approval");
 
-  // Approve with the keyboard shortcut in tab A.
+  // A decision key does nothing while the keyboard is elsewhere on the page (WCAG 2.1.4)...
   await tabA.locator("body").click({ position: { x: 1, y: 1 } });
+  await tabA.keyboard.press("a");
+  await expect(tabB.getByTestId("tool-card").last()).toHaveAttribute("data-state", "waiting_approval");
+  await expect(card).toBeVisible();
+  // ...and approves once a request has focus (a click on the card gives it).
+  await card.getByTestId("approval-description").click();
   await tabA.keyboard.press("a");
   await expect(approvals.cards()).toHaveCount(0);
   await expect(approvals.navBadge()).toHaveCount(0);

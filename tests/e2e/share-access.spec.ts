@@ -16,6 +16,60 @@ async function openLink(page: Page, path: string, sessionId: string): Promise<Se
   return session;
 }
 
+/** What acts on the session beyond prompting and deciding, by who may do it (server/sharing/policy.ts). */
+const OWNER_ONLY = [
+  "changes-accept-all",
+  "file-accept",
+  "file-revert",
+  "hunk-accept",
+  "hunk-revert",
+  "timeline-dmail-files",
+  "menu-fork",
+  "menu-fork-worktree",
+];
+const DRIVE = [
+  "message-rewind",
+  "timeline-undo-turn",
+  "timeline-undo-rewind",
+  "menu-rewind-both",
+  "menu-rewind-conversation",
+  "menu-rewind-files",
+];
+
+/**
+ * Opens the Changes view and the timeline's menu of turn 1 on `page` and checks that exactly the
+ * controls in `shown` (of OWNER_ONLY and DRIVE) are there; anyone may read the diff.
+ */
+async function expectSessionControls(page: Page, shown: string[]): Promise<void> {
+  const expectControl = async (testId: string) => {
+    if (shown.includes(testId)) await expect(page.getByTestId(testId).first()).toBeVisible();
+    else await expect(page.getByTestId(testId)).toHaveCount(0);
+  };
+  await expect(page.getByTestId("message-user")).toHaveCount(1);
+  await expectControl("message-rewind");
+  await page.getByTestId("toggle-changes").click();
+  await expect(page.getByTestId("hunk")).toHaveCount(1);
+  for (const testId of ["changes-accept-all", "file-accept", "file-revert", "hunk-accept", "hunk-revert"])
+    await expectControl(testId);
+  await page.getByTestId("toggle-changes").click();
+  await page.getByTestId("toggle-timeline").click();
+  await expect(page.getByTestId("timeline-turn-1")).toBeVisible();
+  for (const testId of ["timeline-undo-turn", "timeline-undo-rewind", "timeline-dmail-files"])
+    await expectControl(testId);
+  await page.getByTestId("timeline-menu-1").click();
+  await expect(page.getByTestId("menu-diff")).toBeVisible();
+  for (const testId of [
+    "menu-rewind-both",
+    "menu-rewind-conversation",
+    "menu-rewind-files",
+    "menu-fork",
+    "menu-fork-worktree",
+  ])
+    await expectControl(testId);
+  await page.keyboard.press("Escape");
+  await page.getByTestId("toggle-timeline").click();
+}
+
 test("a view link shows a waiting approval with who decides it and no control, and a read-only terminal; a drive link decides", async ({
   browser,
 }) => {
@@ -38,14 +92,14 @@ test("a view link shows a waiting approval with who decides it and no control, a
   await expect(viewer.getByTestId("shared-access")).toContainText("view only");
 
   // An approval waits: the viewer sees it, who decides it, and nothing to decide it with.
-  const command = `touch shared-${Date.now()}.txt`;
+  const command = `echo shared > shared-${Date.now()}.txt`;
   await scriptLlm({ toolCalls: [{ name: "shell", arguments: { command } }] }, { text: "Made it." });
   await new SessionPage(owner).send("Create the file");
   const waiting = viewer.getByTestId("tool-card").last();
   await expect(waiting).toHaveAttribute("data-state", "waiting_approval");
   const card = waiting.getByTestId("approval-card");
   await expect(card.getByTestId("approval-description")).toBeVisible();
-  await expect(card.getByTestId("approval-waiting")).toContainText("the session's owner or someone with a drive link");
+  await expect(card.getByTestId("approval-waiting")).toContainText("the session's owner or someone with drive access");
   for (const control of [
     "approval-allow-once",
     "approval-allow-session",
@@ -92,5 +146,11 @@ test("a view link shows a waiting approval with who decides it and no control, a
   await driver.getByTestId("approval-allow-once").click();
   await expect(waiting).toHaveAttribute("data-state", "completed");
   await expect(viewer.getByTestId("message-text").last()).toContainText("Made it.");
+  await expect(driver.getByTestId("stop-button")).toHaveCount(0);
+
+  // Rewind, review and the timeline render from the page's access too: the bridge would refuse the rest.
+  await expectSessionControls(owner, [...OWNER_ONLY, ...DRIVE]);
+  await expectSessionControls(driver, DRIVE);
+  await expectSessionControls(viewer, []);
   await ownerContext.close();
 });

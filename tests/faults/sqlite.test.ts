@@ -153,7 +153,12 @@ describe("faults on SQLite", () => {
       await waitFor(() => fake.requests.length > asked, 20_000, "the model request");
       const filler = path.join(inside, "filler");
       spawnSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=1M"], { stdio: "ignore" }); // until ENOSPC
-      await new Promise((resolve) => setTimeout(resolve, FULL_MS)); // the fault itself
+      const filled = Date.now();
+      // A request that writes meanwhile gets an honest 503 with the fault's code.
+      const refused = await bridge.api("/api/v1/sessions", { body: { workspace: await tempDir("wl-faults-ws2-") } });
+      const refusal = (await refused.json()) as { error?: { code?: string } };
+      expect([refused.status, refusal.error?.code]).toEqual([503, "disk:full"]);
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, FULL_MS - (Date.now() - filled)))); // the fault itself
       await fs.rm(filler);
       const freed = Date.now();
       const answered = await withLogs([bridge], () => within(turn, 60_000, "the turn's end"));

@@ -130,10 +130,15 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     await new Promise((resolve) => setTimeout(resolve, 500)); // mid-stream
     await closeQueries();
     await postgres.stop("fast");
-    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS)); // the outage itself
+    const stopped = Date.now();
+    // A request that needs the store meanwhile gets an honest 503 with the fault's code.
+    const refused = await a.api("/api/v1/sessions", { body: { workspace } });
+    const refusal = (await refused.json()) as { error?: { code?: string } };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - stopped)))); // the outage itself
     await postgres.start();
     const back = Date.now();
     const answered = await turn;
+    expect([refused.status, refusal.error?.code]).toEqual([503, "store:unavailable"]);
     const recoveryMs = Date.now() - back;
     expect(answered.status).toBe(200);
     expect(answered.text).toBe(ANSWER);

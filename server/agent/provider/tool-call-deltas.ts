@@ -14,8 +14,11 @@ export interface ToolCallPiece {
  * - no `index` at all (Mistral): a piece with a new `id` is a new call, one without continues the last;
  * - the same `index` with a different `id` (servers that repeat a call): a new call, not a continuation,
  *   so names are never concatenated (`toolAtoolA`) and arguments never become `{}{}`;
- * - a name is set once: servers that repeat it on every piece (Fireworks) or send "" later (GLM) change nothing.
- * An `index` that skips ahead (0, then 5) is a protocol fault and ends the step with an error.
+ * - a name is set once: servers that repeat it on every piece (Fireworks) or send "" later (GLM) change nothing;
+ * - any `index` may open a call: gateways in front of Claude (Bedrock proxies) pass the content-block index,
+ *   so the first call comes at 1 (after a text block) and calls with text between them skip numbers.
+ * An `index` that skips ahead to a piece that cannot open a call (neither an id nor a name: the call's
+ * opening pieces were lost) is a protocol fault and ends the step with an error.
  */
 export class ToolCallAssembler {
   private readonly calls: { id?: string; name?: string }[] = [];
@@ -29,7 +32,7 @@ export class ToolCallAssembler {
 
   private piece(delta: ToolCallDelta): ToolCallPiece {
     const id = delta.id || undefined;
-    const ordinal = this.ordinalOf(delta.index ?? undefined, id);
+    const ordinal = this.ordinalOf(delta.index ?? undefined, id, Boolean(delta.function?.name));
     const call = this.calls[ordinal];
     const name = delta.function?.name || undefined;
     const piece: ToolCallPiece = { index: ordinal, argsDelta: delta.function?.arguments ?? "" };
@@ -45,7 +48,7 @@ export class ToolCallAssembler {
     return piece;
   }
 
-  private ordinalOf(index: number | undefined, id: string | undefined): number {
+  private ordinalOf(index: number | undefined, id: string | undefined, opensCall: boolean): number {
     if (index === undefined) {
       if (id !== undefined && this.byId.has(id)) return this.byId.get(id)!;
       if (id === undefined && this.calls.length) return this.calls.length - 1;
@@ -53,9 +56,11 @@ export class ToolCallAssembler {
     }
     const known = this.byIndex.get(index);
     if (known !== undefined && !(id && this.calls[known].id && this.calls[known].id !== id)) return known;
-    if (known === undefined && index > this.highestIndex + 1) {
+    if (known === undefined && index > this.highestIndex + 1 && !id && !opensCall) {
+      const from = this.highestIndex < 0 ? "the start" : String(this.highestIndex);
       throw new ProviderError(
-        `The provider's tool-call index jumped from ${this.highestIndex} to ${index}: a call's pieces were lost.`,
+        `The provider's tool-call index jumped from ${from} to ${index} on a piece with no id or name: ` +
+          "the call's first pieces were lost.",
         200,
         false,
         undefined,

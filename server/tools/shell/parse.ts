@@ -1,5 +1,7 @@
 import { createRequire } from "node:module";
+import path from "node:path";
 import { Language, Parser, type Node } from "web-tree-sitter";
+import { PACKAGED, ROOT_DIR } from "../../config";
 
 /**
  * The command classifier's view of a shell line, read by a real bash parser (tree-sitter-bash,
@@ -54,15 +56,27 @@ export interface ParsedLine {
   malformed: boolean;
 }
 
+/** Where scripts/pack.mjs puts the grammar in the package: beside the bundled bridge. */
+const PACKED_GRAMMAR = "dist/bridge/tree-sitter-bash.wasm";
+
 /** Loaded once per process (~40 ms: the grammar is WebAssembly); parsing is synchronous after that. */
 const parser = await loadParser();
 
 async function loadParser(): Promise<Parser> {
   await Parser.init();
-  const grammar = createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
   const loaded = new Parser();
-  loaded.setLanguage(await Language.load(grammar));
+  loaded.setLanguage(await Language.load(grammarFile()));
   return loaded;
+}
+
+/**
+ * The bash grammar's WebAssembly. Only this file of tree-sitter-bash is used, so the installed
+ * package does not depend on it (its install script builds a native binding nobody loads):
+ * scripts/pack.mjs copies the file beside the bundled bridge. A checkout reads it from node_modules.
+ */
+function grammarFile(): string {
+  if (PACKAGED) return path.join(ROOT_DIR, PACKED_GRAMMAR);
+  return createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
 }
 
 const CHAIN_TOKENS = new Set(["&&", "||", ";", "&", "|", "|&", ";;", ";&", ";;&"]);

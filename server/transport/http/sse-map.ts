@@ -125,6 +125,7 @@ export function toPublicEvents(envelope: EventEnvelope, ids: { taskId: string; s
                   cached_input_tokens: null,
                   cost_usd: null,
                   reasoning_tokens: null,
+                  cache_write_tokens: null,
                   ...envelope.payload.stats,
                 }
               : null,

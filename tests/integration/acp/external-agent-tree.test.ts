@@ -88,6 +88,25 @@ describe("an external agent's process tree", () => {
     expect(bridge.services.externalAgents?.size).toBe(0);
   });
 
+  it("is gone within the grace when its session is deleted with a prompt queued behind the command", async () => {
+    const marker = nextMarker();
+    const sessionId = await busySession(marker);
+    const first = await bridge.services.runtime.prompt(sessionId, `run ${marker}`);
+    const queued = await bridge.services.runtime.prompt(sessionId, `run ${marker}`);
+    expect(queued.queued).toBe(true);
+    const before = await treeRunning(marker);
+    const response = await bridge.api(`/api/v1/sessions/${sessionId}`, { method: "DELETE" });
+    expect(response.ok).toBe(true);
+    const after = await processesWith(marker);
+    console.info(`[external-agent-tree] delete with a queued prompt: ${before.length} before, ${after.length} after`);
+    expect(after).toEqual([]);
+    expect((await first.done).outcome).toBe("cancelled");
+    expect((await queued.done).outcome).toBe("cancelled");
+    // The queued prompt started no agent of its own.
+    expect(await processesWith(marker)).toEqual([]);
+    expect(bridge.services.externalAgents?.size).toBe(0);
+  });
+
   it("is stopped with its tree when it does not answer a cancel, and the next turn starts a fresh one", async () => {
     const marker = nextMarker();
     const sessionId = await busySession(marker);
@@ -154,5 +173,26 @@ describe("an external agent's process tree", () => {
     const after = await processesWith(marker);
     console.info(`[external-agent-tree] bridge stop: ${before.length} processes before, ${after.length} after`);
     expect(after).toEqual([]);
+  });
+
+  it("is gone when the bridge stops while it ignores the cancel, without waiting for its answer", async () => {
+    const own = await startTestBridge();
+    const markers = [nextMarker(), nextMarker()];
+    for (const marker of markers) {
+      const agentCommand = `${JSON.stringify(process.execPath)} ${JSON.stringify(BUSY_AGENT)} ${marker}`;
+      const id = await externalAgentSession(own, agentCommand);
+      void own.services.runtime.prompt(id, `stuck ${marker}`);
+    }
+    for (const marker of markers) await treeRunning(marker);
+    const started = Date.now();
+    await own.stop();
+    const elapsed = Date.now() - started;
+    const after = (await Promise.all(markers.map(processesWith))).flat();
+    console.info(
+      `[external-agent-tree] bridge stop, two agents ignoring the cancel: ${after.length} after, ${elapsed} ms`,
+    );
+    expect(after).toEqual([]);
+    // The kill grace (2 s) and the rest of the shutdown; not the 5 s an unanswered cancel waits, once per agent.
+    expect(elapsed).toBeLessThan(5_000);
   });
 });

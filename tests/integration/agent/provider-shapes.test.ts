@@ -72,7 +72,12 @@ describe("shapes no recording shows (synthesized)", () => {
         "[DONE]",
       ),
     );
-    expect(seen.stats).toMatchObject({ input_tokens: 1200, cached_input_tokens: 1000, output_tokens: 5 });
+    expect(seen.stats).toMatchObject({
+      input_tokens: 1200,
+      cached_input_tokens: 1000,
+      cache_write_tokens: 150,
+      output_tokens: 5,
+    });
   });
 
   it("adds Anthropic-style input_tokens (which exclude the cache) to the cache reads and writes", async () => {
@@ -83,7 +88,12 @@ describe("shapes no recording shows (synthesized)", () => {
         "[DONE]",
       ),
     );
-    expect(seen.stats).toMatchObject({ input_tokens: 1200, cached_input_tokens: 1000, output_tokens: 7 });
+    expect(seen.stats).toMatchObject({
+      input_tokens: 1200,
+      cached_input_tokens: 1000,
+      cache_write_tokens: 150,
+      output_tokens: 7,
+    });
   });
 
   it("two calls at the same index with different ids stay two calls, both run, both in history", async () => {
@@ -126,6 +136,62 @@ describe("shapes no recording shows (synthesized)", () => {
     expect(seen.notices.join("\n")).toContain("the call to write_file was incomplete and was not run");
   });
 
+  it("a call the output limit cut before any of its arguments never runs either", async () => {
+    const seen = await turn(
+      sse(
+        delta({ content: "Writing it." }),
+        delta({
+          tool_calls: [{ index: 0, id: "call_w", type: "function", function: { name: "write_file", arguments: "" } }],
+        }),
+        delta({}, "length"),
+        "[DONE]",
+      ),
+    );
+    expect(llm.requests).toHaveLength(1);
+    expect(seen.tools).toEqual([]);
+    expect(seen.done.stop_reason).toBe("truncated");
+    expect(seen.notices.join("\n")).toContain("the call to write_file was incomplete and was not run");
+  });
+
+  it("a first tool call at index 1 (a gateway passing Bedrock's content-block index) runs", async () => {
+    const seen = await turn(
+      sse(
+        delta({ content: "I'll look." }),
+        delta({
+          tool_calls: [{ index: 1, id: "toolu_1", type: "function", function: { name: "list_dir", arguments: "" } }],
+        }),
+        delta({ tool_calls: [{ index: 1, function: { arguments: '{"path":"."}' } }] }),
+        delta({}, "tool_calls"),
+        "[DONE]",
+      ),
+      streamBody(CLOSING),
+    );
+    expect(seen.tools.map((tool) => [tool.id, tool.name, tool.args, tool.state])).toEqual([
+      ["toolu_1", "list_dir", { path: "." }, "completed"],
+    ]);
+    expect(seen.done.stop_reason).toBe("completed");
+  });
+
+  it("a stream that ends after its finish reason without [DONE] is complete; its missing usage is null", async () => {
+    const seen = await turn(sse(delta({ content: "Done" }), delta({}, "stop")));
+    expect(llm.requests).toHaveLength(1);
+    expect(seen.texts).toEqual(["Done"]);
+    expect(seen.done.stop_reason).toBe("completed");
+    expect(seen.stats).toMatchObject({ input_tokens: null, cached_input_tokens: null, cost_usd: null });
+  });
+
+  it("a recorded stream whose connection breaks after its finish reason is complete, not retried", async () => {
+    const body = streamBody("openai-plain");
+    const cutAfter = body.lastIndexOf("data:", body.indexOf('"usage":{'));
+    const sessionId = await bridge.createSession();
+    llm.script({ body, cutAfter }, { body, cutAfter });
+    const events = await bridge.chat(sessionId, "go");
+    expect(llm.requests).toHaveLength(1);
+    const done = events.find((event) => event.event === "done")!.data;
+    expect(done.stop_reason).toBe("completed");
+    expect(done.generation_stats).toMatchObject({ input_tokens: null, cost_usd: null });
+  });
+
   it("a text answer cut off by the output limit continues once, then stops with the notice", async () => {
     const cut = sse(delta({ content: "part one" }), delta({}, "length"), "[DONE]");
     const seen = await turn(cut, cut);
@@ -140,6 +206,47 @@ describe("shapes no recording shows (synthesized)", () => {
 });
 
 describe("retry policy", () => {
+  it("a cut-off answer's notice counts the attempts it took", async () => {
+    const sessionId = await bridge.createSession();
+    llm.script(
+      { status: 503, json: { error: { message: "overloaded" } } },
+      { body: sse(delta({ content: "part one" }), delta({}, "length"), "[DONE]") },
+      { body: streamBody(CLOSING) },
+    );
+    await bridge.chat(sessionId, "go");
+    const transcript = applyEvents(emptyTranscript(), await bridge.events(sessionId));
+    expect(transcript.items.flatMap((item) => (item.kind === "notice" ? [item.text] : []))).toEqual([
+      "The answer was cut off at the model's output-token limit (after 2 attempts); asking the model to continue.",
+    ]);
+  });
+
+  it("never retries a step whose tool already ran; the call and its result stay in history", async () => {
+    const broken = sse(
+      delta({ content: "Looking." }),
+      delta({
+        tool_calls: [
+          { index: 0, id: "call_l", type: "function", function: { name: "list_dir", arguments: '{"path":"."}' } },
+        ],
+      }),
+      { error: { message: "upstream overloaded", code: 502 } },
+      "[DONE]",
+    );
+    const seen = await turn(broken, broken);
+    expect(llm.requests).toHaveLength(1);
+    expect(seen.retries).toBe(0);
+    expect(seen.tools.map((tool) => [tool.id, tool.name, tool.state])).toEqual([["call_l", "list_dir", "completed"]]);
+    expect(seen.done.stop_reason).toBe("error");
+    expect(seen.notices.join("\n")).toContain("Not retried: the call to list_dir had already run.");
+    llm.reset();
+    await bridge.chat(seen.sessionId, "and?");
+    const history = messagesOf(llm.requests[0]);
+    expect(history.find((message) => message.role === "assistant")).toMatchObject({
+      content: "Looking.",
+      tool_calls: [{ id: "call_l", function: { name: "list_dir", arguments: '{"path":"."}' } }],
+    });
+    expect(history.find((message) => message.role === "tool")?.tool_call_id).toBe("call_l");
+  });
+
   it("retries a 429 and a 5xx, then reads the recorded stream; the transcript counts the attempts", async () => {
     const sessionId = await bridge.createSession();
     llm.script(
@@ -181,6 +288,8 @@ describe("retry policy", () => {
     expect(llm.requests).toHaveLength(2);
     expect(seen.retries).toBe(1);
     expect(seen.stats).toMatchObject({ input_tokens: 200, output_tokens: 5 });
+    // Rates come from the attempt that streamed; the failed attempt's 3 billed tokens count in the totals only.
+    expect(seen.stats.avg_tokens_per_second).toBe(seen.stats.max_tokens_per_second);
     expect(seen.done.stop_reason).toBe("completed");
   });
 
@@ -233,11 +342,12 @@ describe("bad input ends the step with a clear error and loses nothing", () => {
     );
   });
 
-  it("a tool-call index that jumps", async () => {
-    const call = (index: number) => ({
-      tool_calls: [{ index, id: `call_${index}`, type: "function", function: { name: "list_dir", arguments: "{}" } }],
-    });
-    expect(await badTurn(sse(delta({ content: "kept" }), delta(call(0)), delta(call(5)), "[DONE]"))).toContain(
+  it("a tool-call index that jumps to a piece whose opening was lost", async () => {
+    const opening = {
+      tool_calls: [{ index: 0, id: "call_0", type: "function", function: { name: "list_dir", arguments: "{}" } }],
+    };
+    const orphan = { tool_calls: [{ index: 5, function: { arguments: '{"path":"."}' } }] };
+    expect(await badTurn(sse(delta({ content: "kept" }), delta(opening), delta(orphan), "[DONE]"))).toContain(
       "tool-call index jumped from 0 to 5",
     );
   });
@@ -259,15 +369,17 @@ describe("bad input ends the step with a clear error and loses nothing", () => {
 
 describe("Settings", () => {
   it("shows the reasoning and cache forms the provider's last (recorded) response used", async () => {
-    const saved = await bridge.api("/api/v1/settings/providers", {
+    const provider = {
       kind: "openai_compatible",
       name: "Replay",
       baseURL: llm.url,
       models: [
         { id: "fake-model", contextWindow: 32_000, capabilities: { tools: true, images: false, thinking: true } },
       ],
-    });
+    };
+    const saved = await bridge.api("/api/v1/settings/providers", provider);
     expect(saved.status).toBe(200);
+    const [{ id }] = ((await saved.json()) as { providers: { id: string }[] }).providers;
     const detected = async () => {
       const view = (await (await bridge.api("/api/v1/settings")).json()) as {
         providers: { baseURL: string; detected: { reasoning: string; cache: string } | null }[];
@@ -283,28 +395,56 @@ describe("Settings", () => {
     expect(await detected()).toMatchObject({ reasoning: "reasoning_content", cache: "cached_tokens" });
     await turn(streamBody("mistral-magistral-parts"));
     expect(await detected()).toMatchObject({ reasoning: "content_parts" });
+    // Saving the provider again answers with them too (they no longer vanish from the page after a save),
+    // and the environment's provider (OPENAI_BASE_URL, here the same server) shows its own.
+    const again = (await (await bridge.api("/api/v1/settings/providers", { id, ...provider })).json()) as {
+      providers: { detected: unknown }[];
+      envDetected: unknown;
+    };
+    expect(again.providers.map((p) => p.detected)).toEqual([expect.objectContaining({ reasoning: "content_parts" })]);
+    expect(again.envDetected).toMatchObject({ reasoning: "content_parts", cache: "none" });
   });
 });
 
 describe("reasoning in history", () => {
+  let keeping: AgentBridge;
+  beforeAll(async () => {
+    keeping = await startAgentBridge(llm.url, { env: { WORLDLINE_REASONING_HISTORY: "all" } });
+  });
+  afterAll(() => keeping.close());
+
   it("goes back in the form it came in when the provider wants it (here: <think> tags, recorded)", async () => {
-    const keeping = await startAgentBridge(llm.url, { env: { WORLDLINE_REASONING_HISTORY: "all" } });
-    try {
-      const sessionId = await keeping.createSession();
-      llm.script({ body: streamBody("groq-think-inline") }, { body: streamBody(CLOSING) });
-      await keeping.chat(sessionId, "first");
-      await keeping.chat(sessionId, "second");
-      const assistant = messagesOf(llm.requests[1]).find((message) => message.role === "assistant") as Record<
-        string,
-        unknown
-      >;
-      expect(String(assistant.content)).toMatch(
-        /^<think>\n\s*Okay, so I want to make Uruguayan alfajores[\s\S]*<\/think>\n\nTo make/,
-      );
-      expect(assistant.reasoning_content).toBeUndefined();
-      expect(assistant.reasoning_form).toBeUndefined();
-    } finally {
-      await keeping.close();
-    }
+    const sessionId = await keeping.createSession();
+    llm.script({ body: streamBody("groq-think-inline") }, { body: streamBody(CLOSING) });
+    await keeping.chat(sessionId, "first");
+    await keeping.chat(sessionId, "second");
+    const assistant = messagesOf(llm.requests[1]).find((message) => message.role === "assistant") as Record<
+      string,
+      unknown
+    >;
+    expect(String(assistant.content)).toMatch(
+      /^<think>\n\s*Okay, so I want to make Uruguayan alfajores[\s\S]*<\/think>\n\nTo make/,
+    );
+    expect(assistant.reasoning_content).toBeUndefined();
+    expect(assistant.reasoning_form).toBeUndefined();
+  });
+
+  it("keeps the reasoning streamed before an error, with the partial answer", async () => {
+    const sessionId = await keeping.createSession();
+    llm.script(
+      {
+        body: sse(
+          delta({ reasoning_content: "Thinking it over." }),
+          delta({ content: "kept" }),
+          { error: { message: "bad request", type: "invalid_request_error" } },
+          "[DONE]",
+        ),
+      },
+      { body: streamBody(CLOSING) },
+    );
+    await keeping.chat(sessionId, "first");
+    await keeping.chat(sessionId, "second");
+    const assistant = messagesOf(llm.requests[1]).find((message) => message.role === "assistant");
+    expect(assistant).toMatchObject({ content: "kept", reasoning_content: "Thinking it over." });
   });
 });

@@ -3,6 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { writeBridgeRecord } from "../../../server/cli/bridge-record";
 import { testDatabaseUrl } from "../../db";
 import { startTestBridge, type TestBridge } from "../helpers";
 import { startRunner, tempDir, type RunnerProcess } from "./support";
@@ -45,9 +46,35 @@ describe("worldline runners", () => {
     await runner.connected();
     expect(runner.stdout()).toContain(`Worldline runner devbox connected to ${hub.url}`);
 
-    const listed = await cli("list");
-    expect(listed.stdout).toContain("devbox");
-    expect(listed.stdout).toContain(root);
+    await cli("add", "idle");
+    // Name, connected or offline, last seen, roots: from last_seen (no bridge of this home answers) …
+    const rows = (stdout: string) =>
+      stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split("\t"));
+    const listed = rows((await cli("list")).stdout);
+    expect(listed.find((row) => row[0] === "devbox")).toEqual(["devbox", "connected", expect.any(String), root]);
+    expect(listed.find((row) => row[0] === "idle")).toEqual(["idle", "offline", "never seen", ""]);
+    // … and from the running bridge's own answer when it has a record in this home.
+    const removeRecord = writeBridgeRecord(home, {
+      pid: process.pid,
+      url: hub.url,
+      host: "127.0.0.1",
+      port: hub.port,
+      token: hub.token,
+      version: "0.0.0-test",
+    });
+    try {
+      const asked = rows((await cli("list")).stdout);
+      expect(asked.map((row) => row.slice(0, 2))).toEqual([
+        ["devbox", "connected"],
+        ["idle", "offline"],
+      ]);
+    } finally {
+      removeRecord();
+    }
+    await cli("revoke", "idle");
 
     // Renamed from another process: the hub drops the old name within its check; the runner comes back as the new one.
     const renamed = await cli("rename", "devbox", "buildbox");

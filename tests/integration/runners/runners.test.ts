@@ -396,4 +396,33 @@ describe("runners: workspaces on another machine", () => {
     expect((await hub.api("/api/v1/runners/beta-2", { method: "PATCH", body: { name: "alpha" } })).status).toBe(400);
     expect((await hub.api("/api/v1/runners/nobody", { method: "PATCH", body: { name: "x" } })).status).toBe(404);
   }, 60_000);
+
+  // Last: people make this bridge a hub with named people.
+  it("lets a member browse a connected runner's folders for a new session; a viewer may not", async () => {
+    await fs.mkdir(path.join(alphaRoot, "project"), { recursive: true });
+    const tokenOf = async (name: string, role: "member" | "viewer") => {
+      const { user } = await hub.services.people.addUser({ name, role });
+      return (await hub.services.people.createApiToken(user.id, { name: "test" })).token;
+    };
+    const as = async (token: string, pathname: string) =>
+      hub.api(pathname, { headers: { authorization: `Bearer ${token}` } });
+    const member = await tokenOf("mia", "member");
+    const viewer = await tokenOf("val", "viewer");
+    const listed = await as(member, "/api/v1/runners/alpha/folders");
+    expect(listed.status).toBe(200);
+    const listing = (await listed.json()) as { path: string; entries: { name: string }[] };
+    expect(listing.path).toBe(alphaRoot);
+    expect(listing.entries.map((entry) => entry.name)).toContain("project");
+    // Still the runner's boundary: the member cannot climb out of its roots.
+    const outsideListing = await as(member, `/api/v1/runners/alpha/folders?path=${encodeURIComponent(outside)}`);
+    expect(outsideListing.status).toBeGreaterThanOrEqual(400);
+    expect((await as(viewer, "/api/v1/runners/alpha/folders")).status).toBe(403);
+    // Enrolling stays an admin's.
+    const enroll = await hub.api("/api/v1/runners", {
+      method: "POST",
+      body: { name: "by-member" },
+      headers: { authorization: `Bearer ${member}` },
+    });
+    expect(enroll.status).toBe(403);
+  }, 30_000);
 });

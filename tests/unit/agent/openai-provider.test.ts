@@ -54,7 +54,11 @@ function sse(res: ServerResponse, chunks: unknown[]): void {
 }
 
 const TEXT_CHUNK = { id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: { content: "hello" } }] };
-const STOP_CHUNK = { id: "c", object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] };
+const STOP_CHUNK = {
+  id: "c",
+  object: "chat.completion.chunk",
+  choices: [{ index: 0, delta: {}, finish_reason: "stop" }],
+};
 
 describe("the OpenAI-compatible provider over fetch", () => {
   it("posts to <base>/chat/completions with the key, the purpose header and a streamed body", async () => {
@@ -119,7 +123,9 @@ describe("the OpenAI-compatible provider over fetch", () => {
     const server = await serve((_req, body, res) => {
       if ("prompt_cache_key" in body) {
         res.writeHead(400, { "content-type": "application/json" });
-        return res.end(JSON.stringify({ error: { message: "Unrecognized request argument supplied: prompt_cache_key" } }));
+        return res.end(
+          JSON.stringify({ error: { message: "Unrecognized request argument supplied: prompt_cache_key" } }),
+        );
       }
       sse(res, [TEXT_CHUNK, STOP_CHUNK]);
     });

@@ -106,10 +106,27 @@ describe("ToolCallAssembler", () => {
     expect(pieces.map((piece) => piece.index)).toEqual([0, 1]);
   });
 
-  it("refuses an index that skips ahead", () => {
+  it("accepts any first index and gaps between calls (gateways pass Bedrock's content-block index)", () => {
     const calls = new ToolCallAssembler();
-    calls.add([{ index: 0, id: "a" }]);
-    expect(() => calls.add([{ index: 3, id: "b" }])).toThrow(/jumped from 0 to 3/);
+    const pieces = [
+      ...calls.add([{ index: 1, id: "a", function: { name: "t", arguments: "" } }]),
+      ...calls.add([{ index: 1, function: { arguments: "{}" } }]),
+      ...calls.add([{ index: 3, id: "b", function: { name: "u", arguments: "{}" } }]),
+    ];
+    expect(pieces.map((piece) => [piece.index, piece.id, piece.name])).toEqual([
+      [0, "a", "t"],
+      [0, undefined, undefined],
+      [1, "b", "u"],
+    ]);
+  });
+
+  it("refuses an index that skips ahead to a piece that cannot open a call", () => {
+    const calls = new ToolCallAssembler();
+    calls.add([{ index: 0, id: "a", function: { name: "t" } }]);
+    expect(() => calls.add([{ index: 3, function: { arguments: "}" } }])).toThrow(/jumped from 0 to 3/);
+    expect(() => new ToolCallAssembler().add([{ index: 2, function: { arguments: "{" } }])).toThrow(
+      /jumped from the start to 2/,
+    );
   });
 });
 

@@ -3,8 +3,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { findRunningBridge, writeBridgeRecord } from "../../../server/cli/bridge-record";
-import { resolveFolder } from "../../../server/cli/folder";
+import {
+  findRunningBridge,
+  modelDifferences,
+  modelEnvironment,
+  writeBridgeRecord,
+} from "../../../server/cli/bridge-record";
+import { openFolderSession, resolveFolder, type FolderSessions } from "../../../server/cli/folder";
 import { CliError, EXIT_USAGE, parseStartArgs } from "../../../server/cli/options";
 
 function usageError(run: () => unknown): CliError {
@@ -108,5 +113,47 @@ describe("the records of running bridges", () => {
       server.close();
       fs.rmSync(home, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the session `worldline` opens for a folder", () => {
+  it("is the latest local one on that folder, never a runner's folder of the same path nor an archived one", async () => {
+    const created: string[] = [];
+    const sessions = (list: Awaited<ReturnType<FolderSessions["list"]>>): FolderSessions => ({
+      list: async () => list,
+      create: async (folder) => {
+        created.push(folder);
+        return { id: "new" };
+      },
+    });
+    const runnerOne = { id: "on-runner", workspace: "/code/app", archived: false, runner: "devbox" };
+    const archived = { id: "archived", workspace: "/code/app", archived: true, runner: null };
+    const local = { id: "local", workspace: "/code/app", archived: false, runner: null };
+    expect(await openFolderSession(sessions([runnerOne, archived, local]), "/code/app")).toBe("/s/local");
+    expect(await openFolderSession(sessions([runnerOne, archived]), "/code/app")).toBe("/s/new");
+    expect(created).toEqual(["/code/app"]);
+  });
+});
+
+describe("the model settings a running bridge keeps", () => {
+  const record = { pid: 1, url: "http://127.0.0.1:1", host: "127.0.0.1", port: 1, token: "t", version: "0" };
+
+  it("records the model variables that are set, the key as a fingerprint only", () => {
+    const env = { WORLDLINE_MODEL: "m", OPENAI_API_KEY: "sk-secret", OPENAI_BASE_URL: "", PATH: "/bin" };
+    const recorded = modelEnvironment(env);
+    expect(Object.keys(recorded)).toEqual(["WORLDLINE_MODEL", "OPENAI_API_KEY"]);
+    expect(recorded.OPENAI_API_KEY).toMatch(/^sha256:[0-9a-f]{16}$/);
+    expect(JSON.stringify(recorded)).not.toContain("sk-secret");
+  });
+
+  it("names what the caller set otherwise, and nothing when the caller set nothing or the record predates it", () => {
+    const running = { ...record, model: modelEnvironment({ WORLDLINE_MODEL: "old", OPENAI_API_KEY: "k1" }) };
+    expect(modelDifferences(modelEnvironment({ WORLDLINE_MODEL: "old", OPENAI_API_KEY: "k1" }), running)).toEqual([]);
+    expect(modelDifferences(modelEnvironment({ OPENAI_API_KEY: "k2" }), running)).toEqual(["OPENAI_API_KEY"]);
+    expect(
+      modelDifferences(modelEnvironment({ WORLDLINE_MODEL: "new", OPENAI_BASE_URL: "http://x/v1" }), running),
+    ).toEqual(["WORLDLINE_MODEL", "OPENAI_BASE_URL"]);
+    expect(modelDifferences(modelEnvironment({}), running)).toEqual([]);
+    expect(modelDifferences(modelEnvironment({ WORLDLINE_MODEL: "new" }), record)).toEqual([]);
   });
 });

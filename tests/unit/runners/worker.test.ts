@@ -88,6 +88,32 @@ describe("a runner's own checks", () => {
     ).toBeGreaterThanOrEqual(7);
   });
 
+  it("refuses to write through a hard link whatever the hub says was approved, and writes plain files", async () => {
+    const original = path.join(outside, "linked.txt");
+    await fs.writeFile(original, "outside original\n");
+    const linked = path.join(root, "linked.txt");
+    await fs.link(original, linked);
+    const resolved = await ask({ op: "resolve", workspace: root, input: "linked.txt" });
+    expect(resolved).toMatchObject({ ok: true, result: { real: linked, hardLinks: 2 } });
+    // The hub claims the hard links were approved.
+    const write = await ask({
+      op: "writeResolved",
+      resolved: { input: "linked.txt", real: linked, display: "linked.txt", inside: true, hardLinks: 2 },
+      content: "pwned\n",
+    });
+    expect(!write.ok && write.error.code).toBe("runner:outside_roots");
+    expect(!write.ok && write.error.message).toMatch(/has 2 hard links/);
+    expect(await fs.readFile(original, "utf8")).toBe("outside original\n");
+    const plain = path.join(root, "plain.txt");
+    const written = await ask({
+      op: "writeResolved",
+      resolved: { input: "plain.txt", real: plain, display: "plain.txt", inside: true },
+      content: "fine\n",
+    });
+    expect(written.ok).toBe(true);
+    expect(await fs.readFile(plain, "utf8")).toBe("fine\n");
+  });
+
   it("refuses snapshots, skills and stdio programs outside its roots, and paths that climb out of a workspace", async () => {
     for (const operation of [
       { op: "snapshots.snapshot", workspace: outside, message: "x" },

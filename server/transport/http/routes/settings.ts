@@ -6,7 +6,9 @@ import {
   SavePricesBody,
   SaveProviderBody,
   TestConnectionBody,
+  type SettingsView,
 } from "../../../protocol";
+import type { BridgeConfig } from "../../../config";
 import { defaultPrices, detectedFormsFor } from "../../../agent";
 import { readJson } from "../io";
 import type { Route } from "../router";
@@ -17,27 +19,28 @@ export const settingsRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/settings",
-    handler: async ({ services }) => {
-      const view = await services.settings.view();
-      // What each provider's last response looked like (server/agent/provider/detected-forms.ts).
-      return { ...view, providers: view.providers.map((p) => ({ ...p, detected: detectedFormsFor(p.baseURL) })) };
-    },
+    handler: async ({ services }) => withDetected(await services.settings.view(), services.config),
   },
   {
     method: "POST",
     path: "/api/v1/settings/providers",
-    handler: async ({ services, req }) => services.settings.saveProvider(SaveProviderBody.parse(await readJson(req))),
+    handler: async ({ services, req }) =>
+      withDetected(await services.settings.saveProvider(SaveProviderBody.parse(await readJson(req))), services.config),
   },
   {
     method: "DELETE",
     path: "/api/v1/settings/providers/:providerId",
-    handler: async ({ services, params }) => services.settings.removeProvider(params.providerId),
+    handler: async ({ services, params }) =>
+      withDetected(await services.settings.removeProvider(params.providerId), services.config),
   },
   {
     method: "PUT",
     path: "/api/v1/settings/default-model",
     handler: async ({ services, req }) =>
-      services.settings.setDefaultModel(DefaultModelBody.parse(await readJson(req))),
+      withDetected(
+        await services.settings.setDefaultModel(DefaultModelBody.parse(await readJson(req))),
+        services.config,
+      ),
   },
   {
     method: "POST",
@@ -82,6 +85,19 @@ export const settingsRoutes: Route[] = [
     }),
   },
 ];
+
+/**
+ * Every settings view the routes answer with carries what each provider's last response looked like
+ * (server/agent/provider/detected-forms.ts), the environment's provider included: a view without it
+ * (after a save) would make the forms vanish from the page.
+ */
+function withDetected(view: SettingsView, config: BridgeConfig): SettingsView {
+  return {
+    ...view,
+    providers: view.providers.map((provider) => ({ ...provider, detected: detectedFormsFor(provider.baseURL) })),
+    envDetected: config.model ? detectedFormsFor(config.model.baseURL) : null,
+  };
+}
 
 const SessionSearchQuery = z.object({ q: z.string().max(200).default("") });
 
