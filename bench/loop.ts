@@ -14,7 +14,8 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { AgentRuntime, createOpenAIProvider, type ChatRequest } from "../server/agent/index.ts";
 import { loadConfig } from "../server/config/index.ts";
-import { startBridge } from "../server/main.ts";
+import { WorkspaceHosts } from "../server/host/index.ts";
+import { startBridge, thisMachine } from "../server/main.ts";
 import { EventLog, Sessions } from "../server/sessions/index.ts";
 import * as store from "../server/store/index.ts";
 import { defineTool } from "../server/tools/index.ts";
@@ -74,6 +75,7 @@ export async function run(): Promise<LoopBenchResult> {
       sessions,
       config,
       tools: () => [noop],
+      hosts: new WorkspaceHosts(thisMachine(home).host),
       gate: { check: async () => ({ approved: true }) },
       maxSteps: STEPS + 1,
     });

@@ -5,21 +5,23 @@ import path from "node:path";
 import { errorMessage } from "./errors";
 import { installProcessErrorPolicy } from "./process-errors";
 import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
+import { readWorkspacePrompt } from "./agent/system-prompt";
 import { connectRedis } from "./bus";
 import { ExternalAgents } from "./external-agents";
 import { MemoryService } from "./memory";
-import { SkillCatalog } from "./skills";
+import { listSkills, SkillCatalog } from "./skills";
 import { SessionTitles } from "./titles";
 import { ApprovalService } from "./approvals";
-import { CheckpointService } from "./checkpoints";
+import { CheckpointService, LocalShadowRepos } from "./checkpoints";
 import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
 import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./processes";
-import { EventLog, SessionJanitor, Sessions } from "./sessions";
+import { EventLog, resolveWorkspacePath, SessionJanitor, Sessions } from "./sessions";
 import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
-import { PtyManager } from "./pty";
+import { localPtyOpener, PtyManager } from "./pty";
 import { RunnerHub } from "./runners";
 import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
+import { LocalWorkspaceHost, WorkspaceHosts } from "./host";
 import { SettingsService } from "./settings";
 import { ShareLinks } from "./sharing";
 import { OidcSignIn, People } from "./people";
@@ -127,7 +129,7 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     sessions: parts.sessions,
     runtime: parts.runtime,
     approvals: parts.approvals,
-    files: parts.files,
+    hosts: parts.hosts,
     settings: parts.settings,
     ptys: parts.ptys,
     turns: parts.turns,
@@ -150,19 +152,12 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
 async function startParts(options: BridgeOptions) {
   const { config } = options;
   const core = await openCore(config, options);
-  const { db, log, sessions, lease, redis, runners } = core;
-  const files = new WorkspaceFiles();
+  const { db, log, sessions, lease, redis, runners, files, hosts } = core;
   const ptys = createPtys(core);
   const settings = new SettingsService(db, config.home, config.model?.model ?? null);
-  // A runner session's snapshots are taken on its runner, through its host (server/runners/remote-snapshots.ts);
+  // A session's snapshots are taken through its host (in process here, on its runner for a runner session);
   // not fenced: a stale bridge's snapshot changes no file, and its checkpoint row is fenced in the store.
-  const checkpoints = new CheckpointService({
-    db,
-    log,
-    sessions,
-    home: config.home,
-    hostOf: (runner) => runners.hostFor(runner),
-  });
+  const checkpoints = new CheckpointService({ db, log, sessions, home: config.home, hosts });
   // Sessions with an agentCommand run an external ACP agent, Worldline being its client.
   const externalAgents = new ExternalAgents();
   // MCP servers of each session's workspace (and of ACP clients), started on a session's first turn.
@@ -171,7 +166,7 @@ async function startParts(options: BridgeOptions) {
     notice: (sessionId, level, text) => log.append(sessionId, { type: "notice", payload: { level, text } }),
   });
   const memory = new MemoryService(db);
-  const skills = new SkillCatalog(config.home);
+  const skills = new SkillCatalog(config.home, hosts.local);
   const titles = new SessionTitles(sessions);
   const runtime = createRuntime(core, options, { checkpoints, settings, externalAgents, mcp, memory, skills, titles });
   checkpoints.attach(runtime);
@@ -254,9 +249,10 @@ async function openCore(config: BridgeConfig, options: BridgeOptions) {
   // Team mode: other bridges' appends arrive over Redis; otherwise the database itself is tailed.
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix) : null;
   const log = new EventLog(db, redis?.bus);
-  // Runners dial this bridge (server/runners); a session on one finds its workspace through it.
+  // Runners dial this bridge (server/runners); a session on one finds its workspace through its host.
   const runners = new RunnerHub({ db });
-  const sessions = new Sessions(db, log, (runner, workspace) => runners.checkWorkspace(runner, workspace));
+  const { files, hosts } = createHosts(config, runners);
+  const sessions = new Sessions(db, log, (runner, workspace) => hosts.of(runner).checkWorkspace(workspace));
   const lease = new OwnerLease(db, { kind: options.kind ?? "web", ...options.lease });
   const approvals = new ApprovalService({
     db,
@@ -271,18 +267,54 @@ async function openCore(config: BridgeConfig, options: BridgeOptions) {
   await sweep();
   lease.onBeat(sweep);
   await reportConsistency(db);
-  return { config, db, processRecords, redis, log, runners, sessions, lease, approvals };
+  return { config, db, processRecords, redis, log, runners, files, hosts, sessions, lease, approvals };
 }
 
 type Core = Awaited<ReturnType<typeof openCore>>;
 
-function createPtys({ log, sessions, runners }: Core): PtyManager {
+/**
+ * The host of every workspace (server/host): this machine's, made of the local domains' code
+ * (file views, node-pty, shadow repositories, skills, the prompt's files, the folder check),
+ * and each runner's (server/runners). Everything that touches a workspace gets it from `hosts`.
+ */
+function createHosts(config: BridgeConfig, runners: RunnerHub) {
+  const { files, host } = thisMachine(config.home);
+  const hosts = new WorkspaceHosts(
+    host,
+    (runner, fence) => runners.hostFor(runner, fence),
+    (listener) => {
+      const here = files.onChange((workspace, paths) => listener(null, workspace, paths));
+      const there = runners.onFilesChanged(listener);
+      return () => {
+        here();
+        there();
+      };
+    },
+  );
+  return { files, hosts };
+}
+
+/** This machine's host, with WORLDLINE_HOME for its shadow repositories (also for the loop bench). */
+export function thisMachine(home: string): { files: WorkspaceFiles; host: LocalWorkspaceHost } {
+  const files = new WorkspaceFiles();
+  const shadowRepos = new LocalShadowRepos({ home });
+  const host = new LocalWorkspaceHost({
+    files,
+    openPty: localPtyOpener(),
+    checkWorkspace: resolveWorkspacePath,
+    snapshots: (workspace) => shadowRepos.open(workspace),
+    workspaceSkills: (workspace) => listSkills({ workspace }),
+    workspacePrompt: readWorkspacePrompt,
+  });
+  return { files, host };
+}
+
+function createPtys({ log, sessions, hosts }: Core): PtyManager {
   return new PtyManager({
-    workspaceOf: async (sessionId) => {
+    // A session's shells open through its host: node-pty here, or on its runner (server/runners/remote-pty.ts).
+    terminalsOf: async (sessionId) => {
       const session = await sessions.get(sessionId);
-      // A session on a runner opens its shells there (server/runners/remote-pty.ts).
-      if (session.runner) return { cwd: session.workspace.path, open: runners.ptyOpenerFor(session.runner) };
-      return session.workspace.path;
+      return { cwd: session.workspace.path, open: hosts.of(session.runner).openPty };
     },
     // A terminal can outlive its session's log (the session was deleted): its events then have nowhere to go.
     events: {
@@ -309,7 +341,7 @@ function createRuntime(
     mcp: SessionMcp;
   },
 ): AgentRuntime {
-  const { config, db, log, sessions, lease, approvals, runners } = core;
+  const { config, db, log, sessions, lease, approvals, hosts } = core;
   const { settings, mcp } = parts;
   const runtime = new AgentRuntime({
     db,
@@ -336,8 +368,7 @@ function createRuntime(
     memory: parts.memory,
     skills: parts.skills,
     titles: parts.titles,
-    hostOf: (runner, sessionId, epoch) =>
-      runners.hostFor(runner, epoch === undefined ? undefined : { sessionId, epoch }),
+    hosts,
     // Every shell command the tools run is written, redacted, to the audit log.
     decorateToolContext: (ctx) => ({
       ...ctx,

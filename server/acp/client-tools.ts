@@ -1,4 +1,3 @@
-import { promises as fs } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 import { z } from "zod";
 import type { AgentTool } from "../agent";
@@ -14,11 +13,12 @@ import {
   READ_DEFAULT_LIMIT,
   READ_MAX_LINE_CHARS,
   READ_MAX_OUTPUT_CHARS,
-  resolveInWorkspace,
   type ApprovalNeed,
   type ToolContext,
   type ToolResult,
 } from "../tools";
+import type { ToolHost } from "../host";
+import { hostOf } from "../tools/host-of";
 import { applyEdits } from "../tools/str-replace";
 
 /** Output the client keeps for a command (it truncates from the start). */
@@ -105,7 +105,7 @@ export class ClientTools {
       limit: z.number().int().min(1).optional(),
     });
     return replace(base, parameters, async (args, ctx) => {
-      const resolved = await resolveInWorkspace(ctx.cwd, args.path);
+      const resolved = await hostOf(ctx).resolve(ctx.cwd, args.path);
       const offset = args.offset ?? 1;
       const limit = args.limit ?? READ_DEFAULT_LIMIT;
       let text: string;
@@ -132,8 +132,8 @@ export class ClientTools {
       base,
       parameters,
       async (args, ctx) => {
-        const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-        const before = await this.currentText(resolved.real);
+        const resolved = await hostOf(ctx).resolve(ctx.cwd, args.path);
+        const before = await this.currentText(hostOf(ctx), resolved.real);
         try {
           await this.writeText(resolved.real, args.content);
         } catch (error) {
@@ -150,8 +150,8 @@ export class ClientTools {
       },
       false,
       async (args, need, ctx) => {
-        const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-        const before = await this.currentText(resolved.real);
+        const resolved = await hostOf(ctx).resolve(ctx.cwd, args.path);
+        const before = await this.currentText(hostOf(ctx), resolved.real);
         return { ...need, diff: unifiedDiff(resolved.display, before ?? "", args.content) };
       },
     );
@@ -164,8 +164,8 @@ export class ClientTools {
       base,
       parameters,
       async (args, ctx) => {
-        const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-        const before = await this.currentText(resolved.real);
+        const resolved = await hostOf(ctx).resolve(ctx.cwd, args.path);
+        const before = await this.currentText(hostOf(ctx), resolved.real);
         if (before === undefined)
           return { isError: true, output: `File not found: ${resolved.display}. Use write_file to create a new file.` };
         const after = applyEdits(before, args.edits);
@@ -187,8 +187,8 @@ export class ClientTools {
       false,
       async (args, need, ctx) => {
         // The local tool checked the disk; the edit applies to what the editor has.
-        const resolved = await resolveInWorkspace(ctx.cwd, args.path);
-        const before = await this.currentText(resolved.real);
+        const resolved = await hostOf(ctx).resolve(ctx.cwd, args.path);
+        const before = await this.currentText(hostOf(ctx), resolved.real);
         if (before === undefined) return need;
         const diff = unifiedDiff(resolved.display, before, applyEdits(before, args.edits));
         return { ...need, diff, description: need.description.replace(/^Edit \([^)]*\)/, "Edit") };
@@ -197,7 +197,7 @@ export class ClientTools {
   }
 
   /** The file as the editor has it (unsaved changes included) when it can read, else from disk; undefined when missing. */
-  private async currentText(file: string): Promise<string | undefined> {
+  private async currentText(host: ToolHost, file: string): Promise<string | undefined> {
     if (this.input.capabilities.fs?.readTextFile) {
       try {
         return await this.readText(file);
@@ -205,7 +205,7 @@ export class ClientTools {
         // Clients answer a missing file with an error; a real failure shows up at the write.
       }
     }
-    return fs.readFile(file, "utf8").catch(() => undefined); // a new file: its diff starts from nothing
+    return host.readText(file); // undefined for a new file: its diff starts from nothing
   }
 
   private shell(base: AgentTool): AgentTool {

@@ -15,7 +15,7 @@ import type { PromptOptions } from "./turn-queue";
 
 export type { PromptOptions };
 import type { TurnEmitter } from "./turn-emitter";
-import type { WorkspaceHost } from "../host";
+import type { WorkspaceHost, WorkspaceHosts } from "../host";
 
 /** What the runtime is built from and what its callers pass and get back (server/agent/runtime.ts). */
 
@@ -65,10 +65,10 @@ export interface RuntimeDeps {
   /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */
   sessionTools?: SessionToolSource;
   /**
-   * Where a session's workspace is: its runner's host (server/runners); this machine when absent or null.
-   * `epoch` is the turn's claim: the runner refuses requests of a bridge whose claim was taken over.
+   * Where a session's workspace is (server/host WorkspaceHosts): this machine's host or its runner's.
+   * A turn's host carries its claim: a runner refuses requests of a bridge whose claim was taken over.
    */
-  hostOf?: (runner: string, sessionId: string, epoch?: number) => WorkspaceHost;
+  hosts: Pick<WorkspaceHosts, "of">;
 }
 
 /** The session claim a turn runs under (server/store/claims.ts): taken, released, and checked for fencing. */

@@ -13,7 +13,6 @@ import { DEFAULT_RETRY_POLICY } from "./retry";
 import type { RuntimeDeps } from "./runtime-types";
 import { gateToolsForPlanMode, PLAN_MODE_NOTE, planModeGate } from "./plan-mode";
 import { createSubagentRunner } from "./subagent";
-import { readWorkspacePrompt } from "./system-prompt";
 import { orderSessionTools } from "./session-tools";
 import { prepareTurnPrompt } from "./turn-context";
 import { priceFor } from "./pricing";
@@ -152,7 +151,7 @@ async function buildTurnRun(
     env.context(sessionId),
     env.tools.toolsFor({ sessionId, workspace, emit, signal, host }),
     recallForTurn(deps, { sessionId, workspace, prompt, host }),
-    host?.workspacePrompt ? host.workspacePrompt(workspace) : readWorkspacePrompt(workspace),
+    host.workspacePrompt(workspace),
     // Unreadable prices: no cost, still a turn.
     deps.prices?.().catch(() => ({})) ?? {},
   ]);
@@ -204,22 +203,21 @@ async function buildTurnRun(
   };
 }
 
-/** A runner session's host, fenced on the turn's claim; undefined on this machine. */
+/** The session's host (this machine's or its runner's), fenced on the turn's claim. */
 function sessionHost(
   deps: RuntimeDeps,
   pending: PendingTurn,
   session: NonNullable<PendingTurn["session"]>,
-): WorkspaceHost | undefined {
-  if (!session.runner || !deps.hostOf) return undefined;
-  return deps.hostOf(session.runner, pending.sessionId, pending.claim?.epoch);
+): WorkspaceHost {
+  const epoch = pending.claim?.epoch;
+  return deps.hosts.of(session.runner, epoch === undefined ? undefined : { sessionId: pending.sessionId, epoch });
 }
 
-/** Tools of a session on a runner work through its host; the others get none and work on this machine. */
+/** Every tool of the turn works through the session's host. */
 function withHost(
   decorate: RuntimeDeps["decorateToolContext"],
-  host: WorkspaceHost | undefined,
+  host: WorkspaceHost,
 ): RuntimeDeps["decorateToolContext"] {
-  if (!host) return decorate;
   return (ctx) => ({ ...(decorate ? decorate(ctx) : ctx), host });
 }
 

@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import { errorMessage, WorldlineError } from "../errors";
 import type { EventLog, Sessions, TurnFence } from "../sessions";
 import * as store from "../store";
-import { openShadowRepo, type ShadowRepo } from "./shadow-repo.ts";
-import type { FileChange, ShadowRepoOptions, SnapshotRepo, SnapshotResult } from "./types.ts";
+import type { FileChange, SnapshotRepo, SnapshotResult } from "./types.ts";
 
 /** What the agent loop calls at every turn and step (structurally the agent's CheckpointPort). */
 export interface CheckpointRequest {
@@ -38,9 +37,11 @@ export interface CheckpointServiceDeps {
   sessions: Sessions;
   /** WORLDLINE_HOME: snapshots and forks live under it. */
   home: string;
-  snapshot?: Omit<ShadowRepoOptions, "home">;
-  /** A runner session's host (server/runners): its workspace's snapshots are taken there. */
-  hostOf?: (runner: string, sessionId: string) => { snapshots?(workspace: string): SnapshotRepo };
+  /**
+   * The host of a session's workspace (server/host WorkspaceHosts): its shadow repository is kept
+   * there, in process on this machine (LocalShadowRepos) or on its runner.
+   */
+  hosts: { of(runner: string | null): { snapshots(workspace: string): Promise<SnapshotRepo> } };
 }
 
 /** Setting keys (server/store settings): the global default and a per-session override. */
@@ -66,7 +67,6 @@ export type CheckpointRow = store.CheckpointRow;
  * and the queries the timeline needs. Rewind and fork build on it (rewind.ts, fork.ts).
  */
 export class CheckpointCore {
-  private readonly repos = new Map<string, Promise<ShadowRepo>>();
   /** Per session: checkpoint work in order (turn-end snapshot before the next turn's first checkpoint). */
   private readonly chains = new Map<string, Promise<unknown>>();
   /** Per session: the number taken last, so the next is taken after it (see allocate). */
@@ -120,17 +120,9 @@ export class CheckpointCore {
     return new Set(maps.flatMap((map) => [...map.keys()])).size;
   }
 
-  /** The shadow repository of a session's workspace: in process here, or through its runner's host. */
+  /** The shadow repository of a session's workspace, through its host. */
   async repo(sessionId: string, workspace: string): Promise<SnapshotRepo> {
-    const runner = await this.runnerOf(sessionId);
-    if (runner === null) return this.localRepo(workspace);
-    const remote = this.deps.hostOf?.(runner, sessionId).snapshots?.(workspace);
-    if (!remote)
-      throw new WorldlineError(
-        "checkpoint:unavailable",
-        `the workspace is on runner "${runner}", which this bridge cannot reach`,
-      );
-    return remote;
+    return this.deps.hosts.of(await this.runnerOf(sessionId)).snapshots(workspace);
   }
 
   private runnerOf(sessionId: string): Promise<string | null> {
@@ -141,17 +133,6 @@ export class CheckpointCore {
       this.runners.set(sessionId, runner);
     }
     return runner;
-  }
-
-  private localRepo(workspace: string): Promise<ShadowRepo> {
-    let repo = this.repos.get(workspace);
-    if (!repo) {
-      repo = openShadowRepo(workspace, { ...this.deps.snapshot, home: this.deps.home });
-      // A failed open is tried again next time; its caller got the error.
-      repo.catch(() => this.repos.delete(workspace));
-      this.repos.set(workspace, repo);
-    }
-    return repo;
   }
 
   /** Runs `work` after every earlier checkpoint job of the session. */

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk";
 import type { ApprovalGate, ExternalAgentPort, TurnEmitter, TurnResult } from "../agent";
 import { isWorldlineError } from "../errors";
-import { localHost, type WorkspaceHost } from "../host";
+import { localHost, type ToolHost } from "../host";
 import type { ToolState } from "../protocol";
 import { startAgentProgram, type AgentProgram } from "./agent-process";
 import { ExternalTerminals } from "./terminals";
@@ -28,7 +28,7 @@ interface AgentProcess {
   /** The SDK the connection was made with. */
   acp: Sdk;
   /** Where the session's workspace is: this machine, or its runner. */
-  host: WorkspaceHost;
+  host: ToolHost;
   program: AgentProgram;
   /** The model the agent says it uses (session/new), for the turn's cost at Settings' prices. */
   model?: string;
@@ -179,7 +179,7 @@ export class ExternalAgents implements ExternalAgentPort {
     return this.agents.size;
   }
 
-  private agentFor(sessionId: string, host: WorkspaceHost, workspace: string, command: string): Promise<AgentProcess> {
+  private agentFor(sessionId: string, host: ToolHost, workspace: string, command: string): Promise<AgentProcess> {
     let agent = this.agents.get(sessionId);
     if (!agent) {
       agent = this.start(host, workspace, command);
@@ -190,7 +190,7 @@ export class ExternalAgents implements ExternalAgentPort {
     return agent;
   }
 
-  private async start(host: WorkspaceHost, workspace: string, command: string): Promise<AgentProcess> {
+  private async start(host: ToolHost, workspace: string, command: string): Promise<AgentProcess> {
     const acp = await loadSdk();
     // The bridge's environment on this machine, the runner's own on a runner (never the hub's).
     const program = await startAgentProgram(host, {

@@ -1,8 +1,10 @@
-/** The seam between the agent's tools and a workspace: this machine (LocalHost) or a runner (server/runners). */
+/** The seam between everything and a workspace: this machine (LocalWorkspaceHost) or a runner (server/runners). */
 export type {
   DirEntry,
   ExecSpec,
   ExitInfo,
+  Fence,
+  FilesPort,
   FileStat,
   GlobMatch,
   HostProcess,
@@ -10,10 +12,12 @@ export type {
   StdioProcess,
   StdioSpec,
   TextPage,
+  ToolHost,
   WorkspaceHost,
   WorkspacePromptFiles,
 } from "./types";
-export { LocalHost, localHost } from "./local";
+export { LocalHost, LocalWorkspaceHost, localHost } from "./local";
+export { WorkspaceHosts } from "./hosts";
 export { isWithin, resolveInWorkspace, writeResolvedFile, type ResolvedPath } from "./paths";
 export type { SearchOutcome, SearchRequest } from "./search/types";
 export { toPosix } from "./walk";

@@ -16,6 +16,7 @@ import type {
   HostProcess,
   StdioProcess,
   StdioSpec,
+  ToolHost,
   WorkspaceHost,
 } from "./types";
 import { walkFiles } from "./walk";
@@ -26,7 +27,7 @@ export interface LocalHostOptions {
 }
 
 /** This machine, in process: the tools' file, search and process work as it always was. */
-export class LocalHost implements WorkspaceHost {
+export class LocalHost implements ToolHost {
   readonly runner = null;
   private readonly ripgrep: string | undefined;
 
@@ -71,7 +72,7 @@ export class LocalHost implements WorkspaceHost {
     );
   }
 
-  search(request: Parameters<WorkspaceHost["search"]>[0]) {
+  search(request: Parameters<ToolHost["search"]>[0]) {
     return this.ripgrep ? searchWithRipgrep(this.ripgrep, request) : searchWithJavaScript(request);
   }
 
@@ -96,5 +97,36 @@ export class LocalHost implements WorkspaceHost {
   }
 }
 
-/** The host of sessions on this machine (and of tools given no host, as in tests). */
+/** The tools' operations on this machine for tools given no host (tests, tools built alone). */
 export const localHost = new LocalHost();
+
+/**
+ * This machine's services for its workspaces, built at the composition root (server/main.ts) from
+ * the domains that own them (server/files, server/pty, server/checkpoints, server/skills,
+ * server/agent, server/sessions): the host never imports them, so no import circle forms.
+ */
+export type LocalWorkspaceServices = Omit<WorkspaceHost, keyof ToolHost>;
+
+/**
+ * Every way a session on this machine reaches its workspace: the tools' operations (LocalHost)
+ * and this machine's file views, terminals, shadow repositories, skills and prompt files, each
+ * the local code called directly, in process.
+ */
+export class LocalWorkspaceHost extends LocalHost implements WorkspaceHost {
+  readonly files: WorkspaceHost["files"];
+  readonly openPty: WorkspaceHost["openPty"];
+  readonly checkWorkspace: WorkspaceHost["checkWorkspace"];
+  readonly snapshots: WorkspaceHost["snapshots"];
+  readonly workspaceSkills: WorkspaceHost["workspaceSkills"];
+  readonly workspacePrompt: WorkspaceHost["workspacePrompt"];
+
+  constructor(services: LocalWorkspaceServices, options: LocalHostOptions = {}) {
+    super(options);
+    this.files = services.files;
+    this.openPty = services.openPty;
+    this.checkWorkspace = services.checkWorkspace;
+    this.snapshots = services.snapshots;
+    this.workspaceSkills = services.workspaceSkills;
+    this.workspacePrompt = services.workspacePrompt;
+  }
+}

@@ -1,5 +1,7 @@
 import type { SnapshotRepo } from "../checkpoints/types";
+import type { WorkspaceFiles } from "../files";
 import type { SkillView } from "../protocol";
+import type { PtyOpener } from "../pty";
 import type { ResolvedPath } from "./paths";
 import type { SearchOutcome, SearchRequest } from "./search/types";
 
@@ -98,12 +100,12 @@ export interface StdioProcess {
 }
 
 /**
- * Every way the agent's tools reach a workspace: paths, files, folders, search and
- * commands. `LocalHost` is this machine, in process; a runner's host (server/runners)
- * sends the same operations over the runner's outbound connection. Paths are absolute
- * paths on the host's machine.
+ * The operations the agent's tools use: paths, files, folders, search and commands. `LocalHost`
+ * does them on this machine, in process (a runner does its requests with it too); a runner's host
+ * (server/runners) sends the same operations over the runner's outbound connection. Paths are
+ * absolute paths on the host's machine.
  */
-export interface WorkspaceHost {
+export interface ToolHost {
   /** The runner's name, or null for this machine. */
   readonly runner: string | null;
   /** Resolves a path the model gave against the workspace, following symlinks (see paths.ts). */
@@ -122,18 +124,39 @@ export interface WorkspaceHost {
   exec(spec: ExecSpec): Promise<HostProcess>;
   /** Starts a program talking over stdio in the workspace (MCP servers, external agents). */
   spawnStdio(spec: StdioSpec): Promise<StdioProcess>;
+}
+
+/** What the IDE's file routes use of a workspace: the tree, the editor, @-mention search and git markers. */
+export type FilesPort = Pick<WorkspaceFiles, "list" | "read" | "write" | "search" | "gitStatus">;
+
+/** The session claim a turn's requests are made under (server/leases): a runner refuses an epoch below one it saw. */
+export interface Fence {
+  sessionId: string;
+  epoch: number;
+}
+
+/**
+ * Everything that touches a workspace: the tools' operations plus the file views, terminals,
+ * the checkpoints' shadow repository, skills and the system prompt's files. A session's host
+ * comes from `WorkspaceHosts.of(session.runner)` (hosts.ts), the one place that tells this
+ * machine (`LocalWorkspaceHost`, today's code in process) from a runner (server/runners).
+ */
+export interface WorkspaceHost extends ToolHost {
+  /** The IDE's views of the workspace (tree, editor, search, git markers). */
+  readonly files: FilesPort;
   /**
-   * The checkpoints' shadow repository of a workspace on this host. Absent on this machine,
-   * where server/checkpoints opens its ShadowRepo in process with the bridge's data directory.
+   * Opens a terminal's shell in the workspace. `spawn.shell` empty means the host's login shell;
+   * `spawn.env` holds the terminal's own variables, added to the host's own environment there.
    */
-  snapshots?(workspace: string): SnapshotRepo;
-  /** The workspace's own skills, read where they are. Absent on this machine, where server/skills reads them. */
-  workspaceSkills?(workspace: string): Promise<SkillView[]>;
-  /**
-   * The files the system prompt takes from the workspace, read where they are. Absent on this
-   * machine, where agent/system-prompt.ts reads them synchronously (a turn's first token waits on it).
-   */
-  workspacePrompt?(workspace: string): Promise<WorkspacePromptFiles>;
+  readonly openPty: PtyOpener;
+  /** A folder for a new session: its real path, an existing directory the host may serve. */
+  checkWorkspace(workspace: string): Promise<string>;
+  /** The checkpoints' shadow repository of a workspace, kept where the workspace is. */
+  snapshots(workspace: string): Promise<SnapshotRepo>;
+  /** The workspace's own skills, read where they are. */
+  workspaceSkills(workspace: string): Promise<SkillView[]>;
+  /** The files the system prompt takes from the workspace, read where they are. */
+  workspacePrompt(workspace: string): Promise<WorkspacePromptFiles>;
 }
 
 /** What agent/system-prompt.ts reads from a workspace: the override template, the top-level listing, AGENTS.md files. */

@@ -1,4 +1,4 @@
-export { PtyManager, shellEnv } from "./manager";
+export { localPtyOpener, PtyManager, shellEnv } from "./manager";
 export type { TerminalInfo } from "./manager";
 export type { Terminal, ViewerSink } from "./terminal";
 export type { ScreenSnapshot } from "./mirror";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { WorldlineError } from "../errors";
 import { DEFAULT_COLS, DEFAULT_ROWS, MAX_TERMINALS, MAX_TERMINALS_PER_SESSION } from "./limits";
-import type { PtyOpener } from "./pty-process";
+import { openLocalPty, type PtyOpener } from "./pty-process";
 import { Terminal } from "./terminal";
 
 export interface TerminalInfo {
@@ -25,14 +25,11 @@ export interface PtyManagerEvents {
 
 export interface PtyManagerOptions {
   /**
-   * The folder a session's shells start in and, for a session on a runner, how to open a shell
-   * there (server/runners); without `open` the shell runs on this machine.
+   * The folder a session's shells start in and how a shell opens there: its host's (server/host),
+   * this machine's `localPtyOpener` or a runner's.
    */
-  workspaceOf(sessionId: string): Promise<string | { cwd: string; open: PtyOpener }>;
+  terminalsOf(sessionId: string): Promise<{ cwd: string; open: PtyOpener }>;
   events?: PtyManagerEvents;
-  /** The shell to run; defaults to `$SHELL`, then bash. */
-  shell?: string;
-  env?: NodeJS.ProcessEnv;
 }
 
 /** Every terminal of every session on this bridge. */
@@ -54,9 +51,7 @@ export class PtyManager {
   }
 
   async create(sessionId: string, input: { title?: string; cols?: number; rows?: number } = {}): Promise<TerminalInfo> {
-    const place = await this.options.workspaceOf(sessionId);
-    const remote = typeof place === "string" ? undefined : place;
-    const cwd = remote ? remote.cwd : (place as string);
+    const { cwd, open } = await this.options.terminalsOf(sessionId);
     if (this.list(sessionId).length >= MAX_TERMINALS_PER_SESSION) {
       throw new WorldlineError(
         "pty:busy",
@@ -65,20 +60,17 @@ export class PtyManager {
     }
     if (this.terminals.size >= MAX_TERMINALS)
       throw new WorldlineError("pty:busy", `The bridge already runs ${MAX_TERMINALS} terminals; close some first.`);
-    const shell = this.options.shell ?? process.env.SHELL ?? "bash";
     const id = `t-${randomUUID()}`;
     const terminal = new Terminal({
       id,
       sessionId,
       title: input.title ?? `Terminal ${this.nextNumber(sessionId)}`,
-      // A runner's shell starts in its folder there, with the runner's own environment (it adds it).
-      cwd: remote || fs.existsSync(cwd) ? cwd : process.cwd(),
-      shell: remote ? "" : shell,
+      cwd,
+      // The host's login shell, with the host's own environment (the opener adds it).
+      shell: "",
       args: ["-l"],
-      env: remote
-        ? { WORLDLINE_TERMINAL_ID: id }
-        : { ...shellEnv(this.options.env ?? process.env), WORLDLINE_TERMINAL_ID: id },
-      open: remote?.open,
+      env: { WORLDLINE_TERMINAL_ID: id },
+      open,
       cols: input.cols ?? DEFAULT_COLS,
       rows: input.rows ?? DEFAULT_ROWS,
       onExit: (closed, exitCode) => {
@@ -169,6 +161,24 @@ function info(terminal: Terminal): TerminalInfo {
     viewers: terminal.viewerCount,
     createdAt: new Date(terminal.createdAt).toISOString(),
   };
+}
+
+/**
+ * Terminals on this machine (LocalWorkspaceHost.openPty): node-pty running `shell` (default `$SHELL`,
+ * then bash) with the user's environment under the terminal's own variables, in the workspace, or
+ * in the bridge's folder when the workspace is gone.
+ */
+export function localPtyOpener(options: { shell?: string; env?: NodeJS.ProcessEnv } = {}): PtyOpener {
+  return (spawn, reads) =>
+    openLocalPty(
+      {
+        ...spawn,
+        shell: spawn.shell || options.shell || process.env.SHELL || "bash",
+        cwd: fs.existsSync(spawn.cwd) ? spawn.cwd : process.cwd(),
+        env: { ...shellEnv(options.env ?? process.env), ...spawn.env },
+      },
+      reads,
+    );
 }
 
 /** The user's environment for an interactive shell, minus what belongs to the bridge itself. */

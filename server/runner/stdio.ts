@@ -1,5 +1,5 @@
 import { errorMessage, WorldlineError } from "../errors";
-import type { StdioProcess, WorkspaceHost } from "../host";
+import type { StdioProcess, ToolHost } from "../host";
 
 /** Stdio programs a runner runs at once, all hubs' sessions together. */
 const MAX_RUNNER_STDIO = 64;
@@ -26,7 +26,7 @@ export class RunnerStdio {
   private readonly running = new Map<string, StdioProcess>();
 
   constructor(
-    private readonly host: WorkspaceHost,
+    private readonly host: ToolHost,
     private readonly send: StdioReplies,
   ) {}
 

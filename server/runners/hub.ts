@@ -2,16 +2,13 @@ import type { Server as HttpServer } from "node:http";
 import path from "node:path";
 import { Server, type Socket } from "socket.io";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
-import type { WorkspaceHost } from "../host";
+import type { Fence, WorkspaceHost } from "../host";
 import { RUNNER_SOCKET_PATH, RunnerHello, RunnerName, type RunnerView, type RunnerWelcome } from "../protocol";
 import * as store from "../store";
 import { LAST_SEEN_EVERY_MS, REVOCATION_CHECK_MS, RUNNER_GRACE_MS, RUNNER_MAX_FRAME_BYTES } from "./limits";
-import { RunnerLink, type Fence } from "./link";
+import { RunnerLink } from "./link";
 import { RunnerRelay, type Team } from "./relay";
-import { RemoteFiles, type FilesPort } from "./remote-files";
 import { RemoteHost } from "./remote-host";
-import { remotePtyOpener } from "./remote-pty";
-import type { PtyOpener } from "../pty";
 import { ENROLLMENT_TTL_MS, hashSecret, newCredential, newEnrollmentToken } from "./secrets";
 
 export interface RunnerHubOptions {
@@ -43,6 +40,11 @@ export class RunnerHub {
   /** Team mode: how this bridge reaches runners connected to the others (server/runners/relay.ts). */
   private relay: RunnerRelay | null = null;
   private timers: NodeJS.Timeout[] = [];
+  private readonly hostHub = {
+    link: (name: string) => this.link(name),
+    log: (line: string) => this.log(line),
+    requireKnown: (name: string) => this.requireKnown(name),
+  };
   private readonly fileListeners = new Set<(runner: string, root: string, paths: string[]) => void>();
 
   constructor(options: RunnerHubOptions) {
@@ -154,32 +156,18 @@ export class RunnerHub {
     return renamed;
   }
 
-  /** The host of a session on a runner; a turn's host carries its claim (the runner refuses a stale one). */
+  /**
+   * The host of a session on a runner (its tools, files, terminals, snapshots, skills); a turn's host
+   * carries its claim (the runner refuses a stale one). Callers reach it through WorkspaceHosts (server/host).
+   */
   hostFor(runner: string, fence?: Fence): WorkspaceHost {
-    return new RemoteHost(this.link(runner), fence);
+    return new RemoteHost(runner, this.hostHub, fence);
   }
 
   /** Changes the runners' file tree watchers saw (for `files.changed` to the tabs following those sessions). */
   onFilesChanged(listener: (runner: string, root: string, paths: string[]) => void): () => void {
     this.fileListeners.add(listener);
     return () => this.fileListeners.delete(listener);
-  }
-
-  /** How a terminal of a session on a runner opens its shell there. */
-  ptyOpenerFor(runner: string): PtyOpener {
-    return remotePtyOpener(this.link(runner), this.log);
-  }
-
-  /** The IDE's file views of a session on a runner (tree, editor, search, git markers). */
-  filesFor(runner: string): FilesPort {
-    return new RemoteFiles(this.link(runner));
-  }
-
-  /** A folder for a new session: an existing directory under one of the runner's roots, as the runner sees it. */
-  async checkWorkspace(runner: string, workspace: string): Promise<string> {
-    await this.requireKnown(runner);
-    const { path: real } = await this.link(runner).call({ op: "checkWorkspace", path: workspace }, { now: true });
-    return real;
   }
 
   /** The folder picker on a runner's machine. */

@@ -15,6 +15,7 @@ import {
   type RunnerRequest,
   type RunnerResult,
 } from "../protocol";
+import type { Fence } from "../host";
 import { MAX_PENDING_PER_RUNNER } from "./limits";
 
 /** Where a runner's started commands send their output and end. */
@@ -48,12 +49,6 @@ interface Connection {
   /** The bridge (owner id) holding the runner's socket (server/runners/relay.ts); undefined: this one. */
   via?: string;
   send(request: RunnerRequest): void;
-}
-
-/** The session claim a request is made under (server/leases): the runner refuses an epoch below one it saw. */
-export interface Fence {
-  sessionId: string;
-  epoch: number;
 }
 
 export interface CallOptions {

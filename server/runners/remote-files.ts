@@ -1,8 +1,5 @@
-import type { WorkspaceFiles } from "../files";
+import type { FilesPort } from "../host";
 import type { RunnerLink } from "./link";
-
-/** What the IDE's file routes use of WorkspaceFiles; a runner's copy answers the same calls. */
-export type FilesPort = Pick<WorkspaceFiles, "list" | "read" | "write" | "search" | "gitStatus">;
 
 /** The file tree, editor, @-mentions and git markers of a workspace on a runner: one request each. */
 export class RemoteFiles implements FilesPort {

@@ -5,6 +5,8 @@ import type {
   DirEntry,
   ExecSpec,
   ExitInfo,
+  Fence,
+  FilesPort,
   FileStat,
   GlobMatch,
   HostProcess,
@@ -19,7 +21,10 @@ import type {
   WorkspacePromptFiles,
 } from "../host";
 import type { SkillView } from "../protocol";
-import type { Fence, RunnerLink } from "./link";
+import type { PtyOpener } from "../pty";
+import type { RunnerLink } from "./link";
+import { RemoteFiles } from "./remote-files";
+import { remotePtyOpener } from "./remote-pty";
 import { RemoteSnapshots } from "./remote-snapshots";
 import { startRemoteStdio } from "./remote-stdio";
 
@@ -30,13 +35,38 @@ import { startRemoteStdio } from "./remote-stdio";
  * runner refuses the requests of a bridge whose claim was taken over.
  */
 export class RemoteHost implements WorkspaceHost {
-  readonly runner: string;
-
   constructor(
-    private readonly link: RunnerLink,
+    readonly runner: string,
+    private readonly hub: RemoteHostHub,
     private readonly fence?: Fence,
-  ) {
-    this.runner = link.name;
+  ) {}
+
+  private linked: RunnerLink | undefined;
+
+  /**
+   * The runner's connection, taken on first use and kept (a revoked runner's closed link fails the
+   * calls at once); a name nobody enrolled gets none before checkWorkspace refused it.
+   */
+  private get link(): RunnerLink {
+    return (this.linked ??= this.hub.link(this.runner));
+  }
+
+  /** The IDE's file views: the person's, so not fenced. */
+  get files(): FilesPort {
+    return new RemoteFiles(this.link);
+  }
+
+  /** Terminals: the person's, so not fenced. */
+  get openPty(): PtyOpener {
+    return remotePtyOpener(this.link, this.hub.log);
+  }
+
+  /** A folder for a new session: an existing directory under one of the runner's roots, as the runner sees it. */
+  async checkWorkspace(workspace: string): Promise<string> {
+    // Before the link: a name nobody enrolled must not leave a connection waiting for it.
+    await this.hub.requireKnown(this.runner);
+    const { path: real } = await this.link.call({ op: "checkWorkspace", path: workspace }, { now: true });
+    return real;
   }
 
   resolve(workspace: string, input: string): Promise<ResolvedPath> {
@@ -81,7 +111,7 @@ export class RemoteHost implements WorkspaceHost {
     return startRemoteStdio(this.link, spec, this.options());
   }
 
-  snapshots(workspace: string): SnapshotRepo {
+  async snapshots(workspace: string): Promise<SnapshotRepo> {
     return new RemoteSnapshots(this.link, workspace, this.options());
   }
 
@@ -114,6 +144,15 @@ export class RemoteHost implements WorkspaceHost {
   private options(signal?: AbortSignal) {
     return { fence: this.fence, signal };
   }
+}
+
+/** What a runner's host needs of the hub. */
+export interface RemoteHostHub {
+  /** The runner's connection (one per runner, made on first use). */
+  link(runner: string): RunnerLink;
+  log: (line: string) => void;
+  /** Fails with `runner:not_found` for a runner that is not enrolled (or was revoked). */
+  requireKnown(runner: string): Promise<void>;
 }
 
 type Finished = { exit: ExitInfo; leftoversStopped: boolean };

@@ -6,15 +6,24 @@ import { resolveWorkspacePath } from "./workspace-path";
 
 export type Session = store.SessionRow;
 
-/** Checks a folder on a runner's machine (server/runners): its real path, or a `runner:*` error. */
-export type RunnerWorkspaceCheck = (runner: string, workspace: string) => Promise<string>;
+/**
+ * Checks a folder for a new session where it is: its host's `checkWorkspace` (server/host), this
+ * machine's (`runner` null) or a runner's. Its real path, or a `workspace:*` / `runner:*` error.
+ */
+export type WorkspaceCheck = (runner: string | null, workspace: string) => Promise<string>;
+
+/** Sessions built without hosts (tests) know this machine only. */
+const thisMachineOnly: WorkspaceCheck = async (runner, workspace) => {
+  if (runner !== null) throw new WorldlineError("runner:not_found", "This bridge has no runners.");
+  return resolveWorkspacePath(workspace);
+};
 
 /** Sessions: creation on a folder, lookup, settings. Every change is also an event. */
 export class Sessions {
   constructor(
     private readonly db: store.Db,
     private readonly log: EventLog,
-    private readonly onRunner?: RunnerWorkspaceCheck,
+    private readonly checkWorkspace: WorkspaceCheck = thisMachineOnly,
   ) {}
 
   async create(input: {
@@ -28,9 +37,7 @@ export class Sessions {
     /** The runner whose machine holds `workspace`; absent = this machine. */
     runner?: string;
   }): Promise<Session> {
-    const workspace = input.runner
-      ? await this.workspaceOnRunner(input.runner, input.workspace)
-      : await resolveWorkspacePath(input.workspace);
+    const workspace = await this.checkWorkspace(input.runner ?? null, input.workspace);
     const session = await store.createSession(this.db, { ...input, workspace });
     await this.log.open(session.id);
     this.log.append(session.id, {
@@ -38,11 +45,6 @@ export class Sessions {
       payload: { title: session.title, yolo: session.yolo, model: session.model, status: "idle" },
     });
     return session;
-  }
-
-  private async workspaceOnRunner(runner: string, workspace: string) {
-    if (!this.onRunner) throw new WorldlineError("runner:not_found", "This bridge has no runners.");
-    return this.onRunner(runner, workspace);
   }
 
   async get(id: string): Promise<Session> {

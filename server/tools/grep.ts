@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { defineTool } from "./define";
-import { LocalHost, toPosix, type SearchOutcome, type WorkspaceHost } from "../host";
+import { LocalHost, toPosix, type SearchOutcome, type ToolHost } from "../host";
 import { hostOf } from "./host-of";
 import { pathApproval } from "./paths";
 
@@ -65,7 +65,7 @@ export interface GrepToolOptions {
 export function createGrepTool(options: GrepToolOptions = {}) {
   // A test's choice of back end applies where no session host is given.
   const fallback = options.ripgrep === undefined ? undefined : new LocalHost({ ripgrep: options.ripgrep });
-  const hostFor = (ctx: Parameters<typeof hostOf>[0]): WorkspaceHost => ctx.host ?? fallback ?? hostOf(ctx);
+  const hostFor = (ctx: Parameters<typeof hostOf>[0]): ToolHost => ctx.host ?? fallback ?? hostOf(ctx);
   return defineTool({
     name: "grep",
     description:

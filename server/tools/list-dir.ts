@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { isSkipped } from "../ignore";
-import type { WorkspaceHost } from "../host";
+import type { ToolHost } from "../host";
 import { defineTool } from "./define";
 import { hostOf } from "./host-of";
 import { pathApproval } from "./paths";
@@ -49,7 +49,7 @@ export const listDirTool = defineTool({
 });
 
 async function listInto(
-  host: WorkspaceHost,
+  host: ToolHost,
   dir: string,
   depth: number,
   indent: string,

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { WorkspaceHost } from "../host";
+import type { ToolHost } from "../host";
 
 /** How risky a call is, for badges and rules. */
 export type RiskLevel = "none" | "low" | "medium" | "high";
@@ -51,7 +51,7 @@ export interface ToolContext {
   /** The workspace root, already realpath'd (a path on the host's machine). */
   cwd: string;
   /** Where the workspace is: a runner's host, or this machine when absent. */
-  host?: WorkspaceHost;
+  host?: ToolHost;
   signal: AbortSignal;
   sessionId: string;
   turnId?: string;

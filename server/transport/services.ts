@@ -2,7 +2,7 @@ import type { AgentRuntime } from "../agent";
 import type { ApprovalService } from "../approvals";
 import type { CheckpointService } from "../checkpoints";
 import type { BridgeConfig } from "../config";
-import type { WorkspaceFiles } from "../files";
+import type { WorkspaceHosts } from "../host";
 import type { EventLog, SessionJanitor, Sessions } from "../sessions";
 import type { PtyManager } from "../pty";
 import type { SettingsService } from "../settings";
@@ -29,7 +29,8 @@ export interface BridgeServices {
   externalAgents?: { readonly size: number };
   runtime: AgentRuntime;
   approvals: ApprovalService;
-  files: WorkspaceFiles;
+  /** The host of a session's workspace, this machine's or its runner's, and their watchers' changes (server/host). */
+  hosts: WorkspaceHosts;
   settings: SettingsService;
   ptys: PtyManager;
   /** Prompts, steering and cancel, forwarded to the bridge running the session's turn (server/team). */

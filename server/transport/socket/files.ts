@@ -30,10 +30,5 @@ export function forwardFileChanges(io: Server, services: BridgeServices): () => 
       }
     }
   };
-  const local = services.files.onChange((workspace, paths) => fanOut(null, workspace, paths));
-  const remote = services.runners?.onFilesChanged((runner, workspace, paths) => fanOut(runner, workspace, paths));
-  return () => {
-    local();
-    remote?.();
-  };
+  return services.hosts.onFilesChanged(fanOut);
 }

@@ -365,11 +365,11 @@ describe("runners: workspaces on another machine", () => {
       // What the bridge that held the claim in between would send: the runner saw the turn's epoch, and refuses it.
       const file = path.join(betaRoot, "fenced.txt");
       await fs.writeFile(file, "x");
-      const stale = hub.services.runners!.hostFor("beta", { sessionId, epoch: first + 1 });
+      const stale = hub.services.hosts.of("beta", { sessionId, epoch: first + 1 });
       const refused: unknown = await stale.stat(file).catch((error: unknown) => error);
       expect(refused).toMatchObject({ code: "runner:stale_epoch" });
       expect(String(refused)).toContain(`its claim is at epoch ${second}`);
-      const current = hub.services.runners!.hostFor("beta", { sessionId, epoch: second });
+      const current = hub.services.hosts.of("beta", { sessionId, epoch: second });
       expect((await current.stat(file))?.type).toBe("file");
     } finally {
       await db.$disconnect();

@@ -1,6 +1,6 @@
 import headlessPackage from "@xterm/headless";
 import { afterEach, describe, expect, it } from "vitest";
-import { PtyManager, type ScreenSnapshot, type ViewerSink } from "../../../server/pty";
+import { localPtyOpener, PtyManager, type ScreenSnapshot, type ViewerSink } from "../../../server/pty";
 import { HIGH_WATERMARK_BYTES, MAX_BATCH_BYTES, MIRROR_RING_BYTES } from "../../../server/pty/limits";
 import { ScreenMirror } from "../../../server/pty/mirror";
 
@@ -80,7 +80,9 @@ describe("ScreenMirror snapshots", () => {
 });
 
 describe("terminal viewers", () => {
-  const manager = new PtyManager({ workspaceOf: async () => process.cwd(), shell: "bash" });
+  const manager = new PtyManager({
+    terminalsOf: async () => ({ cwd: process.cwd(), open: localPtyOpener({ shell: "bash" }) }),
+  });
   afterEach(() => manager.closeAll());
 
   function sink(overrides: Partial<ViewerSink> = {}) {

@@ -1,15 +1,12 @@
 import { FileQuery, FileSearchQuery, FileTreeQuery, WriteFileBody, type GitStatus } from "../../../protocol";
-import { WorldlineError } from "../../../errors";
-import type { FilesPort } from "../../../runners";
+import type { FilesPort } from "../../../host";
 import { readJson } from "../io";
 import type { Route, RouteContext } from "../router";
 
-/** The workspace of a session, as the IDE's file tree, editor and @-mentions see it, and where it is. */
+/** The workspace of a session, as the IDE's file tree, editor and @-mentions see it, through its host. */
 async function workspaceOf({ services, params }: RouteContext): Promise<{ root: string; files: FilesPort }> {
   const session = await services.sessions.get(params.id);
-  const files = session.runner ? services.runners?.filesFor(session.runner) : services.files;
-  if (!files) throw new WorldlineError("runner:not_found", `This bridge serves no runner "${session.runner}".`);
-  return { root: session.workspace.path, files };
+  return { root: session.workspace.path, files: services.hosts.of(session.runner).files };
 }
 
 export const fileRoutes: Route[] = [
