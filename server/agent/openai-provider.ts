@@ -1,3 +1,5 @@
+import http, { type IncomingMessage } from "node:http";
+import https from "node:https";
 import type { ModelConfig } from "../config";
 import { ProviderError, type ChatProvider, type ChatRequest, type ProviderChunk } from "./provider";
 import { recordDetectedForms } from "./provider/detected-forms";
@@ -18,18 +20,19 @@ const QUOTE_CHARS = 300;
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /**
- * The one adapter: any OpenAI-compatible Chat Completions endpoint, called with `fetch`. The body
- * is read by server/agent/provider/ (the SDK's stream parser turned an error chunk into "HTTP ?"
- * and could not tell a stream cut short from one that ended), so an SDK would only build the
- * request: ~1.5 ms of the event loop per step (headers, encoders, debug formatting) and ~60 ms to
- * load, on the way to every first token.
+ * The one adapter: any OpenAI-compatible Chat Completions endpoint, called with Node's own HTTP
+ * client. The body is read by server/agent/provider/ (the SDK's stream parser turned an error chunk
+ * into "HTTP ?" and could not tell a stream cut short from one that ended), so an SDK would only
+ * build the request: ~1.5 ms of the event loop per step (headers, encoders, debug formatting) and
+ * ~60 ms to load, on the way to every first token. Not `fetch` either: its Request, Headers and web
+ * streams cost ~1 ms more per request than `http.request` (bench/ttft.ts, probes on both sides).
  */
 export function createOpenAIProvider(config: ModelConfig): ChatProvider {
   const url = `${(config.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "")}/chat/completions`;
   const reasoningHistory = reasoningHistoryFor(config);
   // Turned off for good once the server refuses the field (see provider-quirks.ts).
   let sendCacheKey = config.promptCacheKey ?? true;
-  const create = async (request: ChatRequest): Promise<Response> => {
+  const create = async (request: ChatRequest): Promise<IncomingMessage> => {
     const body = {
       model: request.model,
       messages: withReasoningHistory(request.messages, reasoningHistory),
@@ -42,7 +45,7 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
       ...(request.reasoning ? { thinking: { type: request.reasoning === "on" ? "enabled" : "disabled" } } : {}),
     };
     const response = await post(url, config.apiKey, body, request);
-    if (response.ok) return response;
+    if (response.statusCode !== undefined && response.statusCode >= 200 && response.statusCode < 300) return response;
     throw await statusError(response);
   };
   return {
@@ -64,18 +67,20 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
           throw toProviderError(again, request.signal);
         }
       }
-      if (!stream.body) throw new ProviderError("The model provider sent an empty body.", stream.status, true);
-      if (stream.headers.get("content-type")?.includes("application/json")) {
+      if (stream.headers["content-type"]?.includes("application/json")) {
         // A server that ignores `stream: true`: its answer is not a stream, and asking again changes nothing.
-        const text = (await stream.text()).slice(0, QUOTE_CHARS);
+        const text = (await textOf(stream)).slice(0, QUOTE_CHARS);
         throw new ProviderError(
           `The model provider answered with JSON instead of a stream: ${text}`,
-          stream.status,
+          stream.statusCode,
           false,
         );
       }
       try {
-        for await (const chunk of readChatStream(sseEvents(stream.body as unknown as AsyncIterable<Uint8Array>))) {
+        // Read without destroying the body when the reader stops at [DONE]: the rest (the chunked
+        // body's end) is drained below, so the connection is kept for the next step.
+        const body = stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>;
+        for await (const chunk of readChatStream(sseEvents(body))) {
           // A conversation's answer, not a side call's (titles, memory), is what Settings describes.
           if (chunk.type === "forms" && !request.purpose) {
             recordDetectedForms(config.baseURL, {
@@ -88,56 +93,97 @@ export function createOpenAIProvider(config: ModelConfig): ChatProvider {
         }
       } catch (error) {
         throw toProviderError(error, request.signal);
+      } finally {
+        await release(stream);
       }
     },
   };
 }
 
+/** How long the end of a body may take after its [DONE] before the connection is closed instead of kept. */
+const DRAIN_MS = 1_000;
+
+/**
+ * Lets the rest of a stream's body arrive and be discarded, so its keep-alive connection goes back
+ * to the pool: otherwise every step opened a new connection (against a hosted provider, a TLS
+ * handshake per step). The body's end is normally in hand already; one turn of the event loop lets
+ * the socket return before the next step asks for one. A server that keeps sending after [DONE]
+ * loses its connection after DRAIN_MS instead, and holds nothing up meanwhile.
+ */
+function release(response: IncomingMessage): Promise<void> {
+  if (response.readableEnded || response.destroyed) return Promise.resolve();
+  const timer = setTimeout(() => response.destroy(), DRAIN_MS);
+  timer.unref();
+  response.once("close", () => clearTimeout(timer));
+  response.resume();
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /** The request, with the turn's signal and the timeout until the response's headers. */
-async function post(url: string, apiKey: string, body: object, request: ChatRequest): Promise<Response> {
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), REQUEST_TIMEOUT_MS);
-  try {
-    return await fetch(url, {
+function post(url: string, apiKey: string, body: object, request: ChatRequest): Promise<IncomingMessage> {
+  const payload = JSON.stringify(body);
+  const client = url.startsWith("https:") ? https : http;
+  return new Promise((resolve, reject) => {
+    let timedOut = false;
+    const req = client.request(url, {
       method: "POST",
       headers: {
         authorization: `Bearer ${apiKey}`,
         "content-type": "application/json",
+        "content-length": Buffer.byteLength(payload),
         accept: "text/event-stream",
         ...(request.purpose ? { "x-worldline-purpose": request.purpose } : {}),
       },
-      body: JSON.stringify(body),
-      signal: AbortSignal.any([request.signal, timeout.signal]),
+      // Aborting destroys the request, and the response's body with it.
+      signal: request.signal,
     });
-  } catch (error) {
-    if (request.signal.aborted) throw error;
-    if (timeout.signal.aborted) {
-      throw new ProviderError("The model provider timed out.", undefined, true, undefined, {
-        cause: error,
-        kind: "timeout",
-      });
-    }
-    // fetch says only "fetch failed"; the reason (ECONNREFUSED, a DNS failure, …) is its cause.
-    const cause = (error as { cause?: unknown }).cause;
-    const reason = cause instanceof Error ? cause.message : (error as Error).message;
-    throw new ProviderError(`Cannot reach the model provider: ${reason}`, undefined, true, undefined, {
-      cause: error,
-      kind: "connection",
+    const timer = setTimeout(() => {
+      timedOut = true;
+      req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000} s`));
+    }, REQUEST_TIMEOUT_MS);
+    req.once("response", (response) => {
+      clearTimeout(timer);
+      resolve(response);
     });
-  } finally {
-    clearTimeout(timer);
-  }
+    req.once("error", (error) => {
+      clearTimeout(timer);
+      if (request.signal.aborted) return reject(error);
+      if (timedOut) {
+        return reject(
+          new ProviderError("The model provider timed out.", undefined, true, undefined, {
+            cause: error,
+            kind: "timeout",
+          }),
+        );
+      }
+      reject(
+        new ProviderError(`Cannot reach the model provider: ${error.message}`, undefined, true, undefined, {
+          cause: error,
+          kind: "connection",
+        }),
+      );
+    });
+    req.end(payload);
+  });
+}
+
+/** A response's whole body as text. */
+async function textOf(response: IncomingMessage): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of response) parts.push(part as Buffer);
+  return Buffer.concat(parts).toString("utf8");
 }
 
 /** A provider's error status: its own message (from any of the usual JSON bodies, or the text), retryable or not. */
-async function statusError(response: Response): Promise<StatusError> {
-  const text = await response.text().catch(() => "");
-  const status = response.status;
+async function statusError(response: IncomingMessage): Promise<StatusError> {
+  const text = await textOf(response).catch(() => "");
+  const status = response.statusCode ?? 0;
   const retryable = RETRYABLE_STATUS.has(status) || status >= 500;
   const kind =
     status === 429 ? "rate_limited" : status === 401 || status === 403 ? "auth" : retryable ? "unavailable" : "failed";
   const message = errorMessageOf(text) || `status ${status} with no body`;
-  return new StatusError(message, status, retryable, retryAfter(response.headers.get("retry-after")), kind);
+  const retryAfterHeader = response.headers["retry-after"];
+  return new StatusError(message, status, retryable, retryAfter(retryAfterHeader ?? null), kind);
 }
 
 /** An HTTP error status; `providerMessage` is the provider's own words, for the quirk checks. */

@@ -74,6 +74,29 @@ describe("the OpenAI-compatible provider over fetch", () => {
     expect(seen.body.prompt_cache_key).toBe("s1");
   });
 
+  it("keeps the connection for the next step, and a body that never ends after [DONE] does not hold the step", async () => {
+    const connections = new Set<unknown>();
+    let endless = false;
+    const server = await serve((req, _body, res) => {
+      connections.add(req.socket);
+      if (!endless) return sse(res, [TEXT_CHUNK, STOP_CHUNK]);
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(`data: ${JSON.stringify(TEXT_CHUNK)}\n\ndata: ${JSON.stringify(STOP_CHUNK)}\n\ndata: [DONE]\n\n`);
+      // …and the body never ends.
+    });
+    const provider = createOpenAIProvider({ baseURL: server.url, apiKey: "k", model: "m" });
+    const drain = async () => {
+      const chunks = [];
+      for await (const chunk of provider.stream(request())) chunks.push(chunk);
+      return chunks;
+    };
+    for (let i = 0; i < 3; i++) await drain();
+    expect(server.seen).toHaveLength(3);
+    expect(connections.size).toBe(1);
+    endless = true;
+    expect(await drain()).toContainEqual({ type: "text", delta: "hello" });
+  });
+
   it("reads the provider's own message from the usual error bodies", async () => {
     const bodies = [
       [JSON.stringify({ error: { message: "model not found", type: "invalid_request_error" } }), "model not found"],
