@@ -115,6 +115,8 @@ function release(response: IncomingMessage): Promise<void> {
   const timer = setTimeout(() => response.destroy(), DRAIN_MS);
   timer.unref();
   response.once("close", () => clearTimeout(timer));
+  // The answer is read: a reset or an abort of the turn while the rest drains changes nothing.
+  response.on("error", () => undefined);
   response.resume();
   return new Promise((resolve) => setImmediate(resolve));
 }

@@ -140,8 +140,19 @@ export class AgentRuntime {
     return this.prompt(sessionId, focus?.trim() ? `/compact ${focus.trim()}` : "/compact");
   }
 
-  /** Cancels the running turn, if any; resolves when it has stopped. Queued prompts still run after it. */
-  async cancel(sessionId: string): Promise<boolean> {
+  /**
+   * Cancels the running turn, if any; resolves when it has stopped. Queued prompts still run after
+   * it, unless `dropQueued` (the session is being deleted): they end cancelled without starting.
+   */
+  async cancel(sessionId: string, options: { dropQueued?: boolean } = {}): Promise<boolean> {
+    if (options.dropQueued) {
+      for (const pending of this.queue.dropQueued(sessionId)) {
+        const message = "The session was deleted before this turn started.";
+        const result: TurnResult = { outcome: "cancelled", message, stats: emptyStats() };
+        await this.complete(pending, result);
+        pending.settle(result);
+      }
+    }
     const active = this.queue.active(sessionId);
     if (!active) return false;
     active.controller.abort(new WorldlineError("turn:cancelled", "Cancelled by the user."));

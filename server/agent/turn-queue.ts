@@ -196,6 +196,14 @@ export class TurnQueue {
     return { dropped, running };
   }
 
+  /** Empties one session's queue and drops its held steering (the session is being deleted); returns the dropped turns. */
+  dropQueued(sessionId: string): PendingTurn[] {
+    const state = this.states.get(sessionId);
+    if (!state) return [];
+    state.steering.length = 0;
+    return state.queue.splice(0);
+  }
+
   /** Forgets an idle session's state (delete, or idle sweep); a busy one keeps it. */
   release(sessionId: string): boolean {
     if (!this.idle(sessionId)) return false;

@@ -30,7 +30,7 @@ const snapshot = z.custom<ScreenSnapshot>((value) => typeof value === "object" &
 export const TeamMethods = {
   "turn.prompt": z.object({ sessionId, text: z.string(), options: PromptOptions.optional() }),
   "turn.steer": z.object({ sessionId, text: z.string() }),
-  "turn.cancel": z.object({ sessionId }),
+  "turn.cancel": z.object({ sessionId, dropQueued: z.boolean().optional() }),
   "pty.attach": z.object({
     sessionId,
     terminalId,

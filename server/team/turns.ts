@@ -28,7 +28,7 @@ export class TurnRouter {
       return { turnId: started.turnId, queued: started.queued };
     });
     rpc.handle("turn.steer", (args) => runtime.steer(args.sessionId, args.text));
-    rpc.handle("turn.cancel", (args) => runtime.cancel(args.sessionId));
+    rpc.handle("turn.cancel", (args) => runtime.cancel(args.sessionId, { dropQueued: args.dropQueued }));
   }
 
   async prompt(sessionId: string, text: string, options: PromptOptions = {}): Promise<StartedRemotely> {
@@ -57,10 +57,11 @@ export class TurnRouter {
     return this.prompt(sessionId, focus?.trim() ? `/compact ${focus.trim()}` : "/compact");
   }
 
-  async cancel(sessionId: string): Promise<boolean> {
+  /** `dropQueued`: the session is being deleted, so its queued prompts end too (see AgentRuntime.cancel). */
+  async cancel(sessionId: string, options: { dropQueued?: boolean } = {}): Promise<boolean> {
     const owner = await this.elsewhere(sessionId);
-    if (owner) return this.deps.rpc!.call(owner, "turn.cancel", { sessionId });
-    return this.deps.runtime.cancel(sessionId);
+    if (owner) return this.deps.rpc!.call(owner, "turn.cancel", { sessionId, ...options });
+    return this.deps.runtime.cancel(sessionId, options);
   }
 
   /**

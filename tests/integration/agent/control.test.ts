@@ -173,6 +173,34 @@ describe("cancel, steer, queue and guards", () => {
     s.disconnect();
   });
 
+  it("deleting a session ends the prompts queued behind its running turn before they reach the model", async () => {
+    const sessionId = await bridge.createSession();
+    const s = await socket();
+    const seen: { type: string; payload: Record<string, unknown> }[] = [];
+    s.on("session.events", (message: { sessionId: string; events: typeof seen }) => {
+      if (message.sessionId === sessionId) seen.push(...message.events);
+    });
+    await emitCommand(s, "session.subscribe", { commandId: uniqueId(), sessionId });
+    fake.script({ text: "a long answer that streams slowly", chunkSize: 2, delayMs: 100 }, { text: "never asked" });
+    await prompt(s, sessionId, "first");
+    const second = await prompt(s, sessionId, "second");
+    expect(second.queued).toBe(true);
+    await waitFor(() => seen.some((e) => e.type === "message.part.delta"), 15_000, "the first answer streaming");
+    const deleted = await fetch(`${bridge.url}/api/v1/sessions/${sessionId}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${bridge.token}` },
+    });
+    expect(await deleted.json()).toEqual({ deleted: true });
+    const ended = await waitFor(
+      () => seen.find((e) => e.type === "turn.completed" && e.payload.turnId === second.turnId),
+      15_000,
+      "the queued turn's end",
+    );
+    expect(ended.payload).toMatchObject({ outcome: "cancelled" });
+    expect(fake.requests).toHaveLength(1);
+    s.disconnect();
+  });
+
   it("warns the model about a repeated call, then stops the turn", async () => {
     const sessionId = await bridge.createSession();
     const same = { toolCalls: [{ name: "list_dir", arguments: { path: "." } }] };

@@ -107,7 +107,8 @@ export const sessionListRoutes: Route[] = [
     method: "DELETE",
     path: "/api/v1/sessions/:id",
     handler: async ({ services, params }) => {
-      await services.turns.cancel(params.id); // on whichever bridge runs the turn
+      // On whichever bridge runs the turn; prompts queued behind it end too, never reaching the model.
+      await services.turns.cancel(params.id, { dropQueued: true });
       // What runs or is kept on the session's behalf goes with it: terminals, background tasks,
       // MCP servers, an external agent process, the runtime's and checkpoints' state.
       await services.janitor.forget(params.id, "deleted");
