@@ -41,6 +41,7 @@ export async function startAgentProgram(
     args: ["--norc", "--noprofile", "-c", spec.command],
     cwd: spec.cwd,
     env: {},
+    inherit: "all",
     onStdout: (chunk) => reading && output.enqueue(encoder.encode(chunk)),
     onStderr: spec.onStderr,
     onExit: (exit, lost) => {

@@ -2,6 +2,21 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { forgetProcess, killProcesses, recordProcess } from "../processes";
 import type { ExitInfo, StdioProcess, StdioSpec } from "./types";
 
+/** What a stdio program started with `inherit: "basic"` gets of the host's environment (the MCP SDK's list). */
+const BASIC_ENVIRONMENT = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"] as const;
+
+function baseEnvironment(inherit: StdioSpec["inherit"]): NodeJS.ProcessEnv {
+  if (inherit === "all") return process.env;
+  // Next.js's types make NODE_ENV required; a basic environment has none, as the MCP SDK's has none.
+  // A value starting with "()" is a shell function body; the MCP SDK leaves those out too.
+  return Object.fromEntries(
+    BASIC_ENVIRONMENT.flatMap((name) => {
+      const value = process.env[name];
+      return value === undefined || value.startsWith("()") ? [] : [[name, value]];
+    }),
+  ) as NodeJS.ProcessEnv;
+}
+
 /**
  * A program talking over its stdin and stdout (an MCP server, an external ACP agent), started
  * `detached` and recorded, so it and whatever it starts end together through the one kill path
@@ -10,7 +25,7 @@ import type { ExitInfo, StdioProcess, StdioSpec } from "./types";
 export async function startStdioProcess(spec: StdioSpec, label: string): Promise<StdioProcess> {
   const child: ChildProcessWithoutNullStreams = spawn(spec.command, spec.args, {
     cwd: spec.cwd,
-    env: { ...process.env, ...spec.env },
+    env: { ...baseEnvironment(spec.inherit), ...spec.env },
     detached: true,
     stdio: "pipe",
   });

@@ -81,6 +81,11 @@ export interface StdioSpec {
   cwd: string;
   /** Environment on top of the host's own (a runner's own, never the hub's). */
   env: Record<string, string>;
+  /**
+   * How much of the host's own environment it starts with: all of it (external agents, which
+   * bring their own model keys), or only `BASIC_ENVIRONMENT` (MCP servers, as the MCP SDK does).
+   */
+  inherit: "all" | "basic";
   onStdout: (chunk: string) => void;
   onStderr: (chunk: string) => void;
   /**

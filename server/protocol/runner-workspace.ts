@@ -73,6 +73,7 @@ export const WorkspaceOperations = [
     args: z.array(z.string().max(100_000)).max(1000),
     cwd: Path,
     env: z.record(z.string(), z.string().max(100_000)),
+    inherit: z.enum(["all", "basic"]),
   }),
   z.object({ op: z.literal("stdio.write"), processId: Id, data: z.string().max(16 * 1024 * 1024) }),
   z.object({ op: z.literal("stdio.stop"), processId: Id }),

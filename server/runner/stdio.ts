@@ -1,5 +1,5 @@
 import { errorMessage, WorldlineError } from "../errors";
-import type { StdioProcess, ToolHost } from "../host";
+import type { StdioProcess, StdioSpec, ToolHost } from "../host";
 
 /** Stdio programs a runner runs at once, all hubs' sessions together. */
 const MAX_RUNNER_STDIO = 64;
@@ -32,7 +32,7 @@ export class RunnerStdio {
 
   /** `route`: the hub bridge that asked (server/protocol/runner.ts), put on the program's output and exit. */
   async open(
-    spec: { processId: string; command: string; args: string[]; cwd: string; env: Record<string, string> },
+    spec: Pick<StdioSpec, "command" | "args" | "cwd" | "env" | "inherit"> & { processId: string },
     route: string | undefined,
   ) {
     const { processId } = spec;
@@ -45,6 +45,7 @@ export class RunnerStdio {
       args: spec.args,
       cwd: spec.cwd,
       env: spec.env,
+      inherit: spec.inherit,
       onStdout: (chunk) => this.send.output(processId, chunk, route),
       onStderr: (chunk) => this.send.output(processId, chunk, route, "stderr"),
       onExit: ({ code, signal }) => {

@@ -27,10 +27,10 @@ export async function startRemoteStdio(link: RunnerLink, spec: StdioSpec, option
       exit({ code: null, signal: null }, error);
     },
   });
-  const { command, args, cwd, env } = spec;
+  const { command, args, cwd, env, inherit } = spec;
   let pid: number;
   try {
-    ({ pid } = await link.call({ op: "stdio.open", processId, command, args, cwd, env }, options));
+    ({ pid } = await link.call({ op: "stdio.open", processId, command, args, cwd, env, inherit }, options));
   } catch (error) {
     link.forgetProcess(processId);
     throw error;

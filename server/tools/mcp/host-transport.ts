@@ -1,7 +1,7 @@
 import type { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { StdioProcess, WorkspaceHost } from "../../host";
+import type { StdioProcess, StdioSpec, WorkspaceHost } from "../../host";
 
 /** The SDK's line framing, from the lazily loaded SDK (manager.ts loadSdk). */
 export interface StdioFraming {
@@ -22,7 +22,7 @@ export class HostStdioTransport implements Transport {
 
   constructor(
     private readonly host: Pick<WorkspaceHost, "spawnStdio">,
-    private readonly spec: { command: string; args: string[]; cwd: string; env: Record<string, string> },
+    private readonly spec: Pick<StdioSpec, "command" | "args" | "cwd" | "env">,
     private readonly framing: StdioFraming,
     private readonly onStderr: (chunk: string) => void,
   ) {}
@@ -31,6 +31,8 @@ export class HostStdioTransport implements Transport {
     const buffer = new this.framing.ReadBuffer();
     this.process = await this.host.spawnStdio({
       ...this.spec,
+      // The MCP SDK's rule on every host: HOME, PATH and the like, plus the server's own `env`.
+      inherit: "basic",
       onStdout: (chunk) => {
         try {
           buffer.append(Buffer.from(chunk, "utf8"));

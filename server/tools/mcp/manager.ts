@@ -1,4 +1,3 @@
-import type { Readable } from "node:stream";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { errorMessage } from "../../errors";
@@ -32,8 +31,8 @@ export interface McpManagerOptions {
   servers: Record<string, McpServerConfig>;
   /** Folder stdio servers start in (the workspace). */
   cwd?: string;
-  /** A runner's host: stdio servers start on its machine, with its environment. Absent: this machine. */
-  host?: Pick<WorkspaceHost, "spawnStdio">;
+  /** The session's host: stdio servers start on its machine (this one, or a runner's), through its kill path. */
+  host: Pick<WorkspaceHost, "spawnStdio">;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
   onStatus?: (status: McpServerStatus[]) => void;
@@ -145,19 +144,15 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
 async function loadSdk() {
   const [
     { Client },
-    { StdioClientTransport, getDefaultEnvironment },
     { StreamableHTTPClientTransport },
     { ReadBuffer, serializeMessage },
   ] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/shared/stdio.js"),
   ]);
   return {
     Client,
-    StdioClientTransport,
-    getDefaultEnvironment,
     StreamableHTTPClientTransport,
     framing: { ReadBuffer, serializeMessage },
   };
@@ -166,26 +161,15 @@ async function loadSdk() {
 type McpSdk = Awaited<ReturnType<typeof loadSdk>>;
 
 function createTransport(
-  { StdioClientTransport, StreamableHTTPClientTransport, getDefaultEnvironment, framing }: McpSdk,
+  { StreamableHTTPClientTransport, framing }: McpSdk,
   config: McpServerConfig,
   { cwd, host }: Pick<McpManagerOptions, "cwd" | "host">,
   onStderr: (chunk: string) => void,
 ): Transport {
   if ("url" in config)
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
-  if (host) {
-    const spec = { command: config.command, args: config.args ?? [], cwd: config.cwd ?? cwd!, env: config.env ?? {} };
-    return new HostStdioTransport(host, spec, framing, onStderr);
-  }
-  const transport = new StdioClientTransport({
-    command: config.command,
-    args: config.args ?? [],
-    env: { ...getDefaultEnvironment(), ...config.env },
-    cwd: config.cwd ?? cwd,
-    stderr: "pipe",
-  });
-  (transport.stderr as Readable | null)?.setEncoding("utf8").on("data", onStderr);
-  return transport;
+  const spec = { command: config.command, args: config.args ?? [], cwd: config.cwd ?? cwd ?? process.cwd(), env: config.env ?? {} };
+  return new HostStdioTransport(host, spec, framing, onStderr);
 }
 
 interface ListedTool {

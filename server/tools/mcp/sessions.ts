@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { errorMessage } from "../../errors";
-import type { WorkspaceHost } from "../../host";
+import { localHost, type WorkspaceHost } from "../../host";
 import type { Tool } from "../define";
 import { loadMcpConfig, type LoadedMcpConfig, type McpServerConfig } from "./config";
 import { createMcpManager, type McpManager, type McpServerStatus } from "./manager";
@@ -273,7 +273,8 @@ export class SessionMcp {
     group.manager = createMcpManager({
       servers,
       cwd,
-      host,
+      // This machine's stdio servers start through its host too: the one spawn and kill path.
+      host: host ?? localHost,
       startTimeoutMs: this.options.startTimeoutMs,
       callTimeoutMs: this.options.callTimeoutMs,
       onStatus: (statuses) => {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { localHost } from "../../../server/host";
 import { createMcpManager, loadMcpConfig, mcpToolName, type McpManager } from "../../../server/tools";
 import { waitFor } from "../../support/wait";
 import { fakeCtx, makeWorkspace, write } from "../../unit/tools/support";
@@ -30,7 +31,7 @@ const byName = (m: McpManager, name: string) => m.tools().find((t) => t.name ===
 
 describe("MCP manager over stdio", () => {
   it("starts a server, wraps its tools with a server prefix and calls them", async () => {
-    manager = createMcpManager({ servers: { tester: stdioServer }, cwd: env.ws });
+    manager = createMcpManager({ host: localHost, servers: { tester: stdioServer }, cwd: env.ws });
     await manager.start();
     expect(manager.status()).toEqual([{ name: "tester", transport: "stdio", state: "ready", toolCount: 4 }]);
     expect(
@@ -46,7 +47,7 @@ describe("MCP manager over stdio", () => {
   });
 
   it("asks for approval on every MCP call", async () => {
-    manager = createMcpManager({ servers: { tester: stdioServer } });
+    manager = createMcpManager({ host: localHost, servers: { tester: stdioServer } });
     await manager.start();
     expect(await byName(manager, "tester__echo").needsApproval({ text: "x" }, fakeCtx(env.ws))).toMatchObject({
       level: "ask",
@@ -55,7 +56,7 @@ describe("MCP manager over stdio", () => {
   });
 
   it("passes tool errors and invalid arguments back as error results", async () => {
-    manager = createMcpManager({ servers: { tester: stdioServer } });
+    manager = createMcpManager({ host: localHost, servers: { tester: stdioServer } });
     await manager.start();
     expect(await byName(manager, "tester__fail").run({}, fakeCtx(env.ws))).toEqual({
       isError: true,
@@ -68,7 +69,7 @@ describe("MCP manager over stdio", () => {
   });
 
   it("times out a slow call", async () => {
-    manager = createMcpManager({ servers: { tester: stdioServer }, callTimeoutMs: 300 });
+    manager = createMcpManager({ host: localHost, servers: { tester: stdioServer }, callTimeoutMs: 300 });
     await manager.start();
     const result = await byName(manager, "tester__slow").run({}, fakeCtx(env.ws));
     expect(result.isError).toBe(true);
@@ -77,6 +78,7 @@ describe("MCP manager over stdio", () => {
 
   it("reports a server command that exits at once, without throwing, and keeps the others", async () => {
     manager = createMcpManager({
+      host: localHost,
       servers: {
         broken: { command: "bash", args: ["-c", "echo 'config missing: API_TOKEN' >&2; exit 1"] },
         absent: { command: "/nonexistent/mcp-server" },
@@ -93,9 +95,28 @@ describe("MCP manager over stdio", () => {
     expect(manager.tools().every((t) => t.name.startsWith("tester__"))).toBe(true);
   });
 
+  it("starts a stdio server in the workspace with the basic environment plus its own, not the bridge's secrets", async () => {
+    process.env.WL_TEST_BRIDGE_SECRET = "sk-bridge-only";
+    try {
+      const report = 'echo "cwd=$PWD secret=${WL_TEST_BRIDGE_SECRET:-none} own=$OWN home=${HOME:+set}" >&2; exit 1';
+      manager = createMcpManager({
+        host: localHost,
+        servers: { probe: { command: "bash", args: ["-c", report], env: { OWN: "mine" } } },
+        cwd: env.ws,
+      });
+      await manager.start();
+      const [status] = manager.status();
+      expect(status.state).toBe("failed");
+      expect(status.error).toContain(`cwd=${await fs.realpath(env.ws)} secret=none own=mine home=set`);
+    } finally {
+      delete process.env.WL_TEST_BRIDGE_SECRET;
+    }
+  });
+
   it("marks a server that crashes later as closed and answers calls with an error result", async () => {
     const updates: string[] = [];
     manager = createMcpManager({
+      host: localHost,
       servers: { tester: stdioServer },
       onStatus: (list) => updates.push(list.map((s) => s.state).join()),
     });
@@ -141,7 +162,7 @@ describe("MCP manager over streamable HTTP", () => {
   });
 
   it("connects with headers and calls a tool", async () => {
-    manager = createMcpManager({ servers: { web: { url, headers: { "x-test-key": "k1" } } } });
+    manager = createMcpManager({ host: localHost, servers: { web: { url, headers: { "x-test-key": "k1" } } } });
     await manager.start();
     expect(manager.status()[0]).toMatchObject({ transport: "http", state: "ready" });
     expect(await byName(manager, "web__echo").run({ text: "over http" }, fakeCtx(env.ws))).toEqual({
@@ -151,7 +172,7 @@ describe("MCP manager over streamable HTTP", () => {
   });
 
   it("reports a server that refuses the connection", async () => {
-    manager = createMcpManager({ servers: { web: { url } } });
+    manager = createMcpManager({ host: localHost, servers: { web: { url } } });
     await manager.start();
     expect(manager.status()[0]).toMatchObject({ state: "failed" });
     expect(manager.status()[0].error).toMatch(/Could not start MCP server "web"/);
