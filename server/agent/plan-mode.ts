@@ -1,4 +1,5 @@
 import { classifyCommand } from "../tools/shell/classify";
+import { loadShellParser } from "../tools/shell/parse";
 import type { ToolResult } from "../tools/types";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 
@@ -69,6 +70,7 @@ export function gateToolsForPlanMode(tools: readonly AgentTool[], active: () => 
   return tools.map((tool) => {
     const verdictFor = async (rawArgs: string): Promise<PlanVerdict> => {
       if (!(await active())) return { allowed: true };
+      if (tool.name === "shell") await loadShellParser();
       return planModeVerdict(tool.name, parseLoose(rawArgs));
     };
     return {

@@ -142,11 +142,7 @@ export function createMcpManager(options: McpManagerOptions): McpManager {
  * at bridge start-up: most sessions have no MCP server, and `worldline acp`/`run` answer sooner.
  */
 async function loadSdk() {
-  const [
-    { Client },
-    { StreamableHTTPClientTransport },
-    { ReadBuffer, serializeMessage },
-  ] = await Promise.all([
+  const [{ Client }, { StreamableHTTPClientTransport }, { ReadBuffer, serializeMessage }] = await Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/shared/stdio.js"),
@@ -168,7 +164,12 @@ function createTransport(
 ): Transport {
   if ("url" in config)
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: config.headers } });
-  const spec = { command: config.command, args: config.args ?? [], cwd: config.cwd ?? cwd ?? process.cwd(), env: config.env ?? {} };
+  const spec = {
+    command: config.command,
+    args: config.args ?? [],
+    cwd: config.cwd ?? cwd ?? process.cwd(),
+    env: config.env ?? {},
+  };
   return new HostStdioTransport(host, spec, framing, onStderr);
 }
 

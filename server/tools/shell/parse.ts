@@ -59,14 +59,22 @@ export interface ParsedLine {
 /** Where scripts/pack.mjs puts the grammar in the package: beside the bundled bridge. */
 const PACKED_GRAMMAR = "dist/bridge/tree-sitter-bash.wasm";
 
-/** Loaded once per process (~40 ms: the grammar is WebAssembly); parsing is synchronous after that. */
-const parser = await loadParser();
+let parser: Parser | undefined;
+let loading: Promise<void> | undefined;
 
-async function loadParser(): Promise<Parser> {
-  await Parser.init();
-  const loaded = new Parser();
-  loaded.setLanguage(await Language.load(grammarFile()));
-  return loaded;
+/**
+ * Loads the grammar, once per process, on the first command to classify: ~50 ms of WebAssembly
+ * that the bridge's start (and every `worldline` that runs no shell command) does not wait for.
+ * Parsing is synchronous once it is loaded; every async way in (the shell tool, its approval, plan
+ * mode, an ACP client's terminal) awaits this first.
+ */
+export function loadShellParser(): Promise<void> {
+  return (loading ??= (async () => {
+    await Parser.init();
+    const loaded = new Parser();
+    loaded.setLanguage(await Language.load(grammarFile()));
+    parser = loaded;
+  })());
 }
 
 /**
@@ -100,6 +108,7 @@ const RESERVED_WORDS = new Set(["{", "}", "!", "do", "done", "then", "fi", "else
 const NOT_STATEMENTS = new Set(["comment", "heredoc_body", "variable_name", "word"]);
 
 export function parseShell(line: string): ParsedLine {
+  if (!parser) throw new Error("The shell parser is not loaded yet: await loadShellParser() first.");
   const tree = parser.parse(line);
   if (!tree) throw new Error("the shell parser returned no tree");
   try {

@@ -7,6 +7,7 @@ import type { ToolContext } from "../types";
 import { shellApproval, rewriteSudo } from "./approval";
 import { auditCommand } from "./audit";
 import { classifyCommand } from "./classify";
+import { loadShellParser } from "./parse";
 import { HeadTailBuffer, RollingLog } from "./output";
 import { TASK_LOG_MAX_CHARS, sharedTaskRegistry, type BackgroundTask, type TaskRegistry } from "./tasks";
 
@@ -71,6 +72,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
     ownsCancellation: true,
     needsApproval: (args, ctx) => shellApproval(args.command, ctx.cwd, hostOf(ctx)),
     async execute(args, ctx) {
+      await loadShellParser();
       const classification = classifyCommand(args.command);
       let password: string | undefined;
       if (classification.usesSudo) {

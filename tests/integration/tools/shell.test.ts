@@ -1,12 +1,15 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { classifyCommand, createShellTool, TaskRegistry, type Tool } from "../../../server/tools";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { classifyCommand, createShellTool, loadShellParser, TaskRegistry, type Tool } from "../../../server/tools";
 import { groupMembers } from "../../../server/processes";
 import { createTaskOutputTool, createTaskStopTool } from "../../../server/tools/shell/task-tools";
 import { SHELL_OUTPUT_MAX_CHARS } from "../../../server/tools/shell/shell-tool";
 import { fakeCtx, makeWorkspace, write } from "../../unit/tools/support";
 import { waitFor } from "../../support/wait";
+
+// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
+beforeAll(() => loadShellParser());
 
 let env: Awaited<ReturnType<typeof makeWorkspace>>;
 let tasks: TaskRegistry;

@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { gateToolsForPlanMode, planModeVerdict } from "../../../server/agent/plan-mode";
 import type { AgentTool } from "../../../server/agent/tools-port";
-import type { ToolContext } from "../../../server/tools";
+import { loadShellParser, type ToolContext } from "../../../server/tools";
+
+// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
+beforeAll(() => loadShellParser());
 
 const ctx = { cwd: "/tmp", signal: new AbortController().signal, sessionId: "s", toolCallId: "c", emit: () => {} };
 

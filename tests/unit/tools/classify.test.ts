@@ -1,7 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { classifyCommand, shellApproval } from "../../../server/tools";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { classifyCommand, loadShellParser, shellApproval } from "../../../server/tools";
 import { rewriteSudo } from "../../../server/tools/shell/approval";
 import { makeWorkspace } from "./support";
+
+// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
+beforeAll(() => loadShellParser());
 
 describe("classifyCommand", () => {
   it.each([

@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { classifyCommand } from "../../../server/tools";
+import { beforeAll, describe, expect, it } from "vitest";
+import { classifyCommand, loadShellParser } from "../../../server/tools";
 import { SHELL_TABLE } from "./shell-table";
+
+// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
+beforeAll(() => loadShellParser());
 
 const RANK = { none: 0, low: 1, medium: 2, high: 3 } as const;
 
