@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import * as client from "openid-client";
+import type * as OpenidClient from "openid-client";
 import { z } from "zod";
 import { WorldlineError, errorMessage } from "../errors";
 
@@ -17,6 +17,16 @@ type Pending = z.infer<typeof Pending>;
 export const OIDC_PENDING_SECONDS = 600;
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
+/** openid-client loads at the first sign-in, not at every bridge's start (~25 ms of modules). */
+let library: Promise<typeof OpenidClient> | undefined;
+const openidClient = () => (library ??= import("openid-client"));
+
+/** The library and the provider's discovered configuration. */
+interface Provider {
+  client: typeof OpenidClient;
+  config: OpenidClient.Configuration;
+}
+
 /**
  * Sign-in with one OpenID Connect provider (authorization code + PKCE, state and nonce), through
  * `openid-client`, a certified relying-party library. The pending state is kept in a cookie
@@ -24,7 +34,7 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
  * team deployment.
  */
 export class OidcSignIn {
-  private configuration: Promise<client.Configuration> | undefined;
+  private provider: Promise<Provider> | undefined;
 
   constructor(
     private readonly settings: OidcSettings,
@@ -37,7 +47,7 @@ export class OidcSignIn {
 
   /** The provider's authorization URL and the signed cookie value that must come back with the callback. */
   async start(redirectUri: string, next: string): Promise<{ url: string; pending: string }> {
-    const config = await this.config();
+    const { client, config } = await this.discover();
     const pending: Pending = {
       state: client.randomState(),
       nonce: client.randomNonce(),
@@ -72,8 +82,8 @@ export class OidcSignIn {
   }> {
     const pending = this.verify(pendingCookie);
     if (!pending) throw new WorldlineError("auth:unauthorized", "The sign-in took too long or was started elsewhere.");
-    const config = await this.config();
-    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    const { client, config } = await this.discover();
+    let tokens: Awaited<ReturnType<typeof OpenidClient.authorizationCodeGrant>>;
     try {
       tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: pending.verifier,
@@ -110,27 +120,25 @@ export class OidcSignIn {
     };
   }
 
-  private config(): Promise<client.Configuration> {
+  private discover(): Promise<Provider> {
     const issuer = new URL(this.settings.issuer);
     // Plain HTTP only to a provider on this machine (a test's, or one behind a local proxy).
     const insecure = issuer.protocol === "http:" && LOOPBACK.has(issuer.host.replace(/:\d+$/, ""));
-    this.configuration ??= client
-      .discovery(
-        issuer,
-        this.settings.clientId,
-        this.settings.clientSecret,
-        undefined,
-        insecure ? { execute: [client.allowInsecureRequests] } : undefined,
-      )
+    this.provider ??= openidClient()
+      .then(async (client) => {
+        const { clientId, clientSecret } = this.settings;
+        const execute = insecure ? { execute: [client.allowInsecureRequests] } : undefined;
+        return { client, config: await client.discovery(issuer, clientId, clientSecret, undefined, execute) };
+      })
       .catch((error: unknown) => {
         // Not remembered: the provider may be back for the next sign-in.
-        this.configuration = undefined;
+        this.provider = undefined;
         throw new WorldlineError(
           "auth:unavailable",
           `The identity provider ${this.settings.issuer} could not be reached: ${errorMessage(error)}`,
         );
       });
-    return this.configuration;
+    return this.provider;
   }
 
   private sign(pending: Pending): string {
