@@ -44,7 +44,7 @@ function readManifest() {
   try {
     return JSON.parse(fs.readFileSync(MANIFEST, "utf8"));
   } catch {
-    return undefined;
+    return undefined; // no build yet (or a manifest that cannot be read): build one
   }
 }
 

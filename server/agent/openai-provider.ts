@@ -178,6 +178,7 @@ async function textOf(response: IncomingMessage): Promise<string> {
 
 /** A provider's error status: its own message (from any of the usual JSON bodies, or the text), retryable or not. */
 async function statusError(response: IncomingMessage): Promise<StatusError> {
+  // A body cut off while read still leaves the status to report: the message is then the status alone.
   const text = await textOf(response).catch(() => "");
   const status = response.statusCode ?? 0;
   const retryable = RETRYABLE_STATUS.has(status) || status >= 500;

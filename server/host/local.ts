@@ -64,6 +64,7 @@ export class LocalHost implements ToolHost {
         const full = path.join(dir, entry.name);
         if (entry.isDirectory()) return { name: entry.name, type: "dir" };
         if (entry.isSymbolicLink())
+          // A link that vanished since the listing still lists, its target unknown.
           return { name: entry.name, type: "symlink", linkTarget: await fs.readlink(full).catch(() => "?") };
         if (!entry.isFile()) return { name: entry.name, type: "other" };
         // An entry that vanished or cannot be read still lists, without a size.

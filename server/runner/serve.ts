@@ -8,6 +8,7 @@ import { LocalHost, type HostProcess } from "../host";
 import { RunnerRequest, WORKSPACE_ONCE_ONLY, type RunnerOperation, type RunnerResponse } from "../protocol";
 import { redactKnownValues, secretEnvValues } from "../secrets";
 import { listSkills } from "../skills";
+import { statOrNull } from "../stat-or-null";
 import type { RootGuard } from "./guard";
 import { RunnerSnapshots } from "./snapshots";
 import { RunnerStdio, type StdioReplies } from "./stdio";
@@ -341,7 +342,7 @@ export class RunnerWorker {
         `The workspace must be an absolute path on the runner, got "${input}".`,
       );
     const resolved = await this.guard.confine(input);
-    const stat = await fs.stat(resolved.real).catch(() => null);
+    const stat = await statOrNull(resolved.real);
     if (!stat) throw new WorldlineError("workspace:invalid", `The folder "${input}" does not exist on the runner.`);
     if (!stat.isDirectory()) throw new WorldlineError("workspace:invalid", `"${input}" is a file, not a folder.`);
     return resolved.real;
