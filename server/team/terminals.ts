@@ -24,17 +24,17 @@ export class TerminalRouter {
     if (!rpc || !link) return;
     const record = (info: TerminalInfo) =>
       void link.pub
-        .hset(this.keyOf(info.sessionId), info.terminalId, JSON.stringify({ owner: deps.lease.id, info }))
+        .hset(keyOf(link, info.sessionId), info.terminalId, JSON.stringify({ owner: deps.lease.id, info }))
         .catch(reportRegistryError);
     ptys.on({
       opened: record,
       renamed: record,
-      closed: (info) => void link.pub.hdel(this.keyOf(info.sessionId), info.terminalId).catch(reportRegistryError),
+      closed: (info) => void link.pub.hdel(keyOf(link, info.sessionId), info.terminalId).catch(reportRegistryError),
     });
     const local = (args: { sessionId: string; terminalId: string }) => ptys.get(args.sessionId, args.terminalId);
     rpc.handle("pty.attach", (args, from) => {
       const terminal = local(args);
-      terminal.attach(args.viewer, this.forwardingSink(from, args.viewer), args.size);
+      terminal.attach(args.viewer, this.forwardingSink(rpc, from, args.viewer), args.size);
       return { terminalId: terminal.id, title: terminal.title };
     });
     rpc.handle("pty.detach", (args) => local(args).detach(args.viewer));
@@ -51,7 +51,7 @@ export class TerminalRouter {
     const here = this.deps.ptys.list(sessionId);
     const { link } = this.deps;
     if (!link) return here;
-    const entries = Object.values(await link.pub.hgetall(this.keyOf(sessionId))).map(
+    const entries = Object.values(await link.pub.hgetall(keyOf(link, sessionId))).map(
       (raw) => JSON.parse(raw) as { owner: string; info: TerminalInfo },
     );
     const live = new Set(await this.deps.lease.liveOwners());
@@ -65,10 +65,10 @@ export class TerminalRouter {
       terminal.attach(viewer, sink, size);
       return { terminalId, title: terminal.title };
     }
-    const owner = await this.ownerOf(sessionId, terminalId);
+    const { owner, rpc } = await this.ownerOf(sessionId, terminalId);
     const key = this.viewerKey(viewer);
     this.remoteViews.set(key, sink);
-    return this.deps.rpc!.call<{ terminalId: string; title: string }>(owner, "pty.attach", {
+    return rpc.call<{ terminalId: string; title: string }>(owner, "pty.attach", {
       sessionId,
       terminalId,
       viewer: key,
@@ -97,13 +97,14 @@ export class TerminalRouter {
 
   async close(sessionId: string, terminalId: string): Promise<number | null> {
     if (this.localTerminal(sessionId, terminalId)) return this.deps.ptys.close(sessionId, terminalId);
-    return this.deps.rpc!.call(await this.ownerOf(sessionId, terminalId), "pty.close", { sessionId, terminalId });
+    const { owner, rpc } = await this.ownerOf(sessionId, terminalId);
+    return rpc.call(owner, "pty.close", { sessionId, terminalId });
   }
 
   async rename(sessionId: string, terminalId: string, title: string): Promise<TerminalInfo> {
     if (this.localTerminal(sessionId, terminalId)) return this.deps.ptys.rename(sessionId, terminalId, title);
-    const owner = await this.ownerOf(sessionId, terminalId);
-    return this.deps.rpc!.call(owner, "pty.rename", { sessionId, terminalId, title });
+    const { owner, rpc } = await this.ownerOf(sessionId, terminalId);
+    return rpc.call(owner, "pty.rename", { sessionId, terminalId, title });
   }
 
   /** A local terminal gets the call now (input stays synchronous); a remote one after its owner is looked up. */
@@ -121,7 +122,7 @@ export class TerminalRouter {
     const key = this.viewerKey(viewer);
     void this.ownerOf(sessionId, terminalId).then(
       // The spread is the method's arguments; TypeScript cannot see through a generic Omit.
-      (owner) => this.deps.rpc!.send(owner, method, { sessionId, terminalId, viewer: key, ...args } as TeamInput<M>),
+      ({ owner, rpc }) => rpc.send(owner, method, { sessionId, terminalId, viewer: key, ...args } as TeamInput<M>),
       () => undefined, // Closed meanwhile: nothing to forward to.
     );
   }
@@ -135,16 +136,19 @@ export class TerminalRouter {
     }
   }
 
-  private async ownerOf(sessionId: string, terminalId: string): Promise<string> {
-    const raw = await this.deps.link?.pub.hget(this.keyOf(sessionId), terminalId);
+  /** The live bridge holding another bridge's terminal, and the way to it (team mode only). */
+  private async ownerOf(sessionId: string, terminalId: string): Promise<{ owner: string; rpc: Rpc }> {
+    const { link, rpc } = this.deps;
+    if (!link || !rpc) throw notFound(terminalId);
+    const raw = await link.pub.hget(keyOf(link, sessionId), terminalId);
     const owner = raw ? (JSON.parse(raw) as { owner: string }).owner : null;
     if (!owner || owner === this.deps.lease.id || !(await this.deps.lease.isLive(owner))) throw notFound(terminalId);
-    return owner;
+    return { owner, rpc };
   }
 
   /** What the owner's terminal sends to a viewer on another bridge. */
-  private forwardingSink(to: string, viewer: string): ViewerSink {
-    const send = (out: TeamInput<"pty.out">) => this.deps.rpc!.send(to, "pty.out", out);
+  private forwardingSink(rpc: Rpc, to: string, viewer: string): ViewerSink {
+    const send = (out: TeamInput<"pty.out">) => rpc.send(to, "pty.out", out);
     return {
       data: (chunk) => send({ viewer, kind: "data", data: Buffer.from(chunk).toString("base64") }),
       snapshot: (snapshot) => send({ viewer, kind: "snapshot", snapshot }),
@@ -168,10 +172,11 @@ export class TerminalRouter {
   private viewerKey(viewer: string): string {
     return `${this.deps.lease.id}/${viewer}`;
   }
+}
 
-  private keyOf(sessionId: string): string {
-    return `${this.deps.link!.prefix}:pty:${sessionId}`;
-  }
+/** The Redis hash of a session's terminals in the deployment (owner and info per terminal). */
+function keyOf(link: RedisLink, sessionId: string): string {
+  return `${link.prefix}:pty:${sessionId}`;
 }
 
 function notFound(terminalId: string): WorldlineError {

@@ -32,8 +32,8 @@ export class TurnRouter {
   }
 
   async prompt(sessionId: string, text: string, options: PromptOptions = {}): Promise<StartedRemotely> {
-    const owner = await this.elsewhere(sessionId);
-    if (owner) return this.deps.rpc!.call(owner, "turn.prompt", { sessionId, text, options });
+    const remote = await this.elsewhere(sessionId);
+    if (remote) return remote.rpc.call(remote.owner, "turn.prompt", { sessionId, text, options });
     try {
       const started = await this.deps.runtime.prompt(sessionId, text, options);
       return { turnId: started.turnId, queued: started.queued };
@@ -41,15 +41,15 @@ export class TurnRouter {
       // Another bridge claimed the session first, or its turn started since the look above (two
       // prompts at the same instant): that bridge queues this one.
       if (!(error instanceof WorldlineError) || error.code !== "session:busy" || !this.deps.rpc) throw error;
-      const holder = claimHolder(error) ?? (await this.elsewhere(sessionId));
+      const holder = claimHolder(error) ?? (await this.elsewhere(sessionId))?.owner;
       if (!holder || holder === this.deps.lease.id) throw error;
       return this.deps.rpc.call(holder, "turn.prompt", { sessionId, text, options });
     }
   }
 
   async steer(sessionId: string, text: string): Promise<{ turnId: string; steered: boolean }> {
-    const owner = await this.elsewhere(sessionId);
-    if (owner) return this.deps.rpc!.call(owner, "turn.steer", { sessionId, text });
+    const remote = await this.elsewhere(sessionId);
+    if (remote) return remote.rpc.call(remote.owner, "turn.steer", { sessionId, text });
     return this.deps.runtime.steer(sessionId, text);
   }
 
@@ -59,8 +59,8 @@ export class TurnRouter {
 
   /** `dropQueued`: the session is being deleted, so its queued prompts end too (see AgentRuntime.cancel). */
   async cancel(sessionId: string, options: { dropQueued?: boolean } = {}): Promise<boolean> {
-    const owner = await this.elsewhere(sessionId);
-    if (owner) return this.deps.rpc!.call(owner, "turn.cancel", { sessionId, ...options });
+    const remote = await this.elsewhere(sessionId);
+    if (remote) return remote.rpc.call(remote.owner, "turn.cancel", { sessionId, ...options });
     return this.deps.runtime.cancel(sessionId, options);
   }
 
@@ -75,12 +75,13 @@ export class TurnRouter {
     return this.deps.log.runningElsewhere(sessionId);
   }
 
-  /** The live bridge, other than this one, running the session's turn (team mode only). */
-  private async elsewhere(sessionId: string): Promise<string | null> {
-    if (!this.deps.rpc || this.deps.runtime.isRunning(sessionId)) return null;
+  /** The live bridge, other than this one, running the session's turn, and the way to it (team mode only). */
+  private async elsewhere(sessionId: string): Promise<{ owner: string; rpc: Rpc } | null> {
+    const { rpc } = this.deps;
+    if (!rpc || this.deps.runtime.isRunning(sessionId)) return null;
     const owner = await store.runningTurnOwner(this.deps.db, sessionId);
     if (!owner || owner === this.deps.lease.id) return null;
-    return (await this.deps.lease.isLive(owner)) ? owner : null;
+    return (await this.deps.lease.isLive(owner)) ? { owner, rpc } : null;
   }
 }
 
