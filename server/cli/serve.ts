@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { loadConfig, PACKAGED, type BridgeConfig } from "../config";
+import { loadConfig, makeHome, PACKAGED, type BridgeConfig } from "../config";
 import { errorMessage } from "../errors";
 import { ROOT_DIR, startBridge, VERSION, type Bridge } from "../main";
 import { openBrowser } from "./browser";
@@ -144,7 +144,7 @@ function configOrUsageError(): BridgeConfig {
 /** WORLDLINE_HOME must be a folder this user can write: the database, snapshots and records live there. */
 function checkHome(home: string): void {
   try {
-    fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+    makeHome(home);
     fs.accessSync(home, fs.constants.W_OK);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? errorMessage(error);

@@ -1,3 +1,4 @@
 export { loadConfig, isLoopbackHost } from "./env";
 export type { BridgeConfig, ModelConfig, ReasoningHistory } from "./env";
 export { PACKAGED, ROOT_DIR } from "./root";
+export { makeHome } from "./home";

@@ -1,5 +1,5 @@
-import fs from "node:fs";
 import path from "node:path";
+import { makeHome } from "../config/home";
 import { ROOT_DIR } from "../config/root";
 import { PrismaClient } from "./generated/prisma/client";
 import { applyMigrations } from "./migrate";
@@ -28,7 +28,7 @@ export async function openDb(
   home: string,
   databaseUrl?: string,
 ): Promise<{ db: Db; provider: Provider; file: string | null; migrated: string[] }> {
-  fs.mkdirSync(home, { recursive: true, mode: 0o700 });
+  makeHome(home);
   if (databaseUrl) {
     if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
       throw new Error("DATABASE_URL must be a postgresql:// URL (unset it to use SQLite in WORLDLINE_HOME)");

@@ -95,6 +95,12 @@ try {
     1,
     /^worldline: WORLDLINE_HOME=\/dev\/null\/worldline is not a folder you can write \(ENOTDIR\)/,
   );
+  // Where mkdir says ENOENT under a parent that exists, Node's own recursive mkdir never returns.
+  expectFailure(
+    quick(worldline, [], { cwd: repo, env: { ...user.env, WORLDLINE_HOME: "/proc/worldline" } }),
+    1,
+    /^worldline: WORLDLINE_HOME=\/proc\/worldline is not a folder you can write \(ENOENT\)/,
+  );
 
   const first = await launch(worldline, [], { cwd: repo, env: user.env });
   say(`installed worldline: ready line after ${Math.round(first.readyMs)} ms`);
