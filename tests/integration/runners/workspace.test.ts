@@ -55,7 +55,9 @@ describe("a runner session's checkpoints, skills and MCP servers", () => {
     hub = await startTestBridge({ llmUrl: fake.url });
     root = await tempDir("wl-runner-gamma-root-");
     const token = await hub.services.runners!.add("gamma");
-    runner = startRunner({ hub: hub.url, token, home: await tempDir("wl-runner-gamma-home-"), roots: [root] });
+    const home = await tempDir("wl-runner-gamma-home-");
+    // Its own HOME too: an MCP server it starts shows whose basic environment it got.
+    runner = startRunner({ hub: hub.url, token, home, roots: [root], env: { HOME: home } });
     await runner.connected();
   }, 90_000);
 
@@ -157,6 +159,7 @@ describe("a runner session's checkpoints, skills and MCP servers", () => {
     const events = await turn(sessionId, "where does the MCP server run?");
     const result = events.find((event) => event.type === "tool.state" && event.payload.state !== "running");
     expect(result?.payload.isError).toBeFalsy();
-    expect(result?.payload.output).toBe(`cwd=${workspace} home=${runner.home}`);
+    // The runner's HOME (not the hub's), and none of the runner's other variables (WORLDLINE_HOME).
+    expect(result?.payload.output).toBe(`cwd=${workspace} HOME=${runner.home} WORLDLINE_HOME=-`);
   });
 });
