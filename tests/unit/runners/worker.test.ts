@@ -118,7 +118,7 @@ describe("a runner's own checks", () => {
     for (const operation of [
       { op: "snapshots.snapshot", workspace: outside, message: "x" },
       { op: "skills.list", workspace: path.join(root, "link") },
-      { op: "stdio.open", processId: "s1", command: "cat", args: [], cwd: outside, env: {} },
+      { op: "stdio.open", processId: "s1", command: "cat", args: [], cwd: outside, env: {}, inherit: "basic" },
     ]) {
       const answer = await ask(operation);
       expect(answer.ok, JSON.stringify(operation)).toBe(false);
