@@ -167,14 +167,14 @@ export class RunnerWorker {
     switch (operation.op) {
       case "resolve": {
         const workspace = await guard.confine(operation.workspace);
-        const resolved = await host.resolve(workspace.real, operation.input);
+        const resolved = await host.resolve(workspace, operation.input);
         if (!guard.contains(resolved.real)) await guard.confine(resolved.real);
         return resolved;
       }
       case "stat":
-        return host.stat((await guard.confine(operation.path)).real);
+        return host.stat(await guard.confine(operation.path));
       case "readText": {
-        const file = (await guard.confine(operation.path)).real;
+        const file = await guard.confine(operation.path);
         const stat = await host.stat(file);
         if (stat && stat.size > MAX_READ_TEXT_BYTES)
           throw new WorldlineError(
@@ -185,7 +185,7 @@ export class RunnerWorker {
       }
       case "readPage": {
         const { path: file, ...page } = operation;
-        return host.readPage((await guard.confine(file)).real, page);
+        return host.readPage(await guard.confine(file), page);
       }
       case "writeResolved": {
         // The hub's `hardLinks` (its approval of a hard-linked file) is not taken: the guard decides.
@@ -195,13 +195,13 @@ export class RunnerWorker {
         return null;
       }
       case "readDir":
-        return host.readDir((await guard.confine(operation.path)).real);
+        return host.readDir(await guard.confine(operation.path));
       case "search": {
-        const root = (await guard.confine(operation.request.root)).real;
+        const root = await guard.confine(operation.request.root);
         return host.search({ ...operation.request, root, signal });
       }
       case "glob":
-        return host.glob((await guard.confine(operation.root)).real, operation.pattern, signal);
+        return host.glob(await guard.confine(operation.root), operation.pattern, signal);
       case "exec":
         return this.exec(operation, route);
       case "stop":
@@ -211,7 +211,7 @@ export class RunnerWorker {
         this.running.get(operation.requestId)?.abort();
         return null;
       case "workspacePrompt": {
-        const workspace = (await guard.confine(operation.workspace)).real;
+        const workspace = await guard.confine(operation.workspace);
         const prompt = await readWorkspacePrompt(workspace);
         // AGENTS.md files above the roots (the repository's root) stay on this machine.
         const agentsMd = prompt.agentsMd.filter((file) => guard.contains(path.resolve(workspace, file.path)));
@@ -288,7 +288,7 @@ export class RunnerWorker {
     operation: Extract<RunnerOperation, { op: "exec" }>,
     route: string | undefined,
   ): Promise<{ pid: number }> {
-    const cwd = (await this.guard.confine(operation.cwd)).real;
+    const cwd = await this.guard.confine(operation.cwd);
     const { processId } = operation;
     if (this.processes.has(processId))
       throw new WorldlineError("runner:bad_request", `Command ${processId} already runs.`);
@@ -340,11 +340,11 @@ export class RunnerWorker {
         "workspace:invalid",
         `The workspace must be an absolute path on the runner, got "${input}".`,
       );
-    const resolved = await this.guard.confine(input);
-    const stat = await fs.stat(resolved.real).catch(() => null);
+    const real = await this.guard.confine(input);
+    const stat = await fs.stat(real).catch(() => null);
     if (!stat) throw new WorldlineError("workspace:invalid", `The folder "${input}" does not exist on the runner.`);
     if (!stat.isDirectory()) throw new WorldlineError("workspace:invalid", `"${input}" is a file, not a folder.`);
-    return resolved.real;
+    return real;
   }
 
   private async listFolders(input: string | undefined) {
