@@ -9,6 +9,7 @@ export type {
   GlobMatch,
   HostProcess,
   PageRequest,
+  ResolvedPage,
   StdioProcess,
   StdioSpec,
   TextPage,

@@ -4,7 +4,7 @@ import { readWorkspacePrompt } from "../agent/system-prompt";
 import { defaultHome } from "../checkpoints";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
 import { WorkspaceFiles } from "../files";
-import { LocalHost, type HostProcess } from "../host";
+import { LocalHost, type HostProcess, type ResolvedPath } from "../host";
 import { RunnerRequest, WORKSPACE_ONCE_ONLY, type RunnerOperation, type RunnerResponse } from "../protocol";
 import { redactKnownValues, secretEnvValues } from "../secrets";
 import { listSkills } from "../skills";
@@ -165,11 +165,12 @@ export class RunnerWorker {
   private async perform(operation: RunnerOperation, signal: AbortSignal, route: string | undefined): Promise<unknown> {
     const { guard, host } = this;
     switch (operation.op) {
-      case "resolve": {
-        const workspace = await guard.confine(operation.workspace);
-        const resolved = await host.resolve(workspace, operation.input);
-        if (!guard.contains(resolved.real)) await guard.confine(resolved.real);
-        return resolved;
+      case "resolve":
+        return this.resolveInRoots(operation.workspace, operation.input);
+      case "resolvePage": {
+        const { workspace, input, ...page } = operation;
+        const resolved = await this.resolveInRoots(workspace, input);
+        return { resolved, page: await host.readPage(resolved.real, page) };
       }
       case "stat":
         return host.stat(await guard.confine(operation.path));
@@ -182,10 +183,6 @@ export class RunnerWorker {
             `${operation.path} is ${stat.size} bytes, too large to edit through a runner.`,
           );
         return host.readText(file);
-      }
-      case "readPage": {
-        const { path: file, ...page } = operation;
-        return host.readPage(await guard.confine(file), page);
       }
       case "writeResolved": {
         // The hub's `hardLinks` (its approval of a hard-linked file) is not taken: the guard decides.
@@ -331,6 +328,13 @@ export class RunnerWorker {
   /** Settles once a terminal being opened is open (or failed to), so what the hub sent after its open follows it. */
   private async opened(ptyId: string): Promise<void> {
     await this.opening.get(ptyId)?.catch(() => undefined); // the open's own caller gets its error
+  }
+
+  /** A path the model gave, resolved against a workspace under the roots; where it leads must be under them too. */
+  private async resolveInRoots(workspace: string, input: string): Promise<ResolvedPath> {
+    const resolved = await this.host.resolve(await this.guard.confine(workspace), input);
+    if (!this.guard.contains(resolved.real)) await this.guard.confine(resolved.real);
+    return resolved;
   }
 
   /** An existing folder under a root, as its real path. */
