@@ -9,6 +9,7 @@ export type {
   GlobMatch,
   HostProcess,
   PageRequest,
+  ResolvedPage,
   StdioProcess,
   StdioSpec,
   TextPage,
@@ -18,6 +19,6 @@ export type {
 } from "./types";
 export { LocalHost, LocalWorkspaceHost, localHost } from "./local";
 export { WorkspaceHosts } from "./hosts";
-export { isWithin, resolveInWorkspace, writeResolvedFile, type ResolvedPath } from "./paths";
+export { isWithin, realpathLoose, resolveInWorkspace, writeResolvedFile, type ResolvedPath } from "./paths";
 export type { SearchOutcome, SearchRequest } from "./search/types";
 export { toPosix } from "./walk";

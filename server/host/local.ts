@@ -14,6 +14,8 @@ import type {
   FileStat,
   GlobMatch,
   HostProcess,
+  PageRequest,
+  ResolvedPage,
   StdioProcess,
   StdioSpec,
   ToolHost,
@@ -55,6 +57,11 @@ export class LocalHost implements ToolHost {
   }
 
   readPage = readTextPage;
+
+  async resolvePage(workspace: string, input: string, request: PageRequest): Promise<ResolvedPage> {
+    const resolved = await resolveInWorkspace(workspace, input);
+    return { resolved, page: await this.readPage(resolved.real, request) };
+  }
   writeResolved = writeResolvedFile;
 
   async readDir(dir: string): Promise<DirEntry[]> {

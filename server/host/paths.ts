@@ -131,7 +131,7 @@ function expandHome(input: string): string {
  * symlinks to their target and resolves the nearest existing parent, so
  * `ws/link-to-outside/new.txt` resolves outside.
  */
-async function realpathLoose(target: string, hops = 0): Promise<string> {
+export async function realpathLoose(target: string, hops = 0): Promise<string> {
   if (hops > MAX_SYMLINK_HOPS)
     throw new WorldlineError("fs:symlink_loop", `Too many levels of symbolic links: ${target}`);
   try {

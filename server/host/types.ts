@@ -41,6 +41,12 @@ export interface PageRequest {
   maxLineChars: number;
 }
 
+/** A path the model gave, resolved, and a page of what it names. */
+export interface ResolvedPage {
+  resolved: ResolvedPath;
+  page: TextPage;
+}
+
 export interface GlobMatch {
   absolute: string;
   mtimeMs: number;
@@ -118,7 +124,8 @@ export interface ToolHost {
   stat(file: string): Promise<FileStat | null>;
   /** The file as UTF-8, or undefined when it does not exist. */
   readText(file: string): Promise<string | undefined>;
-  readPage(file: string, request: PageRequest): Promise<TextPage>;
+  /** `resolve`, then a page of the file it names: one round trip to a runner instead of two. */
+  resolvePage(workspace: string, input: string, request: PageRequest): Promise<ResolvedPage>;
   /** Writes a resolved file without following a symlink planted since it was resolved. */
   writeResolved(resolved: ResolvedPath, content: string): Promise<void>;
   readDir(dir: string): Promise<DirEntry[]>;

@@ -70,9 +70,11 @@ export const RunnerOperation = z.discriminatedUnion("op", [
   z.object({ op: z.literal("resolve"), workspace: AbsolutePath, input: z.string().max(4096) }),
   z.object({ op: z.literal("stat"), path: AbsolutePath }),
   z.object({ op: z.literal("readText"), path: AbsolutePath }),
+  /** `resolve`, then a page of the file it names (read_file): one round trip instead of two. */
   z.object({
-    op: z.literal("readPage"),
-    path: AbsolutePath,
+    op: z.literal("resolvePage"),
+    workspace: AbsolutePath,
+    input: z.string().max(4096),
     offset: z.number().int().min(1),
     limit: z.number().int().min(1).max(100_000),
     maxLineChars: z.number().int().min(1).max(100_000),
@@ -232,6 +234,17 @@ export const RunnerFrameEvent = z.enum([
 ]);
 export type RunnerFrameEvent = z.infer<typeof RunnerFrameEvent>;
 
+const TextPageShape = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("missing") }),
+  z.object({ kind: z.literal("directory") }),
+  z.object({ kind: z.literal("binary"), size: z.number() }),
+  z.object({
+    kind: z.literal("page"),
+    lines: z.array(z.string()),
+    totalLines: z.number().int(),
+    note: z.string().optional(),
+  }),
+]);
 const FileStatShape = z.object({ type: z.enum(["file", "dir", "other"]), size: z.number(), mtimeMs: z.number() });
 const SearchLineShape = z.object({ number: z.number().int(), text: z.string(), isMatch: z.boolean() });
 
@@ -241,17 +254,7 @@ export const RunnerResults = {
   stat: FileStatShape.nullable(),
   /** null: no such file. */
   readText: z.string().nullable(),
-  readPage: z.discriminatedUnion("kind", [
-    z.object({ kind: z.literal("missing") }),
-    z.object({ kind: z.literal("directory") }),
-    z.object({ kind: z.literal("binary"), size: z.number() }),
-    z.object({
-      kind: z.literal("page"),
-      lines: z.array(z.string()),
-      totalLines: z.number().int(),
-      note: z.string().optional(),
-    }),
-  ]),
+  resolvePage: z.object({ resolved: ResolvedPathShape, page: TextPageShape }),
   writeResolved: z.null(),
   readDir: z.array(
     z.object({

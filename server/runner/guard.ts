@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { WorldlineError } from "../errors";
-import { isWithin, resolveInWorkspace, type ResolvedPath } from "../host";
+import { isWithin, realpathLoose, resolveInWorkspace, type ResolvedPath } from "../host";
 
 /**
  * The runner's own workspace boundary: every path a hub names is followed through its
@@ -35,11 +35,15 @@ export class RootGuard {
     return new RootGuard([...new Set(real)], own);
   }
 
-  /** The real path of `target` when it is under a root; otherwise a `runner:outside_roots` error. */
-  async confine(target: string): Promise<ResolvedPath> {
-    const resolved = await resolveInWorkspace(this.roots[0], target);
-    if (!this.contains(resolved.real)) throw outside(target);
-    return resolved;
+  /**
+   * The real path of `target` (every symlink followed, one realpath for a path that exists) when it
+   * is under a root; otherwise a `runner:outside_roots` error.
+   */
+  async confine(target: string): Promise<string> {
+    if (target.includes("\0")) throw new WorldlineError("fs:invalid_path", "The path contains a NUL byte.");
+    const real = await realpathLoose(path.resolve(this.roots[0], target));
+    if (!this.contains(real)) throw outside(target);
+    return real;
   }
 
   /**
@@ -49,7 +53,8 @@ export class RootGuard {
    * runner cannot see that approval, only the hub's word for it.
    */
   async confineWrite(target: string): Promise<ResolvedPath> {
-    const resolved = await this.confine(target);
+    const resolved = await resolveInWorkspace(this.roots[0], target);
+    if (!this.contains(resolved.real)) throw outside(target);
     if (!resolved.hardLinks) return resolved;
     throw new WorldlineError(
       "runner:outside_roots",

@@ -4,7 +4,7 @@ import { readWorkspacePrompt } from "../agent/system-prompt";
 import { defaultHome } from "../checkpoints";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
 import { WorkspaceFiles } from "../files";
-import { LocalHost, type HostProcess } from "../host";
+import { LocalHost, type HostProcess, type ResolvedPath } from "../host";
 import { RunnerRequest, WORKSPACE_ONCE_ONLY, type RunnerOperation, type RunnerResponse } from "../protocol";
 import { redactKnownValues, secretEnvValues } from "../secrets";
 import { listSkills } from "../skills";
@@ -166,16 +166,17 @@ export class RunnerWorker {
   private async perform(operation: RunnerOperation, signal: AbortSignal, route: string | undefined): Promise<unknown> {
     const { guard, host } = this;
     switch (operation.op) {
-      case "resolve": {
-        const workspace = await guard.confine(operation.workspace);
-        const resolved = await host.resolve(workspace.real, operation.input);
-        if (!guard.contains(resolved.real)) await guard.confine(resolved.real);
-        return resolved;
+      case "resolve":
+        return this.resolveInRoots(operation.workspace, operation.input);
+      case "resolvePage": {
+        const { workspace, input, ...page } = operation;
+        const resolved = await this.resolveInRoots(workspace, input);
+        return { resolved, page: await host.readPage(resolved.real, page) };
       }
       case "stat":
-        return host.stat((await guard.confine(operation.path)).real);
+        return host.stat(await guard.confine(operation.path));
       case "readText": {
-        const file = (await guard.confine(operation.path)).real;
+        const file = await guard.confine(operation.path);
         const stat = await host.stat(file);
         if (stat && stat.size > MAX_READ_TEXT_BYTES)
           throw new WorldlineError(
@@ -183,10 +184,6 @@ export class RunnerWorker {
             `${operation.path} is ${stat.size} bytes, too large to edit through a runner.`,
           );
         return host.readText(file);
-      }
-      case "readPage": {
-        const { path: file, ...page } = operation;
-        return host.readPage((await guard.confine(file)).real, page);
       }
       case "writeResolved": {
         // The hub's `hardLinks` (its approval of a hard-linked file) is not taken: the guard decides.
@@ -196,13 +193,13 @@ export class RunnerWorker {
         return null;
       }
       case "readDir":
-        return host.readDir((await guard.confine(operation.path)).real);
+        return host.readDir(await guard.confine(operation.path));
       case "search": {
-        const root = (await guard.confine(operation.request.root)).real;
+        const root = await guard.confine(operation.request.root);
         return host.search({ ...operation.request, root, signal });
       }
       case "glob":
-        return host.glob((await guard.confine(operation.root)).real, operation.pattern, signal);
+        return host.glob(await guard.confine(operation.root), operation.pattern, signal);
       case "exec":
         return this.exec(operation, route);
       case "stop":
@@ -212,7 +209,7 @@ export class RunnerWorker {
         this.running.get(operation.requestId)?.abort();
         return null;
       case "workspacePrompt": {
-        const workspace = (await guard.confine(operation.workspace)).real;
+        const workspace = await guard.confine(operation.workspace);
         const prompt = await readWorkspacePrompt(workspace);
         // AGENTS.md files above the roots (the repository's root) stay on this machine.
         const agentsMd = prompt.agentsMd.filter((file) => guard.contains(path.resolve(workspace, file.path)));
@@ -289,7 +286,7 @@ export class RunnerWorker {
     operation: Extract<RunnerOperation, { op: "exec" }>,
     route: string | undefined,
   ): Promise<{ pid: number }> {
-    const cwd = (await this.guard.confine(operation.cwd)).real;
+    const cwd = await this.guard.confine(operation.cwd);
     const { processId } = operation;
     if (this.processes.has(processId))
       throw new WorldlineError("runner:bad_request", `Command ${processId} already runs.`);
@@ -334,6 +331,13 @@ export class RunnerWorker {
     await this.opening.get(ptyId)?.catch(() => undefined); // the open's own caller gets its error
   }
 
+  /** A path the model gave, resolved against a workspace under the roots; where it leads must be under them too. */
+  private async resolveInRoots(workspace: string, input: string): Promise<ResolvedPath> {
+    const resolved = await this.host.resolve(await this.guard.confine(workspace), input);
+    if (!this.guard.contains(resolved.real)) await this.guard.confine(resolved.real);
+    return resolved;
+  }
+
   /** An existing folder under a root, as its real path. */
   private async folder(input: string): Promise<string> {
     if (!path.isAbsolute(input))
@@ -341,11 +345,11 @@ export class RunnerWorker {
         "workspace:invalid",
         `The workspace must be an absolute path on the runner, got "${input}".`,
       );
-    const resolved = await this.guard.confine(input);
-    const stat = await statOrNull(resolved.real);
+    const real = await this.guard.confine(input);
+    const stat = await statOrNull(real);
     if (!stat) throw new WorldlineError("workspace:invalid", `The folder "${input}" does not exist on the runner.`);
     if (!stat.isDirectory()) throw new WorldlineError("workspace:invalid", `"${input}" is a file, not a folder.`);
-    return resolved.real;
+    return real;
   }
 
   private async listFolders(input: string | undefined) {

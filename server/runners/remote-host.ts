@@ -11,12 +11,12 @@ import type {
   GlobMatch,
   HostProcess,
   PageRequest,
+  ResolvedPage,
   ResolvedPath,
   SearchOutcome,
   SearchRequest,
   StdioProcess,
   StdioSpec,
-  TextPage,
   WorkspaceHost,
   WorkspacePromptFiles,
 } from "../host";
@@ -81,8 +81,8 @@ export class RemoteHost implements WorkspaceHost {
     return (await this.link.call({ op: "readText", path: file }, this.options())) ?? undefined;
   }
 
-  readPage(file: string, request: PageRequest): Promise<TextPage> {
-    return this.link.call({ op: "readPage", path: file, ...request }, this.options());
+  resolvePage(workspace: string, input: string, request: PageRequest): Promise<ResolvedPage> {
+    return this.link.call({ op: "resolvePage", workspace, input, ...request }, this.options());
   }
 
   async writeResolved(resolved: ResolvedPath, content: string): Promise<void> {

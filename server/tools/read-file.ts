@@ -32,11 +32,10 @@ export const readFileTool = defineTool({
   parameters: ReadFileParameters,
   needsApproval: async (args, ctx) => pathApproval(await hostOf(ctx).resolve(ctx.cwd, args.path), "read", "Read"),
   async execute(args, ctx) {
-    const host = hostOf(ctx);
-    const resolved = await host.resolve(ctx.cwd, args.path);
     const offset = args.offset ?? 1;
     const limit = args.limit ?? READ_DEFAULT_LIMIT;
-    const page = await host.readPage(resolved.real, { offset, limit, maxLineChars: READ_MAX_LINE_CHARS });
+    const request = { offset, limit, maxLineChars: READ_MAX_LINE_CHARS };
+    const { resolved, page } = await hostOf(ctx).resolvePage(ctx.cwd, args.path, request);
     if (page.kind === "missing")
       return {
         isError: true,

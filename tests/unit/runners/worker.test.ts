@@ -64,12 +64,39 @@ describe("a runner's own checks", () => {
     expect(answer).toEqual({ id: answer.id, ok: true, result: "inside\n" });
   });
 
+  it("resolves a path the model gave and reads a page of it in one request", async () => {
+    const answer = await ask({
+      op: "resolvePage",
+      workspace: root,
+      input: "a.txt",
+      offset: 1,
+      limit: 10,
+      maxLineChars: 100,
+    });
+    expect(answer).toMatchObject({
+      ok: true,
+      result: {
+        resolved: { input: "a.txt", real: path.join(root, "a.txt"), display: "a.txt", inside: true },
+        page: { kind: "page", lines: ["inside"], totalLines: 1 },
+      },
+    });
+  });
+
   it("refuses paths outside its roots, also through a symlink and a relative climb, and logs them", async () => {
     for (const operation of [
       { op: "readText", path: path.join(outside, "b.txt") },
       { op: "readText", path: path.join(root, "link/b.txt") },
       { op: "readText", path: `${root}/../${path.basename(outside)}/b.txt` },
       { op: "resolve", workspace: root, input: "link/b.txt" },
+      { op: "resolvePage", workspace: root, input: "link/b.txt", offset: 1, limit: 10, maxLineChars: 100 },
+      {
+        op: "resolvePage",
+        workspace: path.join(root, "link"),
+        input: "b.txt",
+        offset: 1,
+        limit: 10,
+        maxLineChars: 100,
+      },
       {
         op: "writeResolved",
         resolved: { input: "x", real: path.join(outside, "new.txt"), display: "x", inside: true },
@@ -85,7 +112,7 @@ describe("a runner's own checks", () => {
     await expect(fs.stat(path.join(outside, "new.txt"))).rejects.toThrow();
     expect(
       logs.filter((line) => line.includes("outside the folders this runner serves")).length,
-    ).toBeGreaterThanOrEqual(7);
+    ).toBeGreaterThanOrEqual(9);
   });
 
   it("refuses to write through a hard link whatever the hub says was approved, and writes plain files", async () => {
@@ -118,7 +145,7 @@ describe("a runner's own checks", () => {
     for (const operation of [
       { op: "snapshots.snapshot", workspace: outside, message: "x" },
       { op: "skills.list", workspace: path.join(root, "link") },
-      { op: "stdio.open", processId: "s1", command: "cat", args: [], cwd: outside, env: {} },
+      { op: "stdio.open", processId: "s1", command: "cat", args: [], cwd: outside, env: {}, inherit: "basic" },
     ]) {
       const answer = await ask(operation);
       expect(answer.ok, JSON.stringify(operation)).toBe(false);
