@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../fake-llm/server";
 import { chat, expectConsistentLog, record, startBridge, tempDir, withLogs, within, type FaultBridge } from "./bridges";
-import { waitFor } from "../support/wait";
+import { hold, waitFor } from "../support/wait";
 
 /**
  * The embedded default (SQLite in WORLDLINE_HOME) under faults (issue 29): another process holding
@@ -93,7 +93,7 @@ describe("faults on SQLite", () => {
       const response = await fetch(`${bridge.url}/api/v1/health`);
       expect(response.status).toBe(200);
       latencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await hold(100, "the pace of health probes while the lock is held");
     }
     holder.stdin.end("COMMIT;\n");
     await new Promise((resolve) => holder.once("exit", resolve));
@@ -158,7 +158,7 @@ describe("faults on SQLite", () => {
       const refused = await bridge.api("/api/v1/sessions", { body: { workspace: await tempDir("wl-faults-ws2-") } });
       const refusal = (await refused.json()) as { error?: { code?: string } };
       expect([refused.status, refusal.error?.code]).toEqual([503, "disk:full"]);
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, FULL_MS - (Date.now() - filled)))); // the fault itself
+      await hold(Math.max(0, FULL_MS - (Date.now() - filled)), "the full disk itself");
       await fs.rm(filler);
       const freed = Date.now();
       const answered = await withLogs([bridge], () => within(turn, 60_000, "the turn's end"));

@@ -15,7 +15,7 @@ import {
   tempDir,
   type FaultBridge,
 } from "./bridges";
-import { waitFor } from "../support/wait";
+import { hold, waitFor } from "../support/wait";
 import { startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from "./services";
 
 /**
@@ -127,14 +127,14 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     const asked = fake.requests.length;
     const turn = chat(a, { message: "answer slowly", session_id: sessionId });
     await waitFor(() => fake.requests.length > asked, 20_000, "the model request");
-    await new Promise((resolve) => setTimeout(resolve, 500)); // mid-stream
+    await hold(500, "into the stream: the outage starts mid-turn");
     await closeQueries();
     await postgres.stop("fast");
     const stopped = Date.now();
     // A request that needs the store meanwhile gets an honest 503 with the fault's code.
     const refused = await a.api("/api/v1/sessions", { body: { workspace } });
     const refusal = (await refused.json()) as { error?: { code?: string } };
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - stopped)))); // the outage itself
+    await hold(Math.max(0, OUTAGE_MS - (Date.now() - stopped)), "the outage itself");
     await postgres.start();
     const back = Date.now();
     const answered = await turn;
@@ -172,17 +172,17 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     const asked = fake.requests.length;
     const turn = chat(a, { message: "answer slowly", session_id: sessionId });
     await waitFor(() => fake.requests.length > asked, 20_000, "the model request");
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await hold(500, "into the stream: the outage starts mid-turn");
     await closeQueries();
     await postgres.stop("fast");
-    await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+    await hold(OUTAGE_MS, "the outage itself");
     await postgres.start();
     const back = Date.now();
     const answered = await turn;
     const recoveryMs = Date.now() - back;
     expect(answered.text).toBe(ANSWER);
     // Past the leases' TTL after the outage, B had every chance to judge A dead; it must not have.
-    await new Promise((resolve) => setTimeout(resolve, Number(FAST_LEASES.WORLDLINE_LEASE_TTL_MS) * 2));
+    await hold(Number(FAST_LEASES.WORLDLINE_LEASE_TTL_MS) * 2, "two lease TTLs in which B could wrongly judge A dead");
     const { outcomes } = await expectConsistentLog(b, sessionId);
     expect([...outcomes.values()]).toEqual(["completed"]);
     expect(await turnStatuses(sessionId)).toEqual(["completed"]);
@@ -252,7 +252,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
       const refused = await b.api("/api/v1/chat/stream", { body: { message: "now", session_id: sessionId } });
       const refusedMs = Date.now() - refusedAt;
       const refusal = (await refused.json()) as { error: { code: string } };
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await hold(3_000, "the Redis outage itself");
       await redis.start();
       const back = Date.now();
       await turn;
@@ -335,7 +335,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     const before = backAgain();
     await closeQueries();
     await postgres.stop("fast");
-    await new Promise((resolve) => setTimeout(resolve, Number(FAST_LEASES.WORLDLINE_HEARTBEAT_MS) * 3));
+    await hold(Number(FAST_LEASES.WORLDLINE_HEARTBEAT_MS) * 3, "the outage: long enough for B's heartbeat to fail");
     await postgres.start();
     await waitFor(() => backAgain() > before, 30_000, "B's first heartbeat after the outage");
     const decided = await b.api(`/api/v1/approvals/${pending.approval_id}`, { body: { decision: "allow_once" } });

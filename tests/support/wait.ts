@@ -18,3 +18,13 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, WAIT_POLL_MS));
   }
 }
+
+/**
+ * The suite's one deliberate pause: for a duration that is itself what a test is about (an outage held, a quiet
+ * window in which nothing may arrive, a file-time granularity window). Anything that happens is awaited with
+ * `waitFor` instead. `why` names the duration at the call site, so every pause is found by `hold(` and says why.
+ */
+export function hold(ms: number, why: string): Promise<void> {
+  if (!why) throw new Error("hold needs a reason");
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

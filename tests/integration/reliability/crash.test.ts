@@ -5,7 +5,7 @@ import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { queryTestDb, TEST_POSTGRES } from "../../db";
-import { waitFor } from "../../support/wait";
+import { hold, waitFor } from "../../support/wait";
 import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge";
 
 /**
@@ -168,7 +168,7 @@ describe("kill -9 mid-turn", () => {
             (await events(bridge!, yolo)).some((e) => e.type === "tool.state" && e.payload.state === "completed"),
         );
       await waitForBridge("the terminal", async () => processesWith(`${marker}-pty`).length > 0);
-      if (mode === 2) await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 60)));
+      if (mode === 2) await hold(Math.floor(Math.random() * 60), "the kill lands at a random moment of the turn");
 
       // 3. What a client has read (and so was persisted: reads flush first).
       for (const sessionId of [yolo, careful]) acknowledged.set(sessionId, await events(bridge, sessionId));

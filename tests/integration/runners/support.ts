@@ -57,6 +57,8 @@ export function startRunner(options: {
     for (const wake of waiters.splice(0)) wake();
   });
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  /** Its pipes are drained: after `exit`, its last words may still be in them. */
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("exit", (code, signal) => {
       resolve({ code, signal });
@@ -74,8 +76,7 @@ export function startRunner(options: {
       const deadline = Date.now() + timeoutMs;
       while (count() < times) {
         if (child.exitCode !== null || child.signalCode !== null) {
-          // Its last words may still be in the pipe.
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          await closed;
           throw new Error(`runner exited (${child.exitCode ?? child.signalCode}) before connecting: ${stderr}`);
         }
         if (Date.now() > deadline) throw new Error(`runner did not connect: ${stderr}`);

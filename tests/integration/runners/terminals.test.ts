@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TerminalInfo } from "../../../server/protocol";
 import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
+import { hold } from "../../support/wait";
 import { PtyViewer } from "../pty/pty-client";
 import { startCuttableProxy, startRunner, tempDir, type CuttableProxy, type RunnerProcess } from "./support";
 
@@ -52,7 +53,7 @@ describe("terminals on a runner", () => {
       10_000,
       "the hub to see the runner go",
     );
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    await hold(2_500, "a quiet window: the line written a second after the cut must not arrive while away");
     expect(viewer.text()).not.toContain("away-2");
     proxy.restore();
     await runner.connected(2, 30_000);

@@ -33,26 +33,35 @@ function scriptMultiToolTurn(tag: string): void {
   );
 }
 
+/** A turn's last event is the session's status back to idle, after its turn.completed (AgentRuntime's finish). */
 async function turnDone(bridge: SyncBridge, sessionId: string, count: number): Promise<void> {
   await waitFor(
-    async () => (await bridge.events(sessionId)).filter((e) => e.type === "turn.completed").length >= count,
+    async () => {
+      const events = await bridge.events(sessionId);
+      const completed = events.filter((e) => e.type === "turn.completed")[count - 1];
+      return (
+        completed &&
+        events.some(
+          (e) =>
+            e.seq > completed.seq &&
+            e.type === "session.updated" &&
+            (e.payload as { status?: string }).status === "idle",
+        )
+      );
+    },
     20_000,
-    `turn ${count} completed`,
+    `turn ${count} completed and the session idle again`,
   );
 }
 
-/** Waits until the log stops growing (post-turn events such as memory decisions come after turn.completed) and every client has all of it. */
+/** Waits until every client has the whole log (call it once the turn is done: nothing is appended after). */
 async function allCaughtUp(bridge: SyncBridge, sessionId: string, clients: SyncClient[]): Promise<void> {
-  for (;;) {
-    const last = (await bridge.events(sessionId)).at(-1)!.seq;
-    await waitFor(
-      () => clients.every((client) => client.lastSeq >= last && client.socket.connected),
-      15_000,
-      "every client at the last seq",
-    );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    if ((await bridge.events(sessionId)).at(-1)!.seq === last) return;
-  }
+  const last = (await bridge.events(sessionId)).at(-1)!.seq;
+  await waitFor(
+    () => clients.every((client) => client.lastSeq >= last && client.socket.connected),
+    15_000,
+    "every client at the last seq",
+  );
 }
 
 describe("live sync across many tabs", () => {

@@ -222,17 +222,21 @@ describe("three bridges, one deployment (PostgreSQL + Redis)", () => {
     fake.reset();
     fake.script({ text: "C took over." });
     const onC = socketOn(bridges.C);
-    let taken: { turnId: string } | undefined;
-    while (!taken) {
-      const ack = (await onC
-        .timeout(15_000)
-        .emitWithAck("turn.prompt", { commandId: uniqueId(), sessionId, text: "continue on C" })) as Ack<{
-        turnId: string;
-      }>;
-      if (ack.ok) taken = ack.data;
-      else if (Date.now() - killedAt > 30_000) throw new Error(`not taken within 30 s: ${ack.error.message}`);
-      else await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    // Refused while B's turn still counts as running; taken once B is judged dead (within the 30 s a user waits).
+    let refusal = "no answer yet";
+    const taken = await waitFor(
+      async () => {
+        const ack = (await onC
+          .timeout(15_000)
+          .emitWithAck("turn.prompt", { commandId: uniqueId(), sessionId, text: "continue on C" })) as Ack<{
+          turnId: string;
+        }>;
+        if (!ack.ok) refusal = ack.error.message;
+        return ack.ok ? ack.data : undefined;
+      },
+      30_000 - (Date.now() - killedAt),
+      () => `C to take the prompt within 30 s of the kill (last refusal: ${refusal})`,
+    );
     await waitFor(
       () =>
         tab.applied.some(

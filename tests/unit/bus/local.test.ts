@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { LocalBus } from "../../../server/bus";
 import * as store from "../../../server/store";
 import { useStoreDb } from "../store/store-db";
-import { waitFor } from "../../support/wait";
+import { hold, waitFor } from "../../support/wait";
 
 /** The local bus's tail of other processes' events (server/bus/local.ts) while its reads fail, and after. */
 describe("bus: the local tail while the database does not answer it", () => {
@@ -29,7 +29,7 @@ describe("bus: the local tail while the database does not answer it", () => {
       watchingApprovals: () => false,
     });
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1_200));
+      await hold(1_200, "a fixed window in which to count the failing reads");
       // At 20 ms a read, 1.2 s is ~60 reads without backoff; doubling from 20 ms makes it 6.
       expect(reads).toBeGreaterThanOrEqual(3);
       expect(reads).toBeLessThanOrEqual(8);

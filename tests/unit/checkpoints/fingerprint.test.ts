@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { racyWindowMs } from "../../../server/checkpoints/fingerprint.ts";
 import { openShadowRepo, type ShadowRepo } from "../../../server/checkpoints/index.ts";
+import { hold } from "../../support/wait.ts";
 import { makeSandbox, read, write } from "./helpers.ts";
 
 /**
@@ -11,9 +12,8 @@ import { makeSandbox, read, write } from "./helpers.ts";
  * asks git fails, one answered from the fingerprint does not.
  */
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Entries touched within the racy window are not trusted (fingerprint.ts RACY_MS): the tree must age first. */
-const age = async () => sleep((await racyWindowMs(box.ws)) + 50);
+const age = async () => hold((await racyWindowMs(box.ws)) + 50, "past the racy window: only then is a stat trusted");
 
 let box: ReturnType<typeof makeSandbox>;
 let repo: ShadowRepo;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { localPtyOpener, PtyManager, type ScreenSnapshot, type ViewerSink } from "../../../server/pty";
 import { HIGH_WATERMARK_BYTES, MAX_BATCH_BYTES, MIRROR_RING_BYTES } from "../../../server/pty/limits";
 import { ScreenMirror } from "../../../server/pty/mirror";
+import { waitFor } from "../../support/wait";
 
 const { Terminal: HeadlessTerminal } = headlessPackage;
 
@@ -106,12 +107,19 @@ describe("terminal viewers", () => {
   it("sends the snapshot before any live output", async () => {
     const info = await manager.create("s1");
     const terminal = manager.get("s1", info.terminalId);
+    // A viewer from the start tells when the loop's output begins and when it has ended.
+    let text = "";
+    terminal.attach("from-start", sink({ data: (chunk) => void (text += Buffer.from(chunk).toString("latin1")) }));
+    const ackAll = setInterval(() => ["from-start", "v"].forEach((id) => terminal.ack(id, 1_000_000)), 5);
     terminal.input(null, "for i in $(seq 1 2000); do echo row-$i; done\r");
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => text.includes("row-1\r\n"), 10_000, "the loop's first line");
     const viewer = sink();
     terminal.attach("v", viewer, { cols: 80, rows: 24 });
-    const ackAll = setInterval(() => terminal.ack("v", 1_000_000), 5);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitFor(
+      () => text.includes("row-2000\r\n") && viewer.events.includes("snapshot"),
+      10_000,
+      "the loop's last line, and the late viewer's snapshot",
+    );
     clearInterval(ackAll);
     expect(viewer.events[0]).toBe("snapshot");
     expect(viewer.events.filter((event) => event === "snapshot")).toHaveLength(1);
@@ -126,21 +134,28 @@ describe("terminal viewers", () => {
     terminal.attach("slow", slow);
     const ackFast = setInterval(() => terminal.ack("fast", 1_000_000), 2);
     terminal.input("fast", "yes | head -c 3000000; echo END\r");
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    await waitFor(
+      () => fast.bytes() > 3_000_000 && slow.events.includes("resync"),
+      15_000,
+      "the output to pass the fast viewer, and the slow one to be dropped",
+    );
     expect(slow.events).toContain("resync");
     const slowBytes = slow.bytes();
     expect(slowBytes).toBeLessThan(HIGH_WATERMARK_BYTES + 3 * MAX_BATCH_BYTES); // Bounded by the watermark plus a batch or two.
     expect(fast.bytes()).toBeGreaterThan(3_000_000);
     // The slow viewer acknowledges what it had: it gets the current screen, then live output again.
+    const dropped = slow.events.length;
     terminal.ack("slow", slowBytes);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(slow.events.at(-1)).toBe("snapshot");
+    await waitFor(() => slow.events.length > dropped, 10_000, "the slow viewer's re-sync");
+    expect(slow.events[dropped]).toBe("snapshot");
     clearInterval(ackFast);
   }, 20_000);
 
   it("gives viewers attached during continuous output a snapshot plus tail that equals what a viewer attached from the start saw", async () => {
     const info = await manager.create("s3", { cols: 80, rows: 24 });
     const terminal = manager.get("s3", info.terminalId);
+    /** Set once every viewer has all the output: what comes after (a prompt) is not recorded. */
+    let frozen = false;
     /** A viewer that records its snapshot and every byte after it, and acknowledges everything at once. */
     const recorder = () => {
       const record = Object.assign(sink(), {
@@ -153,6 +168,7 @@ describe("terminal viewers", () => {
         record.screen = snapshot;
       };
       record.data = (chunk) => {
+        if (frozen) return;
         record.order.push("data");
         record.chunks.push(Buffer.from(chunk));
       };
@@ -171,16 +187,27 @@ describe("terminal viewers", () => {
     const seen = () => Buffer.concat(first.chunks.slice(-2)).toString("latin1");
     // Viewers join at points spread over the stream, by how much the first one has seen.
     const received = () => first.chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-    const deadline = Date.now() + 40_000;
-    while (!seen().includes(doneMarker) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      if (late.length < 6 && received() >= (late.length + 1) * 700_000) {
-        const viewer = recorder();
-        terminal.attach(`late-${late.length}`, viewer);
-        late.push(viewer);
-      }
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitFor(
+      () => {
+        if (late.length < 6 && received() >= (late.length + 1) * 700_000) {
+          const viewer = recorder();
+          terminal.attach(`late-${late.length}`, viewer);
+          late.push(viewer);
+        }
+        return seen().includes(doneMarker);
+      },
+      40_000,
+      "the DONE marker",
+    );
+    // Every late viewer has caught up when its last bytes are the first viewer's (the lines are all different).
+    const lastBytes = (chunks: Buffer[]) => Buffer.concat(chunks.slice(-32)).subarray(-32);
+    await waitFor(
+      () =>
+        late.every((viewer) => viewer.chunks.length > 0 && lastBytes(viewer.chunks).equals(lastBytes(first.chunks))),
+      10_000,
+      "every late viewer to have all the output",
+    );
+    frozen = true;
     clearInterval(ackAll);
     expect(seen()).toContain(doneMarker);
 

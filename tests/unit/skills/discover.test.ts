@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { listSkills, loadSkill, parseFrontMatter, parseSkillCommand, skillSummaries } from "../../../server/skills";
+import { hold } from "../../support/wait";
 
 async function writeSkill(root: string, dir: string, text: string) {
   await fs.mkdir(path.join(root, dir), { recursive: true });
@@ -56,7 +57,7 @@ describe("skills", () => {
     const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-skills-home-"));
     await writeSkill(workspace, ".worldline/skills/a", "---\ndescription: First.\n---\n");
     await fs.mkdir(path.join(workspace, ".worldline/skills/b"), { recursive: true });
-    await new Promise((resolve) => setTimeout(resolve, 150)); // past the racy window: the parse is cached by stat
+    await hold(150, "past the racy window (RACY_MS, 100 ms): only then is the parse cached by stat");
     expect((await listSkills({ workspace, home })).map((s) => s.description)).toEqual(["First."]);
     // Same size, new text: the stat (mtime/ctime) tells it apart.
     await fs.writeFile(path.join(workspace, ".worldline/skills/a/SKILL.md"), "---\ndescription: Fresh.\n---\n");

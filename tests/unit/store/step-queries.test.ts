@@ -13,6 +13,7 @@ import {
   updateSession,
   type Db,
 } from "../../../server/store";
+import { waitFor } from "../../support/wait";
 import { useStoreDb } from "./store-db";
 
 /**
@@ -63,7 +64,7 @@ describe("store: the raw statements of an agent step", () => {
     const [a, b] = await Promise.all(["step.a", "step.b"].map((key) => db.setting.findUnique({ where: { key } })));
     expect({ ...a, key: "" }).toMatchObject({ ...b, key: "", updatedAt: expect.any(Date) });
     const before = a!.updatedAt;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => Date.now() > before.getTime(), 1_000, "the clock to pass the first write's millisecond");
     await putSetting(db, "step.a", "next");
     expect(await getSetting(db, "step.a")).toBe("next");
     expect((await db.setting.findUnique({ where: { key: "step.a" } }))!.updatedAt.getTime()).toBeGreaterThan(
@@ -80,7 +81,7 @@ describe("store: the raw statements of an agent step", () => {
   it("setSessionStatus sets what updateSession sets, updatedAt included, and says when there is no session", async () => {
     const raw = await createSession(db, { workspace: "/tmp/wl-step-f" });
     const orm = await createSession(db, { workspace: "/tmp/wl-step-f" });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitFor(() => Date.now() > orm.updatedAt.getTime(), 1_000, "the clock to pass the creations' millisecond");
     expect(await setSessionStatus(db, raw.id, "running")).toBe(true);
     await updateSession(db, orm.id, { status: "running" });
     const [a, b] = await Promise.all([raw.id, orm.id].map((id) => db.session.findUnique({ where: { id } })));
