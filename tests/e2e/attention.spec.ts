@@ -143,6 +143,7 @@ test("two tabs of one session notify once; a session muted in its bell beats the
   await setAway(tabB, true);
   await new SessionPage(tabA).send("two");
   await expect.poll(async () => (await notifications(tabA)).length + (await notifications(tabB)).length).toBe(1);
+  // A quiet window: a second tab's duplicate would have come by now.
   await tabA.waitForTimeout(500);
   expect((await notifications(tabA)).length + (await notifications(tabB)).length).toBe(1);
 
@@ -154,6 +155,7 @@ test("two tabs of one session notify once; a session muted in its bell beats the
   await setAway(tabB, true);
   await new SessionPage(tabA).send("three");
   await expect(new SessionPage(tabA).assistantMessages().last()).toContainText("Third answer.");
+  // A quiet window: a notification the mute failed to stop would have come by now.
   await tabA.waitForTimeout(500);
   expect((await notifications(tabA)).length + (await notifications(tabB)).length).toBe(1);
 

@@ -155,6 +155,7 @@ test("docs/screenshot.png", async ({ page }) => {
     // Calm the page: no hover or focus rings, the transcript at its end.
     await page.mouse.move(1439, 899);
     await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    // Transitions (focus rings, the hover fade) end within this; the picture is of the page at rest.
     await page.waitForTimeout(400);
     await page.screenshot({ path: path.resolve("docs/screenshot.png") });
   } finally {

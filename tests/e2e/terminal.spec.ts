@@ -58,6 +58,7 @@ test("two tabs share a terminal: typing in one shows in both, a reload restores 
   await tabA.keyboard.type("yes flood-line");
   await tabA.keyboard.press("Enter");
   await expect.poll(() => terminalText(tabA, terminalId)).toContain("flood-line\nflood-line");
+  // The flood runs a while on purpose: Ctrl-C must stop a terminal that is deep in output.
   await tabA.waitForTimeout(1_500);
   await tabA.keyboard.press("Control+C");
   await tabA.keyboard.type("echo after-flood-$((6*7))");
