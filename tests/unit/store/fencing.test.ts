@@ -176,8 +176,10 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
       turnId,
       createdAt: new Date(),
     });
-    const numbers = [0, 1, 2].map(() => takeCheckpointNumber(db, session.id));
-    const [saved, lost, pending] = await Promise.all(numbers);
+    // One after the other: taken at once, PostgreSQL may hand them out in any order.
+    const saved = await takeCheckpointNumber(db, session.id);
+    const lost = await takeCheckpointNumber(db, session.id);
+    const pending = await takeCheckpointNumber(db, session.id);
     await insertEvents(db, [
       announce(1, ended.id, "cp_doc_saved", saved),
       announce(2, ended.id, "cp_doc_lost", lost),
