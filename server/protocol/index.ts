@@ -30,6 +30,7 @@ export * from "./approvals";
 export * from "./checkpoints";
 export * from "./review";
 export * from "./memory";
+export * from "./fleet";
 export { approvalCommands } from "./approval-commands";
 export { applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApprovalChange } from "./approvals";
 import { clientCommands } from "./commands";
+import { boardCommands, boardMessages } from "./fleet";
 import { FilesChanged, FilesWatchCommand } from "./ide";
 import { ptyCommands, ptyMessages } from "./pty";
 import { PresenceState } from "./sync";
@@ -9,6 +10,7 @@ import { PresenceState } from "./sync";
 export const socketCommands = {
   ...clientCommands,
   ...ptyCommands,
+  ...boardCommands,
   "files.watch": FilesWatchCommand,
   "files.unwatch": FilesWatchCommand,
 } as const;
@@ -32,6 +34,7 @@ export const serverMessages = {
   "files.changed": FilesChanged,
   "approvals.changed": ApprovalChange,
   ...ptyMessages,
+  ...boardMessages,
 } as const;
 export type ServerMessage = keyof typeof serverMessages;
 export type ServerMessagePayload<M extends ServerMessage> = z.infer<(typeof serverMessages)[M]>;
