@@ -66,7 +66,14 @@ export class BudgetGuard {
       const spent = usage.input_tokens + usage.output_tokens + turn.tokens;
       if (spent >= session.budgetTokens) {
         const limit = session.budgetTokens;
-        return { scope: "session_tokens", label: "The session's token budget", spent, limit, step: limit, unit: "tokens" };
+        return {
+          scope: "session_tokens",
+          label: "The session's token budget",
+          spent,
+          limit,
+          step: limit,
+          unit: "tokens",
+        };
       }
     }
     const day = startOfDay(this.deps.now?.() ?? new Date());

@@ -21,7 +21,10 @@ export function checkSchedule(expression: string): string {
   try {
     runs = new Cron(trimmed, { paused: true }).nextRuns(3);
   } catch (error) {
-    throw new WorldlineError("request:invalid", `The schedule "${trimmed}" does not parse: ${(error as Error).message}`);
+    throw new WorldlineError(
+      "request:invalid",
+      `The schedule "${trimmed}" does not parse: ${(error as Error).message}`,
+    );
   }
   if (runs.length === 0) throw new WorldlineError("request:invalid", `The schedule "${trimmed}" never fires.`);
   for (let i = 1; i < runs.length; i++) {

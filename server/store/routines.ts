@@ -97,7 +97,13 @@ export async function endRoutineRun(
 ): Promise<boolean> {
   const { count } = await db.routineRun.updateMany({
     where: { id: runId, endedAt: null },
-    data: { status: end.status, error: end.error ?? null, costUsd: end.costUsd ?? null, endedAt: new Date(), activeKey: null },
+    data: {
+      status: end.status,
+      error: end.error ?? null,
+      costUsd: end.costUsd ?? null,
+      endedAt: new Date(),
+      activeKey: null,
+    },
   });
   return count > 0;
 }
@@ -130,7 +136,9 @@ export async function budgetsOfSession(db: Db, sessionId: string) {
     select: { budgetUsd: true, budgetStepUsd: true, budgetTokens: true },
   });
   const owner = await db.sessionAccess.findFirst({ where: { sessionId, access: "owner" }, select: { subject: true } });
-  const person = owner ? await db.user.findUnique({ where: { id: owner.subject }, select: { id: true, budgetUsd: true } }) : null;
+  const person = owner
+    ? await db.user.findUnique({ where: { id: owner.subject }, select: { id: true, budgetUsd: true } })
+    : null;
   return { session, person };
 }
 

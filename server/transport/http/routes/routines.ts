@@ -28,7 +28,12 @@ export const routineRoutes: Route[] = [
     method: "POST",
     path: "/api/v1/routines",
     status: 201,
-    doc: { summary: "Create a routine; its fire token is shown once", tags, body: CreateRoutineBody, response: CreatedRoutine },
+    doc: {
+      summary: "Create a routine; its fire token is shown once",
+      tags,
+      body: CreateRoutineBody,
+      response: CreatedRoutine,
+    },
     handler: async ({ services, req }) => {
       const body = CreateRoutineBody.parse(await readJson(req));
       const { routine, token } = await routinesOf(services).create(body, personOfRequest(req)?.id ?? null);
@@ -44,7 +49,12 @@ export const routineRoutes: Route[] = [
   {
     method: "PATCH",
     path: "/api/v1/routines/:id",
-    doc: { summary: "Change a routine (`schedule: null` removes its schedule)", tags, body: UpdateRoutineBody, response: RoutineView },
+    doc: {
+      summary: "Change a routine (`schedule: null` removes its schedule)",
+      tags,
+      body: UpdateRoutineBody,
+      response: RoutineView,
+    },
     handler: async ({ services, params, req }) => {
       const body = UpdateRoutineBody.parse(await readJson(req));
       return routinesOf(services).update(params.id, body, ownerScope(req));
