@@ -35,6 +35,7 @@ export const RoutineView = z.object({
 export type RoutineView = z.infer<typeof RoutineView>;
 
 export const CreatedRoutine = RoutineView.extend({ token: z.string() });
+export type CreatedRoutine = z.infer<typeof CreatedRoutine>;
 
 export const RoutineRunView = z.object({
   id: z.string(),

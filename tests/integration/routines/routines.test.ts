@@ -157,7 +157,7 @@ describe("routines", () => {
 
   it("a six-field schedule fires within a second of its time; PATCH schedule null stops it", async () => {
     const routine = await createRoutine(bridge, { name: "every-2s", schedule: "*/2 * * * * *" });
-    const run = await waitFor(async () => (await runsOf(bridge, routine.id)).at(-1), { timeoutMs: 10_000 });
+    const run = await waitFor(async () => (await runsOf(bridge, routine.id)).at(-1), 10_000);
     expect(run.trigger).toBe("schedule");
     const [slot] = await queryTestDb<{ slotKey: string }>(
       bridge.home,
