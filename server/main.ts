@@ -19,6 +19,7 @@ import { EventLog, resolveWorkspacePath, SessionJanitor, Sessions } from "./sess
 import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
 import { localPtyOpener, PtyManager } from "./pty";
 import { RunnerHub } from "./runners";
+import { Routines, type RoutineSessions } from "./routines";
 import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
 import { LocalWorkspaceHost, WorkspaceHosts } from "./host";
@@ -145,6 +146,7 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     janitor: parts.janitor,
     externalAgents: parts.externalAgents,
     runners: parts.runners,
+    routines: parts.routines,
   };
 }
 
@@ -194,8 +196,28 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
+  const routines = new Routines({ db, sessions: routineSessions(db, sessions, turns) });
+  await routines.start();
   const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
-  return { ...core, ...domain, rpc, turns, terminals };
+  return { ...core, ...domain, rpc, turns, terminals, routines };
+}
+
+/** A routine's run: a new session on its folder (its owner's, with its budget and mode), then its prompt. */
+function routineSessions(db: store.Db, sessions: Sessions, turns: TurnRouter): RoutineSessions {
+  return {
+    async create(input) {
+      const { workspace, title } = input;
+      const session = await sessions.create({ workspace, title, runner: input.runner ?? undefined, model: input.model });
+      if (input.mode === "plan" || input.budgetUsd !== null) {
+        await sessions.update(session.id, { mode: input.mode, budget_usd: input.budgetUsd });
+      }
+      if (input.ownerId) await store.putSessionAccess(db, session.id, input.ownerId, "owner");
+      return session.id;
+    },
+    async prompt(sessionId, text) {
+      await turns.prompt(sessionId, text);
+    },
+  };
 }
 
 type Parts = Awaited<ReturnType<typeof startParts>>;
@@ -209,6 +231,7 @@ async function shutdown(
   server.close();
   io.disconnectSockets(true);
   parts.janitor.stop();
+  parts.routines.stop();
   // A runner that is away would hold each stop below for its grace (30 s).
   parts.runners.stopping();
   await parts.runtime.cancelAll();

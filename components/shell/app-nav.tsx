@@ -10,6 +10,7 @@ import { PersonMenu } from "@/components/people/person-menu";
 const LINKS = [
   { href: "/", label: "Sessions" },
   { href: "/approvals", label: "Approvals" },
+  { href: "/routines", label: "Routines" },
   { href: "/memory", label: "Memory" },
   { href: "/settings", label: "Settings" },
 ];

@@ -68,6 +68,10 @@ export async function runTurn(run: TurnRun): Promise<TurnResult> {
         const compaction = await compact(run, "auto");
         if (compaction.outcome === "skipped") progress.compactionFutileAt = context.length;
       }
+      if ((await checkBudget(run, progress)) === "stop") {
+        await context.save();
+        return result("rejected", "Stopped at a budget.");
+      }
       await checkpoint(run, step, "step");
       const outcome = await runStep(run, progress, step);
       if (outcome.kind === "continue") continue;
@@ -283,6 +287,22 @@ function endOfStep(run: TurnRun, result: StepResult, progress: TurnProgress): St
       return { kind: "stop", outcome: "completed" };
     }
   }
+}
+
+/** A step past a budget does not start: the turn waits on a person, or stops (`stop_reason: "budget"`). */
+async function checkBudget(run: TurnRun, progress: TurnProgress): Promise<"go" | "stop"> {
+  if (!run.budget) return "go";
+  const spent = progress.stats.result();
+  const tokens = (spent.input_tokens ?? 0) + spent.output_tokens;
+  const verdict = await run.budget.beforeStep({ usd: spent.cost_usd ?? null, tokens });
+  if (verdict === "stop") {
+    progress.stop = "budget";
+    run.emit.event({
+      type: "notice",
+      payload: { level: "warning", text: "Stopped: going past the budget was rejected.", turnId: run.emit.turnId },
+    });
+  }
+  return verdict;
 }
 
 function needsCompaction(run: TurnRun): boolean {

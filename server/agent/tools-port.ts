@@ -25,4 +25,15 @@ export interface ApprovalGate {
   check(request: GateRequest): Promise<ApprovalDecision>;
   /** Asks a human for a password mid-call (sudo); null when declined. Backs `ToolContext.askPassword`. */
   askPassword?(request: Omit<GateRequest, "args" | "need"> & { prompt: string }): Promise<string | null>;
+  /**
+   * Asks a human whether a turn past a budget may go on (never decided by rules or yolo); true to
+   * go on. `args` (spent, limit, which budget) is shown with the request.
+   */
+  askBudget?(request: {
+    sessionId: string;
+    turnId: string;
+    description: string;
+    args: Record<string, unknown>;
+    signal: AbortSignal;
+  }): Promise<boolean>;
 }

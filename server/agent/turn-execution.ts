@@ -6,6 +6,8 @@ import { DEFAULT_COMPACTION_THRESHOLD } from "./compaction";
 import type { Context } from "./context";
 import { DMailBox } from "./dmail";
 import { runCompactionTurn, runTurn, type TurnResult } from "./loop";
+import { BudgetGuard } from "../budgets";
+import { IdleWatch } from "./idle-watch";
 import { afterTurnMemory, recallForTurn, type RememberArgs } from "./memory-port";
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
@@ -65,12 +67,39 @@ export async function executeTurn(
   markRunning: () => void,
 ): Promise<TurnResult> {
   const { deps } = env;
+  const { sessionId, turnId } = pending;
+  // Read a moment ago by `prompt` when the turn started at once: one database round trip less before the first token.
+  const session = pending.session ?? (await env.read(pending, () => deps.sessions.get(sessionId)));
+  const idle = new IdleWatch(deps.config.turnIdleMs, () => {
+    const text = `Interrupted: no model output and no running tool for ${idle.describe()} (WORLDLINE_TURN_IDLE_MS).`;
+    deps.log.append(sessionId, { type: "notice", payload: { level: "warning", text, turnId } }, turnId);
+    pending.controller.abort();
+  });
+  const emit: TurnEmitter = {
+    turnId,
+    event: (event) => {
+      idle.observe(event);
+      deps.log.append(sessionId, event, turnId);
+    },
+  };
+  try {
+    const result = await executeWith(env, pending, markRunning, { emit, idle, session });
+    return idle.fired && result.outcome === "cancelled" ? { ...result, outcome: "interrupted" } : result;
+  } finally {
+    idle.stop();
+  }
+}
+
+async function executeWith(
+  env: TurnExecutionEnv,
+  pending: PendingTurn,
+  markRunning: () => void,
+  { emit, idle, session }: { emit: TurnEmitter; idle: IdleWatch; session: NonNullable<PendingTurn["session"]> },
+): Promise<TurnResult> {
+  const { deps } = env;
   const { sessionId, turnId, prompt } = pending;
   const { signal } = pending.controller;
-  // Read a moment ago by `prompt` when the turn started at once: one database round trip less before the first token.
   const read = <T>(query: () => Promise<T>) => env.read(pending, query);
-  const session = pending.session ?? (await read(() => deps.sessions.get(sessionId)));
-  const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
   const planActive = async () => (await read(() => store.sessionMode(deps.db, sessionId))) === "plan";
   if (session.agentCommand && deps.externalAgents) {
@@ -105,7 +134,7 @@ export async function executeTurn(
       "Remove them, or choose a model that takes images.";
     return refuse(pending, emit, "model:no_vision", message);
   }
-  const setup = { pending, session, emit, planActive, markRunning, read };
+  const setup = { pending, session, emit, planActive, markRunning, read, idle };
   const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
   const compact = COMPACT_COMMAND.exec(prompt.trim());
   if (compact) {
@@ -129,6 +158,7 @@ interface TurnSetup {
   markRunning: () => void;
   /** A read the turn needs, retried while the store is unreachable (cancelled with the turn). */
   read: <T>(query: () => Promise<T>) => Promise<T>;
+  idle: IdleWatch;
 }
 
 /**
@@ -137,7 +167,7 @@ interface TurnSetup {
  */
 async function buildTurnRun(
   env: TurnExecutionEnv,
-  { pending, session, emit, planActive, markRunning, read }: TurnSetup,
+  { pending, session, emit, planActive, markRunning, read, idle }: TurnSetup,
   chosen: { provider: ChatProvider; model: string; contextWindow?: number },
 ): Promise<TurnRun> {
   const { deps } = env;
@@ -199,6 +229,15 @@ async function buildTurnRun(
     dmail,
     takeSteering: () => env.takeSteering(sessionId),
     compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
+    budget: new BudgetGuard({
+      db: deps.db,
+      sessionId,
+      dailyUsd: deps.config.dailyBudgetUsd,
+      ask: deps.gate.askBudget
+        ? ({ description, args }) =>
+            idle.hold(deps.gate.askBudget!({ sessionId, turnId: emit.turnId, description, args, signal }))
+        : undefined,
+    }),
     onRequestSent: markRunning,
   };
 }

@@ -44,6 +44,8 @@ export interface TurnRun {
   contextWindow: number;
   /** Share of the window above which the context is compacted before a step; omitted = never. */
   compactionThreshold?: number;
+  /** Checked before each step (server/budgets): "stop" ends the turn with `stop_reason: "budget"`. */
+  budget?: { beforeStep(spent: { usd: number | null; tokens: number }): Promise<"go" | "stop"> };
   /** The model's price, for the turn's `cost_usd` (server/agent/pricing.ts). */
   price?: ModelPrice;
 

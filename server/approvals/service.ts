@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ApprovalGate, GateRequest } from "../agent";
 import { errorMessage, WorldlineError } from "../errors";
 import type { ApprovalChange, ApprovalsQuery, ApprovalView, EventEnvelope } from "../protocol";
@@ -49,6 +50,7 @@ export class ApprovalService {
   readonly gate: ApprovalGate = {
     check: (request) => this.check(request),
     askPassword: (request) => this.askPassword(request),
+    askBudget: (request) => this.askBudget(request),
   };
   private readonly waiters = new Map<string, Waiter>();
   private readonly listeners = new Set<(change: ApprovalChange) => void>();
@@ -95,6 +97,19 @@ export class ApprovalService {
       scope: null,
     });
     return outcome && "password" in outcome ? outcome.password : null;
+  }
+
+  /**
+   * A turn past a budget waits on a request (`tool: "budget"`) that only a person decides: no rule,
+   * yolo or "allow for this session" applies to it. True when allowed.
+   */
+  async askBudget(request: Parameters<NonNullable<ApprovalGate["askBudget"]>>[0]): Promise<boolean> {
+    const { args, description } = request;
+    const outcome = await this.ask(
+      { ...request, toolCallId: `budget_${randomUUID()}`, tool: "budget" },
+      { kind: "tool", args, description, risk: "medium", scope: null },
+    );
+    return Boolean(outcome && "decision" in outcome && outcome.decision !== "reject");
   }
 
   async decide(approvalId: string, input: DecideInput): Promise<ApprovalView> {

@@ -57,6 +57,10 @@ const EnvSchema = z.object({
   WORLDLINE_REASONING_HISTORY: z.enum(["drop", "tool_calls", "all"]).optional(),
   /** "0" never sends `prompt_cache_key`. */
   WORLDLINE_PROMPT_CACHE_KEY: z.enum(["0", "1"]).optional(),
+  /** A turn with no model output and no running tool for this long is interrupted (server/agent/idle-watch.ts). */
+  WORLDLINE_TURN_IDLE_MS: z.coerce.number().int().min(100).default(30 * 60_000),
+  /** The deployment's spend limit per day, in USD (server/budgets). */
+  WORLDLINE_DAILY_BUDGET_USD: z.coerce.number().finite().min(0).optional(),
 });
 
 export interface BridgeConfig {
@@ -79,6 +83,8 @@ export interface BridgeConfig {
   oidc: { issuer: string; clientId: string; clientSecret: string } | null;
   oidcDefaultRole: "admin" | "member" | "viewer";
   publicUrl?: string;
+  turnIdleMs: number;
+  dailyBudgetUsd: number | null;
 }
 
 export interface ModelConfig {
@@ -159,6 +165,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     oidcDefaultRole: e.WORLDLINE_OIDC_DEFAULT_ROLE,
     publicUrl: e.WORLDLINE_PUBLIC_URL?.replace(/\/$/, ""),
+    turnIdleMs: e.WORLDLINE_TURN_IDLE_MS,
+    dailyBudgetUsd: e.WORLDLINE_DAILY_BUDGET_USD ?? null,
   };
 }
 

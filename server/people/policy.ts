@@ -72,6 +72,11 @@ const MEMBERS: [string, RegExp][] = [
   // The new-session form's folder picker on a runner: a read-only listing under the runner's roots.
   ["GET", /^\/api\/v1\/runners\/[^/]+\/folders$/],
   ["PUT", /^\/api\/v1\/settings\/layout$/],
+  // Routines: a member's own (the routes filter by owner).
+  ["GET", /^\/api\/v1\/routines(\/[^/]+(\/runs)?)?$/],
+  ["POST", /^\/api\/v1\/routines(\/[^/]+\/fire)?$/],
+  ["PATCH", /^\/api\/v1\/routines\/[^/]+$/],
+  ["DELETE", /^\/api\/v1\/routines\/[^/]+$/],
 ];
 
 export function httpNeed(method: string, rawPath: string): HttpNeed {

@@ -35,6 +35,10 @@ export const UpdateSessionBody = z
     model: z.string().max(200).nullable().optional(),
     archived: z.boolean().optional(),
     mode: SessionMode.optional(),
+    /** Spend limit in USD for the session's turns; null removes it. */
+    budget_usd: z.number().finite().min(0).max(1_000_000).nullable().optional(),
+    /** Token limit, for a model with no known price; null removes it. */
+    budget_tokens: z.number().int().min(0).nullable().optional(),
   })
   .strict();
 export type UpdateSessionBody = z.infer<typeof UpdateSessionBody>;
@@ -70,6 +74,9 @@ export const SessionSummary = z.object({
   last_seq: z.number().int(),
   /** What the session's turns cost so far at the models' prices; null until one is known. */
   cost_usd: z.number().nullable().optional(),
+  /** The session's spend limit in USD (server/budgets); null = none. */
+  budget_usd: z.number().nullable().optional(),
+  budget_tokens: z.number().nullable().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 

@@ -33,7 +33,7 @@ export const TurnOutcome = z.enum([
 export type TurnOutcome = z.infer<typeof TurnOutcome>;
 
 /** How a turn's last model step ended (the public `done` event's `stop_reason`, in the OpenAPI document). */
-export const StopReason = z.enum(["completed", "truncated", "refused", "content_filter", "error"]);
+export const StopReason = z.enum(["completed", "truncated", "refused", "content_filter", "error", "budget"]);
 export type StopReason = z.infer<typeof StopReason>;
 
 export const GenerationStats = z.object({

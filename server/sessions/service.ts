@@ -63,11 +63,25 @@ export class Sessions {
 
   async update(
     id: string,
-    patch: { title?: string; yolo?: boolean; model?: string | null; archived?: boolean; mode?: SessionMode },
+    patch: {
+      title?: string;
+      yolo?: boolean;
+      model?: string | null;
+      archived?: boolean;
+      mode?: SessionMode;
+      /** USD; what one "allow" past it adds is this size (server/budgets). */
+      budget_usd?: number | null;
+      budget_tokens?: number | null;
+    },
   ): Promise<Session> {
     await this.get(id);
-    const session = await store.updateSession(this.db, id, patch);
-    const { archived: _archived, ...visible } = patch;
+    const { budget_usd, budget_tokens, ...rest } = patch;
+    const budget = {
+      ...(budget_usd !== undefined ? { budgetUsd: budget_usd, budgetStepUsd: budget_usd } : {}),
+      ...(budget_tokens !== undefined ? { budgetTokens: budget_tokens } : {}),
+    };
+    const session = await store.updateSession(this.db, id, { ...rest, ...budget });
+    const { archived: _archived, ...visible } = rest;
     if (Object.keys(visible).length > 0) this.log.append(id, { type: "session.updated", payload: visible });
     return session;
   }
@@ -114,6 +128,8 @@ export class Sessions {
       updated_at: session.updatedAt.toISOString(),
       last_seq: this.log.lastSeq(session.id),
       cost_usd: (await this.usage(session.id)).cost_usd,
+      budget_usd: session.budgetUsd,
+      budget_tokens: session.budgetTokens,
     };
   }
 

@@ -126,6 +126,9 @@ export async function updateSession(
     archived?: boolean;
     todos?: string;
     mode?: string;
+    budgetUsd?: number | null;
+    budgetStepUsd?: number | null;
+    budgetTokens?: number | null;
   },
 ) {
   return db.session.update({ where: { id }, data, include: { workspace: true } });

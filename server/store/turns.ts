@@ -107,8 +107,21 @@ export interface SessionUsage {
   cost_usd: number | null;
 }
 
-export async function sessionUsage(db: Db, sessionId: string): Promise<SessionUsage> {
-  const rows = await db.turn.findMany({ where: { sessionId, stats: { not: null } }, select: { stats: true } });
+export function sessionUsage(db: Db, sessionId: string): Promise<SessionUsage> {
+  return usageOfTurns(db, { sessionId });
+}
+
+/**
+ * Usage summed over the finished turns that started since `since` (a day's spend, server/budgets),
+ * of every session or of those one person owns.
+ */
+export function usageSince(db: Db, since: Date, ownerId?: string): Promise<SessionUsage> {
+  const owned = ownerId ? { session: { access: { some: { subject: ownerId, access: "owner" } } } } : {};
+  return usageOfTurns(db, { startedAt: { gte: since }, ...owned });
+}
+
+async function usageOfTurns(db: Db, where: Prisma.TurnWhereInput): Promise<SessionUsage> {
+  const rows = await db.turn.findMany({ where: { ...where, stats: { not: null } }, select: { stats: true } });
   const usage: SessionUsage = { input_tokens: 0, cached_input_tokens: null, output_tokens: 0, cost_usd: null };
   for (const row of rows) {
     let stats: {

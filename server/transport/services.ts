@@ -13,6 +13,7 @@ import type { SkillCatalog } from "../skills";
 import type { AuditedCommand } from "../store";
 import type { TerminalRouter, TurnRouter } from "../team";
 import type { RunnerHub } from "../runners";
+import type { Routines } from "../routines";
 import type { AuthPolicy } from "./auth";
 import type { OidcSignIn, People } from "../people";
 
@@ -53,4 +54,6 @@ export interface BridgeServices {
   audit?: { list(options: { limit?: number; sessionId?: string }): Promise<AuditedCommand[]> };
   /** Runners that dial this hub (GET /api/v1/runners, sessions with a `runner`). */
   runners?: RunnerHub;
+  /** Saved prompts on a schedule or fired by their token (GET|POST /api/v1/routines). */
+  routines?: Routines;
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { WorldlineError } from "../../errors";
 import type { BridgeServices } from "../services";
-import { sendError } from "./io";
+import { sendError, sendJson } from "./io";
 import { Router } from "./router";
 import { approvalRoutes } from "./routes/approvals";
 import { checkpointRoutes } from "./routes/checkpoints";
@@ -25,6 +25,7 @@ import { authorizePerson } from "./people-access";
 import { handleSignIn } from "./sign-in";
 import { rememberPerson, signedInOf } from "../people";
 import { runnerRoutes } from "./routes/runners";
+import { fireWithRoutineToken, routineRoutes } from "./routes/routines";
 
 export function createApiRouter(): Router {
   const router = new Router().add(
@@ -42,6 +43,7 @@ export function createApiRouter(): Router {
     ...shareRoutes,
   );
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
+  router.add(...routineRoutes);
   return router.add(...openApiRoutes(router));
 }
 
@@ -84,6 +86,8 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       if (req.method === "GET" && loginToken !== null && !url.pathname.startsWith("/api/")) {
         return login(res, url, auth.tokenMatches(loginToken), auth.sessionCookie(loginToken));
       }
+      const fired = await fireWithRoutineToken(req, url.pathname, services);
+      if (fired) return sendJson(res, fired.status, fired.body);
       if (await openShareLink(req, res, url, services)) return;
       if (await handleSignIn(req, res, url, services)) return;
       let method = auth.authenticated(req);

@@ -1,0 +1,2 @@
+export { BudgetGuard } from "./guard";
+export type { BudgetDeps, TurnSpend } from "./guard";

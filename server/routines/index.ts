@@ -1,0 +1,2 @@
+export { Routines } from "./service";
+export type { RoutineDeps, RoutineInput, RoutineSessions } from "./service";
