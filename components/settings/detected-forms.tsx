@@ -10,6 +10,7 @@ const REASONING_FORM: Record<ResponseForms["reasoning"], string> = {
 
 const CACHE_FORM: Record<ResponseForms["cache"], string> = {
   cached_tokens: "prompt_tokens_details.cached_tokens",
+  usage_cached_tokens: "usage.cached_tokens",
   prompt_cache_hit_tokens: "prompt_cache_hit_tokens",
   cache_read_input_tokens: "cache_read_input_tokens",
   none: "not reported",

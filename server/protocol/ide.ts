@@ -109,7 +109,7 @@ export type ProviderOptions = z.infer<typeof ProviderOptions>;
  */
 export const ResponseForms = z.object({
   reasoning: z.enum(["reasoning_content", "reasoning", "content_parts", "think_tags", "none"]),
-  cache: z.enum(["cached_tokens", "prompt_cache_hit_tokens", "cache_read_input_tokens", "none"]),
+  cache: z.enum(["cached_tokens", "usage_cached_tokens", "prompt_cache_hit_tokens", "cache_read_input_tokens", "none"]),
   at: z.string(),
 });
 export type ResponseForms = z.infer<typeof ResponseForms>;

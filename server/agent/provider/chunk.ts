@@ -36,6 +36,8 @@ export const RawUsage = z.looseObject({
   input_tokens: z.number().nullish(),
   output_tokens: z.number().nullish(),
   prompt_cache_hit_tokens: z.number().nullish(),
+  /** Cached input at the top of `usage` (some OpenAI-compatible servers), not under `prompt_tokens_details`. */
+  cached_tokens: z.number().nullish(),
   cache_read_input_tokens: z.number().nullish(),
   cache_creation_input_tokens: z.number().nullish(),
   prompt_tokens_details: z
@@ -95,4 +97,18 @@ export function parseChunk(data: string): Chunk {
     );
   }
   return chunk;
+}
+
+/** An error event's body: `{"error": {...}}`, a bare `{"message", "code"}`, or text. */
+export function errorBodyOf(data: string): ErrorBody {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return data;
+  }
+  const wrapped = z.looseObject({ error: ErrorBody }).safeParse(json);
+  if (wrapped.success) return wrapped.data.error;
+  const bare = ErrorBody.safeParse(json);
+  return bare.success ? bare.data : data;
 }

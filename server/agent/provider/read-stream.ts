@@ -1,5 +1,5 @@
 import { ProviderError, type ProviderChunk, type ReasoningForm } from "../provider";
-import { parseChunk } from "./chunk";
+import { errorBodyOf, parseChunk } from "./chunk";
 import { readContentParts } from "./content-parts";
 import { readErrorChunk } from "./error-chunk";
 import type { SseEvent } from "./sse";
@@ -26,14 +26,21 @@ export async function* readChatStream(events: AsyncIterable<SseEvent>): AsyncGen
       done = true;
       break;
     }
+    if (event.event === "error") {
+      // `event: error` (Groq) or llama.cpp's `error:` field: the body is the error, wrapped or bare.
+      const error = readErrorChunk(errorBodyOf(event.data));
+      failed = true;
+      yield { type: "error", message: error.message, code: error.code, transient: error.transient };
+      continue;
+    }
     const chunk = parseChunk(event.data);
     if (chunk.usage) {
       const read = readUsage(chunk.usage);
       if (read.cacheForm !== "none") cacheForm = read.cacheForm;
       yield { type: "usage", ...read.usage };
     }
-    if (chunk.error || event.event === "error") {
-      const error = readErrorChunk(chunk.error ?? event.data);
+    if (chunk.error) {
+      const error = readErrorChunk(chunk.error);
       failed = true;
       yield { type: "error", message: error.message, code: error.code, transient: error.transient };
     }

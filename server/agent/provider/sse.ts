@@ -27,6 +27,11 @@ export async function* sseEvents(body: AsyncIterable<Uint8Array>): AsyncGenerato
     const value = colon === -1 ? "" : text.slice(colon + 1).replace(/^ /, "");
     if (field === "data") data.push(value);
     else if (field === "event") event = value;
+    // llama.cpp-family servers send a mid-stream error as its own field (`error: {...}`), not as data.
+    else if (field === "error") {
+      event = "error";
+      data.push(value);
+    }
   };
   for await (const piece of body) {
     buffer += decoder.decode(piece, { stream: true });

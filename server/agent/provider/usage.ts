@@ -2,11 +2,13 @@ import type { TokenUsage } from "../provider";
 import type { RawUsage } from "./chunk";
 
 /** Where a provider reported its prompt-cache reads (shown in Settings, from the last response). */
-export type CacheForm = "cached_tokens" | "prompt_cache_hit_tokens" | "cache_read_input_tokens" | "none";
+export type CacheForm =
+  "cached_tokens" | "usage_cached_tokens" | "prompt_cache_hit_tokens" | "cache_read_input_tokens" | "none";
 
 /**
  * A usage object in any of the forms providers send:
- * - cached input as OpenAI's `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`,
+ * - cached input as OpenAI's `prompt_tokens_details.cached_tokens` (or `usage.cached_tokens`), DeepSeek's
+ *   `prompt_cache_hit_tokens`,
  *   or Anthropic's `cache_read_input_tokens` (+ `cache_creation_input_tokens`) that gateways pass through;
  * - Anthropic-style `input_tokens` exclude the cache, so cache reads and writes are added back to make
  *   the prompt total; OpenAI-style `prompt_tokens` already include them;
@@ -16,15 +18,21 @@ export type CacheForm = "cached_tokens" | "prompt_cache_hit_tokens" | "cache_rea
  */
 export function readUsage(raw: RawUsage): { usage: TokenUsage; cacheForm: CacheForm } {
   const cacheRead =
-    raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens ?? raw.cache_read_input_tokens ?? undefined;
+    raw.prompt_tokens_details?.cached_tokens ??
+    raw.cached_tokens ??
+    raw.prompt_cache_hit_tokens ??
+    raw.cache_read_input_tokens ??
+    undefined;
   const cacheForm: CacheForm =
     raw.prompt_tokens_details?.cached_tokens != null
       ? "cached_tokens"
-      : raw.prompt_cache_hit_tokens != null
-        ? "prompt_cache_hit_tokens"
-        : raw.cache_read_input_tokens != null
-          ? "cache_read_input_tokens"
-          : "none";
+      : raw.cached_tokens != null
+        ? "usage_cached_tokens"
+        : raw.prompt_cache_hit_tokens != null
+          ? "prompt_cache_hit_tokens"
+          : raw.cache_read_input_tokens != null
+            ? "cache_read_input_tokens"
+            : "none";
   const cacheWrite = raw.cache_creation_input_tokens ?? raw.prompt_tokens_details?.cache_write_tokens ?? undefined;
   const anthropicStyle = raw.prompt_tokens == null && raw.input_tokens != null;
   const input = anthropicStyle

@@ -96,6 +96,30 @@ describe("shapes no recording shows (synthesized)", () => {
     });
   });
 
+  it("reads cached input reported as usage.cached_tokens (not under prompt_tokens_details)", async () => {
+    const seen = await turn(
+      sse(
+        delta({ content: "cached" }, "stop"),
+        usage({ prompt_tokens: 900, completion_tokens: 4, total_tokens: 904, cached_tokens: 640 }),
+        "[DONE]",
+      ),
+    );
+    expect(seen.stats).toMatchObject({ input_tokens: 900, cached_input_tokens: 640, output_tokens: 4 });
+  });
+
+  it("reads a llama.cpp-style `error:` field mid-stream as the provider's error, with its own words", async () => {
+    const body =
+      sse(delta({ content: "Partial" })) +
+      `error: ${JSON.stringify({ code: 400, message: "the request exceeds the available context size", type: "exceed_context_size_error" })}\n\n`;
+    const seen = await turn(body);
+    expect(llm.requests).toHaveLength(1);
+    expect(seen.done.stop_reason).toBe("error");
+    const events = await bridge.events(seen.sessionId);
+    const error = events.find((event) => event.type === "turn.error");
+    expect(error?.payload).toMatchObject({ message: expect.stringContaining("exceeds the available context size") });
+    expect(seen.texts.join("")).toContain("Partial");
+  });
+
   it("two calls at the same index with different ids stay two calls, both run, both in history", async () => {
     const call = (id: string, args: string) => ({
       tool_calls: [{ index: 0, id, type: "function", function: { name: "list_dir", arguments: args } }],
