@@ -57,6 +57,19 @@ const EnvSchema = z.object({
   WORLDLINE_REASONING_HISTORY: z.enum(["drop", "tool_calls", "all"]).optional(),
   /** "0" never sends `prompt_cache_key`. */
   WORLDLINE_PROMPT_CACHE_KEY: z.enum(["0", "1"]).optional(),
+  /** Folders of the hub's own machine where members may open sessions (DESIGN.md §20), separated by the path delimiter (`:`); none by default. */
+  WORLDLINE_HUB_ROOTS: z
+    .string()
+    .refine(
+      (value) => value.split(path.delimiter).every((entry) => entry === "" || path.isAbsolute(entry)),
+      "WORLDLINE_HUB_ROOTS must list absolute folders, separated by " + path.delimiter,
+    )
+    .optional(),
+  /** More variable names (comma-separated) that terminals, shell tools, MCP servers and external agents never get (server/secrets). */
+  WORLDLINE_SCRUB_ENV: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*,?$/, "WORLDLINE_SCRUB_ENV must be variable names, comma-separated")
+    .optional(),
 });
 
 export interface BridgeConfig {
@@ -79,6 +92,10 @@ export interface BridgeConfig {
   oidc: { issuer: string; clientId: string; clientSecret: string } | null;
   oidcDefaultRole: "admin" | "member" | "viewer";
   publicUrl?: string;
+  /** WORLDLINE_HUB_ROOTS: where members may open sessions on this machine (absolute, resolved). */
+  hubRoots: string[];
+  /** WORLDLINE_SCRUB_ENV: variable names scrubbed from children's environments besides the usual ones. */
+  scrubEnv: string[];
 }
 
 export interface ModelConfig {
@@ -122,10 +139,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `HOST=${e.HOST} is not loopback. Binding to other interfaces exposes the agent to your network; set WORLDLINE_ALLOW_LAN=1 to do it anyway.`,
     );
   }
+  const home = path.resolve(e.WORLDLINE_HOME ?? path.join(os.homedir(), ".worldline"));
   return {
     port: e.PORT,
     host: e.HOST,
-    home: path.resolve(e.WORLDLINE_HOME ?? path.join(os.homedir(), ".worldline")),
+    home,
     token: e.WORLDLINE_TOKEN,
     allowLan,
     extraHosts: (e.WORLDLINE_ALLOWED_HOSTS ?? "")
@@ -159,7 +177,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         : null,
     oidcDefaultRole: e.WORLDLINE_OIDC_DEFAULT_ROLE,
     publicUrl: e.WORLDLINE_PUBLIC_URL?.replace(/\/$/, ""),
+    hubRoots: hubRoots(e.WORLDLINE_HUB_ROOTS, home),
+    scrubEnv: (e.WORLDLINE_SCRUB_ENV ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean),
   };
+}
+
+/** A hub root may neither be WORLDLINE_HOME, nor inside it, nor hold it: a member's session there would reach the hub's keys. */
+function hubRoots(value: string | undefined, home: string): string[] {
+  const roots = [...new Set((value ?? "").split(path.delimiter).filter(Boolean).map((entry) => path.resolve(entry)))];
+  for (const root of roots) {
+    const relation = path.relative(root, home);
+    if (relation === "" || !relation.startsWith("..") || root.startsWith(home + path.sep))
+      throw new WorldlineError(
+        "config:invalid_env",
+        `Invalid environment: WORLDLINE_HUB_ROOTS: ${root} holds or is inside WORLDLINE_HOME (${home}); name folders apart from it.`,
+      );
+  }
+  return roots;
 }
 
 /** Empty variables count as unset, as shells often export `FOO=`. */

@@ -3,6 +3,7 @@ import path from "node:path";
 import picomatch from "picomatch";
 import { resolveInWorkspace, writeResolvedFile } from "./paths";
 import { ProcessGroup } from "./process-group";
+import { scrubEnvironment } from "../secrets";
 import { readTextPage } from "./read-page";
 import { startStdioProcess } from "./stdio-process";
 import { statOrNull } from "../stat-or-null";
@@ -97,7 +98,7 @@ export class LocalHost implements ToolHost {
   }
 
   async exec(spec: ExecSpec): Promise<HostProcess> {
-    return new ProcessGroup({ ...spec, env: { ...process.env, ...spec.env } });
+    return new ProcessGroup({ ...spec, env: { ...scrubEnvironment(process.env), ...spec.env } as NodeJS.ProcessEnv });
   }
 
   spawnStdio(spec: StdioSpec): Promise<StdioProcess> {
