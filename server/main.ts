@@ -329,16 +329,21 @@ function createHosts(config: BridgeConfig, runners: RunnerHub) {
 
 /** This machine's host, with WORLDLINE_HOME for its shadow repositories (also for the loop bench). */
 export function thisMachine(home: string): { files: WorkspaceFiles; host: LocalWorkspaceHost } {
-  const files = new WorkspaceFiles();
+  // No file route, tool, tree or search of a session opens a file in the data folder (DESIGN.md §20).
+  const protectedHome = new ProtectedHome(home);
+  const files = new WorkspaceFiles({ home: protectedHome });
   const shadowRepos = new LocalShadowRepos({ home });
-  const host = new LocalWorkspaceHost({
-    files,
-    openPty: localPtyOpener(),
-    checkWorkspace: resolveWorkspacePath,
-    snapshots: (workspace) => shadowRepos.open(workspace),
-    workspaceSkills: (workspace) => listSkills({ workspace }),
-    workspacePrompt: readWorkspacePrompt,
-  });
+  const host = new LocalWorkspaceHost(
+    {
+      files,
+      openPty: localPtyOpener(),
+      checkWorkspace: resolveWorkspacePath,
+      snapshots: (workspace) => shadowRepos.open(workspace),
+      workspaceSkills: (workspace) => listSkills({ workspace }),
+      workspacePrompt: readWorkspacePrompt,
+    },
+    { home: protectedHome },
+  );
   return { files, host };
 }
 
