@@ -60,7 +60,6 @@ export {
   AddRunnerBody,
   FolderQuery,
   RUNNER_SOCKET_PATH,
-  RenameRunnerBody,
   RunnerExit,
   RunnerFrameEvent,
   RunnerHello,
@@ -75,6 +74,8 @@ export {
   RunnerResults,
   RunnerList,
   RunnerView,
+  RunnerAccess,
+  UpdateRunnerBody,
   RunnerWelcome,
   RevokedRunner,
 } from "./runner";

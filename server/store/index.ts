@@ -99,8 +99,11 @@ export {
   findRunnerByEnrollHash,
   getRunner,
   listRunners,
+  markDuplicate,
   renameRunner,
   revokeRunner,
+  rotateCredential,
+  setRunnerAccess,
   touchRunner,
 } from "./runners";
 export type { RunnerRow } from "./runners";

@@ -21,7 +21,9 @@ export const sessionRoutes: Route[] = [
     status: 201,
     handler: async ({ services, req }) => {
       const body = CreateSessionBody.parse(await readJson(req));
-      const session = await services.sessions.create({ ...body, role: personOfRequest(req)?.role });
+      const person = personOfRequest(req);
+      if (body.runner && services.runners) await services.runners.requireUse(body.runner, person);
+      const session = await services.sessions.create({ ...body, role: person?.role });
       await claimSession(req, services, session.id);
       return services.sessions.summary(session);
     },
