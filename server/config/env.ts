@@ -68,7 +68,10 @@ const EnvSchema = z.object({
   /** More variable names (comma-separated) that terminals, shell tools, MCP servers and external agents never get (server/secrets). */
   WORLDLINE_SCRUB_ENV: z
     .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]*(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*,?$/, "WORLDLINE_SCRUB_ENV must be variable names, comma-separated")
+    .regex(
+      /^[A-Za-z_][A-Za-z0-9_]*(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*,?$/,
+      "WORLDLINE_SCRUB_ENV must be variable names, comma-separated",
+    )
     .optional(),
 });
 
@@ -187,7 +190,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** A hub root may neither be WORLDLINE_HOME, nor inside it, nor hold it: a member's session there would reach the hub's keys. */
 function hubRoots(value: string | undefined, home: string): string[] {
-  const roots = [...new Set((value ?? "").split(path.delimiter).filter(Boolean).map((entry) => path.resolve(entry)))];
+  const roots = [
+    ...new Set(
+      (value ?? "")
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((entry) => path.resolve(entry)),
+    ),
+  ];
   for (const root of roots) {
     const relation = path.relative(root, home);
     if (relation === "" || !relation.startsWith("..") || root.startsWith(home + path.sep))

@@ -302,7 +302,10 @@ export type RunnerResult<O extends RunnerOp> = z.infer<(typeof RunnerResults)[O]
 /** Who may use a runner (start sessions on it, list its folders); empty or absent lists: everyone who may use runners. */
 export const RunnerAccess = z
   .object({
-    roles: z.array(z.enum(["admin", "member", "viewer"])).max(3).optional(),
+    roles: z
+      .array(z.enum(["admin", "member", "viewer"]))
+      .max(3)
+      .optional(),
     people: z.array(z.string().min(1).max(64)).max(1000).optional(),
   })
   .strict();

@@ -66,7 +66,7 @@ function wipeExecEnvironment(): boolean {
     fd = fs.openSync("/proc/self/mem", "r+");
     const block = Buffer.alloc(end - start);
     fs.readSync(fd, block, 0, block.length, start);
-    for (let at = 0; at < block.length; ) {
+    for (let at = 0; at < block.length;) {
       const stop = block.indexOf(0, at);
       const entryEnd = stop === -1 ? block.length : stop;
       const equals = block.indexOf(0x3d, at);

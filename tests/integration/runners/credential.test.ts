@@ -161,7 +161,9 @@ describe("the editor's save on a runner", () => {
     const victim = path.join(outside, "victim.txt");
     await fs.writeFile(victim, "original\n");
     await fs.link(victim, path.join(root, "linked.txt"));
-    const created = (await (await hub.api("/api/v1/sessions", { body: { workspace: root, runner: "gamma" } })).json()) as {
+    const created = (await (
+      await hub.api("/api/v1/sessions", { body: { workspace: root, runner: "gamma" } })
+    ).json()) as {
       id: string;
     };
     const response = await hub.api(`/api/v1/sessions/${created.id}/files/content`, {
