@@ -13,9 +13,9 @@ import { listSkills, SkillCatalog } from "./skills";
 import { SessionTitles } from "./titles";
 import { ApprovalService } from "./approvals";
 import { CheckpointService, LocalShadowRepos } from "./checkpoints";
-import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
+import { isLoopbackHost, ProtectedHome, ROOT_DIR, type BridgeConfig } from "./config";
 import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./processes";
-import { EventLog, resolveWorkspacePath, SessionJanitor, Sessions } from "./sessions";
+import { EventLog, resolveWorkspacePath, SessionJanitor, Sessions, WorkspacePlacement } from "./sessions";
 import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
 import { localPtyOpener, PtyManager } from "./pty";
 import { RunnerHub } from "./runners";
@@ -28,6 +28,7 @@ import { ShareLinks } from "./sharing";
 import { OidcSignIn, People } from "./people";
 import * as store from "./store";
 import { RUNNER_SOCKET_PATH } from "./protocol";
+import { addSecretNames, holdSecretValues, sealSecretEnvironment } from "./secrets";
 import { builtinTools, SessionMcp, sharedTaskRegistry } from "./tools";
 import {
   attachSocketServer,
@@ -56,6 +57,12 @@ export interface BridgeOptions {
   tools?: () => AgentTool[];
   /** Loop limits and the agent's own tools (todo, task, send_dmail); see RuntimeDeps. */
   agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold">;
+  /**
+   * Drop the secrets from this process's environment once started (server/secrets/environment.ts):
+   * set by the commands that run a bridge as their process (`worldline serve`, `run`, `acp`), not by
+   * tests that start one inside the test runner.
+   */
+  sealEnvironment?: boolean;
 }
 
 export interface Bridge {
@@ -70,8 +77,9 @@ export interface Bridge {
 /** Starts the bridge: database, domain services, HTTP + socket.io on one port. */
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   installProcessErrorPolicy();
-  const parts = await startParts(options);
   const { config } = options;
+  protectSecrets(config, options.sealEnvironment === true);
+  const parts = await startParts(options);
   const server = createServer();
   const token = config.token ?? createToken();
   await new Promise<void>((resolve, reject) => {
@@ -117,6 +125,26 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     server,
     close: () => (closing ??= shutdown(parts, { server, io, pages })),
   };
+}
+
+/**
+ * What terminals, shell tools, MCP servers and external agents never get (SECURITY.md, "What a
+ * terminal reaches"): the configured names are scrubbed too, the configuration's secrets are
+ * redacted by value, and (sealing) this process's own environment no longer holds any of them.
+ */
+function protectSecrets(config: BridgeConfig, seal: boolean): void {
+  addSecretNames(config.scrubEnv);
+  holdSecretValues(
+    [config.token, config.model?.apiKey, config.databaseUrl, config.redisUrl, config.oidc?.clientSecret]
+      .concat(config.tokens.map((named) => named.token))
+      .filter((value): value is string => typeof value === "string" && value !== "not-needed"),
+  );
+  if (!seal) return;
+  const { removed, clean } = sealSecretEnvironment();
+  if (removed.length > 0 && !clean)
+    process.stderr.write(
+      `[worldline] WARNING: could not clear ${removed.join(", ")} from this process's start-up environment (/proc/${process.pid}/environ); a terminal of this user may read them there. Start the bridge without them in its environment (see SECURITY.md).\n`,
+    );
 }
 
 /** What transport serves: the domain parts, plus the auth policy built once the port is known. */
@@ -275,7 +303,12 @@ async function openCore(config: BridgeConfig, options: BridgeOptions) {
   // Runners dial this bridge (server/runners); a session on one finds its workspace through its host.
   const runners = new RunnerHub({ db });
   const { files, hosts } = createHosts(config, runners);
-  const sessions = new Sessions(db, log, (runner, workspace) => hosts.of(runner).checkWorkspace(workspace));
+  const sessions = new Sessions(
+    db,
+    log,
+    (runner, workspace) => hosts.of(runner).checkWorkspace(workspace),
+    new WorkspacePlacement(new ProtectedHome(config.home), config.hubRoots),
+  );
   const lease = new OwnerLease(db, { kind: options.kind ?? "web", ...options.lease });
   const approvals = new ApprovalService({
     db,
@@ -319,16 +352,21 @@ function createHosts(config: BridgeConfig, runners: RunnerHub) {
 
 /** This machine's host, with WORLDLINE_HOME for its shadow repositories (also for the loop bench). */
 export function thisMachine(home: string): { files: WorkspaceFiles; host: LocalWorkspaceHost } {
-  const files = new WorkspaceFiles();
+  // No file route, tool, tree or search of a session opens a file in the data folder (DESIGN.md §20).
+  const protectedHome = new ProtectedHome(home);
+  const files = new WorkspaceFiles({ home: protectedHome });
   const shadowRepos = new LocalShadowRepos({ home });
-  const host = new LocalWorkspaceHost({
-    files,
-    openPty: localPtyOpener(),
-    checkWorkspace: resolveWorkspacePath,
-    snapshots: (workspace) => shadowRepos.open(workspace),
-    workspaceSkills: (workspace) => listSkills({ workspace }),
-    workspacePrompt: readWorkspacePrompt,
-  });
+  const host = new LocalWorkspaceHost(
+    {
+      files,
+      openPty: localPtyOpener(),
+      checkWorkspace: resolveWorkspacePath,
+      snapshots: (workspace) => shadowRepos.open(workspace),
+      workspaceSkills: (workspace) => listSkills({ workspace }),
+      workspacePrompt: readWorkspacePrompt,
+    },
+    { home: protectedHome },
+  );
   return { files, host };
 }
 

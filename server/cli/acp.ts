@@ -30,7 +30,9 @@ export async function acpCommand(argv: string[] = []): Promise<number> {
   const config = loadConfig({ ...process.env, PORT: process.env.WORLDLINE_ACP_PORT ?? "0" });
   // Started alongside the connection: `initialize` answers at once, the rest waits for the bridge.
   // Its modules load lazily (server/main pulls in most of the bundle), so the connection is up first.
-  const bridgeReady = import("../main").then(({ startBridge }) => startBridge({ config, ui: false, kind: "acp" }));
+  const bridgeReady = import("../main").then(({ startBridge }) =>
+    startBridge({ config, ui: false, kind: "acp", sealEnvironment: true }),
+  );
   bridgeReady.then(
     (bridge) => log(`bridge for this ACP process: ${bridge.url}/?token=${bridge.token}`),
     (error: unknown) => log(`could not start the bridge: ${error instanceof Error ? error.message : String(error)}`),

@@ -37,7 +37,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   const config = loadConfig({ ...process.env, PORT: "0" });
-  const bridge = await startBridge({ config, ui: false, kind: "run" });
+  const bridge = await startBridge({ config, ui: false, kind: "run", sealEnvironment: true });
   const services = bridge.services as typeof bridge.services & { approvals?: ApprovalsPort };
   try {
     const session = await services.sessions.create({

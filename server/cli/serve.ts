@@ -49,9 +49,11 @@ export async function start(options: StartOptions, folder: string | null): Promi
   if (!config.model)
     log("No model configured (WORLDLINE_MODEL unset): terminals and files work; the chat explains how to add one.");
 
+  // Read before the bridge seals its environment (the record keeps fingerprints only).
+  const model = modelEnvironment(process.env);
   let bridge: Bridge;
   try {
-    bridge = await startBridge({ config, dev });
+    bridge = await startBridge({ config, dev, sealEnvironment: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
     // Another `worldline` of this user may have just taken the port: use it once it is up (or,
@@ -74,7 +76,7 @@ export async function start(options: StartOptions, folder: string | null): Promi
     port: bridge.port,
     token: bridge.token,
     version: VERSION,
-    model: modelEnvironment(process.env),
+    model,
   });
   // In this process, not over HTTP: the requests would wait behind the UI's loading (see startBridge).
   const path = folder === null ? "/" : await openFolderSession(sessionsInProcess(bridge), folder);

@@ -61,6 +61,22 @@ const EnvSchema = z.object({
   WORLDLINE_TURN_IDLE_MS: z.coerce.number().int().min(100).default(30 * 60_000),
   /** The deployment's spend limit per day, in USD (server/budgets). */
   WORLDLINE_DAILY_BUDGET_USD: z.coerce.number().finite().min(0).optional(),
+  /** Folders of the hub's own machine where members may open sessions (DESIGN.md §20), separated by the path delimiter (`:`); none by default. */
+  WORLDLINE_HUB_ROOTS: z
+    .string()
+    .refine(
+      (value) => value.split(path.delimiter).every((entry) => entry === "" || path.isAbsolute(entry)),
+      "WORLDLINE_HUB_ROOTS must list absolute folders, separated by " + path.delimiter,
+    )
+    .optional(),
+  /** More variable names (comma-separated) that terminals, shell tools, MCP servers and external agents never get (server/secrets). */
+  WORLDLINE_SCRUB_ENV: z
+    .string()
+    .regex(
+      /^[A-Za-z_][A-Za-z0-9_]*(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*,?$/,
+      "WORLDLINE_SCRUB_ENV must be variable names, comma-separated",
+    )
+    .optional(),
 });
 
 export interface BridgeConfig {
@@ -85,6 +101,10 @@ export interface BridgeConfig {
   publicUrl?: string;
   turnIdleMs: number;
   dailyBudgetUsd: number | null;
+  /** WORLDLINE_HUB_ROOTS: where members may open sessions on this machine (absolute, resolved). */
+  hubRoots: string[];
+  /** WORLDLINE_SCRUB_ENV: variable names scrubbed from children's environments besides the usual ones. */
+  scrubEnv: string[];
 }
 
 export interface ModelConfig {
@@ -128,10 +148,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `HOST=${e.HOST} is not loopback. Binding to other interfaces exposes the agent to your network; set WORLDLINE_ALLOW_LAN=1 to do it anyway.`,
     );
   }
+  const home = path.resolve(e.WORLDLINE_HOME ?? path.join(os.homedir(), ".worldline"));
   return {
     port: e.PORT,
     host: e.HOST,
-    home: path.resolve(e.WORLDLINE_HOME ?? path.join(os.homedir(), ".worldline")),
+    home,
     token: e.WORLDLINE_TOKEN,
     allowLan,
     extraHosts: (e.WORLDLINE_ALLOWED_HOSTS ?? "")
@@ -167,7 +188,33 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.WORLDLINE_PUBLIC_URL?.replace(/\/$/, ""),
     turnIdleMs: e.WORLDLINE_TURN_IDLE_MS,
     dailyBudgetUsd: e.WORLDLINE_DAILY_BUDGET_USD ?? null,
+    hubRoots: hubRoots(e.WORLDLINE_HUB_ROOTS, home),
+    scrubEnv: (e.WORLDLINE_SCRUB_ENV ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean),
   };
+}
+
+/** A hub root may neither be WORLDLINE_HOME, nor inside it, nor hold it: a member's session there would reach the hub's keys. */
+function hubRoots(value: string | undefined, home: string): string[] {
+  const roots = [
+    ...new Set(
+      (value ?? "")
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((entry) => path.resolve(entry)),
+    ),
+  ];
+  for (const root of roots) {
+    const relation = path.relative(root, home);
+    if (relation === "" || !relation.startsWith("..") || root.startsWith(home + path.sep))
+      throw new WorldlineError(
+        "config:invalid_env",
+        `Invalid environment: WORLDLINE_HUB_ROOTS: ${root} holds or is inside WORLDLINE_HOME (${home}); name folders apart from it.`,
+      );
+  }
+  return roots;
 }
 
 /** Empty variables count as unset, as shells often export `FOO=`. */

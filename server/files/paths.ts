@@ -1,14 +1,20 @@
 import fs from "node:fs/promises";
 import path from "node:path";
+import type { ProtectedHome } from "../config";
 import { WorldlineError } from "../errors";
 import { lstatOrNull, nullIfNotFound } from "../stat-or-null";
 
 /**
  * Resolves a workspace-relative path and refuses anything that lands outside the
- * workspace, through `..` or through a symlink. Returns the absolute path and
+ * workspace, through `..` or through a symlink, or in the bridge's data folder
+ * (`home`, DESIGN.md §20) when the workspace holds it. Returns the absolute path and
  * the normalised posix relative path.
  */
-export async function resolveInside(root: string, rel: string): Promise<{ abs: string; rel: string }> {
+export async function resolveInside(
+  root: string,
+  rel: string,
+  home?: ProtectedHome,
+): Promise<{ abs: string; rel: string }> {
   if (rel.includes("\0")) throw new WorldlineError("files:invalid", "The path contains a NUL byte.");
   const clean = rel.replace(/\\/g, "/").replace(/^\/+/, "");
   const abs = path.resolve(root, clean);
@@ -18,7 +24,9 @@ export async function resolveInside(root: string, rel: string): Promise<{ abs: s
   for (;;) {
     const real = await fs.realpath(probe).catch(nullIfNotFound); // not there yet: try its parent
     if (real) {
-      if (!isInside(await fs.realpath(root), real)) throw outside(rel);
+      const realRoot = await fs.realpath(root);
+      if (!isInside(realRoot, real)) throw outside(rel);
+      if (home?.refuses(path.join(real, path.relative(probe, abs)), realRoot)) throw outside(rel);
       break;
     }
     // A dangling symlink would be followed by the write to wherever it points.

@@ -1,3 +1,4 @@
+import type { ProtectedHome } from "../config";
 import { readContent, writeContent, type FileContent } from "./content";
 import { WorkspaceIgnore } from "../ignore";
 import { fuzzyFilter } from "./fuzzy";
@@ -30,6 +31,12 @@ interface WorkspaceState {
 export class WorkspaceFiles {
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly listeners = new Set<FilesChangedListener>();
+  /** The data folder no file route reaches (DESIGN.md §20); none for tests that build files alone. */
+  private readonly home?: ProtectedHome;
+
+  constructor(options: { home?: ProtectedHome } = {}) {
+    this.home = options.home;
+  }
 
   onChange(listener: FilesChangedListener): () => void {
     this.listeners.add(listener);
@@ -42,17 +49,17 @@ export class WorkspaceFiles {
     showIgnored = false,
   ): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
     const ws = this.state(root);
-    const listing = await listDir(root, ws.rules, dir, showIgnored);
+    const listing = await listDir(root, ws.rules, dir, showIgnored, this.home);
     ws.watcher.watch(listing.path);
     return listing;
   }
 
   read(root: string, file: string): Promise<FileContent> {
-    return readContent(root, file);
+    return readContent(root, file, this.home);
   }
 
   async write(root: string, file: string, input: { content: string; baseHash?: string | null; force?: boolean }) {
-    return writeContent(root, file, input);
+    return writeContent(root, file, input, this.home);
   }
 
   async search(
@@ -62,7 +69,7 @@ export class WorkspaceFiles {
   ): Promise<{ files: string[]; truncated: boolean }> {
     const ws = this.state(root);
     if (!ws.index || Date.now() - ws.index.at > SEARCH_CACHE_MS) {
-      const walked = await walkFiles(root, ws.rules, SEARCH_FILE_CAP);
+      const walked = await walkFiles(root, ws.rules, SEARCH_FILE_CAP, this.home);
       ws.index = { at: Date.now(), ...walked };
     }
     const files = query ? fuzzyFilter(query, ws.index.files, limit) : ws.index.files.slice(0, limit);

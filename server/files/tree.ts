@@ -1,4 +1,6 @@
 import fs from "node:fs/promises";
+import path from "node:path";
+import type { ProtectedHome } from "../config";
 import type { WorkspaceIgnore } from "../ignore";
 import { resolveInside } from "./paths";
 
@@ -27,12 +29,15 @@ export async function listDir(
   rules: WorkspaceIgnore,
   relDir: string,
   showIgnored = false,
+  home?: ProtectedHome,
 ): Promise<{ path: string; entries: TreeEntry[]; truncated: boolean }> {
-  const { abs, rel } = await resolveInside(root, relDir);
+  const { abs, rel } = await resolveInside(root, relDir, home);
   const dirents = await fs.readdir(abs, { withFileTypes: true });
   const children: { name: string; isDir: boolean }[] = [];
   for (const dirent of dirents) {
     if (dirent.name === GIT_DIR) continue;
+    // The bridge's data folder inside a workspace that holds it is not shown (DESIGN.md §20).
+    if (home?.refuses(path.join(abs, dirent.name), root)) continue;
     const isDir =
       dirent.isDirectory() ||
       (dirent.isSymbolicLink() &&
@@ -59,6 +64,7 @@ export async function walkFiles(
   root: string,
   rules: WorkspaceIgnore,
   cap: number,
+  home?: ProtectedHome,
 ): Promise<{ files: string[]; truncated: boolean }> {
   const files: string[] = [];
   const queue = [""];
@@ -68,6 +74,7 @@ export async function walkFiles(
     for (const dirent of dirents) {
       const rel = dir ? `${dir}/${dirent.name}` : dirent.name;
       const isDir = dirent.isDirectory();
+      if (home?.refuses(path.join(root, rel), root)) continue;
       if (await rules.ignored(rel, isDir)) continue;
       if (isDir) queue.push(rel);
       else if (dirent.isFile()) {

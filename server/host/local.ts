@@ -1,8 +1,11 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
-import { resolveInWorkspace, writeResolvedFile } from "./paths";
+import type { ProtectedHome } from "../config";
+import { WorldlineError } from "../errors";
+import { realpathLoose, resolveInWorkspace, writeResolvedFile } from "./paths";
 import { ProcessGroup } from "./process-group";
+import { scrubEnvironment } from "../secrets";
 import { readTextPage } from "./read-page";
 import { startStdioProcess } from "./stdio-process";
 import { statOrNull } from "../stat-or-null";
@@ -26,19 +29,30 @@ import { walkFiles } from "./walk";
 export interface LocalHostOptions {
   /** Path of `rg`; undefined looks it up on PATH, null forces the JavaScript search. */
   ripgrep?: string | null;
+  /** The bridge's data folder, which no tool opens (DESIGN.md §20); none for tools built alone (tests). */
+  home?: ProtectedHome;
 }
 
 /** This machine, in process: the tools' file, search and process work as it always was. */
 export class LocalHost implements ToolHost {
   readonly runner = null;
   private readonly ripgrep: string | undefined;
+  private readonly home: ProtectedHome | undefined;
 
   constructor(options: LocalHostOptions = {}) {
     this.ripgrep = options.ripgrep === undefined ? findRipgrep() : (options.ripgrep ?? undefined);
+    this.home = options.home;
   }
 
-  resolve(workspace: string, input: string) {
-    return resolveInWorkspace(workspace, input);
+  /** Refused like a path outside the workspace, whatever an approval would say: see ProtectedHome. */
+  async resolve(workspace: string, input: string) {
+    const resolved = await resolveInWorkspace(workspace, input);
+    if (this.home?.refuses(resolved.real, await realpathLoose(path.resolve(workspace))))
+      throw new WorldlineError(
+        "fs:outside_workspace",
+        `${resolved.input} is in the bridge's own data folder (WORLDLINE_HOME), which no tool opens.`,
+      );
+    return resolved;
   }
 
   async stat(file: string): Promise<FileStat | null> {
@@ -59,7 +73,7 @@ export class LocalHost implements ToolHost {
   readPage = readTextPage;
 
   async resolvePage(workspace: string, input: string, request: PageRequest): Promise<ResolvedPage> {
-    const resolved = await resolveInWorkspace(workspace, input);
+    const resolved = await this.resolve(workspace, input);
     return { resolved, page: await this.readPage(resolved.real, request) };
   }
   writeResolved = writeResolvedFile;
@@ -80,15 +94,21 @@ export class LocalHost implements ToolHost {
     );
   }
 
-  search(request: Parameters<ToolHost["search"]>[0]) {
-    return this.ripgrep ? searchWithRipgrep(this.ripgrep, request) : searchWithJavaScript(request);
+  async search(request: Parameters<ToolHost["search"]>[0]) {
+    const outcome = await (this.ripgrep ? searchWithRipgrep(this.ripgrep, request) : searchWithJavaScript(request));
+    const { home } = this;
+    if (!home || !outcome.files.some((file) => home.refuses(file.absolute, request.root))) return outcome;
+    // A search of a folder that holds the data folder: its files are left out of the answer.
+    const files = outcome.files.filter((file) => !home.refuses(file.absolute, request.root));
+    const matchCount = files.reduce((sum, file) => sum + file.lines.filter((line) => line.isMatch).length, 0);
+    return { ...outcome, files, matchCount };
   }
 
   async glob(root: string, pattern: string, signal: AbortSignal): Promise<GlobMatch[]> {
     const matches = picomatch(pattern, { dot: true });
     const found: GlobMatch[] = [];
     for await (const file of walkFiles(root, signal)) {
-      if (!matches(file.relative)) continue;
+      if (!matches(file.relative) || this.home?.refuses(file.absolute, root)) continue;
       // A match that vanished or cannot be read sorts last instead of failing the glob.
       const mtimeMs = (await fs.stat(file.absolute).catch(() => undefined))?.mtimeMs ?? 0;
       found.push({ absolute: file.absolute, mtimeMs });
@@ -97,7 +117,7 @@ export class LocalHost implements ToolHost {
   }
 
   async exec(spec: ExecSpec): Promise<HostProcess> {
-    return new ProcessGroup({ ...spec, env: { ...process.env, ...spec.env } });
+    return new ProcessGroup({ ...spec, env: { ...scrubEnvironment(process.env), ...spec.env } as NodeJS.ProcessEnv });
   }
 
   spawnStdio(spec: StdioSpec): Promise<StdioProcess> {

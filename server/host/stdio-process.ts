@@ -1,12 +1,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { forgetProcess, killProcesses, recordProcess } from "../processes";
+import { scrubEnvironment } from "../secrets";
 import type { ExitInfo, StdioProcess, StdioSpec } from "./types";
 
 /** What a stdio program started with `inherit: "basic"` gets of the host's environment (the MCP SDK's list). */
 const BASIC_ENVIRONMENT = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"] as const;
 
 function baseEnvironment(inherit: StdioSpec["inherit"]): NodeJS.ProcessEnv {
-  if (inherit === "all") return process.env;
+  // Whatever the program's configuration asks for, the bridge's own secrets stay behind (server/secrets).
+  if (inherit === "all") return scrubEnvironment(process.env) as NodeJS.ProcessEnv;
   // Next.js's types make NODE_ENV required; a basic environment has none, as the MCP SDK's has none.
   // A value starting with "()" is a shell function body; the MCP SDK leaves those out too.
   return Object.fromEntries(

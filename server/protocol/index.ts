@@ -61,7 +61,6 @@ export {
   AddRunnerBody,
   FolderQuery,
   RUNNER_SOCKET_PATH,
-  RenameRunnerBody,
   RunnerExit,
   RunnerFrameEvent,
   RunnerHello,
@@ -76,6 +75,8 @@ export {
   RunnerResults,
   RunnerList,
   RunnerView,
+  RunnerAccess,
+  UpdateRunnerBody,
   RunnerWelcome,
   RevokedRunner,
 } from "./runner";

@@ -299,11 +299,27 @@ export const RunnerResults = {
 export type RunnerResult<O extends RunnerOp> = z.infer<(typeof RunnerResults)[O]>;
 
 /** `GET /api/v1/runners`: one entry per enrolled, unrevoked runner. */
+/** Who may use a runner (start sessions on it, list its folders); empty or absent lists: everyone who may use runners. */
+export const RunnerAccess = z
+  .object({
+    roles: z
+      .array(z.enum(["admin", "member", "viewer"]))
+      .max(3)
+      .optional(),
+    people: z.array(z.string().min(1).max(64)).max(1000).optional(),
+  })
+  .strict();
+export type RunnerAccess = z.infer<typeof RunnerAccess>;
+
 export const RunnerView = z.object({
   name: z.string(),
   connected: z.boolean(),
   roots: z.array(z.string()),
   last_seen: z.string().nullable(),
+  /** Who may use it (admins always may). */
+  access: RunnerAccess.optional(),
+  /** The last time a second connection with its credential was refused while it was connected (SECURITY.md): revoke and re-enroll it. */
+  duplicate_at: z.string().nullable().optional(),
 });
 export type RunnerView = z.infer<typeof RunnerView>;
 
@@ -313,8 +329,11 @@ export const RunnerList = z.array(RunnerView);
 /** `POST /api/v1/runners`: the one-time enrollment token, shown once. */
 export const AddedRunner = z.object({ name: z.string(), token: z.string() });
 
-/** `PATCH /api/v1/runners/:name`: a new name (its sessions follow; a connected runner reconnects under it). */
-export const RenameRunnerBody = z.object({ name: RunnerName }).strict();
+/** `PATCH /api/v1/runners/:name`: a new name, and/or who may use it. */
+export const UpdateRunnerBody = z
+  .object({ name: RunnerName.optional(), access: RunnerAccess.optional() })
+  .strict()
+  .refine((body) => body.name !== undefined || body.access !== undefined, "Give a name or an access.");
 
 /** `DELETE /api/v1/runners/:name`. */
 export const RevokedRunner = z.object({ revoked: z.literal(true) });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
 import { WorldlineError } from "../errors";
+import { scrubEnvironment } from "../secrets";
 import { DEFAULT_COLS, DEFAULT_ROWS, MAX_TERMINALS, MAX_TERMINALS_PER_SESSION } from "./limits";
 import { openLocalPty, type PtyOpener } from "./pty-process";
 import { Terminal } from "./terminal";
@@ -184,11 +185,9 @@ export function localPtyOpener(options: { shell?: string; env?: NodeJS.ProcessEn
 /** The user's environment for an interactive shell, minus what belongs to the bridge itself. */
 export function shellEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) {
-    if (value === undefined) continue;
-    // The bridge's secrets and Node's own settings don't leak into the user's shells.
-    if (key === "WORLDLINE_TOKEN" || key === "OPENAI_API_KEY" || key.startsWith("NODE_") || key.startsWith("npm_"))
-      continue;
+  // The bridge's secrets (server/secrets/environment.ts) and Node's own settings don't leak into the user's shells.
+  for (const [key, value] of Object.entries(scrubEnvironment(env))) {
+    if (key.startsWith("NODE_") || key.startsWith("npm_")) continue;
     result[key] = value;
   }
   result.TERM = "xterm-256color";

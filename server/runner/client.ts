@@ -49,6 +49,7 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
   setProcessRecords(records);
 
   const credentialFile = path.join(options.home, "runner.json");
+  refuseCredentialInRoots(guard, credentialFile);
   const hub = options.hub.replace(/\/+$/, "");
   let saved = readCredential(credentialFile, hub);
   // With a saved credential the token (already used) is only a fallback for a re-enrollment.
@@ -94,6 +95,7 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
   socket.on("runner.welcome", (raw: unknown) => {
     const welcome = RunnerWelcome.safeParse(raw);
     if (!welcome.success) return options.log("the hub sent a malformed welcome; ignored");
+    // A new credential at every connection; the one just used stays valid at the hub until this one is.
     if (welcome.data.credential) {
       saved = { hub, name: welcome.data.name, credential: welcome.data.credential };
       writeCredential(credentialFile, saved);
@@ -160,7 +162,27 @@ function readCredential(file: string, hub: string): SavedCredential | undefined 
   }
 }
 
+/**
+ * The credential changes at every connection (server/runners/hub.ts): written to a file of its own
+ * (mode 0600) and renamed over runner.json, so a crash mid-write leaves the old one whole.
+ */
 function writeCredential(file: string, saved: SavedCredential): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  fs.writeFileSync(file, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  const next = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(next, `${JSON.stringify(saved, null, 2)}\n`, { mode: 0o600 });
+  fs.renameSync(next, file);
+}
+
+/**
+ * A session's terminal reads anything under the roots: the credential must be elsewhere (SECURITY.md,
+ * "What a runner reaches"). The home is made here when missing, so its real path can be compared.
+ */
+function refuseCredentialInRoots(guard: RootGuard, file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const real = path.join(fs.realpathSync(path.dirname(file)), path.basename(file));
+  const root = guard.rootOf(real);
+  if (root)
+    throw new Error(
+      `the runner's credential file ${real} is inside the root ${root}, where its sessions' terminals could read it: set WORLDLINE_HOME to a folder outside every --root`,
+    );
 }

@@ -3,7 +3,15 @@ import path from "node:path";
 import { Server, type Socket } from "socket.io";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
 import type { Fence, WorkspaceHost } from "../host";
-import { RUNNER_SOCKET_PATH, RunnerHello, RunnerName, type RunnerView, type RunnerWelcome } from "../protocol";
+import {
+  RUNNER_SOCKET_PATH,
+  RunnerAccess,
+  RunnerHello,
+  RunnerName,
+  type Role,
+  type RunnerView,
+  type RunnerWelcome,
+} from "../protocol";
 import * as store from "../store";
 import { LAST_SEEN_EVERY_MS, REVOCATION_CHECK_MS, RUNNER_GRACE_MS, RUNNER_MAX_FRAME_BYTES } from "./limits";
 import { RunnerLink } from "./link";
@@ -128,7 +136,32 @@ export class RunnerHub {
       connected: this.links.get(row.name)?.connected ?? false,
       roots: parseRoots(row.roots),
       last_seen: row.lastSeenAt?.toISOString() ?? null,
+      access: parseAccess(row.access),
+      duplicate_at: row.duplicateAt?.toISOString() ?? null,
     }));
+  }
+
+  /** Who may use a runner: roles and/or people by name; an empty access is everyone who may use runners. */
+  async setAccess(name: string, access: RunnerAccess): Promise<boolean> {
+    return store.setRunnerAccess(this.db, name, JSON.stringify(access));
+  }
+
+  /**
+   * Whether a person may use a runner (start a session there, list its folders). `person` undefined
+   * is the hub's operator; admins always may.
+   */
+  async mayUse(name: string, person: { name: string; role: Role } | undefined): Promise<boolean> {
+    if (!person || person.role === "admin") return true;
+    const row = await store.getRunner(this.db, name);
+    if (!row) return true; // no such runner: the caller's own check says so in its words
+    const access = parseAccess(row.access);
+    const limited = (access.roles?.length ?? 0) > 0 || (access.people?.length ?? 0) > 0;
+    return !limited || !!access.roles?.includes(person.role) || !!access.people?.includes(person.name);
+  }
+
+  async requireUse(name: string, person: { name: string; role: Role } | undefined): Promise<void> {
+    if (!(await this.mayUse(name, person)))
+      throw new WorldlineError("runner:forbidden", `You may not use the runner "${name}"; an admin decides who may.`);
   }
 
   /** Revokes a runner and disconnects it at once, wherever it is connected; its waiting calls fail. */
@@ -235,9 +268,15 @@ export class RunnerHub {
       if (!(await store.exchangeEnrollment(this.db, row.id, row.enrollHash!, hashSecret(issued))))
         throw new WorldlineError("runner:bad_token", "the enrollment token was used meanwhile");
     } else {
-      row = await store.findRunnerByCredentialHash(this.db, hashSecret(credential!));
+      const presented = hashSecret(credential!);
+      row = await store.findRunnerByCredentialHash(this.db, presented);
       // A revoked runner's credential, or one replaced by a new enrollment, matches no row.
       if (!row || row.revokedAt) throw new WorldlineError("runner:bad_credential", "unknown or revoked credential");
+      await this.refuseSecondConnection(row.name, instance);
+      // A new credential at every connection: a copy taken from the runner's machine stops working at its next one.
+      issued = newCredential();
+      if (!(await store.rotateCredential(this.db, row.id, presented, hashSecret(issued))))
+        throw new WorldlineError("runner:bad_credential", "the credential was replaced meanwhile");
     }
     const allowed = parseRoots(row.allowedRoots);
     const claimed = roots.find((root) => allowed.length > 0 && !allowed.some((pin) => within(pin, root)));
@@ -247,6 +286,29 @@ export class RunnerHub {
         `runner "${row.name}" claims ${claimed}, outside the roots it was given`,
       );
     return { name: row.name, roots, instance, ...(issued ? { credential: issued } : {}) };
+  }
+
+  /**
+   * A runner's credential serves one runner process at a time: while one is connected, another
+   * connection with it (a copy read from that machine) is refused and reported to admins, in the log
+   * and as `duplicate_at` in the runner list. The same process reconnecting (its `instance`) is not
+   * a second one. Not fatal for the caller, who retries: a runner restarted before the hub saw its
+   * old socket close gets in once the hub has.
+   */
+  private async refuseSecondConnection(name: string, instance: string): Promise<void> {
+    const live = this.links.get(name);
+    if (!live?.connected || live.instance === instance) return;
+    await store.markDuplicate(this.db, name).catch((error: unknown) => {
+      // The log line below still reports it.
+      this.log(`runner "${name}": duplicate_at not written: ${errorMessage(error)}`);
+    });
+    this.log(
+      `SECURITY: runner "${name}" is connected, and another connection with its credential was refused; if the runner did not restart, revoke it (worldline runners revoke ${name}) and enroll it again.`,
+    );
+    throw new WorldlineError(
+      "runner:busy",
+      `runner "${name}" is already connected with this credential; a second connection is refused (admins were told)`,
+    );
   }
 
   private connected(socket: Socket, admitted: Admitted): void {
@@ -333,6 +395,16 @@ function parseRoots(json: string): string[] {
   } catch {
     // A hand-edited row: no roots rather than a failed listing.
     return [];
+  }
+}
+
+function parseAccess(json: string): RunnerAccess {
+  try {
+    const parsed = RunnerAccess.safeParse(JSON.parse(json));
+    return parsed.success ? parsed.data : {};
+  } catch {
+    // A hand-edited row: no limit rather than a failed listing (admins see the access they set).
+    return {};
   }
 }
 

@@ -96,6 +96,11 @@ export class RunnerLink {
     return this.connection !== null;
   }
 
+  /** The runner process on the other end (its handshake's `instance`), while connected here or through another bridge. */
+  get instance(): string | undefined {
+    return this.connection?.instance;
+  }
+
   /** Whether the runner's socket is on this bridge (not reached through another one). */
   get local(): boolean {
     return this.connection?.socket !== undefined;

@@ -1,2 +1,10 @@
-export { redactSecrets, redactForOutput, redactKnownValues, secretEnvValues } from "./redact";
+export {
+  redactSecrets,
+  redactForOutput,
+  redactKnownValues,
+  secretEnvValues,
+  heldSecretValues,
+  holdSecretValues,
+} from "./redact";
 export { StreamRedactor } from "./stream";
+export { addSecretNames, isSecretName, scrubEnvironment, sealSecretEnvironment } from "./environment";

@@ -75,7 +75,18 @@ export function redactSecretShapes(text: string): string {
 
 /** Tool output, error messages and log lines: credential shapes plus the bridge's own secret env values. */
 export function redactForOutput(text: string, env: Record<string, string | undefined> = process.env): string {
-  return redactKnownValues(redactSecretShapes(text), secretEnvValues(env));
+  return redactKnownValues(redactSecretShapes(text), [...secretEnvValues(env), ...held]);
+}
+
+/** Secrets this process no longer keeps in its environment (server/secrets/environment.ts), still redacted by value. */
+const held = new Set<string>();
+
+export function holdSecretValues(values: Iterable<string>): void {
+  for (const value of values) held.add(value);
+}
+
+export function heldSecretValues(): string[] {
+  return [...held];
 }
 
 function applyPatterns(text: string, patterns: SecretPattern[]): string {
@@ -98,7 +109,7 @@ export function redactKnownValues(text: string, values: Iterable<string | null |
   return result;
 }
 
-const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH)/i;
+export const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|PRIVATE|AUTH)/i;
 
 /** The values of environment variables whose names say they hold a secret. */
 export function secretEnvValues(env: Record<string, string | undefined> = process.env): string[] {

@@ -2,6 +2,8 @@ import type { SessionMode, SessionSummary } from "../protocol";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import type { EventLog } from "./event-log";
+import type { Role } from "../protocol";
+import type { WorkspacePlacement } from "./placement";
 import { resolveWorkspacePath } from "./workspace-path";
 
 export type Session = store.SessionRow;
@@ -24,6 +26,8 @@ export class Sessions {
     private readonly db: store.Db,
     private readonly log: EventLog,
     private readonly checkWorkspace: WorkspaceCheck = thisMachineOnly,
+    /** Where sessions may run on this machine (server/sessions/placement.ts); none: anywhere (tests). */
+    private readonly placement?: WorkspacePlacement,
   ) {}
 
   async create(input: {
@@ -36,9 +40,19 @@ export class Sessions {
     agentCommand?: string;
     /** The runner whose machine holds `workspace`; absent = this machine. */
     runner?: string;
+    /** The role of the person asking; absent for the hub's operator and the bridge itself. */
+    role?: Role;
   }): Promise<Session> {
+    const { role, ...fields } = input;
     const workspace = await this.checkWorkspace(input.runner ?? null, input.workspace);
-    const session = await store.createSession(this.db, { ...input, workspace });
+    this.placement?.check({
+      runner: input.runner ?? null,
+      workspace,
+      role,
+      agentCommand: input.agentCommand,
+      fork: input.forkCheckpointId !== undefined,
+    });
+    const session = await store.createSession(this.db, { ...fields, workspace });
     await this.log.open(session.id);
     this.log.append(session.id, {
       type: "session.updated",

@@ -108,8 +108,11 @@ export {
   findRunnerByEnrollHash,
   getRunner,
   listRunners,
+  markDuplicate,
   renameRunner,
   revokeRunner,
+  rotateCredential,
+  setRunnerAccess,
   touchRunner,
 } from "./runners";
 export type { RunnerRow } from "./runners";

@@ -32,15 +32,41 @@ export function findRunnerByEnrollHash(db: Db, enrollHash: string) {
   return db.runner.findUnique({ where: { enrollHash } });
 }
 
+/** The runner whose current credential this is, or whose previous one (a runner that missed the welcome carrying its new one). */
 export function findRunnerByCredentialHash(db: Db, credentialHash: string) {
-  return db.runner.findUnique({ where: { credentialHash } });
+  return db.runner.findFirst({
+    where: { OR: [{ credentialHash }, { previousCredentialHash: credentialHash }] },
+  });
+}
+
+/**
+ * Replaces the credential a runner connected with by a new one; the one it presented stays valid
+ * until the new one is first used. False when another connection rotated it meanwhile.
+ */
+export async function rotateCredential(db: Db, id: string, presentedHash: string, credentialHash: string) {
+  const { count } = await db.runner.updateMany({
+    where: { id, revokedAt: null, OR: [{ credentialHash: presentedHash }, { previousCredentialHash: presentedHash }] },
+    data: { credentialHash, previousCredentialHash: presentedHash },
+  });
+  return count === 1;
+}
+
+/** A second connection with the runner's credential was refused while it was connected: shown to admins. */
+export function markDuplicate(db: Db, name: string) {
+  return db.runner.updateMany({ where: { name }, data: { duplicateAt: new Date() } });
+}
+
+/** Who may use the runner (JSON `{roles?, people?}`); false when there is no such runner. */
+export async function setRunnerAccess(db: Db, name: string, access: string): Promise<boolean> {
+  const { count } = await db.runner.updateMany({ where: { name, revokedAt: null }, data: { access } });
+  return count === 1;
 }
 
 /** Swaps the one-time token for the credential; false when the token was used (or replaced) meanwhile. */
 export async function exchangeEnrollment(db: Db, id: string, enrollHash: string, credentialHash: string) {
   const { count } = await db.runner.updateMany({
     where: { id, enrollHash, revokedAt: null },
-    data: { enrollHash: null, enrollExpiresAt: null, credentialHash },
+    data: { enrollHash: null, enrollExpiresAt: null, credentialHash, previousCredentialHash: null },
   });
   return count === 1;
 }
@@ -56,7 +82,13 @@ export function touchRunner(db: Db, name: string, data: { roots?: string[]; last
 export async function revokeRunner(db: Db, name: string): Promise<boolean> {
   const { count } = await db.runner.updateMany({
     where: { name, revokedAt: null },
-    data: { revokedAt: new Date(), credentialHash: null, enrollHash: null, enrollExpiresAt: null },
+    data: {
+      revokedAt: new Date(),
+      credentialHash: null,
+      previousCredentialHash: null,
+      enrollHash: null,
+      enrollExpiresAt: null,
+    },
   });
   return count === 1;
 }

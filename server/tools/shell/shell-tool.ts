@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "../../errors";
-import { redactKnownValues, redactSecrets, secretEnvValues } from "../../secrets/redact";
+import { heldSecretValues, redactKnownValues, redactSecrets, secretEnvValues } from "../../secrets/redact";
 import { defineTool, type Tool } from "../define";
 import { hostOf } from "../host-of";
 import type { ToolContext } from "../types";
@@ -87,7 +87,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
           return { isError: true, output: "The user did not give the sudo password, so the command was not run." };
         password = answer;
       }
-      const secrets = [...secretEnvValues(process.env), ...secretEnvValues(options.env ?? {})];
+      const secrets = [...secretEnvValues(process.env), ...heldSecretValues(), ...secretEnvValues(options.env ?? {})];
       const run: RunSpec = {
         command: password === undefined ? args.command : rewriteSudo(args.command),
         stdin: password === undefined ? undefined : `${password}\n`,

@@ -9,6 +9,8 @@ import { startBridge } from "../../../server/main";
 const bridge = await startBridge({
   config: loadConfig(),
   ui: false,
+  // As `worldline serve` does: this process's environment keeps no secret once started.
+  sealEnvironment: true,
   retry: { maxRetries: 1, baseDelayMs: 10, maxDelayMs: 100 },
 });
 process.stdout.write(`READY ${bridge.url}\n`);

@@ -25,7 +25,7 @@ export const chatRoutes: Route[] = [
       const session = body.session_id
         ? await services.sessions.get(body.session_id)
         : body.workspace
-          ? await services.sessions.create({ workspace: body.workspace, yolo: body.yolo })
+          ? await services.sessions.create({ workspace: body.workspace, yolo: body.yolo, role: person?.role })
           : null;
       if (session && !body.session_id) await claimSession(req, services, session.id);
       if (!session)

@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { WorldlineError } from "../../../errors";
-import { AddRunnerBody, DirectoryListing, FolderQuery, RenameRunnerBody, RunnerView } from "../../../protocol";
+import {
+  AddRunnerBody,
+  DirectoryListing,
+  FolderQuery,
+  RunnerAccess,
+  RunnerView,
+  UpdateRunnerBody,
+} from "../../../protocol";
+import { personOfRequest } from "../../people";
 import type { BridgeServices } from "../../services";
 import { readJson } from "../io";
 import type { Route } from "../router";
@@ -17,7 +25,18 @@ export const runnerRoutes: Route[] = [
     method: "GET",
     path: "/api/v1/runners",
     doc: { summary: "Enrolled runners: name, connected, roots, last_seen", tags, response: z.array(RunnerView) },
-    handler: async ({ services }) => (services.runners ? services.runners.list() : []),
+    handler: async ({ services, req }) => {
+      if (!services.runners) return [];
+      const { runners } = services;
+      const person = personOfRequest(req);
+      const all = await runners.list();
+      // A person sees the runners they may use; what they are limited to, and duplicates, are admins' to see.
+      if (!person || person.role === "admin") return all;
+      const usable = await Promise.all(all.map((runner) => runners.mayUse(runner.name, person)));
+      return all
+        .filter((_, index) => usable[index])
+        .map(({ access: _access, duplicate_at: _duplicate, ...runner }) => runner);
+    },
   },
   {
     method: "POST",
@@ -52,16 +71,20 @@ export const runnerRoutes: Route[] = [
     method: "PATCH",
     path: "/api/v1/runners/:name",
     doc: {
-      summary: "Rename a runner; its sessions follow, and a connected runner reconnects under the new name",
+      summary:
+        "Rename a runner (its sessions follow, and a connected runner reconnects under the new name), or set who may use it",
       tags,
-      body: RenameRunnerBody,
-      response: RenameRunnerBody,
+      body: UpdateRunnerBody,
+      response: z.object({ name: z.string(), access: RunnerAccess.optional() }),
     },
     handler: async ({ services, params, req }) => {
-      const body = RenameRunnerBody.parse(await readJson(req));
-      if (!(await hub(services).rename(params.name, body.name)))
+      const body = UpdateRunnerBody.parse(await readJson(req));
+      const runners = hub(services);
+      if (body.access && !(await runners.setAccess(params.name, body.access)))
         throw new WorldlineError("runner:not_found", `No runner named "${params.name}".`);
-      return { name: body.name };
+      if (body.name !== undefined && body.name !== params.name && !(await runners.rename(params.name, body.name)))
+        throw new WorldlineError("runner:not_found", `No runner named "${params.name}".`);
+      return { name: body.name ?? params.name, ...(body.access ? { access: body.access } : {}) };
     },
   },
   {
@@ -73,8 +96,9 @@ export const runnerRoutes: Route[] = [
       query: FolderQuery,
       response: DirectoryListing,
     },
-    handler: async ({ services, params, query }) => {
+    handler: async ({ services, params, query, req }) => {
       const { path } = FolderQuery.parse({ path: query.get("path") ?? undefined });
+      await hub(services).requireUse(params.name, personOfRequest(req));
       return hub(services).listFolders(params.name, path);
     },
   },

@@ -2,7 +2,7 @@ import { CreateSessionBody, DirectoryQuery, EventsQuery, UpdateSessionBody } fro
 import { listDirectories } from "../../../sessions";
 import { readJson } from "../io";
 import type { Route } from "../router";
-import { claimSession, visibleSessions } from "../../people";
+import { claimSession, personOfRequest, visibleSessions } from "../../people";
 
 export const sessionRoutes: Route[] = [
   {
@@ -21,7 +21,9 @@ export const sessionRoutes: Route[] = [
     status: 201,
     handler: async ({ services, req }) => {
       const body = CreateSessionBody.parse(await readJson(req));
-      const session = await services.sessions.create(body);
+      const person = personOfRequest(req);
+      if (body.runner && services.runners) await services.runners.requireUse(body.runner, person);
+      const session = await services.sessions.create({ ...body, role: person?.role });
       await claimSession(req, services, session.id);
       return services.sessions.summary(session);
     },

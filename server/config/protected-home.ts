@@ -1,0 +1,50 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * WORLDLINE_HOME as the sessions of a bridge see it (DESIGN.md §20): no route, tool, file tree or
+ * search opens a file there. It holds the database (a file route reading it would drop SQLite's
+ * locks), the provider keys and the runner credential. The one exception is a fork's own copy of
+ * its workspace under `<home>/forks/`, reachable from that fork's session only.
+ */
+export class ProtectedHome {
+  readonly forks: string;
+
+  /** `home` as a real path where it exists (workspaces and resolved files are real paths). */
+  constructor(home: string) {
+    this.home = realOrResolved(home);
+    this.forks = path.join(this.home, "forks");
+  }
+
+  readonly home: string;
+
+  /** True when `real` is in WORLDLINE_HOME and not inside `workspace`, a fork's own folder. */
+  refuses(real: string, workspace?: string): boolean {
+    if (!within(this.home, real)) return false;
+    return !(workspace && this.isFork(workspace) && within(workspace, real));
+  }
+
+  /** A folder under `<home>/forks/`: a fork's workspace, made by the bridge itself. */
+  isFork(workspace: string): boolean {
+    return workspace !== this.forks && within(this.forks, workspace);
+  }
+
+  /** True when `folder` is an ancestor of WORLDLINE_HOME (a session there could list it). */
+  holds(folder: string): boolean {
+    return within(folder, this.home);
+  }
+}
+
+function within(root: string, target: string): boolean {
+  if (target === root) return true;
+  return target.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+function realOrResolved(folder: string): string {
+  try {
+    return fs.realpathSync(folder);
+  } catch {
+    // Not made yet (a runner before its first start): it will be made where it is named.
+    return path.resolve(folder);
+  }
+}
