@@ -19,7 +19,7 @@ import { EventLog, resolveWorkspacePath, SessionJanitor, Sessions } from "./sess
 import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
 import { localPtyOpener, PtyManager } from "./pty";
 import { RunnerHub } from "./runners";
-import { Rpc, TerminalRouter, TurnRouter } from "./team";
+import { relayCredentials, Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
 import { LocalWorkspaceHost, WorkspaceHosts } from "./host";
 import { SettingsService } from "./settings";
@@ -135,8 +135,8 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     turns: parts.turns,
     terminals: parts.terminals,
     checkpoints: parts.checkpoints,
-    shares: new ShareLinks(db),
-    people: new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole }),
+    shares: parts.shares,
+    people: parts.people,
     oidc: config.oidc ? new OidcSignIn(config.oidc, auth.secret) : null,
     mcp: parts.mcp,
     memory: parts.memory,
@@ -194,8 +194,14 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
+  // Who may connect: people and share links, with one signal when a credential ends (server/people/credentials.ts),
+  // heard by every bridge of a team (server/team/credentials.ts).
+  const people = new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole });
+  const shares = new ShareLinks(db);
+  shares.onRevoked((linkId) => people.credentials.ended({ kind: "share", linkId }));
+  if (redis) await relayCredentials(redis, people.credentials);
   const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
-  return { ...core, ...domain, rpc, turns, terminals };
+  return { ...core, ...domain, rpc, turns, terminals, people, shares };
 }
 
 type Parts = Awaited<ReturnType<typeof startParts>>;

@@ -3,6 +3,7 @@ import type { ApiTokenView, CreatedApiToken, Role, SessionAccessView, ShareScope
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { effectiveLevel, higherLevel, type Level } from "./policy";
+import { Credentials, type Credential } from "./credentials";
 import { generatePassword, hashPassword, verifyPassword } from "./passwords";
 
 /** A signed-in person as the transport sees them. */
@@ -11,6 +12,12 @@ export interface Person {
   name: string;
   displayName: string | null;
   role: Role;
+}
+
+/** A person and the credential they came with (a personal API token or a sign-in cookie). */
+export interface PersonCredential {
+  person: Person;
+  credential: Extract<Credential, { kind: "api_token" | "sign_in" }>;
 }
 
 /** Personal API tokens and sign-in cookies are recognisable, and never mistaken for the launch token or a share link. */
@@ -49,10 +56,20 @@ export class People {
   private readonly users = new Map<string, { person: Person | null; at: number }>();
   private readonly failures = new Map<string, { count: number; since: number }>();
 
+  /** Told whenever a credential ends (server/people/credentials.ts); sockets listen to it. */
+  readonly credentials: Credentials;
+
   constructor(
     private readonly db: store.Db,
-    private readonly options: { oidc: boolean; oidcDefaultRole: Role },
-  ) {}
+    private readonly options: { oidc: boolean; oidcDefaultRole: Role; credentials?: Credentials },
+  ) {
+    this.credentials = options.credentials ?? new Credentials();
+    // Before any socket listener: a check made after an event reads the rows again, here and on other bridges.
+    this.credentials.on((event) => {
+      if (event.kind === "person") this.forgetCached(event.personId);
+      else if (event.kind === "access") this.levels.clear();
+    });
+  }
 
   /** A hub: OpenID Connect is configured or someone has an account. Without either, single-token mode stands. */
   async enabled(): Promise<boolean> {
@@ -96,10 +113,12 @@ export class People {
       passwordHash: patch.password === undefined ? undefined : await hashPassword(patch.password),
       disabledAt: patch.disabled === undefined ? undefined : patch.disabled ? new Date() : null,
     });
-    // Less power or a new password: every signed-in browser of theirs signs in again.
-    if (patch.disabled || patch.password !== undefined || (patch.role && patch.role !== user.role))
-      await store.revokeAuthSessionsOf(this.db, user.id);
+    // Less power or a new password: every signed-in browser of theirs signs in again, and every open socket
+    // of theirs (API tokens included) is closed, so it reconnects with what they are now.
+    const changed = patch.disabled || patch.password !== undefined || (patch.role && patch.role !== user.role);
+    if (changed) await store.revokeAuthSessionsOf(this.db, user.id);
     this.forgetCached(user.id);
+    if (changed) this.credentials.ended({ kind: "person", personId: user.id });
     return toUserView(row);
   }
 
@@ -162,15 +181,22 @@ export class People {
   }
 
   /** The person a sign-in cookie belongs to, if it is live. */
-  async personOfSignIn(token: string | undefined): Promise<Person | null> {
+  async personOfSignIn(token: string | undefined): Promise<PersonCredential | null> {
     if (!token?.startsWith(SIGN_IN_PREFIX) || token.length > 200) return null;
     const row = await store.findAuthSessionByHash(this.db, hashSecret(token));
     if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now() || row.user.disabledAt) return null;
-    return toPerson(row.user);
+    return {
+      person: toPerson(row.user),
+      credential: { kind: "sign_in", id: row.id, personId: row.userId, expiresAt: row.expiresAt },
+    };
   }
 
   async signOut(token: string | undefined): Promise<void> {
-    if (token?.startsWith(SIGN_IN_PREFIX)) await store.revokeAuthSession(this.db, hashSecret(token));
+    if (!token?.startsWith(SIGN_IN_PREFIX)) return;
+    const row = await store.findAuthSessionByHash(this.db, hashSecret(token));
+    if (!row) return;
+    await store.revokeAuthSession(this.db, row.tokenHash);
+    this.credentials.ended({ kind: "sign_in", id: row.id });
   }
 
   async createApiToken(personId: string, input: { name: string; expiresInSeconds?: number }): Promise<CreatedApiToken> {
@@ -191,11 +217,12 @@ export class People {
   async revokeApiToken(personId: string, id: string): Promise<ApiTokenView> {
     const row = await store.revokeApiToken(this.db, personId, id);
     if (!row) throw new WorldlineError("people:not_found", `You have no API token "${id}".`);
+    this.credentials.ended({ kind: "api_token", id: row.id });
     return toTokenView(row);
   }
 
   /** The person a personal API token (`Authorization: Bearer wlp_…`) belongs to, if it is live. */
-  async personOfApiToken(token: string | undefined): Promise<Person | null> {
+  async personOfApiToken(token: string | undefined): Promise<PersonCredential | null> {
     if (!token?.startsWith(API_TOKEN_PREFIX) || token.length > 200) return null;
     const row = await store.findApiTokenByHash(this.db, hashSecret(token));
     if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= Date.now()) || row.user.disabledAt)
@@ -205,7 +232,10 @@ export class People {
       // Bookkeeping only: a failed write must not refuse a valid token.
       await store.touchApiToken(this.db, row.id, now).catch(() => undefined);
     }
-    return toPerson(row.user);
+    return {
+      person: toPerson(row.user),
+      credential: { kind: "api_token", id: row.id, personId: row.userId, expiresAt: row.expiresAt },
+    };
   }
 
   /** The person as they are now (role, disabled), re-read at most every ACCESS_CACHE_MS. */
@@ -273,6 +303,8 @@ export class People {
       throw new WorldlineError("people:conflict", `${subject} owns this session already.`);
     await store.putSessionAccess(this.db, sessionId, id, access);
     this.levels.clear();
+    // A share may lower someone's level (drive to view): their sockets on it are checked again.
+    this.credentials.ended({ kind: "access", sessionId });
     return this.listAccess(sessionId);
   }
 
@@ -284,6 +316,7 @@ export class People {
     if (!(await store.deleteSessionAccess(this.db, sessionId, id)))
       throw new WorldlineError("people:not_found", `This session is not shared with ${subject}.`);
     this.levels.clear();
+    this.credentials.ended({ kind: "access", sessionId });
     return this.listAccess(sessionId);
   }
 
