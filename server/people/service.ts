@@ -33,13 +33,14 @@ export const SIGN_IN_LIFETIME_MS = 14 * 24 * 3600 * 1000;
  */
 const ACCESS_CACHE_MS = 2_000;
 /**
- * Password guessing: after this many wrong passwords for one name within the window, that name's
- * sign-in is refused until the window has passed (per process; argon2 already makes each try slow).
+ * Password guessing: each attempt for a name is counted in the store before its password is checked
+ * (so guesses sent at once, or to several bridges, cannot all be checked); past this many in the
+ * window, that name's sign-in is refused unchecked until the window has passed.
  */
 const MAX_FAILED_SIGN_INS = 10;
 const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
-/** Names tracked at once; the oldest are forgotten first, so random names cannot grow memory without end. */
-const MAX_TRACKED_NAMES = 10_000;
+/** Counts of windows long over are deleted at most this often (names tried once stay a row until then). */
+const PRUNE_ATTEMPTS_MS = 60_000;
 /** `lastUsedAt` of an API token is written at most this often. */
 const TOKEN_TOUCH_MS = 60_000;
 const EVERYONE = "*";
@@ -54,7 +55,7 @@ export class People {
   private hasPeople = false;
   private readonly levels = new Map<string, { level: Level | null; at: number }>();
   private readonly users = new Map<string, { person: Person | null; at: number }>();
-  private readonly failures = new Map<string, { count: number; since: number }>();
+  private prunedAt = 0;
 
   /** Told whenever a credential ends (server/people/credentials.ts); sockets listen to it. */
   readonly credentials: Credentials;
@@ -125,20 +126,16 @@ export class People {
   /** A sign-in cookie's value for a name and password, or `auth:unauthorized` (the same for a wrong name or password). */
   async signInWithPassword(name: string, password: string): Promise<{ token: string; person: Person }> {
     const key = name.trim().toLowerCase();
-    const failed = this.failures.get(key);
-    if (failed && Date.now() - failed.since > FAILED_SIGN_IN_WINDOW_MS) this.failures.delete(key);
-    else if (failed && failed.count >= MAX_FAILED_SIGN_INS)
+    const windowStart = new Date(Date.now() - FAILED_SIGN_IN_WINDOW_MS);
+    await this.pruneAttempts(windowStart);
+    // Counted before it is checked: a burst of guesses gets MAX_FAILED_SIGN_INS checks, not one per guess.
+    if ((await store.countSignInAttempt(this.db, key, windowStart)) > MAX_FAILED_SIGN_INS)
       throw new WorldlineError("auth:rate_limited", "Too many wrong passwords for this name; try again later.");
     const user = await store.findUserByName(this.db, key);
     const valid = await verifyPassword(user?.passwordHash ?? null, password);
-    if (!user || !valid || user.disabledAt) {
-      const entry = this.failures.get(key) ?? { count: 0, since: Date.now() };
-      entry.count += 1;
-      this.failures.set(key, entry);
-      if (this.failures.size > MAX_TRACKED_NAMES) this.failures.delete(this.failures.keys().next().value as string);
+    if (!user || !valid || user.disabledAt)
       throw new WorldlineError("auth:unauthorized", "Wrong name or password, or the account is disabled.");
-    }
-    this.failures.delete(key);
+    await store.clearSignInAttempts(this.db, key);
     return { token: await this.startSignIn(user.id, "password"), person: toPerson(user) };
   }
 
@@ -349,6 +346,12 @@ export class People {
       expiresAt: new Date(Date.now() + SIGN_IN_LIFETIME_MS),
     });
     return token;
+  }
+
+  private async pruneAttempts(before: Date): Promise<void> {
+    if (Date.now() - this.prunedAt < PRUNE_ATTEMPTS_MS) return;
+    this.prunedAt = Date.now();
+    await store.pruneSignInAttempts(this.db, before);
   }
 
   private forgetCached(personId: string): void {

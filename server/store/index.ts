@@ -62,7 +62,7 @@ export { searchSessionIds } from "./search";
 export { newId } from "./ids";
 export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";
 export type { ShareLinkRow } from "./share-links";
-export { createMemory, deleteMemory, listMemories } from "./memory";
+export { createMemory, deleteMemory, findMemory, listMemories } from "./memory";
 export type { MemoryRow } from "./memory";
 export { listCommands, recordCommand } from "./audit";
 export type { AuditedCommand } from "./audit";
@@ -73,6 +73,9 @@ export {
   createIdentity,
   createUser,
   deleteSessionAccess,
+  clearSignInAttempts,
+  countSignInAttempt,
+  pruneSignInAttempts,
   findApiTokenByHash,
   findAuthSessionByHash,
   findIdentity,
@@ -88,6 +91,7 @@ export {
   sessionAccessFor,
   sessionAccessOf,
   sessionIdsFor,
+  sessionOwnerOf,
   touchApiToken,
   updateUser,
 } from "./people";
