@@ -1,5 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiTokenView, CreatedApiToken, Role, SessionAccessView, ShareScope, UserView } from "../protocol";
+import {
+  RESERVED_USER_NAMES,
+  type ApiTokenView,
+  type CreatedApiToken,
+  type Role,
+  type SessionAccessView,
+  type ShareScope,
+  type UserView,
+} from "../protocol";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { effectiveLevel, higherLevel, type Level } from "./policy";
@@ -91,6 +99,8 @@ export class People {
     displayName?: string;
   }): Promise<{ user: UserView; password: string }> {
     const password = input.password ?? generatePassword();
+    if (RESERVED_USER_NAMES.includes(input.name))
+      throw new WorldlineError("people:invalid", `"${input.name}" means something else here; choose another name.`);
     if (await store.findUserByName(this.db, input.name))
       throw new WorldlineError("people:conflict", `There is already a person named "${input.name}".`);
     const row = await store.createUser(this.db, {
@@ -333,7 +343,8 @@ export class People {
         .slice(0, 56) || "person";
     for (let n = 1; ; n += 1) {
       const name = n === 1 ? base : `${base}-${n}`;
-      if (!(await store.findUserByName(this.db, name))) return name;
+      // `everyone` from a provider would read as the access list's everyone.
+      if (!RESERVED_USER_NAMES.includes(name) && !(await store.findUserByName(this.db, name))) return name;
     }
   }
 
