@@ -91,11 +91,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     extraHosts: config.extraHosts,
     named: config.tokens,
     team: Boolean(config.redisUrl),
+    secure: config.publicUrl?.startsWith("https://") ?? false,
   });
   const services = bridgeServices(parts, auth);
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services, { adapter: parts.redis?.adapter });
-  parts.runners.attach(server);
+  parts.runners.attach(server, { hostAllowed: (req) => auth.hostAllowed(req) });
   server.on("upgrade", (req, socket) => {
     // socket.io answers its own paths (the UI's and the runners'); no other upgrade is served.
     if (!req.url?.startsWith("/socket.io/") && !req.url?.startsWith(RUNNER_SOCKET_PATH)) socket.destroy();

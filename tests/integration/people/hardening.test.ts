@@ -1,0 +1,124 @@
+import http from "node:http";
+import { io, type Socket } from "socket.io-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RUNNER_SOCKET_PATH } from "../../../server/protocol";
+import { startFakeLlm } from "../../fake-llm/server";
+import type { FakeLlm } from "../../fake-llm/types";
+import { ackOf, startTestBridge, type TestBridge } from "../helpers";
+
+/** The smaller holes of a hub with people (SECURITY.md, "Sockets, memories and sign-in on a hub"). */
+let fake: FakeLlm;
+let hub: TestBridge;
+const tokens: Record<string, string> = {};
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  fake = await startFakeLlm();
+  // Behind a TLS proxy: the public URL is https, the test still talks to the bridge's own port.
+  hub = await startTestBridge({ llmUrl: fake.url, env: { WORLDLINE_PUBLIC_URL: "https://hub.example.com" } });
+  for (const name of ["ann", "ben"]) {
+    await hub.services.people.addUser({ name, role: "member", password: `${name}-password-1` });
+    const user = (await hub.services.people.listUsers()).find((candidate) => candidate.name === name)!;
+    tokens[name] = (await hub.services.people.createApiToken(user.id, { name: "t" })).token;
+  }
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.disconnect();
+  await hub?.stop();
+  await fake?.close();
+});
+
+async function as(name: string, pathname: string, init: { method?: string; body?: unknown } = {}): Promise<Response> {
+  return fetch(`${hub.url}${pathname}`, {
+    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+    headers: { authorization: `Bearer ${tokens[name]}`, "content-type": "application/json" },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+}
+
+async function sessionOf(name: string): Promise<string> {
+  return ((await (await as(name, "/api/v1/sessions", { body: { workspace: hub.workspace } })).json()) as { id: string })
+    .id;
+}
+
+async function socketOf(name: string): Promise<Socket> {
+  const socket = io(hub.url, { auth: { token: tokens[name] }, transports: ["websocket"], forceNew: true });
+  sockets.push(socket);
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  return socket;
+}
+
+describe("a hub's smaller holes", () => {
+  it("sign-in cookies are Secure when the public URL is https", async () => {
+    const response = await fetch(`${hub.url}/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "ann", password: "ann-password-1" }),
+    });
+    expect(response.status).toBe(200);
+    const cookie = response.headers.getSetCookie().find((line) => line.startsWith(hub.services.auth.personCookieName));
+    expect(cookie).toMatch(/;\s*Secure/i);
+    expect(hub.services.auth.sessionCookie()).toMatch(/;\s*Secure/i);
+  });
+
+  it("one person's commandId never answers another person's command", async () => {
+    const annSession = await sessionOf("ann");
+    const benSession = await sessionOf("ben");
+    const commandId = "same-command-id-on-two-tabs";
+    const annAck = await ackOf(await socketOf("ann"), "pty.create", { commandId, sessionId: annSession });
+    const benAck = await ackOf(await socketOf("ben"), "pty.create", { commandId, sessionId: benSession });
+    expect(annAck.ok && benAck.ok).toBe(true);
+    const ids = [annAck, benAck].map((ack) => (ack as { data: { terminalId: string } }).data.terminalId);
+    expect(ids[0]).not.toBe(ids[1]);
+    expect((benAck as { data: { sessionId: string } }).data.sessionId).toBe(benSession);
+    // The same person re-sending it (a reconnect's replay) still gets the first answer.
+    const again = await ackOf(await socketOf("ann"), "pty.create", { commandId, sessionId: annSession });
+    expect((again as { data: { terminalId: string } }).data.terminalId).toBe(ids[0]);
+  });
+
+  it("the runners' socket path refuses a Host that is not the hub's", async () => {
+    const status = (host: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(`${hub.url}${RUNNER_SOCKET_PATH}?EIO=4&transport=websocket`, {
+          headers: {
+            host,
+            connection: "Upgrade",
+            upgrade: "websocket",
+            "sec-websocket-version": "13",
+            "sec-websocket-key": Buffer.from("0123456789abcdef").toString("base64"),
+          },
+        });
+        request.on("upgrade", (response, socket) => {
+          socket.destroy();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on("response", (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on("error", reject);
+        request.end();
+      });
+    expect(await status(new URL(hub.url).host)).toBe(101);
+    expect(await status("rebound.evil.example")).not.toBe(101);
+  });
+
+  it("a drive share cannot switch the session's mode through chat/stream", async () => {
+    const sessionId = await sessionOf("ann");
+    await as("ann", `/api/v1/sessions/${sessionId}/access`, {
+      method: "PUT",
+      body: { subject: "ben", access: "drive" },
+    });
+    fake.script({ text: "ok" });
+    const response = await as("ben", "/api/v1/chat/stream", {
+      body: { message: "hi", session_id: sessionId, mode: "plan" },
+    });
+    expect(response.status).toBe(403);
+    await response.body?.cancel();
+    const session = (await (await as("ann", `/api/v1/sessions/${sessionId}`)).json()) as { mode: string };
+    expect(session.mode).not.toBe("plan");
+  });
+});
