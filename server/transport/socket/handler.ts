@@ -59,7 +59,9 @@ export function onCommand<S extends z.ZodType>(
       }
     };
     const commandId = isRecord(raw) && typeof raw.commandId === "string" ? raw.commandId : undefined;
-    void (commands ? commands.run(senderOf(socket), commandId, execute) : execute()).then((response) => ack?.(response));
+    void (commands ? commands.run(senderOf(socket), commandId, execute) : execute()).then((response) =>
+      ack?.(response),
+    );
   });
 }
 

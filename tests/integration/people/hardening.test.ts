@@ -1,4 +1,8 @@
+import fs from "node:fs/promises";
 import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUNNER_SOCKET_PATH } from "../../../server/protocol";
@@ -120,5 +124,82 @@ describe("a hub's smaller holes", () => {
     await response.body?.cancel();
     const session = (await (await as("ann", `/api/v1/sessions/${sessionId}`)).json()) as { mode: string };
     expect(session.mode).not.toBe("plan");
+  });
+
+  it("a view link cannot read who else the session is shared with; a drive link still can", async () => {
+    const sessionId = await sessionOf("ann");
+    const linkOf = async (scope: string) =>
+      (
+        (await (await as("ann", `/api/v1/sessions/${sessionId}/share-links`, { body: { scope } })).json()) as {
+          token: string;
+        }
+      ).token;
+    const read = async (token: string) =>
+      (await fetch(`${hub.url}/api/v1/sessions/${sessionId}/access`, { headers: { authorization: `Bearer ${token}` } }))
+        .status;
+    expect(await read(await linkOf("view"))).toBe(403);
+    expect(await read(await linkOf("drive"))).toBe(200);
+  });
+
+  it("recent folders and a session's rules are a person's own", async () => {
+    const own = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-ann-only-")));
+    const response = await as("ann", "/api/v1/sessions", { body: { workspace: own } });
+    expect(response.status).toBe(201);
+    const { id } = (await response.json()) as { id: string };
+    const recent = async (name: string) =>
+      ((await (await as(name, "/api/v1/workspaces/recent")).json()) as { path: string }[]).map((w) => w.path);
+    expect(await recent("ann")).toContain(own);
+    expect(await recent("ben")).not.toContain(own);
+    expect((await as("ann", `/api/v1/rules?session_id=${id}`)).status).toBe(200);
+    expect((await as("ben", `/api/v1/rules?session_id=${id}`)).status).toBe(404);
+  });
+
+  it("testing a connection sends a stored key only to that provider's stored URL", async () => {
+    const seen: (string | undefined)[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: [] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const other = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const saved = await hub.api("/api/v1/settings/providers", {
+        body: {
+          id: "stored",
+          kind: "openai_compatible",
+          name: "Stored",
+          baseURL: fake.url,
+          apiKey: "sk-stored-0123456789",
+        },
+      });
+      expect(saved.status).toBe(200);
+      const test = (body: unknown) => hub.api("/api/v1/settings/test-connection", { body });
+      expect((await test({ providerId: "stored", baseURL: other })).status).toBe(200);
+      expect((await test({ providerId: "stored", baseURL: other, apiKey: "sk-given-0123456789" })).status).toBe(200);
+      expect(seen).toEqual([undefined, "Bearer sk-given-0123456789"]);
+      expect((await test({ providerId: "stored" })).status).toBe(200);
+      expect(JSON.stringify(seen)).not.toContain("sk-stored");
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("the CSRF refusal reads as written (redaction finds no token in it)", async () => {
+    const login = await fetch(`${hub.url}/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "ann", password: "ann-password-1" }),
+    });
+    const cookie = login.headers.getSetCookie()[0].split(";")[0];
+    const response = await fetch(`${hub.url}/api/v1/sessions`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/json" },
+      body: JSON.stringify({ workspace: hub.workspace }),
+    });
+    expect(response.status).toBe(403);
+    const { error } = (await response.json()) as { error: { message: string } };
+    expect(error.message).toBe(
+      "Missing CSRF header (x-worldline-csrf). A script can send its token in an Authorization: Bearer header.",
+    );
   });
 });
