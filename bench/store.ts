@@ -40,7 +40,7 @@ export async function run(): Promise<StoreBenchResult> {
   try {
     const session = await store.createSession(db, { workspace: path.join(home, "ws") });
     const { id: sessionId, workspaceId } = session;
-    await store.listMemories(db, { visibleTo: { workspace: session.workspace.path, sessionId } }); // caches the workspace's id
+    await store.listMemories(db, { visibleTo: { workspace: session.workspace.path, sessionId, ownerId: null } }); // caches the workspace's id
     await store.putSetting(db, "bench.key", { prices: [1, 2, 3] });
     let seq = 0;
     let checkpoint = 0;
@@ -89,10 +89,15 @@ export async function run(): Promise<StoreBenchResult> {
       {
         name: "recallMemories",
         path: "first_token",
-        raw: () => store.listMemories(db, { visibleTo: { workspace: session.workspace.path, sessionId }, limit: 50 }),
+        raw: () =>
+          store.listMemories(db, {
+            visibleTo: { workspace: session.workspace.path, sessionId, ownerId: null },
+            limit: 50,
+          }),
         prisma: () =>
           db.memory.findMany({
             where: {
+              ownerId: null,
               OR: [{ scope: "global" }, { scope: "workspace", workspaceId }, { scope: "session", sessionId }],
             },
             orderBy: [{ createdAt: "desc" }, { id: "desc" }],

@@ -20,7 +20,7 @@ import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./le
 import { localPtyOpener, PtyManager } from "./pty";
 import { RunnerHub } from "./runners";
 import { Routines, type RoutineSessions } from "./routines";
-import { Rpc, TerminalRouter, TurnRouter } from "./team";
+import { relayCredentials, Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
 import { LocalWorkspaceHost, WorkspaceHosts } from "./host";
 import { SettingsService } from "./settings";
@@ -100,11 +100,12 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     extraHosts: config.extraHosts,
     named: config.tokens,
     team: Boolean(config.redisUrl),
+    secure: config.publicUrl?.startsWith("https://") ?? false,
   });
   const services = bridgeServices(parts, auth);
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services, { adapter: parts.redis?.adapter });
-  parts.runners.attach(server);
+  parts.runners.attach(server, { hostAllowed: (req) => auth.hostAllowed(req) });
   server.on("upgrade", (req, socket) => {
     // socket.io answers its own paths (the UI's and the runners'); no other upgrade is served.
     if (!req.url?.startsWith("/socket.io/") && !req.url?.startsWith(RUNNER_SOCKET_PATH)) socket.destroy();
@@ -164,8 +165,8 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     turns: parts.turns,
     terminals: parts.terminals,
     checkpoints: parts.checkpoints,
-    shares: new ShareLinks(db),
-    people: new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole }),
+    shares: parts.shares,
+    people: parts.people,
     oidc: config.oidc ? new OidcSignIn(config.oidc, auth.secret) : null,
     mcp: parts.mcp,
     memory: parts.memory,
@@ -224,10 +225,16 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
+  // Who may connect: people and share links, with one signal when a credential ends (server/people/credentials.ts),
+  // heard by every bridge of a team (server/team/credentials.ts).
+  const people = new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole });
+  const shares = new ShareLinks(db);
+  shares.onRevoked((linkId) => people.credentials.ended({ kind: "share", linkId }));
+  if (redis) await relayCredentials(redis, people.credentials);
   const routines = new Routines({ db, sessions: routineSessions(db, sessions, turns) });
   await routines.start();
   const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
-  return { ...core, ...domain, rpc, turns, terminals, routines };
+  return { ...core, ...domain, rpc, turns, terminals, people, shares, routines };
 }
 
 /** A routine's run: a new session on its folder (its owner's, with its budget and mode), then its prompt. */

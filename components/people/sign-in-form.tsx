@@ -2,7 +2,7 @@
 
 import { useEffect, useState, type FormEvent } from "react";
 import { useSearchParams } from "next/navigation";
-import type { SignInOptions } from "@/server/protocol";
+import { sameOriginPath, signInErrorText, type SignInOptions } from "@/server/protocol";
 
 /**
  * A hub's sign-in page: a name and password, and a button for the OpenID Connect provider when
@@ -10,9 +10,9 @@ import type { SignInOptions } from "@/server/protocol";
  */
 export function SignInForm() {
   const params = useSearchParams();
-  const next = safeNext(params.get("next"));
+  const next = afterSignIn(params.get("next"));
   const [options, setOptions] = useState<SignInOptions | null>(null);
-  const [error, setError] = useState<string | null>(params.get("error"));
+  const [error, setError] = useState<string | null>(signInErrorText(params.get("error")));
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
@@ -109,7 +109,10 @@ export function SignInForm() {
   );
 }
 
-/** Only a path of this site (never `//other.host`): where to go after signing in. */
-function safeNext(next: string | null): string {
-  return next && /^\/(?![/\\])/.test(next) && !next.startsWith("/signin") ? next : "/";
+/** Where to go after signing in: a path of this site (never another host, never back here). */
+function afterSignIn(next: string | null): string {
+  // Pre-rendered without a window: any origin does, only the path is kept.
+  const origin = typeof window === "undefined" ? "http://localhost" : window.location.origin;
+  const path = sameOriginPath(next, origin);
+  return path.startsWith("/signin") ? "/" : path;
 }

@@ -1,5 +1,5 @@
 export { MemoryService } from "./service";
-export type { TurnEnd } from "./service";
+export type { MemoryReader, TurnEnd } from "./service";
 export { decideMemory } from "./policy";
 export { contentWords, isDirectQuestion, rankMemories } from "./ranking";
 export { ruleCandidate } from "./rules";

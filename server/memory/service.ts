@@ -23,6 +23,16 @@ export interface Recall {
   direct: boolean;
 }
 
+/**
+ * Who reads or writes memories over the API: a named person (`id`, with the sessions they see,
+ * null for all), or undefined for the launch token and WORLDLINE_TOKENS, who see every memory.
+ */
+export interface MemoryReader {
+  id: string;
+  sessionIds: Set<string> | null;
+  admin: boolean;
+}
+
 export interface TurnEnd {
   sessionId: string;
   workspace: string;
@@ -37,11 +47,20 @@ export interface TurnEnd {
   complete?: CompleteText;
 }
 
-/** Memories in the database: written by the user, the agent's `remember` tool, the post-turn decision or reflection. */
+/**
+ * Memories in the database: written by the user, the agent's `remember` tool, the post-turn decision or reflection.
+ * Each belongs to a person (SECURITY.md, "Memories belong to a person"): the one who stored it over the API, or
+ * the owner of the session whose turn stored it. Listing and recall never cross people.
+ */
 export class MemoryService {
   constructor(private readonly db: store.Db) {}
 
-  async add(input: CreateMemoryBody, turnId?: string, emit?: (event: SessionEvent) => void): Promise<MemoryView> {
+  async add(
+    input: CreateMemoryBody,
+    turnId?: string,
+    emit?: (event: SessionEvent) => void,
+    ownerId: string | null = null,
+  ): Promise<MemoryView> {
     const body = CreateMemoryBody.parse(input);
     if (body.scope === "workspace" && !body.workspace)
       throw new WorldlineError("memory:invalid", "A workspace memory needs `workspace` (its folder).");
@@ -55,6 +74,7 @@ export class MemoryService {
       sessionId: body.scope === "session" ? body.session_id : undefined,
       importance: body.importance,
       source: body.source,
+      ownerId,
     });
     const view = toView(row);
     emit?.({
@@ -97,15 +117,18 @@ export class MemoryService {
       },
       input.turnId,
       emit,
+      await store.sessionOwnerOf(this.db, input.sessionId),
     );
   }
 
-  async list(query: MemoryQuery): Promise<MemoryView[]> {
+  /** Memories a reader may see: a person's own and the session memories of sessions they see; everything for the launch token. */
+  async list(query: MemoryQuery, reader?: MemoryReader): Promise<MemoryView[]> {
     const rows = await store.listMemories(this.db, {
       scope: query.scope,
       type: query.type,
       workspace: query.workspace,
       sessionId: query.session_id,
+      readableBy: reader ? { ownerId: reader.id, sessionIds: reader.sessionIds } : undefined,
     });
     const views = rows.map(toView);
     if (!query.q) return views.slice(0, query.limit);
@@ -114,8 +137,12 @@ export class MemoryService {
       .map((scored) => toView(scored.item));
   }
 
-  async remove(id: string): Promise<void> {
-    if (!(await store.deleteMemory(this.db, id))) throw new WorldlineError("memory:not_found", `No memory ${id}.`);
+  /** A person deletes only their own memories (admins any); the launch token any. */
+  async remove(id: string, reader?: MemoryReader): Promise<void> {
+    const row = await store.findMemory(this.db, id);
+    const mine = row && (!reader || reader.admin || row.ownerId === reader.id);
+    if (!mine || !(await store.deleteMemory(this.db, id)))
+      throw new WorldlineError("memory:not_found", `No memory ${id}.`);
   }
 
   async settings(): Promise<MemorySettings> {
@@ -129,11 +156,9 @@ export class MemoryService {
     return next;
   }
 
-  /** What a turn recalls: the global, workspace and session memories most relevant to the prompt. */
+  /** What a turn recalls: the session owner's global, workspace and session memories most relevant to the prompt. */
   async recall(input: { sessionId: string; workspace: string; prompt: string }): Promise<Recall> {
-    const rows = await store.listMemories(this.db, {
-      visibleTo: { workspace: input.workspace, sessionId: input.sessionId },
-    });
+    const rows = await this.visibleToTurn(input.sessionId, input.workspace);
     const ranked = rankMemories(input.prompt, rows);
     const chosen = ranked.slice(0, RECALL_LIMIT).map((scored) => scored.item);
     for (const row of rows) {
@@ -187,6 +212,7 @@ export class MemoryService {
       },
       turn.turnId,
       turn.emit,
+      await store.sessionOwnerOf(this.db, turn.sessionId),
     );
   }
 
@@ -210,6 +236,7 @@ export class MemoryService {
       },
       turn.turnId,
       turn.emit,
+      await store.sessionOwnerOf(this.db, turn.sessionId),
     );
     turn.emit({
       type: "reflection.completed",
@@ -217,10 +244,14 @@ export class MemoryService {
     });
   }
 
+  /** The memories a turn of a session may read: its owner's (a session without an owner: those without one). */
+  private async visibleToTurn(sessionId: string, workspace: string): Promise<store.MemoryRow[]> {
+    const ownerId = await store.sessionOwnerOf(this.db, sessionId);
+    return store.listMemories(this.db, { visibleTo: { workspace, sessionId, ownerId } });
+  }
+
   private async alreadyKnown(turn: TurnEnd, text: string): Promise<boolean> {
-    const rows = await store.listMemories(this.db, {
-      visibleTo: { workspace: turn.workspace, sessionId: turn.sessionId },
-    });
+    const rows = await this.visibleToTurn(turn.sessionId, turn.workspace);
     const normal = normalise(text);
     return rows.some((row) => normalise(row.text) === normal);
   }

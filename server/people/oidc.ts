@@ -81,7 +81,10 @@ export class OidcSignIn {
     };
   }> {
     const pending = this.verify(pendingCookie);
-    if (!pending) throw new WorldlineError("auth:unauthorized", "The sign-in took too long or was started elsewhere.");
+    if (!pending)
+      throw new WorldlineError("auth:unauthorized", "The sign-in took too long or was started elsewhere.", {
+        details: { sign_in: "expired" },
+      });
     const { client, config } = await this.discover();
     let tokens: Awaited<ReturnType<typeof OpenidClient.authorizationCodeGrant>>;
     try {
@@ -95,10 +98,16 @@ export class OidcSignIn {
       throw new WorldlineError(
         "auth:unauthorized",
         `The identity provider did not sign you in: ${errorMessage(error)}`,
+        {
+          details: { sign_in: "refused" },
+        },
       );
     }
     const idToken = tokens.claims();
-    if (!idToken) throw new WorldlineError("auth:unauthorized", "The identity provider sent no ID token.");
+    if (!idToken)
+      throw new WorldlineError("auth:unauthorized", "The identity provider sent no ID token.", {
+        details: { sign_in: "refused" },
+      });
     // Providers may keep email and name out of the ID token and answer them at UserInfo (its
     // subject must be the ID token's, which openid-client checks); without it the token's own claims do.
     const profile = tokens.access_token

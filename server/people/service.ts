@@ -1,8 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ApiTokenView, CreatedApiToken, Role, SessionAccessView, ShareScope, UserView } from "../protocol";
+import {
+  RESERVED_USER_NAMES,
+  type ApiTokenView,
+  type CreatedApiToken,
+  type Role,
+  type SessionAccessView,
+  type ShareScope,
+  type UserView,
+} from "../protocol";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { effectiveLevel, higherLevel, type Level } from "./policy";
+import { Credentials, type Credential } from "./credentials";
 import { generatePassword, hashPassword, verifyPassword } from "./passwords";
 
 /** A signed-in person as the transport sees them. */
@@ -11,6 +20,12 @@ export interface Person {
   name: string;
   displayName: string | null;
   role: Role;
+}
+
+/** A person and the credential they came with (a personal API token or a sign-in cookie). */
+export interface PersonCredential {
+  person: Person;
+  credential: Extract<Credential, { kind: "api_token" | "sign_in" }>;
 }
 
 /** Personal API tokens and sign-in cookies are recognisable, and never mistaken for the launch token or a share link. */
@@ -26,13 +41,14 @@ export const SIGN_IN_LIFETIME_MS = 14 * 24 * 3600 * 1000;
  */
 const ACCESS_CACHE_MS = 2_000;
 /**
- * Password guessing: after this many wrong passwords for one name within the window, that name's
- * sign-in is refused until the window has passed (per process; argon2 already makes each try slow).
+ * Password guessing: each attempt for a name is counted in the store before its password is checked
+ * (so guesses sent at once, or to several bridges, cannot all be checked); past this many in the
+ * window, that name's sign-in is refused unchecked until the window has passed.
  */
 const MAX_FAILED_SIGN_INS = 10;
 const FAILED_SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
-/** Names tracked at once; the oldest are forgotten first, so random names cannot grow memory without end. */
-const MAX_TRACKED_NAMES = 10_000;
+/** Counts of windows long over are deleted at most this often (names tried once stay a row until then). */
+const PRUNE_ATTEMPTS_MS = 60_000;
 /** `lastUsedAt` of an API token is written at most this often. */
 const TOKEN_TOUCH_MS = 60_000;
 const EVERYONE = "*";
@@ -47,12 +63,22 @@ export class People {
   private hasPeople = false;
   private readonly levels = new Map<string, { level: Level | null; at: number }>();
   private readonly users = new Map<string, { person: Person | null; at: number }>();
-  private readonly failures = new Map<string, { count: number; since: number }>();
+  private prunedAt = 0;
+
+  /** Told whenever a credential ends (server/people/credentials.ts); sockets listen to it. */
+  readonly credentials: Credentials;
 
   constructor(
     private readonly db: store.Db,
-    private readonly options: { oidc: boolean; oidcDefaultRole: Role },
-  ) {}
+    private readonly options: { oidc: boolean; oidcDefaultRole: Role; credentials?: Credentials },
+  ) {
+    this.credentials = options.credentials ?? new Credentials();
+    // Before any socket listener: a check made after an event reads the rows again, here and on other bridges.
+    this.credentials.on((event) => {
+      if (event.kind === "person") this.forgetCached(event.personId);
+      else if (event.kind === "access") this.levels.clear();
+    });
+  }
 
   /** A hub: OpenID Connect is configured or someone has an account. Without either, single-token mode stands. */
   async enabled(): Promise<boolean> {
@@ -73,6 +99,8 @@ export class People {
     displayName?: string;
   }): Promise<{ user: UserView; password: string }> {
     const password = input.password ?? generatePassword();
+    if (RESERVED_USER_NAMES.includes(input.name))
+      throw new WorldlineError("people:invalid", `"${input.name}" means something else here; choose another name.`);
     if (await store.findUserByName(this.db, input.name))
       throw new WorldlineError("people:conflict", `There is already a person named "${input.name}".`);
     const row = await store.createUser(this.db, {
@@ -96,30 +124,28 @@ export class People {
       passwordHash: patch.password === undefined ? undefined : await hashPassword(patch.password),
       disabledAt: patch.disabled === undefined ? undefined : patch.disabled ? new Date() : null,
     });
-    // Less power or a new password: every signed-in browser of theirs signs in again.
-    if (patch.disabled || patch.password !== undefined || (patch.role && patch.role !== user.role))
-      await store.revokeAuthSessionsOf(this.db, user.id);
+    // Less power or a new password: every signed-in browser of theirs signs in again, and every open socket
+    // of theirs (API tokens included) is closed, so it reconnects with what they are now.
+    const changed = patch.disabled || patch.password !== undefined || (patch.role && patch.role !== user.role);
+    if (changed) await store.revokeAuthSessionsOf(this.db, user.id);
     this.forgetCached(user.id);
+    if (changed) this.credentials.ended({ kind: "person", personId: user.id });
     return toUserView(row);
   }
 
   /** A sign-in cookie's value for a name and password, or `auth:unauthorized` (the same for a wrong name or password). */
   async signInWithPassword(name: string, password: string): Promise<{ token: string; person: Person }> {
     const key = name.trim().toLowerCase();
-    const failed = this.failures.get(key);
-    if (failed && Date.now() - failed.since > FAILED_SIGN_IN_WINDOW_MS) this.failures.delete(key);
-    else if (failed && failed.count >= MAX_FAILED_SIGN_INS)
+    const windowStart = new Date(Date.now() - FAILED_SIGN_IN_WINDOW_MS);
+    await this.pruneAttempts(windowStart);
+    // Counted before it is checked: a burst of guesses gets MAX_FAILED_SIGN_INS checks, not one per guess.
+    if ((await store.countSignInAttempt(this.db, key, windowStart)) > MAX_FAILED_SIGN_INS)
       throw new WorldlineError("auth:rate_limited", "Too many wrong passwords for this name; try again later.");
     const user = await store.findUserByName(this.db, key);
     const valid = await verifyPassword(user?.passwordHash ?? null, password);
-    if (!user || !valid || user.disabledAt) {
-      const entry = this.failures.get(key) ?? { count: 0, since: Date.now() };
-      entry.count += 1;
-      this.failures.set(key, entry);
-      if (this.failures.size > MAX_TRACKED_NAMES) this.failures.delete(this.failures.keys().next().value as string);
+    if (!user || !valid || user.disabledAt)
       throw new WorldlineError("auth:unauthorized", "Wrong name or password, or the account is disabled.");
-    }
-    this.failures.delete(key);
+    await store.clearSignInAttempts(this.db, key);
     return { token: await this.startSignIn(user.id, "password"), person: toPerson(user) };
   }
 
@@ -162,15 +188,22 @@ export class People {
   }
 
   /** The person a sign-in cookie belongs to, if it is live. */
-  async personOfSignIn(token: string | undefined): Promise<Person | null> {
+  async personOfSignIn(token: string | undefined): Promise<PersonCredential | null> {
     if (!token?.startsWith(SIGN_IN_PREFIX) || token.length > 200) return null;
     const row = await store.findAuthSessionByHash(this.db, hashSecret(token));
     if (!row || row.revokedAt || row.expiresAt.getTime() <= Date.now() || row.user.disabledAt) return null;
-    return toPerson(row.user);
+    return {
+      person: toPerson(row.user),
+      credential: { kind: "sign_in", id: row.id, personId: row.userId, expiresAt: row.expiresAt },
+    };
   }
 
   async signOut(token: string | undefined): Promise<void> {
-    if (token?.startsWith(SIGN_IN_PREFIX)) await store.revokeAuthSession(this.db, hashSecret(token));
+    if (!token?.startsWith(SIGN_IN_PREFIX)) return;
+    const row = await store.findAuthSessionByHash(this.db, hashSecret(token));
+    if (!row) return;
+    await store.revokeAuthSession(this.db, row.tokenHash);
+    this.credentials.ended({ kind: "sign_in", id: row.id });
   }
 
   async createApiToken(personId: string, input: { name: string; expiresInSeconds?: number }): Promise<CreatedApiToken> {
@@ -191,11 +224,12 @@ export class People {
   async revokeApiToken(personId: string, id: string): Promise<ApiTokenView> {
     const row = await store.revokeApiToken(this.db, personId, id);
     if (!row) throw new WorldlineError("people:not_found", `You have no API token "${id}".`);
+    this.credentials.ended({ kind: "api_token", id: row.id });
     return toTokenView(row);
   }
 
   /** The person a personal API token (`Authorization: Bearer wlp_…`) belongs to, if it is live. */
-  async personOfApiToken(token: string | undefined): Promise<Person | null> {
+  async personOfApiToken(token: string | undefined): Promise<PersonCredential | null> {
     if (!token?.startsWith(API_TOKEN_PREFIX) || token.length > 200) return null;
     const row = await store.findApiTokenByHash(this.db, hashSecret(token));
     if (!row || row.revokedAt || (row.expiresAt && row.expiresAt.getTime() <= Date.now()) || row.user.disabledAt)
@@ -205,7 +239,10 @@ export class People {
       // Bookkeeping only: a failed write must not refuse a valid token.
       await store.touchApiToken(this.db, row.id, now).catch(() => undefined);
     }
-    return toPerson(row.user);
+    return {
+      person: toPerson(row.user),
+      credential: { kind: "api_token", id: row.id, personId: row.userId, expiresAt: row.expiresAt },
+    };
   }
 
   /** The person as they are now (role, disabled), re-read at most every ACCESS_CACHE_MS. */
@@ -273,6 +310,8 @@ export class People {
       throw new WorldlineError("people:conflict", `${subject} owns this session already.`);
     await store.putSessionAccess(this.db, sessionId, id, access);
     this.levels.clear();
+    // A share may lower someone's level (drive to view): their sockets on it are checked again.
+    this.credentials.ended({ kind: "access", sessionId });
     return this.listAccess(sessionId);
   }
 
@@ -284,6 +323,7 @@ export class People {
     if (!(await store.deleteSessionAccess(this.db, sessionId, id)))
       throw new WorldlineError("people:not_found", `This session is not shared with ${subject}.`);
     this.levels.clear();
+    this.credentials.ended({ kind: "access", sessionId });
     return this.listAccess(sessionId);
   }
 
@@ -303,7 +343,8 @@ export class People {
         .slice(0, 56) || "person";
     for (let n = 1; ; n += 1) {
       const name = n === 1 ? base : `${base}-${n}`;
-      if (!(await store.findUserByName(this.db, name))) return name;
+      // `everyone` from a provider would read as the access list's everyone.
+      if (!RESERVED_USER_NAMES.includes(name) && !(await store.findUserByName(this.db, name))) return name;
     }
   }
 
@@ -316,6 +357,12 @@ export class People {
       expiresAt: new Date(Date.now() + SIGN_IN_LIFETIME_MS),
     });
     return token;
+  }
+
+  private async pruneAttempts(before: Date): Promise<void> {
+    if (Date.now() - this.prunedAt < PRUNE_ATTEMPTS_MS) return;
+    this.prunedAt = Date.now();
+    await store.pruneSignInAttempts(this.db, before);
   }
 
   private forgetCached(personId: string): void {

@@ -18,6 +18,47 @@ export const UserName = z
 /** argon2 hashes any length, but a megabyte "password" is a denial of service, not a secret. */
 export const Password = z.string().min(8, "at least 8 characters").max(1024);
 
+/**
+ * Names no person may have: they mean something else where a name is expected (`everyone` in a
+ * session's access list) or would pass for the hub itself in a decision's `decided_by`.
+ */
+export const RESERVED_USER_NAMES: readonly string[] = ["everyone", "default", "web", "http"];
+
+/**
+ * Where the browser goes after signing in: a path of this site, parsed as the browser will parse
+ * it (`new URL` against the hub's origin), else `/`. Tabs and newlines (`/%09/evil.example`),
+ * `//host`, `/\host`, `https://host` and a path that normalises to `//host` all land on `/`.
+ */
+export function sameOriginPath(next: string | null | undefined, origin: string): string {
+  if (!next) return "/";
+  let url: URL;
+  try {
+    url = new URL(next, origin);
+  } catch {
+    return "/"; // Not a URL at all.
+  }
+  if (url.origin !== new URL(origin).origin) return "/";
+  // Written back as a path, `//host` would be read as another host.
+  if (/^[/\\]{2}/.test(url.pathname)) return "/";
+  return `${url.pathname}${url.search}${url.hash}`;
+}
+
+/** Why an OpenID Connect sign-in came back to `/signin?error=`: only these codes, each shown as its fixed text. */
+export const SIGN_IN_ERRORS = {
+  expired: "The sign-in took too long or was started elsewhere. Try again.",
+  refused: "The identity provider did not sign you in.",
+  unavailable: "The identity provider could not be reached. Try again later.",
+  disabled: "This account is disabled; ask an admin.",
+  failed: "Signing in failed. Try again, or ask an admin.",
+} as const;
+export type SignInErrorCode = keyof typeof SIGN_IN_ERRORS;
+
+/** The text for `/signin?error=<code>`: an unknown code (any text someone put in a link) shows the general one. */
+export function signInErrorText(code: string | null): string | null {
+  if (!code) return null;
+  return Object.hasOwn(SIGN_IN_ERRORS, code) ? SIGN_IN_ERRORS[code as SignInErrorCode] : SIGN_IN_ERRORS.failed;
+}
+
 export const LoginBody = z.object({ name: UserName, password: z.string().min(1).max(1024) }).strict();
 
 export const CreateUserBody = z

@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from "node:http";
+import type { IncomingMessage, Server as HttpServer } from "node:http";
 import path from "node:path";
 import { Server, type Socket } from "socket.io";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
@@ -62,13 +62,16 @@ export class RunnerHub {
   }
 
   /** Starts serving runners on the bridge's own port, apart from the UI's socket.io. */
-  attach(httpServer: HttpServer): void {
+  attach(httpServer: HttpServer, options: { hostAllowed?: (req: IncomingMessage) => boolean } = {}): void {
+    const { hostAllowed } = options;
     const io = new Server(httpServer, {
       path: RUNNER_SOCKET_PATH,
       serveClient: false,
       transports: ["websocket"],
       perMessageDeflate: false,
       maxHttpBufferSize: RUNNER_MAX_FRAME_BYTES,
+      // The same Host allowlist as the UI's socket (DNS rebinding); a runner sends no Origin.
+      ...(hostAllowed ? { allowRequest: (req, callback) => callback(null, hostAllowed(req)) } : {}),
       // Only this server answers its path; the UI's must not close these upgrades.
       destroyUpgrade: false,
     });

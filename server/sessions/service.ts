@@ -121,8 +121,11 @@ export class Sessions {
     return store.searchSessionIds(this.db, text);
   }
 
-  async recentWorkspaces(): Promise<{ path: string; name: string; last_opened_at: string }[]> {
-    const rows = await store.listRecentWorkspaces(this.db);
+  /** Recent folders; `visible` (a person's sessions) keeps only the folders of those sessions. */
+  async recentWorkspaces(
+    visible?: Set<string> | null,
+  ): Promise<{ path: string; name: string; last_opened_at: string }[]> {
+    const rows = await store.listRecentWorkspaces(this.db, undefined, visible ?? undefined);
     return rows.map((row) => ({ path: row.path, name: row.name, last_opened_at: row.lastOpenedAt.toISOString() }));
   }
 

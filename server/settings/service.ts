@@ -140,7 +140,11 @@ export class SettingsService {
     const provider = input.providerId ? (await this.providers()).find((p) => p.id === input.providerId) : undefined;
     const baseURL = input.baseURL ?? provider?.baseURL;
     if (!baseURL) throw new WorldlineError("settings:invalid", "Give a provider or a base URL to test.");
-    const apiKey = input.apiKey || (provider ? await this.keys.get(provider.id) : undefined);
+    // A stored key goes only to the provider's stored URL: testing another URL needs its key in the request,
+    // so the form can never be used to send a saved key somewhere else.
+    const trimmed = (url: string) => url.replace(/\/+$/, "");
+    const storedUrl = provider && trimmed(baseURL) === trimmed(provider.baseURL);
+    const apiKey = input.apiKey || (provider && storedUrl ? await this.keys.get(provider.id) : undefined);
     try {
       const response = await fetch(`${baseURL.replace(/\/+$/, "")}/models`, {
         headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},

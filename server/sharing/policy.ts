@@ -23,6 +23,8 @@ export function httpVerdict(capability: ShareCapability, method: string, pathnam
   if (pathname.startsWith(`${own}/`)) {
     const rest = pathname.slice(own.length + 1).replace(/\/$/, "");
     if (rest.startsWith("share-links")) return "deny";
+    // Who else the session is shared with (people's names) is for those who drive it, not for a view.
+    if (rest === "access" && capability.scope === "view") return "deny";
     if (read) return "allow";
     return capability.scope === "drive" && DRIVE_SESSION_ACTIONS.has(rest) ? "allow" : "deny";
   }

@@ -71,7 +71,7 @@ export { searchSessionIds } from "./search";
 export { newId } from "./ids";
 export { createShareLink, eventAt, findShareLinkByHash, listShareLinks, revokeShareLink } from "./share-links";
 export type { ShareLinkRow } from "./share-links";
-export { createMemory, deleteMemory, listMemories } from "./memory";
+export { createMemory, deleteMemory, findMemory, listMemories } from "./memory";
 export type { MemoryRow } from "./memory";
 export { listCommands, recordCommand } from "./audit";
 export type { AuditedCommand } from "./audit";
@@ -82,6 +82,9 @@ export {
   createIdentity,
   createUser,
   deleteSessionAccess,
+  clearSignInAttempts,
+  countSignInAttempt,
+  pruneSignInAttempts,
   findApiTokenByHash,
   findAuthSessionByHash,
   findIdentity,
@@ -97,6 +100,7 @@ export {
   sessionAccessFor,
   sessionAccessOf,
   sessionIdsFor,
+  sessionOwnerOf,
   touchApiToken,
   updateUser,
 } from "./people";

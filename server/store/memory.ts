@@ -11,6 +11,8 @@ export interface MemoryRow {
   sessionId: string | null;
   importance: number;
   source: string;
+  /** The person it belongs to; null on a bridge without people (or the launch token's). */
+  ownerId: string | null;
   createdAt: Date;
 }
 
@@ -22,6 +24,7 @@ export interface NewMemory {
   sessionId?: string;
   importance: number;
   source: string;
+  ownerId?: string | null;
 }
 
 /** Candidates for ranking are read in pages of at most this many, newest first. */
@@ -67,6 +70,7 @@ export async function createMemory(db: Db, memory: NewMemory): Promise<MemoryRow
       sessionId: memory.sessionId ?? null,
       importance: memory.importance,
       source: memory.source,
+      ownerId: memory.ownerId ?? null,
     },
   });
   return { ...row, workspace: workspace?.path ?? null };
@@ -74,7 +78,9 @@ export async function createMemory(db: Db, memory: NewMemory): Promise<MemoryRow
 
 /**
  * Memories matching the filters, newest first. `visibleTo` selects what a turn may
- * recall: every global memory, the workspace's and the session's own.
+ * recall: the owner's global memories, the workspace's and the session's own (all of
+ * the owner's; null is the bridge without people). `readableBy` is what a person may
+ * list: their own, and the session memories of the sessions they see (null: all sessions).
  */
 export async function listMemories(
   db: Db,
@@ -83,7 +89,8 @@ export async function listMemories(
     type?: string;
     workspace?: string;
     sessionId?: string;
-    visibleTo?: { workspace: string; sessionId: string };
+    visibleTo?: { workspace: string; sessionId: string; ownerId: string | null };
+    readableBy?: { ownerId: string; sessionIds: Set<string> | null };
     limit?: number;
   } = {},
 ): Promise<MemoryRow[]> {
@@ -99,17 +106,27 @@ export async function listMemories(
   if (filter.type) where.type = filter.type;
   if (filter.workspace) where.workspaceId = workspaceIds.get(filter.workspace) ?? "-";
   if (filter.sessionId) where.sessionId = filter.sessionId;
+  const and: Record<string, unknown>[] = [];
   if (filter.visibleTo) {
-    where.OR = [
-      { scope: "global" },
-      { scope: "workspace", workspaceId: workspaceIds.get(filter.visibleTo.workspace) ?? "-" },
-      { scope: "session", sessionId: filter.visibleTo.sessionId },
-    ];
+    where.ownerId = filter.visibleTo.ownerId;
+    and.push({
+      OR: [
+        { scope: "global" },
+        { scope: "workspace", workspaceId: workspaceIds.get(filter.visibleTo.workspace) ?? "-" },
+        { scope: "session", sessionId: filter.visibleTo.sessionId },
+      ],
+    });
   }
+  if (filter.readableBy) {
+    const { ownerId, sessionIds } = filter.readableBy;
+    const sessions = sessionIds === null ? { not: null } : { in: [...sessionIds] };
+    and.push({ OR: [{ ownerId }, { scope: "session", sessionId: sessions }] });
+  }
+  if (and.length > 0) where.AND = and;
   const take = Math.min(filter.limit ?? MAX_MEMORY_ROWS, MAX_MEMORY_ROWS);
   const recall = filter.visibleTo && !filter.scope && !filter.type && !filter.workspace && !filter.sessionId;
   const rows = recall
-    ? await recallRows(db, workspaceIds.get(filter.visibleTo!.workspace) ?? "-", filter.visibleTo!.sessionId, take)
+    ? await recallRows(db, workspaceIds.get(filter.visibleTo!.workspace) ?? "-", filter.visibleTo!, take)
     : await db.memory.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take });
   const ids = [
     ...new Set(rows.map((row) => row.workspaceId).filter((id): id is string => Boolean(id) && !keys.paths.has(id!))),
@@ -127,12 +144,29 @@ export async function listMemories(
  * query: Prisma's query building took ~0.5 ms of every turn's way to its first token, the
  * query itself ~0.1 ms. tests/unit/store compares the two.
  */
-function recallRows(db: Db, workspaceId: string, sessionId: string, take: number): Promise<Prisma.MemoryModel[]> {
-  return db.$queryRaw<Prisma.MemoryModel[]>`
+function recallRows(
+  db: Db,
+  workspaceId: string,
+  { sessionId, ownerId }: { sessionId: string; ownerId: string | null },
+  take: number,
+): Promise<Prisma.MemoryModel[]> {
+  // Two statements rather than a null-safe comparison: SQLite and PostgreSQL spell that differently.
+  if (ownerId === null)
+    return db.$queryRaw<Prisma.MemoryModel[]>`
     SELECT * FROM "Memory"
-    WHERE "scope" = 'global' OR ("scope" = 'workspace' AND "workspaceId" = ${workspaceId}) OR ("scope" = 'session' AND "sessionId" = ${sessionId})
+    WHERE "ownerId" IS NULL AND ("scope" = 'global' OR ("scope" = 'workspace' AND "workspaceId" = ${workspaceId}) OR ("scope" = 'session' AND "sessionId" = ${sessionId}))
     ORDER BY "createdAt" DESC, "id" DESC
     LIMIT ${take}`;
+  return db.$queryRaw<Prisma.MemoryModel[]>`
+    SELECT * FROM "Memory"
+    WHERE "ownerId" = ${ownerId} AND ("scope" = 'global' OR ("scope" = 'workspace' AND "workspaceId" = ${workspaceId}) OR ("scope" = 'session' AND "sessionId" = ${sessionId}))
+    ORDER BY "createdAt" DESC, "id" DESC
+    LIMIT ${take}`;
+}
+
+/** A memory's row (null: no such memory), for checking whose it is before a delete. */
+export async function findMemory(db: Db, id: string): Promise<{ ownerId: string | null } | null> {
+  return db.memory.findUnique({ where: { id }, select: { ownerId: true } });
 }
 
 /** True when a row was deleted. */

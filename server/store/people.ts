@@ -108,6 +108,11 @@ export async function sessionAccessOf(db: Db, sessionId: string) {
   return db.sessionAccess.findMany({ where: { sessionId }, orderBy: { createdAt: "asc" } });
 }
 
+/** The person who owns a session (null: nobody, e.g. the launch token's sessions). */
+export async function sessionOwnerOf(db: Db, sessionId: string): Promise<string | null> {
+  return (await db.sessionAccess.findFirst({ where: { sessionId, access: "owner" } }))?.subject ?? null;
+}
+
 /** The rows that name one person (or everyone) on one session. */
 export async function sessionAccessFor(db: Db, sessionId: string, subjects: string[]) {
   return db.sessionAccess.findMany({ where: { sessionId, subject: { in: subjects } } });
@@ -130,4 +135,30 @@ export async function putSessionAccess(db: Db, sessionId: string, subject: strin
 export async function deleteSessionAccess(db: Db, sessionId: string, subject: string): Promise<boolean> {
   const { count } = await db.sessionAccess.deleteMany({ where: { sessionId, subject } });
   return count > 0;
+}
+
+/**
+ * Counts one password attempt for a name, before it is checked, and returns the count in the
+ * current window (this one included). An attempt after the window started over begins a new one.
+ * The increment is one statement (an upsert), so attempts at once, on any bridge, each get their own number.
+ */
+export async function countSignInAttempt(db: Db, name: string, windowStart: Date): Promise<number> {
+  const now = new Date();
+  await db.signInAttempt.updateMany({ where: { name, since: { lt: windowStart } }, data: { count: 0, since: now } });
+  const row = await db.signInAttempt.upsert({
+    where: { name },
+    create: { name, count: 1, since: now },
+    update: { count: { increment: 1 } },
+  });
+  return row.count;
+}
+
+/** A right password: the name's count starts over. */
+export async function clearSignInAttempts(db: Db, name: string): Promise<void> {
+  await db.signInAttempt.deleteMany({ where: { name } });
+}
+
+/** Forgets the counts of windows that started before `before` (names tried once, long ago). */
+export async function pruneSignInAttempts(db: Db, before: Date): Promise<void> {
+  await db.signInAttempt.deleteMany({ where: { since: { lt: before } } });
 }

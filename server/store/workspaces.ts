@@ -9,6 +9,8 @@ export async function upsertWorkspace(db: Db, workspacePath: string) {
   });
 }
 
-export async function listRecentWorkspaces(db: Db, limit = 10) {
-  return db.workspace.findMany({ orderBy: { lastOpenedAt: "desc" }, take: limit });
+/** The folders opened last; with `sessionIds`, only folders one of those sessions works in (a person's own). */
+export async function listRecentWorkspaces(db: Db, limit = 10, sessionIds?: Set<string>) {
+  const where = sessionIds ? { sessions: { some: { id: { in: [...sessionIds] } } } } : {};
+  return db.workspace.findMany({ where, orderBy: { lastOpenedAt: "desc" }, take: limit });
 }

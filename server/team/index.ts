@@ -1,3 +1,4 @@
+export { relayCredentials } from "./credentials";
 export { Rpc } from "./rpc";
 export { TerminalRouter } from "./terminals";
 export { TurnRouter } from "./turns";

@@ -60,8 +60,11 @@ export function createAuthPolicy(options: {
    * port), so a tab logged in through one bridge is logged in on all of them.
    */
   team?: boolean;
+  /** The public URL is https (behind a TLS proxy): every cookie is `Secure`, never sent over plain HTTP. */
+  secure?: boolean;
 }): AuthPolicy {
   const { token, port } = options;
+  const secure = options.secure ?? false;
   const named = options.named ?? [];
   const names = new Set(["127.0.0.1", "localhost", "[::1]"]);
   if (!isLoopbackHost(options.host)) names.add(options.host.includes(":") ? `[${options.host}]` : options.host);
@@ -85,6 +88,7 @@ export function createAuthPolicy(options: {
       path,
       httpOnly: true,
       sameSite: "lax",
+      secure,
       maxAge: Math.max(0, Math.floor(maxAgeSeconds)),
     });
 
@@ -118,7 +122,7 @@ export function createAuthPolicy(options: {
     decider: (name, channel) => (named.length > 0 && name ? name : channel),
     requestTokenName: (req) => tokenName(bearerOf(req)) ?? tokenName(readCookie(req, cookieName)),
     sessionCookie: (value = token) =>
-      serializeCookie(cookieName, value, { path: "/", httpOnly: true, sameSite: "strict" }),
+      serializeCookie(cookieName, value, { path: "/", httpOnly: true, sameSite: "strict", secure }),
     shareCookieName: `worldline_share_${cookieScope}`,
     shareCookie: (value, maxAgeSeconds) => cookie(`worldline_share_${cookieScope}`, value, maxAgeSeconds),
     personCookieName: `worldline_person_${cookieScope}`,

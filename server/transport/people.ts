@@ -32,9 +32,9 @@ export async function signedInOf(req: IncomingMessage, services: BridgeServices)
   const { people } = services;
   const bearer = bearerOf(req);
   const byToken = await people.personOfApiToken(bearer);
-  if (byToken) return { person: byToken, via: "bearer" };
+  if (byToken) return { person: byToken.person, via: "bearer" };
   const byCookie = await people.personOfSignIn(readCookie(req, services.auth.personCookieName));
-  return byCookie ? { person: byCookie, via: "cookie" } : null;
+  return byCookie ? { person: byCookie.person, via: "cookie" } : null;
 }
 
 export function personOfSocket(socket: Socket): Person | undefined {

@@ -113,7 +113,8 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       if (method === "cookie" && stateChanging && req.headers["x-worldline-csrf"] !== auth.csrfToken) {
         throw new WorldlineError(
           "auth:forbidden",
-          "Missing CSRF header; send the token as Authorization: Bearer instead.",
+          // Worded so that redaction (server/secrets) finds no token in it: "Bearer" followed by a long word reads as one.
+          "Missing CSRF header (x-worldline-csrf). A script can send its token in an Authorization: Bearer header.",
         );
       }
       if (url.pathname.startsWith("/api/")) return await router.handle(req, res, url, services);

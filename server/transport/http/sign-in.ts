@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { WorldlineError, errorMessage } from "../../errors";
+import { WorldlineError, errorMessage, isWorldlineError } from "../../errors";
 import { OIDC_PENDING_SECONDS, SIGN_IN_LIFETIME_MS } from "../../people";
-import { LoginBody, type SignInOptions } from "../../protocol";
+import { LoginBody, sameOriginPath, SIGN_IN_ERRORS, type SignInErrorCode, type SignInOptions } from "../../protocol";
 import type { BridgeServices } from "../services";
 import { readCookie } from "../auth";
 import { readJson, sendJson } from "./io";
@@ -43,7 +43,7 @@ export async function handleSignIn(
       if (!oidc) throw new WorldlineError("auth:not_found", "OpenID Connect sign-in is not configured on this hub.");
       const { url: target, pending } = await oidc.start(
         callbackUrl(req, services),
-        safeNext(url.searchParams.get("next")),
+        sameOriginPath(url.searchParams.get("next"), hubOrigin(req, services)),
       );
       redirect(res, target, auth.oidcCookie(pending, OIDC_PENDING_SECONDS));
       return true;
@@ -57,10 +57,13 @@ export async function handleSignIn(
         current.search = url.search;
         const { next, identity } = await oidc.finish(current, readCookie(req, auth.oidcCookieName));
         const { token } = await people.signInWithIdentity(identity);
-        redirect(res, next, [clearPending, auth.personCookie(token, SIGN_IN_LIFETIME_MS / 1000)]);
+        // Checked again here: the pending cookie is signed, but the rule is the rule wherever `next` comes from.
+        const target = sameOriginPath(next, hubOrigin(req, services));
+        redirect(res, target, [clearPending, auth.personCookie(token, SIGN_IN_LIFETIME_MS / 1000)]);
       } catch (error) {
-        // Back to the page with the reason, never a bare error document mid-redirect.
-        redirect(res, `/signin?error=${encodeURIComponent(errorMessage(error).slice(0, 300))}`, clearPending);
+        // Back to the page with a known code (its text is fixed there), never a bare error document mid-redirect.
+        console.error(`[worldline] OpenID Connect sign-in failed: ${errorMessage(error)}`);
+        redirect(res, `/signin?error=${signInErrorOf(error)}`, clearPending);
       }
       return true;
     }
@@ -69,15 +72,25 @@ export async function handleSignIn(
   }
 }
 
-/** Where the provider sends the browser back: WORLDLINE_PUBLIC_URL, else this request's own (allowed) Host. */
-function callbackUrl(req: IncomingMessage, services: BridgeServices): string {
-  const base = services.config.publicUrl ?? `http://${req.headers.host ?? `127.0.0.1:${services.config.port}`}`;
-  return `${base}/auth/oidc/callback`;
+/** The hub's origin: WORLDLINE_PUBLIC_URL, else this request's own (allowed) Host. */
+function hubOrigin(req: IncomingMessage, services: BridgeServices): string {
+  return new URL(services.config.publicUrl ?? `http://${req.headers.host ?? `127.0.0.1:${services.config.port}`}`)
+    .origin;
 }
 
-/** Only a path of this site: never `//other.host` or `/\\other.host` (open redirects). */
-function safeNext(next: string | null): string {
-  return next && /^\/(?![/\\])/.test(next) ? next : "/";
+/** Where the provider sends the browser back. */
+function callbackUrl(req: IncomingMessage, services: BridgeServices): string {
+  return `${services.config.publicUrl ?? hubOrigin(req, services)}/auth/oidc/callback`;
+}
+
+/** The code `/signin?error=` shows for a failed callback (server/protocol/people.ts maps it to its text). */
+function signInErrorOf(error: unknown): SignInErrorCode {
+  if (!isWorldlineError(error)) return "failed";
+  const named = (error.details as { sign_in?: unknown } | undefined)?.sign_in;
+  if (typeof named === "string" && Object.hasOwn(SIGN_IN_ERRORS, named)) return named as SignInErrorCode;
+  if (error.kind === "forbidden") return "disabled";
+  if (error.kind === "unavailable") return "unavailable";
+  return "failed";
 }
 
 function redirect(res: ServerResponse, location: string, cookies: string | string[]): void {

@@ -3,23 +3,27 @@ import type { z } from "zod";
 import type { Ack } from "../../protocol";
 import { toWireError } from "../errors";
 import { assertWellFormed } from "../unicode";
+import { credentialOf } from "./credentials";
 
 /** Commands remembered for replay detection; far more than a tab can buffer while offline. */
 const COMMAND_CACHE_SIZE = 2_000;
 
 /**
- * Results of commands by `commandId`: a command re-sent after a reconnect (socket.io
- * buffers emits made while disconnected) gets the first result instead of acting twice.
+ * Results of commands by `commandId`, per credential: a command re-sent after a reconnect (socket.io
+ * buffers emits made while disconnected) gets the first result instead of acting twice. The key
+ * holds who sent it (a person, a share link, the launch token), so one person's id never answers
+ * another's command with the first one's result; a reconnect keeps its credential, so replay still works.
  */
 export class CommandCache {
   private readonly results = new Map<string, Promise<Ack>>();
 
-  run(commandId: string | undefined, action: () => Promise<Ack>): Promise<Ack> {
+  run(sender: string, commandId: string | undefined, action: () => Promise<Ack>): Promise<Ack> {
     if (!commandId) return action();
-    const existing = this.results.get(commandId);
+    const key = `${sender}\u0000${commandId}`;
+    const existing = this.results.get(key);
     if (existing) return existing;
     const result = action();
-    this.results.set(commandId, result);
+    this.results.set(key, result);
     if (this.results.size > COMMAND_CACHE_SIZE) this.results.delete(this.results.keys().next().value as string);
     return result;
   }
@@ -55,8 +59,28 @@ export function onCommand<S extends z.ZodType>(
       }
     };
     const commandId = isRecord(raw) && typeof raw.commandId === "string" ? raw.commandId : undefined;
-    void (commands ? commands.run(commandId, execute) : execute()).then((response) => ack?.(response));
+    void (commands ? commands.run(senderOf(socket), commandId, execute) : execute()).then((response) =>
+      ack?.(response),
+    );
   });
+}
+
+/** Who sent a command, for the command cache: the credential's holder (a socket without one is only itself). */
+function senderOf(socket: Socket): string {
+  const credential = credentialOf(socket);
+  switch (credential?.kind) {
+    case "api_token":
+    case "sign_in":
+      return `person:${credential.personId}`;
+    case "share":
+      return `share:${credential.linkId}`;
+    case "named":
+      return `token:${credential.name}`;
+    case "launch":
+      return "launch";
+    default:
+      return `socket:${socket.id}`;
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -9,7 +9,8 @@ import { registerApprovalHandlers } from "./approvals";
 import { attachPtyBroadcast, registerPtyHandlers } from "./pty";
 import { forwardFileChanges, registerFileHandlers } from "./files";
 import { Presence } from "./presence";
-import { closeRevokedShares, guardShareSocket, shareFromHandshake } from "./share-guard";
+import { guardShareSocket, shareFromHandshake } from "./share-guard";
+import { closeAtExpiry, closeEndedCredentials, rememberCredential } from "./credentials";
 import { guardPersonSocket, personFromHandshake } from "./people-guard";
 
 /** Socket frames above this are refused; pastes and prompts (with their images) fit, floods don't. */
@@ -43,25 +44,34 @@ export function attachSocketServer(
     const tokenName = auth.tokenName(fromPayload) ?? auth.tokenName(fromCookie);
     if (tokenName) {
       socket.data.tokenName = tokenName;
+      rememberCredential(socket, tokenName === "default" ? { kind: "launch" } : { kind: "named", name: tokenName });
       return next();
     }
     // A named person (enforced per packet by guardPersonSocket), else a share link: one session,
     // one scope, enforced per packet by guardShareSocket.
     void (async () => {
-      const person = await personFromHandshake(socket, services);
-      if (person) {
-        socket.data.person = person;
+      const signedIn = await personFromHandshake(socket, services);
+      if (signedIn) {
+        socket.data.person = signedIn.person;
+        rememberCredential(socket, signedIn.credential);
         return next();
       }
       const share = await shareFromHandshake(socket, services);
       if (!share) return next(new Error("unauthorized: missing or wrong token"));
       socket.data.share = share;
+      rememberCredential(socket, {
+        kind: "share",
+        linkId: share.linkId,
+        sessionId: share.sessionId,
+        expiresAt: share.expiresAt,
+      });
       next();
       // Fails closed: a check that throws refuses the connection.
     })().catch(() => next(new Error("unauthorized: credentials check failed")));
   });
 
   io.on("connection", (socket) => {
+    closeAtExpiry(socket);
     guardShareSocket(socket, services);
     guardPersonSocket(socket, services);
     registerSessionHandlers(socket, services, commands, presence);
@@ -71,6 +81,6 @@ export function attachSocketServer(
   });
   attachPtyBroadcast(io, services);
   forwardFileChanges(io, services);
-  closeRevokedShares(io, services);
+  closeEndedCredentials(io, services);
   return io;
 }

@@ -1,24 +1,26 @@
 import type { Socket } from "socket.io";
 import { WorldlineError } from "../../errors";
-import { mayDrive, roleAtLeast, sessionSocketAllowed, socketNeed, type Level, type Person } from "../../people";
+import {
+  mayDrive,
+  roleAtLeast,
+  sessionSocketAllowed,
+  socketNeed,
+  type Level,
+  type PersonCredential,
+} from "../../people";
 import type { BridgeServices } from "../services";
 import { readCookie } from "../auth";
 import { toWireError } from "../errors";
 import { personOfSocket } from "../people";
+import { levelsOf } from "./credentials";
 
 /** The level a person's socket last passed the check with, per session (what presence shows others). */
 export function personLevelOn(socket: Socket, sessionId: string): Level | undefined {
   return levelsOf(socket).get(sessionId);
 }
 
-function levelsOf(socket: Socket): Map<string, Level> {
-  const data = socket.data as { levels?: Map<string, Level> };
-  data.levels ??= new Map();
-  return data.levels;
-}
-
 /** A named person from the handshake: a personal API token in `auth.token` (scripts), or the sign-in cookie. */
-export async function personFromHandshake(socket: Socket, services: BridgeServices): Promise<Person | null> {
+export async function personFromHandshake(socket: Socket, services: BridgeServices): Promise<PersonCredential | null> {
   const fromPayload = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
   const byToken = await services.people.personOfApiToken(typeof fromPayload === "string" ? fromPayload : undefined);
   if (byToken) return byToken;

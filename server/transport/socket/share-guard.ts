@@ -1,4 +1,4 @@
-import type { Server, Socket } from "socket.io";
+import type { Socket } from "socket.io";
 import { socketVerdict, type ShareCapability } from "../../sharing";
 import type { BridgeServices } from "../services";
 import { readCookie } from "../auth";
@@ -25,11 +25,6 @@ export async function shareFromHandshake(socket: Socket, services: BridgeService
 export function guardShareSocket(socket: Socket, services: BridgeServices): void {
   const share = shareOf(socket);
   if (!share) return;
-  if (share.expiresAt) {
-    const timer = setTimeout(() => socket.disconnect(true), Math.max(0, share.expiresAt.getTime() - Date.now()));
-    timer.unref();
-    socket.on("disconnect", () => clearTimeout(timer));
-  }
   socket.use((packet, next) => {
     const [event, payload] = packet as [string, unknown, ...unknown[]];
     const ack = packet.findLast((part: unknown) => typeof part === "function") as
@@ -37,7 +32,7 @@ export function guardShareSocket(socket: Socket, services: BridgeServices): void
     const refuse = (message: string) =>
       ack?.({ ok: false, error: toWireError(new WorldlineError("auth:forbidden", message)).error });
     void (async () => {
-      // Revocation closes the socket (closeRevokedShares); expiry is checked here and by the timer.
+      // Revocation and expiry close the socket (./credentials.ts); a packet racing the timer is refused here.
       if (share.expiresAt && share.expiresAt.getTime() <= Date.now()) {
         refuse("This share link has expired.");
         socket.disconnect(true);
@@ -49,13 +44,6 @@ export function guardShareSocket(socket: Socket, services: BridgeServices): void
       refuse(share.scope === "view" ? "This share link can only view the session." : "This share link cannot do that.");
       // Fails closed: a check that throws refuses the command.
     })().catch(() => refuse("Share link check failed."));
-  });
-}
-
-/** Revoking a link closes the sockets that use it at once. */
-export function closeRevokedShares(io: Server, services: BridgeServices): () => void {
-  return services.shares.onRevoked((linkId) => {
-    for (const socket of io.sockets.sockets.values()) if (shareOf(socket)?.linkId === linkId) socket.disconnect(true);
   });
 }
 

@@ -7,7 +7,9 @@ export async function signInThroughProvider(
   login: string,
   /** Another bridge of the same team deployment that the provider's redirect lands on (as behind a load balancer). */
   callbackVia?: string,
-): Promise<{ cookie: string }> {
+  /** The `next` the sign-in starts with (default `/`). */
+  after = "/",
+): Promise<{ cookie: string; location: string }> {
   const jar = new Map<string, Map<string, string>>();
   const cookieHeader = (url: URL) =>
     [...(jar.get(url.host) ?? new Map<string, string>()).entries()].map(([k, v]) => `${k}=${v}`).join("; ");
@@ -43,7 +45,7 @@ export async function signInThroughProvider(
     return { url, response };
   };
 
-  let next = `${hubUrl}/auth/oidc/start?next=${encodeURIComponent("/")}`;
+  let next = `${hubUrl}/auth/oidc/start?next=${encodeURIComponent(after)}`;
   for (let hop = 0; hop < 20; hop += 1) {
     const { url, response } = await request(next);
     if (response.status >= 300 && response.status < 400) {
@@ -52,7 +54,7 @@ export async function signInThroughProvider(
       if (url.pathname === "/auth/oidc/callback") {
         if (new URL(location).pathname === "/signin")
           throw new Error(`the hub refused the sign-in: ${decodeURIComponent(location)}`);
-        return { cookie: cookieHeader(new URL(hubUrl)) };
+        return { cookie: cookieHeader(new URL(hubUrl)), location: response.headers.get("location") ?? "" };
       }
       next = location;
       continue;

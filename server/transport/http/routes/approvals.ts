@@ -1,4 +1,5 @@
 import { ApprovalsQuery, CreateRuleBody, DecideApprovalBody, RulesQuery } from "../../../protocol";
+import { WorldlineError } from "../../../errors";
 import { readJson } from "../io";
 import { deciderOfRequest, visibleSessions } from "../../people";
 import type { Route } from "../router";
@@ -33,9 +34,14 @@ export const approvalRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/rules",
-    handler: async ({ services, query }) => {
+    handler: async ({ services, query, req }) => {
       const { session_id } = RulesQuery.parse(Object.fromEntries(query));
-      return services.approvals.rules.list({ sessionId: session_id });
+      // A session's rules are the session's: one the person cannot see is a 404, as its own routes answer.
+      const visible = await visibleSessions(req, services);
+      if (session_id && visible && !visible.has(session_id))
+        throw new WorldlineError("session:not_found", "No session with that id.");
+      const rules = await services.approvals.rules.list({ sessionId: session_id });
+      return visible ? rules.filter((rule) => !rule.session_id || visible.has(rule.session_id)) : rules;
     },
   },
   {

@@ -21,6 +21,12 @@ export const chatRoutes: Route[] = [
         const level = await services.people.levelOn(person.id, body.session_id);
         if (!level) throw new WorldlineError("session:not_found", "No session with that id.");
         if (!mayDrive(level)) throw new WorldlineError("auth:forbidden", "You can only view this session.");
+        // A mode is a session setting: changed by its owner or an admin (PATCH /sessions/:id), never by a drive share.
+        if (body.mode && level !== "owner") {
+          const current = await services.sessions.get(body.session_id);
+          if (body.mode !== current.mode)
+            throw new WorldlineError("auth:forbidden", "Only the session's owner or an admin can switch its mode.");
+        }
       }
       const session = body.session_id
         ? await services.sessions.get(body.session_id)

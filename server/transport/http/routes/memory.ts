@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { z } from "zod";
 import {
   CreateMemoryBody,
@@ -8,6 +9,8 @@ import {
   UpdateMemorySettingsBody,
 } from "../../../protocol";
 import { WorldlineError } from "../../../errors";
+import type { MemoryReader } from "../../../memory";
+import { personOfRequest, visibleSessions } from "../../people";
 import type { BridgeServices } from "../../services";
 import { readJson } from "../io";
 import type { Route } from "../router";
@@ -25,22 +28,29 @@ export const memoryRoutes: Route[] = [
       query: MemoryQuery,
       response: z.array(MemoryView),
     },
-    handler: async ({ services, query }) => memoryOf(services).list(MemoryQuery.parse(Object.fromEntries(query))),
+    handler: async ({ services, query, req }) =>
+      memoryOf(services).list(MemoryQuery.parse(Object.fromEntries(query)), await readerOf(req, services)),
   },
   {
     method: "POST",
     path: "/api/v1/memory",
     status: 201,
     doc: { summary: "Store a memory", tags, body: CreateMemoryBody, response: MemoryView },
-    handler: async ({ services, req }) => memoryOf(services).add(CreateMemoryBody.parse(await readJson(req))),
+    handler: async ({ services, req }) =>
+      memoryOf(services).add(
+        CreateMemoryBody.parse(await readJson(req)),
+        undefined,
+        undefined,
+        personOfRequest(req)?.id,
+      ),
   },
   {
     method: "DELETE",
     path: "/api/v1/memory",
     doc: { summary: "Delete a memory by `?id=`", tags, query: DeleteMemoryQuery, response: Deleted },
-    handler: async ({ services, query }) => {
+    handler: async ({ services, query, req }) => {
       const { id } = DeleteMemoryQuery.parse(Object.fromEntries(query));
-      await memoryOf(services).remove(id);
+      await memoryOf(services).remove(id, await readerOf(req, services));
       return { deleted: true, id };
     },
   },
@@ -66,12 +76,19 @@ export const memoryRoutes: Route[] = [
     method: "DELETE",
     path: "/api/v1/memory/:id",
     doc: { summary: "Delete a memory", tags, response: Deleted },
-    handler: async ({ services, params }) => {
-      await memoryOf(services).remove(params.id);
+    handler: async ({ services, params, req }) => {
+      await memoryOf(services).remove(params.id, await readerOf(req, services));
       return { deleted: true, id: params.id };
     },
   },
 ];
+
+/** A named person reads their own memories and those of sessions they see; the launch token reads all. */
+async function readerOf(req: IncomingMessage, services: BridgeServices): Promise<MemoryReader | undefined> {
+  const person = personOfRequest(req);
+  if (!person) return undefined;
+  return { id: person.id, sessionIds: await visibleSessions(req, services), admin: person.role === "admin" };
+}
 
 function memoryOf(services: BridgeServices) {
   if (!services.memory) throw new WorldlineError("memory:unavailable", "This bridge keeps no memories.");

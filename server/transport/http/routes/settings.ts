@@ -130,6 +130,7 @@ export const sessionListRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/workspaces/recent",
-    handler: async ({ services }) => services.sessions.recentWorkspaces(),
+    // A person sees the folders of sessions they can see, not every folder anyone opened on the hub.
+    handler: async ({ services, req }) => services.sessions.recentWorkspaces(await visibleSessions(req, services)),
   },
 ];
