@@ -3,8 +3,7 @@ export {
   redactForOutput,
   redactKnownValues,
   secretEnvValues,
-  heldSecretValues,
   holdSecretValues,
 } from "./redact";
 export { StreamRedactor } from "./stream";
-export { addSecretNames, isSecretName, scrubEnvironment, sealSecretEnvironment } from "./environment";
+export { addSecretNames, scrubEnvironment, sealSecretEnvironment } from "./environment";

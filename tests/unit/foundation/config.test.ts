@@ -26,4 +26,18 @@ describe("loadConfig", () => {
     const config = loadConfig({ WORLDLINE_MODEL: "m", OPENAI_BASE_URL: "http://127.0.0.1:1/v1", OPENAI_API_KEY: "k" });
     expect(config.model).toEqual({ model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k" });
   });
+
+  it("takes hub roots apart from WORLDLINE_HOME only, and the names to scrub", () => {
+    const home = "/srv/hub/.worldline";
+    expect(loadConfig({ WORLDLINE_HOME: home }).hubRoots).toEqual([]);
+    expect(loadConfig({ WORLDLINE_HOME: home, WORLDLINE_HUB_ROOTS: "/srv/projects:/srv/shared" }).hubRoots).toEqual([
+      "/srv/projects",
+      "/srv/shared",
+    ]);
+    for (const roots of ["/srv/hub", "/", home, `${home}/forks`])
+      expect(() => loadConfig({ WORLDLINE_HOME: home, WORLDLINE_HUB_ROOTS: roots })).toThrow(/WORLDLINE_HUB_ROOTS/);
+    expect(() => loadConfig({ WORLDLINE_HUB_ROOTS: "relative/dir" })).toThrow(/WORLDLINE_HUB_ROOTS/);
+    expect(loadConfig({ WORLDLINE_SCRUB_ENV: "CUSTOMER_DSN, OTHER" }).scrubEnv).toEqual(["CUSTOMER_DSN", "OTHER"]);
+    expect(() => loadConfig({ WORLDLINE_SCRUB_ENV: "not a name" })).toThrow(/WORLDLINE_SCRUB_ENV/);
+  });
 });
