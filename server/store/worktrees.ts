@@ -32,7 +32,7 @@ export async function updateWorktree(
   data: Partial<
     Pick<
       WorktreeRow,
-      "mergedSha" | "archiveSnapshot" | "setup" | "changedFiles" | "additions" | "deletions" | "changesAt"
+      "mergedSha" | "pushedSha" | "archiveSnapshot" | "setup" | "changedFiles" | "additions" | "deletions" | "changesAt"
     >
   >,
 ): Promise<WorktreeRow> {
