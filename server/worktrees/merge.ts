@@ -25,9 +25,22 @@ export interface MergeInput {
  * changes to a path the merge changes.
  */
 export async function mergeIntoBase(input: MergeInput): Promise<{ sha: string; tip: string }> {
+  const prepared = await prepareMerge(input);
+  await applyMerge(input, prepared);
+  return { sha: prepared.sha, tip: prepared.tip };
+}
+
+/** A merge made but not applied: the base it was made on, the branch tip it merges, the new commit. */
+export interface PreparedMerge {
+  old: string;
+  tip: string;
+  sha: string;
+}
+
+/** Makes the merged commit (objects only: no ref, index or file changes); the conflicts say no. */
+export async function prepareMerge(input: MergeInput): Promise<PreparedMerge> {
   const { repo, branch, base } = input;
-  const baseRef = `refs/heads/${base}`;
-  const old = await revParse(repo, baseRef);
+  const old = await revParse(repo, `refs/heads/${base}`);
   if (!old)
     throw new WorldlineError(
       "merge:bad_ref",
@@ -38,7 +51,14 @@ export async function mergeIntoBase(input: MergeInput): Promise<{ sha: string; t
   if (await isAncestor(repo, tip, old))
     throw new WorldlineError("merge:nothing", `${base} already has every commit of ${branch}: commit first.`);
   const tree = await mergedTree(repo, old, tip);
-  const sha = await commitMerge(input, { old, tip, tree });
+  return { old, tip, sha: await commitMerge(input, { old, tip, tree }) };
+}
+
+/** Moves the base from `old` to the merge (only if still at `old`), and the checkout that has it out with it. */
+export async function applyMerge(input: MergeInput, prepared: PreparedMerge): Promise<void> {
+  const { repo, branch, base } = input;
+  const { old, sha } = prepared;
+  const baseRef = `refs/heads/${base}`;
   const checkout = await checkoutOf(repo, base);
   if (checkout) await refuseDirty(checkout, old, sha);
   const moved = await runGit({
@@ -48,7 +68,6 @@ export async function mergeIntoBase(input: MergeInput): Promise<{ sha: string; t
   if (moved.code !== 0)
     throw new WorldlineError("merge:base_moved", `${base} moved while merging (another merge or a commit): try again.`);
   if (checkout) await followInCheckout(checkout, { baseRef, old, sha });
-  return { sha, tip };
 }
 
 async function mergedTree(repo: string, old: string, tip: string): Promise<string> {

@@ -32,7 +32,7 @@ export async function repoBase(workspace: string, requested?: string): Promise<R
   }
   if (requested.startsWith("-"))
     throw new WorldlineError("worktree:bad_ref", `"${requested}" is not a branch, tag or commit.`);
-  const local = await runGit({ cwd: repo, args: ["rev-parse", "--verify", "-q", `refs/heads/${requested}^{commit}`] });
+  const local = await runGit({ cwd: repo, args: ["show-ref", "--verify", "--hash", `refs/heads/${requested}`] });
   if (local.code === 0) return { repo, base: requested, baseSha: local.stdout.trim() };
   const other = await runGit({ cwd: repo, args: ["rev-parse", "--verify", "-q", `${requested}^{commit}`] });
   if (other.code !== 0)
