@@ -9,7 +9,7 @@ import { addWorktree, planWorktree, removeWorktree } from "./create";
 import { setupCommand } from "./setup";
 
 /** The terminals a worktree's setup runs in (server/pty's PtyManager). */
-export interface SetupTerminals {
+interface SetupTerminals {
   create(sessionId: string, input: { title?: string; command?: string }): Promise<{ terminalId: string }>;
   on(events: { closed?(info: { terminalId: string; sessionId: string }, exitCode: number | null): void }): () => void;
   closeSession(sessionId: string): Promise<void>;
