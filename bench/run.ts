@@ -39,7 +39,12 @@ const BENCHES: Bench[] = [
   { name: "loop", file: "./loop.ts", what: "agent loop per-step overhead", timeoutS: 60 },
   { name: "store", file: "./store.ts", what: "raw SQL against the Prisma calls it replaced", timeoutS: 60 },
   { name: "checkpoints", file: "./checkpoints.ts", what: "workspace snapshots on 10,000 files", timeoutS: 90 },
-  { name: "worktrees", file: "./worktrees.ts", what: "a worktree session on 10,000 files vs git worktree add", timeoutS: 120 },
+  {
+    name: "worktrees",
+    file: "./worktrees.ts",
+    what: "a worktree session on 10,000 files vs git worktree add",
+    timeoutS: 120,
+  },
   { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay", timeoutS: 90 },
   { name: "bridges", file: "./bridges.ts", what: "fan-out between two bridges (PostgreSQL + Redis)", timeoutS: 60 },
   // 60 s of flood plus a 100 MB cat and the echo run.

@@ -37,7 +37,8 @@ async function git(cwd: string, ...args: string[]): Promise<void> {
 
 async function makeRepo(root: string): Promise<string> {
   const repo = join(root, "repo");
-  for (let dir = 0; dir < FILE_COUNT / FILES_PER_DIR; dir++) mkdirSync(join(repo, `src/mod${dir}`), { recursive: true });
+  for (let dir = 0; dir < FILE_COUNT / FILES_PER_DIR; dir++)
+    mkdirSync(join(repo, `src/mod${dir}`), { recursive: true });
   for (let i = 0; i < FILE_COUNT; i++) {
     const lines = Array.from({ length: 30 }, (_, line) => `export const value${line} = ${i * 31 + line};`);
     writeFileSync(join(repo, `src/mod${Math.floor(i / FILES_PER_DIR)}/file${i}.ts`), `${lines.join("\n")}\n`);
@@ -68,7 +69,8 @@ export async function run(): Promise<WorktreeBenchResult> {
         headers: { authorization: `Bearer ${bridge.token}`, "content-type": "application/json" },
         body: JSON.stringify({ workspace: repo, isolation: "worktree", title: `bench ${i}` }),
       });
-      if (response.status !== 201) throw new Error(`creating a worktree session: ${response.status} ${await response.text()}`);
+      if (response.status !== 201)
+        throw new Error(`creating a worktree session: ${response.status} ${await response.text()}`);
       sessions.push(performance.now() - start);
     }
     const addMs = median(bare);

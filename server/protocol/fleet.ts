@@ -88,7 +88,14 @@ export const MergeResult = z.object({ sha: z.string(), base: z.string() });
 export type MergeResult = z.infer<typeof MergeResult>;
 
 export const PushBody = z
-  .object({ remote: z.string().min(1).max(255).regex(/^[^-\s][^\s]*$/, "a remote name or URL").optional() })
+  .object({
+    remote: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^-\s][^\s]*$/, "a remote name or URL")
+      .optional(),
+  })
   .strict();
 export type PushBody = z.infer<typeof PushBody>;
 export const PushResult = z.object({ remote: z.string(), branch: z.string(), compare_url: z.string().nullable() });

@@ -71,7 +71,10 @@ export async function applyMerge(input: MergeInput, prepared: PreparedMerge): Pr
 }
 
 async function mergedTree(repo: string, old: string, tip: string): Promise<string> {
-  const merged = await runGit({ cwd: repo, args: ["merge-tree", "--write-tree", "--name-only", "--no-messages", old, tip] });
+  const merged = await runGit({
+    cwd: repo,
+    args: ["merge-tree", "--write-tree", "--name-only", "--no-messages", old, tip],
+  });
   const lines = merged.stdout.split("\n");
   if (merged.code === 0) return lines[0].trim();
   if (merged.code === 1) {
@@ -86,13 +89,20 @@ async function mergedTree(repo: string, old: string, tip: string): Promise<strin
 async function commitMerge(input: MergeInput, at: { old: string; tip: string; tree: string }): Promise<string> {
   if (input.strategy === "merge") {
     const message = `Merge branch '${input.branch}' into ${input.base}`;
-    return (await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-p", at.tip, "-m", message] })).trim();
+    return (
+      await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-p", at.tip, "-m", message] })
+    ).trim();
   }
   const subjects = (
-    await git({ cwd: input.repo, args: ["log", `--max-count=${SQUASHED_SUBJECTS}`, "--format=* %s", at.tip, "--not", at.old] })
+    await git({
+      cwd: input.repo,
+      args: ["log", `--max-count=${SQUASHED_SUBJECTS}`, "--format=* %s", at.tip, "--not", at.old],
+    })
   ).trimEnd();
   const message = `${input.title}\n\nSquashed from ${input.branch}:\n${subjects}\n`;
-  return (await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-F", "-"], input: message })).trim();
+  return (
+    await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-F", "-"], input: message })
+  ).trim();
 }
 
 /** Uncommitted changes in the checkout to a path the merge writes: refused before anything moves. */
@@ -118,5 +128,8 @@ async function followInCheckout(checkout: string, at: { baseRef: string; old: st
   const followed = await runGit({ cwd: checkout, args: ["read-tree", "-m", "-u", at.old, at.sha] });
   if (followed.code === 0) return;
   await runGit({ cwd: checkout, args: ["update-ref", at.baseRef, at.old, at.sha] });
-  throw new WorldlineError("merge:dirty", `${checkout} changed during the merge: ${gitFailure(["read-tree"], followed)}`);
+  throw new WorldlineError(
+    "merge:dirty",
+    `${checkout} changed during the merge: ${gitFailure(["read-tree"], followed)}`,
+  );
 }

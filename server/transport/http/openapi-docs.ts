@@ -156,7 +156,8 @@ export const DOCS: Record<string, RouteDoc> = {
     response: CommitResult,
   },
   "POST /api/v1/sessions/:id/merge": {
-    summary: "Merge a worktree session's branch into its base (409 merge:conflict with `paths`, merge:dirty, merge:base_moved)",
+    summary:
+      "Merge a worktree session's branch into its base (409 merge:conflict with `paths`, merge:dirty, merge:base_moved)",
     tags: sessions,
     body: MergeBody,
     response: MergeResult,

@@ -110,8 +110,15 @@ describe("the board's live cards", () => {
           kind: "tool",
         },
       });
-      const card = await waitFor(() => (seen.cards.get(created.id)?.state === "needs_you" ? seen.cards.get(created.id) : null));
-      expect(card.approval).toEqual({ approval_id: row.id, tool: "shell", description: "rm -rf build", risk_level: "high" });
+      const card = await waitFor(() =>
+        seen.cards.get(created.id)?.state === "needs_you" ? seen.cards.get(created.id) : null,
+      );
+      expect(card.approval).toEqual({
+        approval_id: row.id,
+        tool: "shell",
+        description: "rm -rf build",
+        risk_level: "high",
+      });
       expect(card.last_activity).toBe("waits for approval: shell");
     } finally {
       await db.$disconnect();

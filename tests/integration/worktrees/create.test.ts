@@ -101,7 +101,9 @@ describe("worktree sessions: creation", () => {
   it("runs the project's setup in a terminal before the first turn, and shows a failing one", async () => {
     const repo = await makeRepo({ "README.md": "x\n" });
     await fs.mkdir(path.join(repo, ".worldline"));
-    await fs.writeFile(path.join(repo, ".worldline/setup"), "#!/bin/sh\necho set-up > made-by-setup.txt\n", { mode: 0o755 });
+    await fs.writeFile(path.join(repo, ".worldline/setup"), "#!/bin/sh\necho set-up > made-by-setup.txt\n", {
+      mode: 0o755,
+    });
     sh(repo, "add", "-A");
     sh(repo, "commit", "-q", "-m", "setup");
     const created = await worktreeSession(bridge, repo);
@@ -111,7 +113,11 @@ describe("worktree sessions: creation", () => {
     const events = async () => (await (await bridge.api(`/api/v1/sessions/${created.id}/events`)).json()) as any[];
     const opened = (await events()).find((event) => event.type === "terminal.opened");
     expect(opened.payload.title).toBe("Setup");
-    await waitFor(async () => (await events()).some((e) => e.type === "session.updated" && e.payload.setup === "ok"), 20_000, "setup ok");
+    await waitFor(
+      async () => (await events()).some((e) => e.type === "session.updated" && e.payload.setup === "ok"),
+      20_000,
+      "setup ok",
+    );
 
     const failing = await makeRepo({ ".worldline/worldline.json": JSON.stringify({ setup: "echo broken; exit 3" }) });
     const broken = await worktreeSession(bridge, failing);
@@ -134,7 +140,11 @@ describe("worktree sessions: creation", () => {
     const created = await worktreeSession(bridge, repo);
     await fs.rm(created.worktree!.path, { recursive: true, force: true });
     for (const route of ["commit", "merge", "push"]) {
-      const answer = await post(bridge, `/api/v1/sessions/${created.id}/${route}`, route === "merge" ? { strategy: "squash" } : {});
+      const answer = await post(
+        bridge,
+        `/api/v1/sessions/${created.id}/${route}`,
+        route === "merge" ? { strategy: "squash" } : {},
+      );
       expect(answer.status).toBe(409);
       expect(answer.json.error.code).toBe("worktree:missing");
       expect(answer.json.error.message).toContain("deleted outside Worldline");

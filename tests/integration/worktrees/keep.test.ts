@@ -36,7 +36,12 @@ describe("worktree sessions: archive, restore, delete, doctor", () => {
     expect(refused.status).toBe(409);
     expect(refused.json.error.code).toBe("worktree:unmerged");
     expect(refused.json.error.details.commits).toEqual([{ sha: commit.sha, subject: "keep me" }]);
-    expect([...refused.json.error.details.files].sort()).toEqual(["README.md", "blob.bin", "notes/untracked.md", "src/a.txt"]);
+    expect([...refused.json.error.details.files].sort()).toEqual([
+      "README.md",
+      "blob.bin",
+      "notes/untracked.md",
+      "src/a.txt",
+    ]);
     expect(await checkoutState(wt)).toEqual(before);
 
     const archived = await post(bridge, `/api/v1/sessions/${created.id}/archive`, { force: true });

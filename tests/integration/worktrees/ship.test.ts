@@ -141,7 +141,11 @@ describe("worktree sessions: commit, merge, push", () => {
     await edit(repo, "src/a.txt", "the user's unsaved work\n");
     const before = await checkoutState(repo);
     const merged = await post(bridge, `/api/v1/sessions/${created.id}/merge`, { strategy: "squash" });
-    expect([merged.status, merged.json.error.code, merged.json.error.paths]).toEqual([409, "merge:dirty", ["src/a.txt"]]);
+    expect([merged.status, merged.json.error.code, merged.json.error.paths]).toEqual([
+      409,
+      "merge:dirty",
+      ["src/a.txt"],
+    ]);
     expect(await checkoutState(repo)).toEqual(before);
     // Uncommitted changes elsewhere do not stand in the way, and stay.
     await edit(repo, "src/a.txt", "one\ntwo\nthree\n");
@@ -212,9 +216,13 @@ describe("worktree sessions: commit, merge, push", () => {
     const repo = await makeRepo();
     const bare = await fs.mkdtemp(path.join(os.tmpdir(), "wl-bare-"));
     sh(bare, "init", "-q", "--bare");
-    await fs.writeFile(path.join(bare, "hooks/pre-receive"), "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n", {
-      mode: 0o755,
-    });
+    await fs.writeFile(
+      path.join(bare, "hooks/pre-receive"),
+      "#!/bin/sh\necho 'pushes are closed today' >&2\nexit 1\n",
+      {
+        mode: 0o755,
+      },
+    );
     sh(repo, "remote", "add", "closed", bare);
     const created = await worktreeSession(bridge, repo);
     await edit(created.worktree!.path, "g.txt", "g\n");

@@ -10,7 +10,9 @@ export function sh(cwd: string, ...args: string[]): string {
 }
 
 /** A repository with an identity of its own (the author commits take), one commit on `main`. */
-export async function makeRepo(files: Record<string, string> = { "README.md": "hello\n", "src/a.txt": "one\ntwo\nthree\n" }): Promise<string> {
+export async function makeRepo(
+  files: Record<string, string> = { "README.md": "hello\n", "src/a.txt": "one\ntwo\nthree\n" },
+): Promise<string> {
   const repo = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-repo-")));
   sh(repo, "init", "-q", "-b", "main");
   sh(repo, "config", "user.name", "Ada Repo");
@@ -41,7 +43,8 @@ export async function worktreeSession(
   extra: Record<string, unknown> = {},
 ): Promise<SessionJson> {
   const response = await bridge.api("/api/v1/sessions", { body: { workspace: repo, isolation: "worktree", ...extra } });
-  if (response.status !== 201) throw new Error(`creating the session failed: ${response.status} ${await response.text()}`);
+  if (response.status !== 201)
+    throw new Error(`creating the session failed: ${response.status} ${await response.text()}`);
   return (await response.json()) as SessionJson;
 }
 
