@@ -21,8 +21,8 @@ const exec = promisify(execFile);
 /** The repository size from the issue's target. */
 const FILE_COUNT = 10_000;
 const FILES_PER_DIR = 100;
-/** Pairs measured (bare add, then a session); the median of each. */
-const RUNS = 5;
+/** Pairs measured (bare add, then a session); the median of each. `WL_BENCH_WORKTREE_RUNS` changes it. */
+const RUNS = Number(process.env.WL_BENCH_WORKTREE_RUNS ?? 5);
 
 export interface WorktreeBenchResult {
   files: number;
@@ -56,6 +56,7 @@ export async function run(): Promise<WorktreeBenchResult> {
   const bridge = await startBridgeProcess();
   try {
     const repo = await makeRepo(root);
+    process.stderr.write(`worktrees: ${FILE_COUNT}-file repository committed\n`);
     const bare: number[] = [];
     const sessions: number[] = [];
     for (let i = 0; i < RUNS; i++) {
@@ -72,6 +73,7 @@ export async function run(): Promise<WorktreeBenchResult> {
       if (response.status !== 201)
         throw new Error(`creating a worktree session: ${response.status} ${await response.text()}`);
       sessions.push(performance.now() - start);
+      process.stderr.write(`worktrees: run ${i + 1}: add ${Math.round(bare[i])} ms, session ${Math.round(sessions[i])} ms\n`);
     }
     const addMs = median(bare);
     const createMs = median(sessions);

@@ -115,6 +115,3 @@ export const UnmergedDetails = z.object({
   files: z.array(z.string()),
 });
 export type UnmergedDetails = z.infer<typeof UnmergedDetails>;
-
-/** `details` of a 409 `merge:conflict` / `merge:dirty`: the paths in the way. */
-export const MergePathsDetails = z.object({ paths: z.array(z.string()) });

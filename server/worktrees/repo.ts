@@ -41,12 +41,6 @@ export async function repoBase(workspace: string, requested?: string): Promise<R
   return { repo, base: sha, baseSha: sha };
 }
 
-/** `refs/heads/<base>` when the base is a branch, else the sha itself. */
-export async function baseRef(repo: string, base: string): Promise<string | null> {
-  const found = await runGit({ cwd: repo, args: ["show-ref", "--verify", "-q", `refs/heads/${base}`] });
-  return found.code === 0 ? `refs/heads/${base}` : null;
-}
-
 export async function branchExists(repo: string, branch: string): Promise<boolean> {
   return (await runGit({ cwd: repo, args: ["show-ref", "--verify", "-q", `refs/heads/${branch}`] })).code === 0;
 }
