@@ -24,6 +24,8 @@ import { relayCredentials, Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
 import { LocalWorkspaceHost, WorkspaceHosts } from "./host";
 import { SettingsService } from "./settings";
+import { Worktrees } from "./worktrees";
+import { Board } from "./board";
 import { ShareLinks } from "./sharing";
 import { OidcSignIn, People } from "./people";
 import * as store from "./store";
@@ -176,6 +178,8 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     externalAgents: parts.externalAgents,
     runners: parts.runners,
     routines: parts.routines,
+    worktrees: parts.worktrees,
+    board: parts.board,
   };
 }
 
@@ -199,7 +203,33 @@ async function startParts(options: BridgeOptions) {
   const memory = new MemoryService(db);
   const skills = new SkillCatalog(config.home, hosts.local);
   const titles = new SessionTitles(sessions);
-  const runtime = createRuntime(core, options, { checkpoints, settings, externalAgents, mcp, memory, skills, titles });
+  // Worktree sessions (server/worktrees) reach the runtime and the turn router, both made below.
+  let late: { runtime: AgentRuntime; turns: TurnRouter } | undefined;
+  const worktrees = new Worktrees({
+    db,
+    home: config.home,
+    sessions,
+    log,
+    terminals: ptys,
+    snapshots: (session) => hosts.of(session.runner).snapshots(session.workspace.path),
+    complete: async (model, system, user, signal) =>
+      late ? late.runtime.completeFor(model, system, user, signal, "commit_message") : null,
+    prompt: async (sessionId, text) => {
+      if (!late) throw new Error("the bridge is still starting");
+      return { taskId: (await late.turns.prompt(sessionId, text)).turnId };
+    },
+  });
+  const board = new Board({ db, sessions, log });
+  const runtime = createRuntime(core, options, {
+    checkpoints,
+    settings,
+    externalAgents,
+    mcp,
+    memory,
+    skills,
+    titles,
+    ready: (sessionId, signal) => worktrees.ready(sessionId, signal),
+  });
   checkpoints.attach(runtime);
   // What a session holds in this process, freed on delete and after it idles unwatched.
   const janitor = new SessionJanitor({
@@ -225,24 +255,36 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
+  late = { runtime, turns };
   // Who may connect: people and share links, with one signal when a credential ends (server/people/credentials.ts),
   // heard by every bridge of a team (server/team/credentials.ts).
   const people = new People(db, { oidc: config.oidc !== null, oidcDefaultRole: config.oidcDefaultRole });
   const shares = new ShareLinks(db);
   shares.onRevoked((linkId) => people.credentials.ended({ kind: "share", linkId }));
   if (redis) await relayCredentials(redis, people.credentials);
-  const routines = new Routines({ db, sessions: routineSessions(db, sessions, turns) });
+  const routines = new Routines({ db, sessions: routineSessions(db, { sessions, worktrees, turns }) });
   await routines.start();
   const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
-  return { ...core, ...domain, rpc, turns, terminals, people, shares, routines };
+  return { ...core, ...domain, worktrees, board, rpc, turns, terminals, people, shares, routines };
 }
 
-/** A routine's run: a new session on its folder (its owner's, with its budget and mode), then its prompt. */
-function routineSessions(db: store.Db, sessions: Sessions, turns: TurnRouter): RoutineSessions {
+/**
+ * A routine's run: a new session on its folder, in a fresh worktree unless the routine says not
+ * (its owner's, with its budget and mode), then its prompt.
+ */
+function routineSessions(
+  db: store.Db,
+  { sessions, worktrees, turns }: { sessions: Sessions; worktrees: Worktrees; turns: TurnRouter },
+): RoutineSessions {
   return {
     async create(input) {
       const { workspace, title } = input;
-      const session = await sessions.create({ workspace, title, runner: input.runner ?? undefined, model: input.model });
+      const runner = input.runner ?? undefined;
+      const model = input.model ?? undefined;
+      const session =
+        input.isolation === "worktree"
+          ? await worktrees.create({ workspace, title, runner, model, isolation: "worktree" })
+          : await sessions.create({ workspace, title, runner, model });
       if (input.mode === "plan" || input.budgetUsd !== null) {
         await sessions.update(session.id, { mode: input.mode, budget_usd: input.budgetUsd });
       }
@@ -267,6 +309,8 @@ async function shutdown(
   io.disconnectSockets(true);
   parts.janitor.stop();
   parts.routines.stop();
+  parts.board.close();
+  parts.worktrees.close();
   // A runner that is away would hold each stop below for its grace (30 s).
   parts.runners.stopping();
   await parts.runtime.cancelAll();
@@ -403,7 +447,7 @@ function createPtys({ log, sessions, hosts }: Core): PtyManager {
 function createRuntime(
   core: Core,
   options: BridgeOptions,
-  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles"> & {
+  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles" | "ready"> & {
     checkpoints: CheckpointService;
     settings: SettingsService;
     mcp: SessionMcp;
@@ -436,6 +480,7 @@ function createRuntime(
     memory: parts.memory,
     skills: parts.skills,
     titles: parts.titles,
+    ready: parts.ready,
     hosts,
     // Every shell command the tools run is written, redacted, to the audit log.
     decorateToolContext: (ctx) => ({

@@ -4,16 +4,17 @@ import path from "node:path";
 /**
  * WORLDLINE_HOME as the sessions of a bridge see it (DESIGN.md §20): no route, tool, file tree or
  * search opens a file there. It holds the database (a file route reading it would drop SQLite's
- * locks), the provider keys and the runner credential. The one exception is a fork's own copy of
- * its workspace under `<home>/forks/`, reachable from that fork's session only.
+ * locks), the provider keys and the runner credential. The exceptions are the folders the bridge
+ * makes for a session: a fork's copy of its workspace under `<home>/forks/` and a worktree under
+ * `<home>/worktrees/`, each reachable from its own session only.
  */
 export class ProtectedHome {
-  readonly forks: string;
+  private readonly made: string[];
 
   /** `home` as a real path where it exists (workspaces and resolved files are real paths). */
   constructor(home: string) {
     this.home = realOrResolved(home);
-    this.forks = path.join(this.home, "forks");
+    this.made = [path.join(this.home, "forks"), path.join(this.home, "worktrees")];
   }
 
   readonly home: string;
@@ -21,12 +22,12 @@ export class ProtectedHome {
   /** True when `real` is in WORLDLINE_HOME and not inside `workspace`, a fork's own folder. */
   refuses(real: string, workspace?: string): boolean {
     if (!within(this.home, real)) return false;
-    return !(workspace && this.isFork(workspace) && within(workspace, real));
+    return !(workspace && this.isMadeFolder(workspace) && within(workspace, real));
   }
 
-  /** A folder under `<home>/forks/`: a fork's workspace, made by the bridge itself. */
-  isFork(workspace: string): boolean {
-    return workspace !== this.forks && within(this.forks, workspace);
+  /** A folder under `<home>/forks/` or `<home>/worktrees/`: a session's workspace the bridge made itself. */
+  isMadeFolder(workspace: string): boolean {
+    return this.made.some((root) => workspace !== root && within(root, workspace));
   }
 
   /** True when `folder` is an ancestor of WORLDLINE_HOME (a session there could list it). */

@@ -11,8 +11,8 @@ export interface Placement {
   workspace: string;
   role?: Role;
   agentCommand?: string;
-  /** A fork made by the bridge (server/checkpoints/fork.ts): its folder is under `<home>/forks/`. */
-  fork: boolean;
+  /** A folder the bridge made (a fork's copy, a worktree): under `<home>/forks/` or `<home>/worktrees/`. */
+  made: boolean;
 }
 
 /**
@@ -40,7 +40,7 @@ export class WorkspacePlacement {
     // A runner's machine has its own boundary (server/runner/guard.ts).
     if (placement.runner !== null) return;
     const { workspace, role } = placement;
-    if (this.home.refuses(workspace) && !(placement.fork && this.home.isFork(workspace)))
+    if (this.home.refuses(workspace) && !(placement.made && this.home.isMadeFolder(workspace)))
       throw new WorldlineError(
         "workspace:forbidden",
         `${workspace} is in the bridge's data folder (WORLDLINE_HOME); sessions cannot open there. Choose another folder.`,
@@ -51,7 +51,7 @@ export class WorkspacePlacement {
         "auth:forbidden",
         "An external agent's command line runs on the hub's machine with the hub's rights: only admins may start one. Use a runner, or ask an admin.",
       );
-    if (placement.fork) return;
+    if (placement.made) return;
     if (!this.hubRoots.some((root) => workspace === root || workspace.startsWith(root + path.sep)))
       throw new WorldlineError(
         "workspace:forbidden",

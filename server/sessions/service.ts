@@ -5,6 +5,7 @@ import type { EventLog } from "./event-log";
 import type { Role } from "../protocol";
 import type { WorkspacePlacement } from "./placement";
 import { resolveWorkspacePath } from "./workspace-path";
+import { fleetViews, type FleetView } from "./state";
 
 export type Session = store.SessionRow;
 
@@ -42,16 +43,11 @@ export class Sessions {
     runner?: string;
     /** The role of the person asking; absent for the hub's operator and the bridge itself. */
     role?: Role;
+    /** The workspace is a worktree the bridge made (server/worktrees), after `checkPlacement` of its repository. */
+    worktree?: boolean;
   }): Promise<Session> {
-    const { role, ...fields } = input;
-    const workspace = await this.checkWorkspace(input.runner ?? null, input.workspace);
-    this.placement?.check({
-      runner: input.runner ?? null,
-      workspace,
-      role,
-      agentCommand: input.agentCommand,
-      fork: input.forkCheckpointId !== undefined,
-    });
+    const { role, worktree, ...fields } = input;
+    const workspace = await this.checkPlacement({ ...input, made: input.forkCheckpointId !== undefined || worktree === true });
     const session = await store.createSession(this.db, { ...fields, workspace });
     await this.log.open(session.id);
     this.log.append(session.id, {
@@ -59,6 +55,25 @@ export class Sessions {
       payload: { title: session.title, yolo: session.yolo, model: session.model, status: "idle" },
     });
     return session;
+  }
+
+  /** The folder's real path when a session may run there for `role` (server/sessions/placement.ts); else throws. */
+  async checkPlacement(input: {
+    workspace: string;
+    runner?: string;
+    role?: Role;
+    agentCommand?: string;
+    made?: boolean;
+  }): Promise<string> {
+    const workspace = await this.checkWorkspace(input.runner ?? null, input.workspace);
+    this.placement?.check({
+      runner: input.runner ?? null,
+      workspace,
+      role: input.role,
+      agentCommand: input.agentCommand,
+      made: input.made ?? false,
+    });
+    return workspace;
   }
 
   async get(id: string): Promise<Session> {
@@ -95,8 +110,7 @@ export class Sessions {
       ...(budget_tokens !== undefined ? { budgetTokens: budget_tokens } : {}),
     };
     const session = await store.updateSession(this.db, id, { ...rest, ...budget });
-    const { archived: _archived, ...visible } = rest;
-    if (Object.keys(visible).length > 0) this.log.append(id, { type: "session.updated", payload: visible });
+    if (Object.keys(rest).length > 0) this.log.append(id, { type: "session.updated", payload: rest });
     return session;
   }
 
@@ -130,6 +144,21 @@ export class Sessions {
   }
 
   async summary(session: Session): Promise<SessionSummary> {
+    return (await this.summaries([session]))[0];
+  }
+
+  /** Summaries of many sessions, their worktrees and states read in one go (the session list). */
+  async summaries(sessions: Session[]): Promise<SessionSummary[]> {
+    const views = await fleetViews(this.db, sessions);
+    return Promise.all(sessions.map((session) => this.summaryWith(session, views.get(session.id))));
+  }
+
+  /** Worktree, board state and changes of sessions (the board's cards). */
+  fleet(sessions: Session[]): Promise<Map<string, FleetView>> {
+    return fleetViews(this.db, sessions);
+  }
+
+  private async summaryWith(session: Session, view: FleetView | undefined): Promise<SessionSummary> {
     await this.log.open(session.id);
     return {
       id: session.id,
@@ -147,6 +176,9 @@ export class Sessions {
       cost_usd: (await this.usage(session.id)).cost_usd,
       budget_usd: session.budgetUsd,
       budget_tokens: session.budgetTokens,
+      worktree: view?.worktree ?? null,
+      state: view?.state ?? (session.archived ? "archived" : "idle"),
+      changes: view?.changes ?? null,
     };
   }
 

@@ -120,3 +120,6 @@ export {
   touchRunner,
 } from "./runners";
 export type { RunnerRow } from "./runners";
+export { createWorktree, getWorktree, listWorktrees, updateWorktree, worktreesOf } from "./worktrees";
+export type { WorktreeRow } from "./worktrees";
+export { sessionActivity } from "./fleet";

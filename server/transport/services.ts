@@ -16,6 +16,8 @@ import type { RunnerHub } from "../runners";
 import type { Routines } from "../routines";
 import type { AuthPolicy } from "./auth";
 import type { OidcSignIn, People } from "../people";
+import type { Worktrees } from "../worktrees";
+import type { Board } from "../board";
 
 /** What the transport layer needs from the rest of the bridge. */
 export interface BridgeServices {
@@ -56,4 +58,8 @@ export interface BridgeServices {
   runners?: RunnerHub;
   /** Saved prompts on a schedule or fired by their token (GET|POST /api/v1/routines). */
   routines?: Routines;
+  /** Worktree sessions: create, commit, merge, push, archive, restore (server/worktrees). */
+  worktrees?: Worktrees;
+  /** The board's live cards (server/board). */
+  board?: Board;
 }
