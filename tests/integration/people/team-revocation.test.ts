@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_POSTGRES } from "../../db";
+import { databaseUrl, onAdmin } from "./team-db";
 import { ackOf, startTestBridge, type TestBridge } from "../helpers";
 
 /**
@@ -11,29 +10,12 @@ import { ackOf, startTestBridge, type TestBridge } from "../helpers";
  * through A, the socket is on B, and B closes it within 2 s.
  */
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const SERVER = TEST_POSTGRES || "postgresql://postgres@127.0.0.1:5432";
 const WITHIN_MS = 2_000;
 
 let database: string;
 let a: TestBridge;
 let b: TestBridge;
 const sockets: Socket[] = [];
-
-function databaseUrl(name: string): string {
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function onAdmin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl("postgres") });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 beforeAll(async () => {
   database = `wlt_revoke_team_${randomUUID().slice(0, 8)}`;

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TEST_POSTGRES } from "../../db";
+import { databaseUrl, onAdmin } from "./team-db";
 import { startOidcProvider, type TestOidcProvider } from "../../support/oidc-provider";
 import { startTestBridge, type TestBridge } from "../helpers";
 import { signInThroughProvider } from "./oidc-flow";
@@ -13,28 +12,11 @@ import { signInThroughProvider } from "./oidc-flow";
  * in one bridge's memory, so a browser may sign in through one and be served by the other.
  */
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const SERVER = TEST_POSTGRES || "postgresql://postgres@127.0.0.1:5432";
 
 let provider: TestOidcProvider;
 let database: string;
 let a: TestBridge;
 let b: TestBridge;
-
-function databaseUrl(name: string): string {
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-async function onAdmin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl("postgres") });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
