@@ -73,7 +73,9 @@ export async function run(): Promise<WorktreeBenchResult> {
       if (response.status !== 201)
         throw new Error(`creating a worktree session: ${response.status} ${await response.text()}`);
       sessions.push(performance.now() - start);
-      process.stderr.write(`worktrees: run ${i + 1}: add ${Math.round(bare[i])} ms, session ${Math.round(sessions[i])} ms\n`);
+      process.stderr.write(
+        `worktrees: run ${i + 1}: add ${Math.round(bare[i])} ms, session ${Math.round(sessions[i])} ms\n`,
+      );
     }
     const addMs = median(bare);
     const createMs = median(sessions);
