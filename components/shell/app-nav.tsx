@@ -8,6 +8,7 @@ import { showShortcuts } from "./shortcuts";
 import { PersonMenu } from "@/components/people/person-menu";
 
 const LINKS = [
+  { href: "/board", label: "Board" },
   { href: "/", label: "Sessions" },
   { href: "/approvals", label: "Approvals" },
   { href: "/memory", label: "Memory" },
