@@ -70,6 +70,7 @@ export function ArchiveDialog({ card, open, onClose }: { card: BoardCard; open: 
             className={`${PRIMARY} self-start`}
             disabled={action.busy}
             onClick={() => void archive(false)}
+            data-autofocus
             data-testid="archive-submit"
           >
             Archive

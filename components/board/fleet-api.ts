@@ -119,17 +119,21 @@ export function wouldLose(error: unknown): string[] | null {
   const details = error.details;
   if (!details || typeof details !== "object") return [];
   return Object.entries(details).flatMap(([key, value]) => {
-    const label = key.replace(/_/g, " ");
+    const label = LOSS_LABELS[key] ?? key.replace(/_/g, " ");
     if (Array.isArray(value)) return value.map((item) => `${label}: ${describe(item)}`);
     if (value === null || value === false || value === 0) return [];
     return [`${label}: ${describe(value)}`];
   });
 }
 
+/** How each kind of work an archive would lose reads in its list (the rest by their own names). */
+const LOSS_LABELS: Record<string, string> = { commits: "commit", files: "uncommitted" };
+
 function describe(value: unknown): string {
   if (typeof value !== "object" || value === null) return String(value);
   const fields = value as Record<string, unknown>;
-  const parts = [fields.sha, fields.subject ?? fields.message, fields.status, fields.path].filter(
+  const sha = typeof fields.sha === "string" ? fields.sha.slice(0, 10) : fields.sha;
+  const parts = [sha, fields.subject ?? fields.message, fields.status, fields.path].filter(
     (part) => typeof part === "string" || typeof part === "number",
   );
   return parts.length ? parts.join(" ") : JSON.stringify(value);

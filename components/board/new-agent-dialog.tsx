@@ -35,7 +35,7 @@ function NewAgentForm({ onStarted }: { onStarted: () => void }) {
         <textarea
           rows={4}
           required
-          autoFocus
+          data-autofocus
           className={FIELD}
           value={form.prompt}
           onChange={(event) => set("prompt", event.target.value)}

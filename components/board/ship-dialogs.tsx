@@ -55,6 +55,7 @@ export function CommitDialog({ card, open, onClose }: DialogProps) {
             className="rounded border border-border bg-bg px-2 py-1 font-mono outline-none focus:border-accent"
             value={message}
             onChange={(event) => setMessage(event.target.value)}
+            data-autofocus
             data-testid="commit-message"
           />
           <button type="submit" className={`${PRIMARY} self-start`} disabled={action.busy} data-testid="commit-submit">
@@ -117,6 +118,7 @@ export function MergeDialog({ card, open, onClose }: DialogProps) {
                   value={value}
                   checked={strategy === value}
                   onChange={() => setStrategy(value)}
+                  data-autofocus={value === strategy ? true : undefined}
                   data-testid={`merge-${value}`}
                 />
                 {label}
@@ -211,6 +213,7 @@ export function PushDialog({ card, open, onClose }: DialogProps) {
             placeholder="origin"
             value={remote}
             onChange={(event) => setRemote(event.target.value)}
+            data-autofocus
             data-testid="push-remote"
           />
           <button type="submit" className={`${PRIMARY} self-start`} disabled={action.busy} data-testid="push-submit">

@@ -4,7 +4,8 @@ import { useEffect, useRef, type ReactNode } from "react";
 
 /**
  * A modal dialog on the native <dialog>: while it is open the page behind is inert (Tab stays
- * inside), Esc closes it, and focus goes back to the element that had it before. Rendered only
+ * inside), Esc closes it, and focus goes back to the element that had it before. The control marked
+ * `data-autofocus` gets the keyboard when it opens. Rendered only
  * while `open`, so each opening starts from a fresh state.
  */
 export function Modal({
@@ -32,6 +33,8 @@ export function Modal({
     if (!open || !element || element.open) return;
     returnTo.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     element.showModal();
+    // showModal focuses the first control (Close); the dialog's own field says it wants the keyboard.
+    element.querySelector<HTMLElement>("[data-autofocus]")?.focus();
     return () => {
       if (element.open) element.close();
       // The element that opened it may be gone by now (a card that changed column): then its stand-in.
