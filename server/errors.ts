@@ -58,6 +58,16 @@ const ERROR_KINDS = [
   "offline",
   "gone",
   "restarted",
+  // Worktrees and shipping (server/worktrees, DESIGN.md §15).
+  "not_a_repo",
+  "bad_ref",
+  "taken",
+  "dirty",
+  "unmerged",
+  "base_moved",
+  "nothing",
+  "missing",
+  "refused",
   "internal",
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];

@@ -23,6 +23,8 @@ import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
 import { LocalWorkspaceHost, WorkspaceHosts } from "./host";
 import { SettingsService } from "./settings";
+import { Worktrees } from "./worktrees";
+import { Board } from "./board";
 import { ShareLinks } from "./sharing";
 import { OidcSignIn, People } from "./people";
 import * as store from "./store";
@@ -145,6 +147,8 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     janitor: parts.janitor,
     externalAgents: parts.externalAgents,
     runners: parts.runners,
+    worktrees: parts.worktrees,
+    board: parts.board,
   };
 }
 
@@ -168,7 +172,33 @@ async function startParts(options: BridgeOptions) {
   const memory = new MemoryService(db);
   const skills = new SkillCatalog(config.home, hosts.local);
   const titles = new SessionTitles(sessions);
-  const runtime = createRuntime(core, options, { checkpoints, settings, externalAgents, mcp, memory, skills, titles });
+  // Worktree sessions (server/worktrees) reach the runtime and the turn router, both made below.
+  let late: { runtime: AgentRuntime; turns: TurnRouter } | undefined;
+  const worktrees = new Worktrees({
+    db,
+    home: config.home,
+    sessions,
+    log,
+    terminals: ptys,
+    snapshots: (session) => hosts.of(session.runner).snapshots(session.workspace.path),
+    complete: async (model, system, user, signal) =>
+      late ? late.runtime.completeFor(model, system, user, signal, "commit_message") : null,
+    prompt: async (sessionId, text) => {
+      if (!late) throw new Error("the bridge is still starting");
+      return { taskId: (await late.turns.prompt(sessionId, text)).turnId };
+    },
+  });
+  const board = new Board({ db, sessions, log });
+  const runtime = createRuntime(core, options, {
+    checkpoints,
+    settings,
+    externalAgents,
+    mcp,
+    memory,
+    skills,
+    titles,
+    ready: (sessionId, signal) => worktrees.ready(sessionId, signal),
+  });
   checkpoints.attach(runtime);
   // What a session holds in this process, freed on delete and after it idles unwatched.
   const janitor = new SessionJanitor({
@@ -194,8 +224,9 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
+  late = { runtime, turns };
   const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
-  return { ...core, ...domain, rpc, turns, terminals };
+  return { ...core, ...domain, worktrees, board, rpc, turns, terminals };
 }
 
 type Parts = Awaited<ReturnType<typeof startParts>>;
@@ -209,6 +240,8 @@ async function shutdown(
   server.close();
   io.disconnectSockets(true);
   parts.janitor.stop();
+  parts.board.close();
+  parts.worktrees.close();
   // A runner that is away would hold each stop below for its grace (30 s).
   parts.runners.stopping();
   await parts.runtime.cancelAll();
@@ -335,7 +368,7 @@ function createPtys({ log, sessions, hosts }: Core): PtyManager {
 function createRuntime(
   core: Core,
   options: BridgeOptions,
-  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles"> & {
+  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles" | "ready"> & {
     checkpoints: CheckpointService;
     settings: SettingsService;
     mcp: SessionMcp;
@@ -368,6 +401,7 @@ function createRuntime(
     memory: parts.memory,
     skills: parts.skills,
     titles: parts.titles,
+    ready: parts.ready,
     hosts,
     // Every shell command the tools run is written, redacted, to the audit log.
     decorateToolContext: (ctx) => ({

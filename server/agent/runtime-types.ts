@@ -69,6 +69,8 @@ export interface RuntimeDeps {
    * A turn's host carries its claim: a runner refuses requests of a bridge whose claim was taken over.
    */
   hosts: Pick<WorkspaceHosts, "of">;
+  /** Resolves when the session may start a turn: a new worktree's setup has finished (server/worktrees). */
+  ready?: (sessionId: string, signal: AbortSignal) => Promise<void>;
 }
 
 /** The session claim a turn runs under (server/store/claims.ts): taken, released, and checked for fencing. */

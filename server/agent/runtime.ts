@@ -4,6 +4,7 @@ import * as store from "../store";
 import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
 import { Context, type ContextWriter } from "./context";
 import type { TurnResult } from "./loop";
+import { completeText } from "./memory-port";
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
 import type { PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
@@ -26,6 +27,9 @@ const RUNNING_STATUS_DELAY_MS = 50;
  * one is dropped and re-read from the log on its next turn (a few ms). Most people work in a handful.
  */
 export const MAX_CACHED_CONTEXTS = 32;
+
+/** A one-off model call (a commit message) is a short answer: a slow provider is not waited on past this. */
+const COMPLETE_TIMEOUT_MS = 60_000;
 
 /**
  * Runs turns: one at a time per session (later prompts wait in a queue, server/agent/turn-queue.ts),
@@ -76,6 +80,25 @@ export class AgentRuntime {
 
   queuedTurns(sessionId: string): string[] {
     return this.queue.queued(sessionId).map((turn) => turn.turnId);
+  }
+
+  /**
+   * One tool-less model call with the session's model (its own, else the configured or Settings'
+   * default), outside any turn: a commit message (server/worktrees). Null when no model is set.
+   */
+  async completeFor(
+    sessionModel: string | null,
+    system: string,
+    user: string,
+    signal: AbortSignal,
+    purpose: string,
+  ): Promise<string | null> {
+    const { deps } = this;
+    const fallback = !deps.config.model && deps.defaultModel ? await deps.defaultModel() : null;
+    const provider = this.env.provider ?? (fallback ? createOpenAIProvider(fallback) : undefined);
+    const model = sessionModel ?? deps.config.model?.model ?? fallback?.model;
+    if (!provider || !model) return null;
+    return completeText(provider, model, system, user, signal, { purpose, timeoutMs: COMPLETE_TIMEOUT_MS });
   }
 
   /**

@@ -71,6 +71,8 @@ export async function executeTurn(
   const read = <T>(query: () => Promise<T>) => env.read(pending, query);
   const session = pending.session ?? (await read(() => deps.sessions.get(sessionId)));
   const emit: TurnEmitter = { turnId, event: (event) => deps.log.append(sessionId, event, turnId) };
+  // A new worktree's project setup runs first (DESIGN.md §15); a failed one was shown, and the turn goes on.
+  if (deps.ready) await deps.ready(sessionId, signal);
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
   const planActive = async () => (await read(() => store.sessionMode(deps.db, sessionId))) === "plan";
   if (session.agentCommand && deps.externalAgents) {

@@ -35,7 +35,8 @@ export class RedisBus implements LogBus {
       if (from === this.id) return;
       if (approvals) return void (hooks.watchingApprovals() && hooks.approvalsChanged());
       const known = hooks.watching().get(sessionId);
-      if (known !== undefined && seq > known) hooks.ended(sessionId, seq);
+      if (known === undefined) hooks.elsewhere?.(sessionId);
+      else if (seq > known) hooks.ended(sessionId, seq);
     });
     // Messages sent while the connection was down are gone: re-read every watched log once back.
     this.sub.on("ready", () => {

@@ -14,6 +14,8 @@ export interface LogBus {
 
 export interface LogBusHooks {
   ended(sessionId: string, seq: number): void;
+  /** Another process wrote to a session this one does not watch (Redis only: the board learns of new sessions). */
+  elsewhere?(sessionId: string): void;
   watching(): Map<string, number>;
   /** Another process created or decided an approval request; told only while `watchingApprovals()`. */
   approvalsChanged(): void;

@@ -1,6 +1,7 @@
 import { loadConfig } from "../config";
 import * as store from "../store";
 import { checkDatabaseModules } from "./native";
+import { checkWorktrees } from "../worktrees";
 
 /**
  * `worldline doctor`: checks the stored sessions (server/store/consistency.ts), repairs what has
@@ -18,7 +19,14 @@ export async function doctorCommand(): Promise<number> {
         `${finding.fixed ? "repaired" : "FOUND   "} ${finding.kind} in session ${finding.sessionId}: ${finding.detail}\n`,
       );
     }
-    const left = findings.filter((finding) => !finding.fixed).length;
+    // Worktree sessions whose folder vanished or whose link to the repository broke (server/worktrees).
+    const worktrees = await checkWorktrees(db, { fix: true });
+    for (const finding of worktrees) {
+      process.stdout.write(
+        `${finding.fixed ? "repaired" : "FOUND   "} ${finding.kind} in session ${finding.sessionId}: ${finding.detail}\n`,
+      );
+    }
+    const left = [...findings, ...worktrees].filter((finding) => !finding.fixed).length;
     process.stdout.write(
       left === 0 ? "No inconsistency left.\n" : `${left} inconsistencies need a look (see above).\n`,
     );

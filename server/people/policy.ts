@@ -116,6 +116,8 @@ export function socketNeed(event: string, payload: unknown): SocketNeed {
   if (typeof record.sessionId === "string") return { kind: "session", sessionId: record.sessionId };
   // The queue across sessions: each person's holds only what they can see (socket/approvals.ts).
   if (event === "approvals.subscribe" || event === "approvals.unsubscribe") return { kind: "free" };
+  // The board's cards: each person's holds only the sessions they can see (socket/board.ts).
+  if (event === "board.subscribe" || event === "board.unsubscribe") return { kind: "free" };
   return { kind: "role", role: "admin" };
 }
 

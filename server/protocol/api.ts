@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ChangeStat, SessionIsolation, SessionState, WorktreeInfo } from "./fleet";
 
 /** Bodies and queries of the public HTTP API (server/transport/http validates with these). */
 
@@ -24,6 +25,16 @@ export const CreateSessionBody = z
       .max(63)
       .optional()
       .describe("A connected runner's name: `workspace` is then a folder under one of its roots, on its machine"),
+    isolation: SessionIsolation.optional().describe(
+      "`worktree`: the session works in a new git worktree of the repository `workspace` is in (DESIGN.md §15); default `none`",
+    ),
+    base: z.string().min(1).max(255).optional().describe("The ref the worktree starts from; default the repository's HEAD"),
+    branch: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe("The worktree's branch name; default `worldline/<slug of the title>-<id>`"),
   })
   .strict();
 export type CreateSessionBody = z.infer<typeof CreateSessionBody>;
@@ -70,6 +81,12 @@ export const SessionSummary = z.object({
   last_seq: z.number().int(),
   /** What the session's turns cost so far at the models' prices; null until one is known. */
   cost_usd: z.number().nullable().optional(),
+  /** The session's own git worktree (DESIGN.md §15); null for a session in place. Always sent by the bridge. */
+  worktree: WorktreeInfo.nullable().optional(),
+  /** The board's column (DESIGN.md §15). Always sent by the bridge. */
+  state: SessionState.optional(),
+  /** Diff stat against the worktree's base, committed or not; null without a worktree. Always sent by the bridge. */
+  changes: ChangeStat.nullable().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 

@@ -46,7 +46,13 @@ export const clientCommands = {
   ...presenceCommands,
 } as const;
 
-export const WireError = z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() });
+export const WireError = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.unknown().optional(),
+  /** A conflict's paths (`merge:conflict`, `merge:dirty`, `checkpoint:conflict`), also in `details.paths`. */
+  paths: z.array(z.string()).optional(),
+});
 export type WireError = z.infer<typeof WireError>;
 
 /** Every command is acknowledged with one of these. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { UserImageRef } from "./images";
+import { ChangeStat } from "./fleet";
 
 /**
  * Every state change a session shows is one of these events, appended to the
@@ -68,6 +69,11 @@ export const eventPayloads = {
     status: z.enum(["idle", "running", "interrupted"]).optional(),
     /** Plan mode: the agent only reads, searches and proposes a plan (server/agent/plan-mode.ts). */
     mode: z.enum(["default", "plan"]).optional(),
+    archived: z.boolean().optional(),
+    /** A worktree session's diff stat against its base, when it changed (server/worktrees). */
+    changes: ChangeStat.optional(),
+    /** A worktree's project setup (DESIGN.md §15): running, then ok or failed. */
+    setup: z.enum(["running", "ok", "failed"]).optional(),
   }),
   "turn.started": z.object({ ...turnRef, number: z.number().int(), prompt: z.string() }),
   "turn.stage": z.object({ ...turnRef, stage: TurnStage }),

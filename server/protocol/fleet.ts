@@ -68,3 +68,46 @@ export const boardMessages = {
   /** A session was deleted: its card goes. */
   "board.removed": z.object({ id: z.string() }),
 } as const;
+
+/** `POST /sessions/:id/commit`: no message = the model writes one from the diff. */
+export const CommitBody = z.object({ message: z.string().min(1).max(20_000).optional() }).strict();
+export type CommitBody = z.infer<typeof CommitBody>;
+export const CommitResult = z.object({
+  sha: z.string(),
+  message: z.string(),
+  /** Who wrote the message: the session's model, or a summary of the diff when no model is set. */
+  message_by: z.enum(["user", "model", "summary"]),
+});
+export type CommitResult = z.infer<typeof CommitResult>;
+
+export const MergeStrategy = z.enum(["squash", "merge"]);
+export type MergeStrategy = z.infer<typeof MergeStrategy>;
+export const MergeBody = z.object({ strategy: MergeStrategy.default("squash") }).strict();
+export type MergeBody = z.infer<typeof MergeBody>;
+export const MergeResult = z.object({ sha: z.string(), base: z.string() });
+export type MergeResult = z.infer<typeof MergeResult>;
+
+export const PushBody = z
+  .object({ remote: z.string().min(1).max(255).regex(/^[^-\s][^\s]*$/, "a remote name or URL").optional() })
+  .strict();
+export type PushBody = z.infer<typeof PushBody>;
+export const PushResult = z.object({ remote: z.string(), branch: z.string(), compare_url: z.string().nullable() });
+export type PushResult = z.infer<typeof PushResult>;
+
+export const ArchiveBody = z.object({ force: z.boolean().optional() }).strict();
+export type ArchiveBody = z.infer<typeof ArchiveBody>;
+
+/** `DELETE /sessions/:id?force=1` and archive's `force`. */
+export const ForceQuery = z.object({ force: z.enum(["0", "1", "true", "false"]).optional() });
+
+/** `details` of a 409 `worktree:unmerged`: exactly what removing the worktree would lose. */
+export const UnmergedDetails = z.object({
+  /** Commits on the branch neither merged into base nor pushed, newest first. */
+  commits: z.array(z.object({ sha: z.string(), subject: z.string() })),
+  /** Uncommitted paths (modified, added, deleted or untracked), as `git status` names them. */
+  files: z.array(z.string()),
+});
+export type UnmergedDetails = z.infer<typeof UnmergedDetails>;
+
+/** `details` of a 409 `merge:conflict` / `merge:dirty`: the paths in the way. */
+export const MergePathsDetails = z.object({ paths: z.array(z.string()) });

@@ -50,7 +50,11 @@ export class PtyManager {
     return () => this.listeners.delete(events);
   }
 
-  async create(sessionId: string, input: { title?: string; cols?: number; rows?: number } = {}): Promise<TerminalInfo> {
+  /** `command`: run that line in the login shell instead of an interactive one (a worktree's setup); the terminal ends with it. */
+  async create(
+    sessionId: string,
+    input: { title?: string; cols?: number; rows?: number; command?: string } = {},
+  ): Promise<TerminalInfo> {
     const { cwd, open } = await this.options.terminalsOf(sessionId);
     if (this.list(sessionId).length >= MAX_TERMINALS_PER_SESSION) {
       throw new WorldlineError(
@@ -68,7 +72,7 @@ export class PtyManager {
       cwd,
       // The host's login shell, with the host's own environment (the opener adds it).
       shell: "",
-      args: ["-l"],
+      args: input.command ? ["-l", "-c", input.command] : ["-l"],
       env: { WORLDLINE_TERMINAL_ID: id },
       open,
       cols: input.cols ?? DEFAULT_COLS,

@@ -58,6 +58,8 @@ const CATCH_UP_PAGE = 1_000;
  * nor fanned out, the turn is told through its fence and nothing more of it is written, and the log
  * catches up with the store (the new holder's events), so its next seq is the store's again.
  */
+type EveryListener = (sessionId: string, event: EventEnvelope, foreign: boolean) => void;
+
 interface ApprovalWatcher {
   wanted(): boolean;
   changed(): void;
@@ -67,6 +69,8 @@ export class EventLog {
   private readonly sessions = new Map<string, SessionLog>();
   private readonly loading = new Map<string, Promise<SessionLog>>();
   private readonly foreignListeners = new Set<ForeignListener>();
+  private readonly everyListeners = new Set<EveryListener>();
+  private readonly elsewhereListeners = new Set<(sessionId: string) => void>();
   private readonly approvalWatchers = new Set<ApprovalWatcher>();
   /** The fence of the turn this process runs in each session (set while it runs). */
   private readonly fences = new Map<string, TurnFence>();
@@ -81,6 +85,9 @@ export class EventLog {
       ended: (sessionId, seq) => {
         const log = this.sessions.get(sessionId);
         if (log && seq >= log.nextSeq) void this.serial(log, () => this.catchUp(sessionId, log)).catch(reportTail);
+      },
+      elsewhere: (sessionId) => {
+        for (const listener of this.elsewhereListeners) listener(sessionId);
       },
       watchingApprovals: () => [...this.approvalWatchers].some((watcher) => watcher.wanted()),
       approvalsChanged: () => {
@@ -119,6 +126,21 @@ export class EventLog {
   onForeign(listener: ForeignListener): () => void {
     this.foreignListeners.add(listener);
     return () => this.foreignListeners.delete(listener);
+  }
+
+  /**
+   * Hears every event fanned out here, of every session this process appends to or follows
+   * (`foreign`: another process wrote it): the board's cards and the worktrees' diff stats.
+   */
+  onEvery(listener: EveryListener): () => void {
+    this.everyListeners.add(listener);
+    return () => this.everyListeners.delete(listener);
+  }
+
+  /** Hears, through the bus (team mode), that another process wrote to a session this one follows not. */
+  onElsewhere(listener: (sessionId: string) => void): () => void {
+    this.elsewhereListeners.add(listener);
+    return () => this.elsewhereListeners.delete(listener);
   }
 
   isOpen(sessionId: string): boolean {
@@ -398,6 +420,13 @@ export class EventLog {
       if (envelope.payload.turnId === log.foreignTurn) log.foreignTurn = null;
     }
     fanOut(log, envelope);
+    for (const listener of this.everyListeners) {
+      try {
+        listener(sessionId, envelope, foreign);
+      } catch (error) {
+        console.error("[worldline] event listener failed:", error);
+      }
+    }
     if (!foreign) return;
     for (const listener of this.foreignListeners) {
       try {

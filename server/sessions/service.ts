@@ -3,6 +3,7 @@ import { WorldlineError } from "../errors";
 import * as store from "../store";
 import type { EventLog } from "./event-log";
 import { resolveWorkspacePath } from "./workspace-path";
+import { fleetViews, type FleetView } from "./state";
 
 export type Session = store.SessionRow;
 
@@ -67,8 +68,7 @@ export class Sessions {
   ): Promise<Session> {
     await this.get(id);
     const session = await store.updateSession(this.db, id, patch);
-    const { archived: _archived, ...visible } = patch;
-    if (Object.keys(visible).length > 0) this.log.append(id, { type: "session.updated", payload: visible });
+    if (Object.keys(patch).length > 0) this.log.append(id, { type: "session.updated", payload: patch });
     return session;
   }
 
@@ -99,6 +99,21 @@ export class Sessions {
   }
 
   async summary(session: Session): Promise<SessionSummary> {
+    return (await this.summaries([session]))[0];
+  }
+
+  /** Summaries of many sessions, their worktrees and states read in one go (the session list). */
+  async summaries(sessions: Session[]): Promise<SessionSummary[]> {
+    const views = await fleetViews(this.db, sessions);
+    return Promise.all(sessions.map((session) => this.summaryWith(session, views.get(session.id))));
+  }
+
+  /** Worktree, board state and changes of sessions (the board's cards). */
+  fleet(sessions: Session[]): Promise<Map<string, FleetView>> {
+    return fleetViews(this.db, sessions);
+  }
+
+  private async summaryWith(session: Session, view: FleetView | undefined): Promise<SessionSummary> {
     await this.log.open(session.id);
     return {
       id: session.id,
@@ -114,6 +129,9 @@ export class Sessions {
       updated_at: session.updatedAt.toISOString(),
       last_seq: this.log.lastSeq(session.id),
       cost_usd: (await this.usage(session.id)).cost_usd,
+      worktree: view?.worktree ?? null,
+      state: view?.state ?? (session.archived ? "archived" : "idle"),
+      changes: view?.changes ?? null,
     };
   }
 

@@ -104,3 +104,7 @@ export {
   touchRunner,
 } from "./runners";
 export type { RunnerRow } from "./runners";
+export { createWorktree, getWorktree, listWorktrees, updateWorktree, worktreesOf } from "./worktrees";
+export type { WorktreeRow } from "./worktrees";
+export { sessionActivity } from "./fleet";
+export type { SessionActivity } from "./fleet";

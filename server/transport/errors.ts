@@ -30,6 +30,16 @@ const STATUS_BY_KIND: Partial<Record<ErrorKind, number>> = {
   offline: 503,
   gone: 503,
   restarted: 503,
+  // Worktrees and shipping (server/worktrees): bad input, a state in the way, a remote that said no.
+  not_a_repo: 400,
+  bad_ref: 400,
+  taken: 409,
+  dirty: 409,
+  unmerged: 409,
+  base_moved: 409,
+  nothing: 409,
+  missing: 409,
+  refused: 502,
 };
 
 /**
@@ -59,6 +69,8 @@ export function toWireError(error: unknown): { status: number; error: WireError;
         code: error.code,
         message: redactForOutput(error.message),
         ...(error.details ? { details: error.details } : {}),
+        // A conflict names its paths on the error itself too (DESIGN.md §15: `{error:{code, message, paths}}`).
+        ...conflictPaths(error.details),
       },
     };
   }
@@ -68,4 +80,9 @@ export function toWireError(error: unknown): { status: number; error: WireError;
     redactForOutput(error instanceof Error ? (error.stack ?? error.message) : String(error)),
   );
   return { status: 500, error: { code: "bridge:internal", message: "Internal error; see the bridge log." } };
+}
+
+function conflictPaths(details: unknown): { paths?: string[] } {
+  const paths = (details as { paths?: unknown } | undefined)?.paths;
+  return Array.isArray(paths) && paths.every((p) => typeof p === "string") ? { paths } : {};
 }

@@ -15,6 +15,8 @@ import type { TerminalRouter, TurnRouter } from "../team";
 import type { RunnerHub } from "../runners";
 import type { AuthPolicy } from "./auth";
 import type { OidcSignIn, People } from "../people";
+import type { Worktrees } from "../worktrees";
+import type { Board } from "../board";
 
 /** What the transport layer needs from the rest of the bridge. */
 export interface BridgeServices {
@@ -53,4 +55,8 @@ export interface BridgeServices {
   audit?: { list(options: { limit?: number; sessionId?: string }): Promise<AuditedCommand[]> };
   /** Runners that dial this hub (GET /api/v1/runners, sessions with a `runner`). */
   runners?: RunnerHub;
+  /** Worktree sessions: create, commit, merge, push, archive, restore (server/worktrees). */
+  worktrees?: Worktrees;
+  /** The board's live cards (server/board). */
+  board?: Board;
 }

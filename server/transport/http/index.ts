@@ -9,6 +9,7 @@ import { reviewRoutes } from "./routes/review";
 import { chatRoutes } from "./routes/chat";
 import { healthRoutes } from "./routes/health";
 import { sessionRoutes } from "./routes/sessions";
+import { worktreeRoutes } from "./routes/worktrees";
 import { taskRoutes } from "./routes/tasks";
 import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
@@ -30,6 +31,7 @@ export function createApiRouter(): Router {
   const router = new Router().add(
     ...healthRoutes,
     ...sessionRoutes,
+    ...worktreeRoutes,
     ...chatRoutes,
     ...fileRoutes,
     ...settingsRoutes,

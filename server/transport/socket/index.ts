@@ -6,6 +6,7 @@ import { readCookie } from "../auth";
 import { CommandCache } from "./handler";
 import { registerSessionHandlers } from "./sessions";
 import { registerApprovalHandlers } from "./approvals";
+import { registerBoardHandlers } from "./board";
 import { attachPtyBroadcast, registerPtyHandlers } from "./pty";
 import { forwardFileChanges, registerFileHandlers } from "./files";
 import { Presence } from "./presence";
@@ -67,6 +68,7 @@ export function attachSocketServer(
     registerSessionHandlers(socket, services, commands, presence);
     registerFileHandlers(socket, services);
     registerApprovalHandlers(socket, services, commands);
+    registerBoardHandlers(socket, services);
     registerPtyHandlers(socket, services, commands);
   });
   attachPtyBroadcast(io, services);

@@ -1,5 +1,6 @@
 import { CreateSessionBody, DirectoryQuery, EventsQuery, UpdateSessionBody } from "../../../protocol";
 import { listDirectories } from "../../../sessions";
+import { WorldlineError } from "../../../errors";
 import { readJson } from "../io";
 import type { Route } from "../router";
 import { claimSession, visibleSessions } from "../../people";
@@ -12,7 +13,7 @@ export const sessionRoutes: Route[] = [
       const sessions = await services.sessions.list({ includeArchived: query.get("archived") === "1" });
       const visible = await visibleSessions(req, services);
       const shown = visible ? sessions.filter((session) => visible.has(session.id)) : sessions;
-      return Promise.all(shown.map((session) => services.sessions.summary(session)));
+      return services.sessions.summaries(shown);
     },
   },
   {
@@ -21,7 +22,13 @@ export const sessionRoutes: Route[] = [
     status: 201,
     handler: async ({ services, req }) => {
       const body = CreateSessionBody.parse(await readJson(req));
-      const session = await services.sessions.create(body);
+      const { isolation, base, branch, ...inPlace } = body;
+      if (isolation !== "worktree" && (base !== undefined || branch !== undefined))
+        throw new WorldlineError("session:invalid", '`base` and `branch` go with isolation "worktree".');
+      const session =
+        isolation === "worktree"
+          ? await (services.worktrees ?? noWorktrees()).create(body)
+          : await services.sessions.create(inPlace);
       await claimSession(req, services, session.id);
       return services.sessions.summary(session);
     },
@@ -76,3 +83,7 @@ export const sessionRoutes: Route[] = [
     handler: async ({ query }) => listDirectories(DirectoryQuery.parse({ path: query.get("path") ?? undefined }).path),
   },
 ];
+
+function noWorktrees(): never {
+  throw new WorldlineError("worktree:unavailable", "This bridge has no worktree sessions.");
+}

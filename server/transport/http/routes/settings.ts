@@ -1,6 +1,7 @@
 import { z } from "zod";
 import {
   DefaultModelBody,
+  ForceQuery,
   IdeLayout,
   PricesView,
   SavePricesBody,
@@ -106,7 +107,10 @@ export const sessionListRoutes: Route[] = [
   {
     method: "DELETE",
     path: "/api/v1/sessions/:id",
-    handler: async ({ services, params }) => {
+    handler: async ({ services, params, query }) => {
+      // A worktree that holds unmerged work refuses, as archive does (DESIGN.md §15), unless `?force=1`.
+      const { force } = ForceQuery.parse({ force: query.get("force") ?? undefined });
+      await services.worktrees?.beforeDelete(params.id, force === "1" || force === "true");
       // On whichever bridge runs the turn; prompts queued behind it end too, never reaching the model.
       await services.turns.cancel(params.id, { dropQueued: true });
       // What runs or is kept on the session's behalf goes with it: terminals, background tasks,
@@ -114,6 +118,7 @@ export const sessionListRoutes: Route[] = [
       await services.janitor.forget(params.id, "deleted");
       await services.sessions.remove(params.id);
       services.log.release(params.id);
+      services.board?.removed(params.id);
       return { deleted: true };
     },
   },

@@ -1,0 +1,12 @@
+/**
+ * Worktree sessions (DESIGN.md §15): each in its own `git worktree` on a branch `worldline/<slug>`,
+ * under WORLDLINE_HOME; their setup, diff stat, commit, merge, push, archive, restore and doctor.
+ * See README.md.
+ */
+export { Worktrees } from "./worktrees";
+export type { WorktreeDeps, SetupTerminals } from "./service";
+export { checkWorktrees } from "./doctor";
+export type { WorktreeFinding } from "./doctor";
+export { compareUrl } from "./push";
+export { parseShortstat } from "./changes";
+export { slugOf, worktreesRoot } from "./create";

@@ -1,0 +1,33 @@
+import { constants } from "node:fs";
+import { access, readFile } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { WorldlineError } from "../errors";
+
+const ProjectConfig = z.object({ setup: z.string().min(1).max(10_000).optional() }).passthrough();
+
+/**
+ * The project's setup command for a new worktree (DESIGN.md §15): `.worldline/setup` when it is
+ * executable, else `"setup"` in `.worldline/worldline.json`; null when the project has neither.
+ * A `worldline.json` that is not valid JSON is an error the session shows, not a silent skip.
+ */
+export async function setupCommand(worktree: string): Promise<string | null> {
+  const script = path.join(worktree, ".worldline", "setup");
+  const executable = await access(script, constants.X_OK).then(
+    () => true,
+    () => false, // absent or not executable: the JSON file may name a setup instead
+  );
+  if (executable) return "./.worldline/setup";
+  const text = await readFile(path.join(worktree, ".worldline", "worldline.json"), "utf8").catch(() => null); // absent: no setup
+  if (text === null) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new WorldlineError("worktree:invalid", `.worldline/worldline.json is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = ProjectConfig.safeParse(json);
+  if (!parsed.success)
+    throw new WorldlineError("worktree:invalid", `.worldline/worldline.json: "setup" must be a command line (a string).`);
+  return parsed.data.setup ?? null;
+}
