@@ -56,8 +56,6 @@ async function snapshot(dir: string): Promise<Map<string, string>> {
   return files;
 }
 
-const session = (id: string) => bridgeApi<SessionJson>(`/api/v1/sessions/${id}`);
-
 async function openDialog(card: Locator, page: Page, action: string): Promise<Locator> {
   await card.getByTestId(`card-${action}`).click();
   const dialog = page.getByTestId(`${action}-dialog`);
@@ -98,7 +96,9 @@ test("three agents from the board: approve, review, commit, merge, push, resolve
   await board.startAgents(PROMPT, repo, 3);
   await expect(board.cardsTitled(PROMPT)).toHaveCount(3, { timeout: 30_000 });
   const all = await bridgeApi<SessionJson[]>("/api/v1/sessions");
-  const agents = all.filter((row) => row.title.startsWith(`${PROMPT} (`)).sort((a, b) => a.title.localeCompare(b.title));
+  const agents = all
+    .filter((row) => row.title.startsWith(`${PROMPT} (`))
+    .sort((a, b) => a.title.localeCompare(b.title));
   expect(agents.map((row) => row.title)).toEqual([1, 2, 3].map((n) => `${PROMPT} (${n})`));
   const worktrees = agents.map((row) => row.worktree!);
   expect(new Set(worktrees.map((worktree) => worktree.path)).size).toBe(3);
@@ -129,7 +129,9 @@ test("three agents from the board: approve, review, commit, merge, push, resolve
     expect(states.indexOf("running")).toBeLessThan(states.lastIndexOf("review"));
   }
   // Which agent wrote what (the fake model answered whichever asked first).
-  const wrote = await Promise.all(worktrees.map((worktree) => fs.readFile(path.join(worktree.path, "shared.txt"), "utf8")));
+  const wrote = await Promise.all(
+    worktrees.map((worktree) => fs.readFile(path.join(worktree.path, "shared.txt"), "utf8")),
+  );
   expect([...wrote].sort()).toEqual([...contents].sort());
   expect(await fs.readdir(repo)).toEqual(expect.not.arrayContaining(["shared.txt"]));
   const [merged, pushed, conflicted] = agents.map((agent) => board.card(agent.id));
@@ -161,7 +163,9 @@ test("three agents from the board: approve, review, commit, merge, push, resolve
   await expect(pushDialog.getByTestId("push-result")).toContainText(worktrees[1].branch, { timeout: 30_000 });
   await expect(pushDialog.getByTestId("push-compare")).toHaveCount(0); // a folder remote has no pull requests
   await page.keyboard.press("Escape");
-  expect(git(remote, "rev-parse", `refs/heads/${worktrees[1].branch}`)).toBe(git(worktrees[1].path, "rev-parse", "HEAD"));
+  expect(git(remote, "rev-parse", `refs/heads/${worktrees[1].branch}`)).toBe(
+    git(worktrees[1].path, "rev-parse", "HEAD"),
+  );
 
   // (6) The third conflicts with what was merged: main is left exactly as it was; the agent resolves it.
   await commit(page, conflicted, "Add shared.txt (third agent)");
