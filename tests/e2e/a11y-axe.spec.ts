@@ -171,7 +171,8 @@ test("the phone layout and a shared view", async ({ browser }) => {
 });
 
 test("the board, a card's dialogs and New agent, on a desktop and a phone", async ({ browser, page }) => {
-  test.setTimeout(180_000);
+  // Ten audits (five states, two themes each); axe takes its time on a loaded two-core machine.
+  test.setTimeout(360_000);
   const { id } = await newSession("axe-board");
   await login(page);
   await page.goto(`${e2e.baseUrl}/board`);
