@@ -1,6 +1,10 @@
 "use client";
 
-import { useEffect, useRef, type ReactNode } from "react";
+import { useEffect, useRef, type KeyboardEvent, type ReactNode } from "react";
+
+/** What can take the keyboard inside the dialog. */
+const FOCUSABLE =
+  'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), a[href], [tabindex="0"]';
 
 /**
  * A modal dialog on the native <dialog>: while it is open the page behind is inert (Tab stays
@@ -53,6 +57,7 @@ export function Modal({
     <dialog
       ref={dialog}
       onClose={onClose}
+      onKeyDown={keepTabInside}
       aria-labelledby={titleId}
       className="m-auto max-h-[85vh] w-[32rem] max-w-[95vw] overflow-y-auto rounded-md border border-border bg-panel p-0 text-fg shadow-xl backdrop:bg-black/50"
       data-testid={testId}
@@ -75,4 +80,23 @@ export function Modal({
       </div>
     </dialog>
   );
+}
+
+/**
+ * Tab past the last control comes back to the first, and Shift+Tab before the first goes to the
+ * last: the page behind is inert, but Chromium would otherwise hand the keyboard to its own toolbar.
+ */
+function keepTabInside(event: KeyboardEvent<HTMLDialogElement>): void {
+  if (event.key !== "Tab") return;
+  const controls = [...event.currentTarget.querySelectorAll<HTMLElement>(FOCUSABLE)];
+  if (controls.length === 0) return;
+  const [first, last] = [controls[0], controls[controls.length - 1]];
+  const at = document.activeElement;
+  if (event.shiftKey && (at === first || at === event.currentTarget)) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && at === last) {
+    event.preventDefault();
+    first.focus();
+  }
 }
