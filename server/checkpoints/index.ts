@@ -9,4 +9,3 @@ export { defaultHome, shadowGitDir } from "./layout.ts";
 export { CheckpointService } from "./service.ts";
 export { LocalShadowRepos } from "./local-repos.ts";
 export { runThroughHelper } from "./git-helper.ts";
-export type { HelperCommand, HelperResult } from "./git-helper.ts";

@@ -28,7 +28,12 @@ export const CreateSessionBody = z
     isolation: SessionIsolation.optional().describe(
       "`worktree`: the session works in a new git worktree of the repository `workspace` is in (DESIGN.md §15); default `none`",
     ),
-    base: z.string().min(1).max(255).optional().describe("The ref the worktree starts from; default the repository's HEAD"),
+    base: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe("The ref the worktree starts from; default the repository's HEAD"),
     branch: z
       .string()
       .min(1)

@@ -88,7 +88,14 @@ export const MergeResult = z.object({ sha: z.string(), base: z.string() });
 export type MergeResult = z.infer<typeof MergeResult>;
 
 export const PushBody = z
-  .object({ remote: z.string().min(1).max(255).regex(/^[^-\s][^\s]*$/, "a remote name or URL").optional() })
+  .object({
+    remote: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[^-\s][^\s]*$/, "a remote name or URL")
+      .optional(),
+  })
   .strict();
 export type PushBody = z.infer<typeof PushBody>;
 export const PushResult = z.object({ remote: z.string(), branch: z.string(), compare_url: z.string().nullable() });
@@ -108,6 +115,3 @@ export const UnmergedDetails = z.object({
   files: z.array(z.string()),
 });
 export type UnmergedDetails = z.infer<typeof UnmergedDetails>;
-
-/** `details` of a 409 `merge:conflict` / `merge:dirty`: the paths in the way. */
-export const MergePathsDetails = z.object({ paths: z.array(z.string()) });

@@ -5,5 +5,3 @@ export { SessionJanitor } from "./janitor";
 export type { Session } from "./service";
 export { listDirectories, resolveWorkspacePath } from "./workspace-path";
 export { SnapshotCache, SNAPSHOT_MIN_EVENTS } from "./snapshots";
-export { stateOf } from "./state";
-export type { FleetView } from "./state";

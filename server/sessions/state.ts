@@ -43,7 +43,7 @@ export async function fleetViews(db: store.Db, sessions: store.SessionRow[]): Pr
   return views;
 }
 
-export function stateOf(facts: {
+function stateOf(facts: {
   archived: boolean;
   waiting: boolean;
   running: boolean;

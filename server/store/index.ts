@@ -107,4 +107,3 @@ export type { RunnerRow } from "./runners";
 export { createWorktree, getWorktree, listWorktrees, updateWorktree, worktreesOf } from "./worktrees";
 export type { WorktreeRow } from "./worktrees";
 export { sessionActivity } from "./fleet";
-export type { SessionActivity } from "./fleet";

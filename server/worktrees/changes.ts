@@ -11,7 +11,11 @@ import { isAncestor, revParse } from "./repo";
  * still builds on it (a squash merge leaves no ancestry behind), else where the branch and its
  * base meet. Null when the worktree's HEAD is unreadable.
  */
-export async function diffOrigin(input: { path: string; base: string; mergedSha: string | null }): Promise<string | null> {
+export async function diffOrigin(input: {
+  path: string;
+  base: string;
+  mergedSha: string | null;
+}): Promise<string | null> {
   const head = await revParse(input.path, "HEAD");
   if (!head) return null;
   if (input.mergedSha && (await isAncestor(input.path, input.mergedSha, head))) return input.mergedSha;
@@ -27,7 +31,10 @@ export async function diffOrigin(input: { path: string; base: string; mergedSha:
  * so the user's own index is untouched and only files whose stat changed are hashed.
  */
 export async function changeStat(worktree: string, origin: string): Promise<ChangeStat> {
-  const indexPath = path.resolve(worktree, (await git({ cwd: worktree, args: ["rev-parse", "--git-path", "index"] })).trim());
+  const indexPath = path.resolve(
+    worktree,
+    (await git({ cwd: worktree, args: ["rev-parse", "--git-path", "index"] })).trim(),
+  );
   const scratch = path.join(tmpdir(), `worldline-stat-${randomUUID()}`);
   try {
     await copyFile(indexPath, scratch).catch(() => undefined); // no index yet: `git add -A` builds one

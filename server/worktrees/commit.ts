@@ -18,7 +18,8 @@ export async function stageAll(worktree: string): Promise<{ stat: string; names:
   const names = (await git({ cwd: worktree, args: ["diff", "--cached", "--name-only", "-z"] }))
     .split("\0")
     .filter(Boolean);
-  if (names.length === 0) throw new WorldlineError("commit:nothing", "Nothing to commit: the worktree matches its last commit.");
+  if (names.length === 0)
+    throw new WorldlineError("commit:nothing", "Nothing to commit: the worktree matches its last commit.");
   return { stat: await git({ cwd: worktree, args: ["diff", "--cached", "--stat=100"] }), names };
 }
 
@@ -47,7 +48,11 @@ export function cleanModelMessage(answer: string): string | null {
 
 /** Commits what is staged, author and committer from the repository's git config; the new sha. */
 export async function commitStaged(worktree: string, message: string): Promise<string> {
-  const committed = await runGit({ cwd: worktree, args: ["commit", "--quiet", "--cleanup=strip", "-F", "-"], input: message });
+  const committed = await runGit({
+    cwd: worktree,
+    args: ["commit", "--quiet", "--cleanup=strip", "-F", "-"],
+    input: message,
+  });
   if (committed.code !== 0) {
     // A hook that said no, or no identity configured: git's words say which.
     throw new WorldlineError("commit:blocked", gitFailure(["commit"], committed));

@@ -43,8 +43,9 @@ export async function checkWorktrees(db: store.Db, options: { fix: boolean }): P
       continue;
     }
     if ((await runGit({ cwd: row.path, args: ["rev-parse", "--git-dir"] })).code === 0) continue;
-    const repaired = options.fix && (await runGit({ cwd: row.repo, args: ["worktree", "repair", row.path] })).code === 0;
-    const works = repaired && (await runGit({ cwd: row.path, args: ["rev-parse", "--git-dir"] })).code === 0;
+    // git 2.39 mends the link and still exits 1 ("was broken"): whether it works now is the answer.
+    if (options.fix) await runGit({ cwd: row.repo, args: ["worktree", "repair", row.path] });
+    const works = options.fix && (await runGit({ cwd: row.path, args: ["rev-parse", "--git-dir"] })).code === 0;
     findings.push({
       sessionId: row.sessionId,
       kind: "worktree_broken",

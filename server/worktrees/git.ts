@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { WorldlineError, type ErrorCode } from "../errors";
-import { runThroughHelper, type HelperResult } from "../checkpoints";
+import { runThroughHelper } from "../checkpoints";
 
 /**
  * The user's own git, run on their repository and its worktrees. Unlike the checkpoints' shadow
@@ -15,10 +15,17 @@ export interface GitOutput {
 }
 
 /** Variables inherited from whoever started the bridge that would make git act on another repository. */
-const REDIRECTING = /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|CEILING_DIRECTORIES|PREFIX)$/;
+const REDIRECTING =
+  /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|CEILING_DIRECTORIES|PREFIX)$/;
 
 function baseEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no", LC_ALL: "C" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_EDITOR: "true",
+    GIT_MERGE_AUTOEDIT: "no",
+    LC_ALL: "C",
+  };
   for (const key of Object.keys(env)) if (REDIRECTING.test(key)) delete env[key];
   return env;
 }
@@ -36,7 +43,7 @@ export interface GitCall {
 export async function runGit(call: GitCall): Promise<GitOutput> {
   const command = { cwd: call.cwd, argv: ["git", ...call.args], env: call.env ?? {}, input: call.input };
   const helped = call.network ? undefined : runThroughHelper("worktrees", command, baseEnv);
-  const result: HelperResult = helped ? await helped : await spawnGit(call);
+  const result: RawOutput = helped ? await helped : await spawnGit(call);
   return { stdout: result.stdout.toString("utf8"), stderr: result.stderr, code: result.code };
 }
 
@@ -52,7 +59,14 @@ export function gitFailure(args: readonly string[], result: GitOutput): string {
   return `git ${args[0]} failed (exit ${result.code})${said ? `: ${said}` : ""}`;
 }
 
-function spawnGit(call: GitCall): Promise<HelperResult> {
+/** What the checkpoints' git helper answers, and a direct spawn too. */
+interface RawOutput {
+  stdout: Buffer;
+  stderr: string;
+  code: number;
+}
+
+function spawnGit(call: GitCall): Promise<RawOutput> {
   return new Promise((resolve, reject) => {
     const child = spawn("git", call.args, { cwd: call.cwd, env: { ...baseEnv(), ...call.env } });
     const out: Buffer[] = [];

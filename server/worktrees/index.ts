@@ -4,9 +4,5 @@
  * See README.md.
  */
 export { Worktrees } from "./worktrees";
-export type { WorktreeDeps, SetupTerminals } from "./service";
 export { checkWorktrees } from "./doctor";
-export type { WorktreeFinding } from "./doctor";
 export { compareUrl } from "./push";
-export { parseShortstat } from "./changes";
-export { slugOf, worktreesRoot } from "./create";

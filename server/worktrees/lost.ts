@@ -52,6 +52,9 @@ async function baseRefs(repo: string, base: string): Promise<string[]> {
 export function describeLoss(loss: UnmergedDetails): string {
   const parts: string[] = [];
   if (loss.commits.length > 0) parts.push(`${loss.commits.length} commit(s) neither merged nor pushed`);
-  if (loss.files.length > 0) parts.push(`${loss.files.length} uncommitted file(s): ${loss.files.slice(0, 5).join(", ")}${loss.files.length > 5 ? ", …" : ""}`);
+  if (loss.files.length > 0)
+    parts.push(
+      `${loss.files.length} uncommitted file(s): ${loss.files.slice(0, 5).join(", ")}${loss.files.length > 5 ? ", …" : ""}`,
+    );
   return parts.join("; ");
 }

@@ -25,9 +25,22 @@ export interface MergeInput {
  * changes to a path the merge changes.
  */
 export async function mergeIntoBase(input: MergeInput): Promise<{ sha: string; tip: string }> {
+  const prepared = await prepareMerge(input);
+  await applyMerge(input, prepared);
+  return { sha: prepared.sha, tip: prepared.tip };
+}
+
+/** A merge made but not applied: the base it was made on, the branch tip it merges, the new commit. */
+export interface PreparedMerge {
+  old: string;
+  tip: string;
+  sha: string;
+}
+
+/** Makes the merged commit (objects only: no ref, index or file changes); the conflicts say no. */
+export async function prepareMerge(input: MergeInput): Promise<PreparedMerge> {
   const { repo, branch, base } = input;
-  const baseRef = `refs/heads/${base}`;
-  const old = await revParse(repo, baseRef);
+  const old = await revParse(repo, `refs/heads/${base}`);
   if (!old)
     throw new WorldlineError(
       "merge:bad_ref",
@@ -38,7 +51,14 @@ export async function mergeIntoBase(input: MergeInput): Promise<{ sha: string; t
   if (await isAncestor(repo, tip, old))
     throw new WorldlineError("merge:nothing", `${base} already has every commit of ${branch}: commit first.`);
   const tree = await mergedTree(repo, old, tip);
-  const sha = await commitMerge(input, { old, tip, tree });
+  return { old, tip, sha: await commitMerge(input, { old, tip, tree }) };
+}
+
+/** Moves the base from `old` to the merge (only if still at `old`), and the checkout that has it out with it. */
+export async function applyMerge(input: MergeInput, prepared: PreparedMerge): Promise<void> {
+  const { repo, branch, base } = input;
+  const { old, sha } = prepared;
+  const baseRef = `refs/heads/${base}`;
   const checkout = await checkoutOf(repo, base);
   if (checkout) await refuseDirty(checkout, old, sha);
   const moved = await runGit({
@@ -48,11 +68,13 @@ export async function mergeIntoBase(input: MergeInput): Promise<{ sha: string; t
   if (moved.code !== 0)
     throw new WorldlineError("merge:base_moved", `${base} moved while merging (another merge or a commit): try again.`);
   if (checkout) await followInCheckout(checkout, { baseRef, old, sha });
-  return { sha, tip };
 }
 
 async function mergedTree(repo: string, old: string, tip: string): Promise<string> {
-  const merged = await runGit({ cwd: repo, args: ["merge-tree", "--write-tree", "--name-only", "--no-messages", old, tip] });
+  const merged = await runGit({
+    cwd: repo,
+    args: ["merge-tree", "--write-tree", "--name-only", "--no-messages", old, tip],
+  });
   const lines = merged.stdout.split("\n");
   if (merged.code === 0) return lines[0].trim();
   if (merged.code === 1) {
@@ -67,13 +89,20 @@ async function mergedTree(repo: string, old: string, tip: string): Promise<strin
 async function commitMerge(input: MergeInput, at: { old: string; tip: string; tree: string }): Promise<string> {
   if (input.strategy === "merge") {
     const message = `Merge branch '${input.branch}' into ${input.base}`;
-    return (await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-p", at.tip, "-m", message] })).trim();
+    return (
+      await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-p", at.tip, "-m", message] })
+    ).trim();
   }
   const subjects = (
-    await git({ cwd: input.repo, args: ["log", `--max-count=${SQUASHED_SUBJECTS}`, "--format=* %s", at.tip, "--not", at.old] })
+    await git({
+      cwd: input.repo,
+      args: ["log", `--max-count=${SQUASHED_SUBJECTS}`, "--format=* %s", at.tip, "--not", at.old],
+    })
   ).trimEnd();
   const message = `${input.title}\n\nSquashed from ${input.branch}:\n${subjects}\n`;
-  return (await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-F", "-"], input: message })).trim();
+  return (
+    await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-F", "-"], input: message })
+  ).trim();
 }
 
 /** Uncommitted changes in the checkout to a path the merge writes: refused before anything moves. */
@@ -99,5 +128,8 @@ async function followInCheckout(checkout: string, at: { baseRef: string; old: st
   const followed = await runGit({ cwd: checkout, args: ["read-tree", "-m", "-u", at.old, at.sha] });
   if (followed.code === 0) return;
   await runGit({ cwd: checkout, args: ["update-ref", at.baseRef, at.old, at.sha] });
-  throw new WorldlineError("merge:dirty", `${checkout} changed during the merge: ${gitFailure(["read-tree"], followed)}`);
+  throw new WorldlineError(
+    "merge:dirty",
+    `${checkout} changed during the merge: ${gitFailure(["read-tree"], followed)}`,
+  );
 }

@@ -15,7 +15,10 @@ export async function pushBranch(input: {
   const remote = input.remote ?? (await defaultRemote(input.repo, input.branch, remotes));
   const named = remotes.includes(remote);
   if (!named && !/[/:]/.test(remote))
-    throw new WorldlineError("push:bad_ref", `No remote "${remote}" in ${input.repo} (remotes: ${remotes.join(", ") || "none"}).`);
+    throw new WorldlineError(
+      "push:bad_ref",
+      `No remote "${remote}" in ${input.repo} (remotes: ${remotes.join(", ") || "none"}).`,
+    );
   const url = named ? (await git({ cwd: input.repo, args: ["remote", "get-url", remote] })).trim() : remote;
   const refspec = `refs/heads/${input.branch}:refs/heads/${input.branch}`;
   const pushed = await runGit({
@@ -50,7 +53,9 @@ export function compareUrl(remoteUrl: string, branch: string, base: string | nul
   const site = `https://${host}/${repoPath}`;
   const source = encodeURIComponent(branch);
   if (/github/i.test(host))
-    return base ? `${site}/compare/${encodeURIComponent(base)}...${source}?expand=1` : `${site}/compare/${source}?expand=1`;
+    return base
+      ? `${site}/compare/${encodeURIComponent(base)}...${source}?expand=1`
+      : `${site}/compare/${source}?expand=1`;
   if (/gitlab/i.test(host)) {
     const target = base ? `&merge_request%5Btarget_branch%5D=${encodeURIComponent(base)}` : "";
     return `${site}/-/merge_requests/new?merge_request%5Bsource_branch%5D=${source}${target}`;

@@ -32,19 +32,13 @@ export async function repoBase(workspace: string, requested?: string): Promise<R
   }
   if (requested.startsWith("-"))
     throw new WorldlineError("worktree:bad_ref", `"${requested}" is not a branch, tag or commit.`);
-  const local = await runGit({ cwd: repo, args: ["rev-parse", "--verify", "-q", `refs/heads/${requested}^{commit}`] });
+  const local = await runGit({ cwd: repo, args: ["show-ref", "--verify", "--hash", `refs/heads/${requested}`] });
   if (local.code === 0) return { repo, base: requested, baseSha: local.stdout.trim() };
   const other = await runGit({ cwd: repo, args: ["rev-parse", "--verify", "-q", `${requested}^{commit}`] });
   if (other.code !== 0)
     throw new WorldlineError("worktree:bad_ref", `No branch, tag or commit "${requested}" in ${repo}.`);
   const sha = other.stdout.trim();
   return { repo, base: sha, baseSha: sha };
-}
-
-/** `refs/heads/<base>` when the base is a branch, else the sha itself. */
-export async function baseRef(repo: string, base: string): Promise<string | null> {
-  const found = await runGit({ cwd: repo, args: ["show-ref", "--verify", "-q", `refs/heads/${base}`] });
-  return found.code === 0 ? `refs/heads/${base}` : null;
 }
 
 export async function branchExists(repo: string, branch: string): Promise<boolean> {

@@ -9,7 +9,7 @@ import { addWorktree, planWorktree, removeWorktree } from "./create";
 import { setupCommand } from "./setup";
 
 /** The terminals a worktree's setup runs in (server/pty's PtyManager). */
-export interface SetupTerminals {
+interface SetupTerminals {
   create(sessionId: string, input: { title?: string; command?: string }): Promise<{ terminalId: string }>;
   on(events: { closed?(info: { terminalId: string; sessionId: string }, exitCode: number | null): void }): () => void;
   closeSession(sessionId: string): Promise<void>;
@@ -66,7 +66,10 @@ export class WorktreeCore {
   /** A session on a new worktree of the repository `workspace` is in; nothing is left on disk if it fails. */
   async create(body: CreateSessionBody): Promise<Session> {
     if (body.runner)
-      throw new WorldlineError("worktree:unsupported", "Worktree sessions on a runner are not built yet; use isolation \"none\".");
+      throw new WorldlineError(
+        "worktree:unsupported",
+        'Worktree sessions on a runner are not built yet; use isolation "none".',
+      );
     const plan = await planWorktree({ home: this.deps.home, workspace: body.workspace, ...pick(body) });
     await addWorktree(plan);
     let session: Session | undefined;
@@ -144,7 +147,11 @@ export class WorktreeCore {
     const origin = await diffOrigin(row);
     if (!origin) return null;
     const changes = await changeStat(row.path, origin);
-    if (changes.files === row.changedFiles && changes.additions === row.additions && changes.deletions === row.deletions)
+    if (
+      changes.files === row.changedFiles &&
+      changes.additions === row.additions &&
+      changes.deletions === row.deletions
+    )
       return changes;
     await store.updateWorktree(this.deps.db, sessionId, {
       changedFiles: changes.files,
@@ -159,7 +166,10 @@ export class WorktreeCore {
   /** Runs one shipping or keeping operation of the session at a time here; another at once gets 409 `code`. */
   async exclusive<T>(sessionId: string, code: ErrorCode, task: () => Promise<T>): Promise<T> {
     if (this.busy.has(sessionId))
-      throw new WorldlineError(code, "Another commit, merge, push or archive of this session is under way; try again when it ends.");
+      throw new WorldlineError(
+        code,
+        "Another commit, merge, push or archive of this session is under way; try again when it ends.",
+      );
     this.busy.add(sessionId);
     try {
       return await task();

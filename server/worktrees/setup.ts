@@ -24,10 +24,16 @@ export async function setupCommand(worktree: string): Promise<string | null> {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new WorldlineError("worktree:invalid", `.worldline/worldline.json is not valid JSON: ${(error as Error).message}`);
+    throw new WorldlineError(
+      "worktree:invalid",
+      `.worldline/worldline.json is not valid JSON: ${(error as Error).message}`,
+    );
   }
   const parsed = ProjectConfig.safeParse(json);
   if (!parsed.success)
-    throw new WorldlineError("worktree:invalid", `.worldline/worldline.json: "setup" must be a command line (a string).`);
+    throw new WorldlineError(
+      "worktree:invalid",
+      `.worldline/worldline.json: "setup" must be a command line (a string).`,
+    );
   return parsed.data.setup ?? null;
 }

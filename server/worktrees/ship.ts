@@ -45,7 +45,11 @@ export class Shipping {
         title: session.title,
       });
       await store.updateWorktree(this.core.deps.db, sessionId, { mergedSha: tip });
-      this.core.notice(sessionId, "info", `Merged ${row.branch} into ${row.base} (${input.strategy}): ${sha.slice(0, 7)}.`);
+      this.core.notice(
+        sessionId,
+        "info",
+        `Merged ${row.branch} into ${row.base} (${input.strategy}): ${sha.slice(0, 7)}.`,
+      );
       await this.core.refreshChanges(sessionId);
       return { sha, base: row.base };
     });

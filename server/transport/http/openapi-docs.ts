@@ -1,6 +1,13 @@
 import { z } from "zod";
 import {
   AccessView,
+  ArchiveBody,
+  CommitBody,
+  CommitResult,
+  MergeBody,
+  MergeResult,
+  PushBody,
+  PushResult,
   ApprovalsQuery,
   ApprovalView,
   ChatStreamBody,
@@ -141,6 +148,41 @@ export const DOCS: Record<string, RouteDoc> = {
     summary: "Cancel the running turn",
     tags: sessions,
     response: z.object({ cancelled: z.boolean() }),
+  },
+  "POST /api/v1/sessions/:id/commit": {
+    summary: "Commit a worktree session's changes on its branch (no message: the session's model writes one)",
+    tags: sessions,
+    body: CommitBody,
+    response: CommitResult,
+  },
+  "POST /api/v1/sessions/:id/merge": {
+    summary:
+      "Merge a worktree session's branch into its base (409 merge:conflict with `paths`, merge:dirty, merge:base_moved)",
+    tags: sessions,
+    body: MergeBody,
+    response: MergeResult,
+  },
+  "POST /api/v1/sessions/:id/push": {
+    summary: "Push a worktree session's branch, with a compare URL for GitHub, GitLab and Bitbucket",
+    tags: sessions,
+    body: PushBody,
+    response: PushResult,
+  },
+  "POST /api/v1/sessions/:id/resolve": {
+    summary: "Merge the base into the worktree and, on conflicts, ask the agent to resolve them",
+    tags: sessions,
+    response: z.object({ conflicts: z.array(z.string()), task_id: z.string().nullable(), sha: z.string().nullable() }),
+  },
+  "POST /api/v1/sessions/:id/archive": {
+    summary: "Snapshot and remove a worktree session's folder, keeping its branch (409 worktree:unmerged unless force)",
+    tags: sessions,
+    body: ArchiveBody,
+    response: z.object({ archived: z.literal(true), snapshot: z.string().nullable() }),
+  },
+  "POST /api/v1/sessions/:id/restore": {
+    summary: "Bring an archived worktree back from its branch and snapshot, byte for byte",
+    tags: sessions,
+    response: z.object({ restored: z.literal(true), path: z.string() }),
   },
   "GET /api/v1/sessions/:id/events": {
     summary: "The session's ordered event log after `after`",
