@@ -3,7 +3,8 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { DirectoryListing, RunnerList, SessionSummary, type RunnerView } from "@/server/protocol";
-import { api } from "@/components/transport/client";
+import { api, BridgeError } from "@/components/transport/client";
+import { useIsRepo } from "@/components/shell/use-is-repo";
 
 export function NewSessionForm({ recent }: { recent: string[] }) {
   const router = useRouter();
@@ -14,6 +15,10 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
   // "" is this machine; otherwise a connected runner's name (its folders are on its machine).
   const [machine, setMachine] = useState("");
   const [runners, setRunners] = useState<RunnerView[]>([]);
+  // Its own worktree by default for the top of a git repository; the user's choice wins once made.
+  const [isolationChoice, setIsolationChoice] = useState<boolean | null>(null);
+  const isRepo = useIsRepo(workspace, machine);
+  const isolated = isolationChoice ?? isRepo === true;
 
   useEffect(() => {
     // A bridge without runners answers an empty list; a failure leaves only this machine to pick.
@@ -37,10 +42,15 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
     try {
       const session = await api("/api/v1/sessions", SessionSummary, {
         method: "POST",
-        body: { workspace: workspace.trim(), ...(machine ? { runner: machine } : {}) },
+        body: {
+          workspace: workspace.trim(),
+          ...(isolated ? { isolation: "worktree" } : {}),
+          ...(machine ? { runner: machine } : {}),
+        },
       });
       router.push(`/s/${session.id}`);
     } catch (err) {
+      if (err instanceof BridgeError && err.code === "worktree:not_a_repo") setIsolationChoice(false);
       setError(err instanceof Error ? err.message : String(err));
       setBusy(false);
     }
@@ -105,6 +115,16 @@ export function NewSessionForm({ recent }: { recent: string[] }) {
           Start
         </button>
       </form>
+      <label className="mt-2 flex items-center gap-2 text-xs max-md:min-h-[44px]">
+        <input
+          type="checkbox"
+          role="switch"
+          checked={isolated}
+          onChange={(event) => setIsolationChoice(event.target.checked)}
+          data-testid="isolation-switch"
+        />
+        Own worktree (a new branch in a separate folder; needs a git repository)
+      </label>
       {error ? (
         <p className="mt-2 text-danger" data-testid="new-session-error">
           {error}

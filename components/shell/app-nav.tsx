@@ -8,6 +8,7 @@ import { showShortcuts } from "./shortcuts";
 import { PersonMenu } from "@/components/people/person-menu";
 
 const LINKS = [
+  { href: "/board", label: "Board" },
   { href: "/", label: "Sessions" },
   { href: "/approvals", label: "Approvals" },
   { href: "/routines", label: "Routines" },
@@ -36,7 +37,7 @@ export function AppNav() {
             href={link.href}
             data-testid={`nav-${link.label.toLowerCase()}`}
             aria-current={active ? "page" : undefined}
-            className={`flex items-center rounded px-2 py-1 max-md:min-h-[44px] ${active ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
+            className={`flex items-center rounded px-2 py-1 max-md:min-h-[44px] max-md:px-1.5 ${active ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
           >
             {link.label}
             {link.href === "/approvals" ? <PendingBadge /> : null}

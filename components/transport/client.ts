@@ -64,7 +64,9 @@ export async function api<S extends z.ZodType>(
   const data = text ? JSON.parse(text) : null;
   if (!response.ok) {
     const error = data?.error ?? { code: "http:error", message: response.statusText };
-    throw new BridgeError(error.code, error.message, response.status, error.details);
+    // Some errors carry their facts beside the message (a merge conflict's `paths`): those are the details then.
+    const { code, message, details, ...facts } = error;
+    throw new BridgeError(code, message, response.status, details ?? (Object.keys(facts).length ? facts : undefined));
   }
   const parsed = schema.safeParse(data);
   if (!parsed.success)

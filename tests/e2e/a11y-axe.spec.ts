@@ -169,3 +169,34 @@ test("the phone layout and a shared view", async ({ browser }) => {
   await check(guest, "shared view");
   await guestContext.close();
 });
+
+test("the board, a card's dialogs and New agent, on a desktop and a phone", async ({ browser, page }) => {
+  // Ten audits (five states, two themes each); axe takes its time on a loaded two-core machine.
+  test.setTimeout(360_000);
+  const { id } = await newSession("axe-board");
+  await login(page);
+  await page.goto(`${e2e.baseUrl}/board`);
+  const card = page.locator(`[data-testid="board-card"][data-session="${id}"]`);
+  await expect(card).toBeVisible();
+  await check(page, "board");
+  await page.getByTestId("new-agent").click();
+  await expect(page.getByTestId("agent-prompt")).toBeFocused();
+  await check(page, "New agent dialog");
+  await page.keyboard.press("Escape");
+  await card.getByTestId("card-archive").click();
+  await expect(page.getByTestId("archive-dialog")).toBeVisible();
+  await check(page, "archive dialog");
+  await page.keyboard.press("Escape");
+  await page.getByTestId("board-show-archived").check();
+  await check(page, "board with archived");
+
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const small = await phone.newPage();
+  await login(small);
+  await small.goto(`${e2e.baseUrl}/board`);
+  await expect(small.locator(`[data-testid="board-card"][data-session="${id}"]`)).toBeVisible();
+  await check(small, "phone board");
+  // The columns stack: nothing is wider than the screen.
+  expect(await small.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await phone.close();
+});

@@ -391,3 +391,69 @@ test("? lists the shortcuts in a dialog; Esc closes it and gives focus back", as
   await expect(dialog).toHaveCount(0);
   expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid") ?? "")).toBe(back);
 });
+
+/** Tab and Shift+Tab stay inside the open dialog (the page behind is inert). */
+async function expectFocusTrapped(page: Page, presses: number): Promise<void> {
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press(i % 3 === 2 ? "Shift+Tab" : "Tab");
+    expect(await page.evaluate(() => document.activeElement?.closest("dialog[open]") !== null)).toBe(true);
+  }
+}
+
+test("the board by keyboard: New agent starts an agent, a card's dialog traps focus, Esc closes it", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  await login(page);
+  const folder = await freshWorkspace("kb-board");
+  await scriptLlm({ text: "Hello from the board." });
+  await page.goto(`${e2e.baseUrl}/board`);
+  await expect(page.getByTestId("board-page")).toBeVisible();
+
+  await tabTo(page, byTestId("new-agent"));
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("agent-prompt")).toBeFocused();
+  await expectFocusTrapped(page, 12);
+  // Esc closes the dialog and gives the keyboard back to the button that opened it.
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("new-agent-dialog")).toHaveCount(0);
+  await expect(page.getByTestId("new-agent")).toBeFocused();
+
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("agent-prompt")).toBeFocused();
+  await page.keyboard.type("Say hello");
+  await page.keyboard.press("Tab");
+  await expect(page.getByTestId("agent-folder")).toBeFocused();
+  await page.keyboard.press("ControlOrMeta+a");
+  await page.keyboard.type(folder);
+  // Not a repository: isolation off, with Space on the switch.
+  await tabTo(page, byTestId("agent-isolation"));
+  await page.keyboard.press("Space");
+  await expect(page.getByTestId("agent-isolation")).not.toBeChecked();
+  await tabTo(page, byTestId("agent-start"));
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("new-agent-dialog")).toHaveCount(0, { timeout: 30_000 });
+
+  const sessions = await bridgeApi<{ id: string; workspace: string }[]>("/api/v1/sessions");
+  const id = sessions.find((row) => row.workspace === folder)?.id;
+  expect(id).toBeTruthy();
+  const mine = page.locator(`[data-testid="board-card"][data-session="${id}"]`);
+  await expect(mine).toHaveAttribute("data-state", "idle", { timeout: 30_000 });
+  await expect(mine.getByTestId("card-activity")).toBeVisible();
+
+  // The card's Archive, its dialog (focus inside, on its action), Esc, then archive for real.
+  const archive = `[data-session="${id}"] ${byTestId("card-archive")}`;
+  await tabTo(page, archive);
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("archive-submit")).toBeFocused();
+  await expectFocusTrapped(page, 6);
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("archive-dialog")).toHaveCount(0);
+  await expect(page.locator(archive)).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("archive-submit")).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("archive-result")).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.locator(`[data-testid="board-card"][data-session="${id}"]`)).toHaveCount(0);
+});
