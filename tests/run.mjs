@@ -146,6 +146,11 @@ async function main() {
       return done.every((result) => result.ok);
     };
     const wanted = process.argv.slice(2);
+    const unknown = wanted.filter((name) => !(name in steps));
+    if (unknown.length > 0) {
+      process.stderr.write(`[test] no step ${unknown.join(", ")}; the steps: ${Object.keys(steps).join(" ")}\n`);
+      return 2;
+    }
     const passes = [["typecheck", "lint"], ["sqlite"], ["postgres"], ["faults"], ["e2e"], ["install"]].map(
       (names) => () =>
         run(...names.filter((name) => !wanted.length || wanted.includes(name)).map((name) => steps[name]())),
