@@ -29,6 +29,8 @@ export default defineConfig({
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
           testTimeout: 20_000,
+          // Opening and migrating a store in beforeAll, two files at once on a busy machine.
+          hookTimeout: 60_000,
           maxWorkers: WORKERS,
         },
       },
