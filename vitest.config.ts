@@ -4,6 +4,22 @@ import { useHermeticHome } from "./tests/support/hermetic-home.mjs";
 // Workers inherit it: every shell a test opens starts from an empty HOME.
 useHermeticHome();
 
+/**
+ * Integration files that run one at a time, after the others: they kill bridges with SIGKILL,
+ * bound a process's heap or child processes over hundreds of sessions, push a terminal or a fuzzer
+ * as hard as it goes, or time a process group's end. Every other integration file shares nothing
+ * (its own temp dirs, data dir, database, Redis key prefix, free ports) and two run at once.
+ */
+const SERIAL_INTEGRATION = [
+  "tests/integration/reliability/**/*.test.ts",
+  "tests/integration/pty/**/*.test.ts",
+  "tests/integration/security/fuzz.test.ts",
+  "tests/integration/security/headers-fuzz.test.ts",
+  "tests/integration/tools/shell.test.ts",
+];
+/** Two files at once on the two cores CI has (vitest's default is one fewer than the cores). */
+const WORKERS = 2;
+
 export default defineConfig({
   test: {
     projects: [
@@ -13,18 +29,32 @@ export default defineConfig({
           include: ["tests/unit/**/*.test.ts"],
           environment: "node",
           testTimeout: 20_000,
+          // Opening and migrating a store in beforeAll, two files at once on a busy machine.
+          hookTimeout: 60_000,
+          maxWorkers: WORKERS,
         },
       },
       {
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],
+          exclude: SERIAL_INTEGRATION,
           environment: "node",
           // On PostgreSQL (WORLDLINE_TEST_POSTGRES), drops the databases each file used.
           setupFiles: ["tests/integration/setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // Integration tests start real bridges, PTYs and child processes; two cores are shared.
+          maxWorkers: WORKERS,
+        },
+      },
+      {
+        test: {
+          name: "integration-serial",
+          include: SERIAL_INTEGRATION,
+          environment: "node",
+          setupFiles: ["tests/integration/setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
           fileParallelism: false,
         },
       },

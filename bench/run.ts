@@ -35,6 +35,12 @@ const BENCHES: Bench[] = [
     timeoutS: 540,
   },
   { name: "acp", file: "./acp.ts", what: "worldline acp: spawn to the first reply chunk", timeoutS: 120 },
+  {
+    name: "print",
+    file: "./print.ts",
+    what: "worldline run -p: a reply, and a reply after a shell call",
+    timeoutS: 120,
+  },
   { name: "ttft", file: "./ttft.ts", what: "time to first token through the bridge", timeoutS: 60 },
   { name: "loop", file: "./loop.ts", what: "agent loop per-step overhead", timeoutS: 60 },
   { name: "store", file: "./store.ts", what: "raw SQL against the Prisma calls it replaced", timeoutS: 60 },
@@ -91,8 +97,10 @@ const TARGETS: Target[] = [
   { key: "runner_tool_overhead_ms", bench: "runners", kind: "max", limit: 5, unit: "ms" },
   { key: "runner_grep_ratio", bench: "runners", kind: "max", limit: 1.5, unit: "" },
   { key: "runner_pty_ratio", bench: "runners", kind: "min", limit: 0.8, unit: "" },
-  // Issue 40.
+  // A worktree session against a bare `git worktree add` of the same repository.
   { key: "worktree_session_create_ratio", bench: "worktrees", kind: "max", limit: 1.5, unit: "" },
+  // Print mode: what one quick shell call adds to a reply alone.
+  { key: "print_shell_step_ms", bench: "print", kind: "max", limit: 60, unit: "ms" },
 ];
 
 /** Headline figures without a target in the issue, reported as measured. */
@@ -103,6 +111,9 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   { key: "installed_first_page_ms", bench: "installed", unit: "ms" },
   { key: "installed_node_baseline_ms", bench: "installed", unit: "ms" },
   { key: "acp_first_reply_ms", bench: "acp", unit: "ms" },
+  { key: "print_say_ms", bench: "print", unit: "ms" },
+  { key: "print_shell_ms", bench: "print", unit: "ms" },
+  { key: "print_node_baseline_ms", bench: "print", unit: "ms" },
   { key: "loop_step_overhead_ms", bench: "loop", unit: "ms" },
   // Issue 20: pty_client_ratio for a bare forwarder in the same run, a bridge with no work of its own.
   { key: "pty_forwarder_client_ratio", bench: "pty", unit: "" },

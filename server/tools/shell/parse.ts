@@ -78,6 +78,51 @@ export function loadShellParser(): Promise<void> {
 }
 
 /**
+ * Loads the grammar unless `line` is plain (see plainLine): a quick `ls` or `npm test` is read
+ * without it, and a process that runs only such commands never compiles the grammar's WebAssembly
+ * (bench/README.md, print mode).
+ */
+export async function loadShellParserFor(line: string): Promise<void> {
+  if (!plainLine(line)) await loadShellParser();
+}
+
+/**
+ * A line of one command whose words are all literal, separated by single spaces: a first word of
+ * letters, digits and `_ . / : -` (starting with neither `:` nor `-`), later words of those and
+ * `@ % + , =` (not starting with `=`). No quote, escape, expansion, glob, tilde, comment, operator,
+ * redirect or newline can appear, and the first word is not a reserved word or an assignment, so
+ * bash reads it as one simple command of exactly these words. The grammar gives the same: the
+ * characters are those on which tests/unit/tools/shell-plain-line.test.ts found the two agree
+ * (the grammar reads `==` and a lone `-` command its own way, so those go to it).
+ */
+const PLAIN_LINE = /^[\w./][\w./:-]*(?: [\w./:@%+,-][\w./:=@%+,-]*)*$/;
+const KEYWORDS = new Set(
+  "if then else elif fi case esac for select while until do done in function time coproc declare typeset export readonly local unset".split(
+    " ",
+  ),
+);
+
+export function plainLine(line: string): ParsedLine | undefined {
+  if (!PLAIN_LINE.test(line)) return undefined;
+  const words: Word[] = [];
+  let start = 0;
+  for (const value of line.split(" ")) {
+    words.push({ value, start, end: start + value.length, quoted: false, expands: false });
+    start += value.length + 1;
+  }
+  if (KEYWORDS.has(words[0].value)) return undefined;
+  return {
+    commands: [{ words, redirects: [], stdin: [] }],
+    substitutions: [],
+    unparsedSubstitutions: [],
+    operators: [],
+    constructs: [],
+    hasHeredoc: false,
+    malformed: false,
+  };
+}
+
+/**
  * The bash grammar's WebAssembly. Only this file of tree-sitter-bash is used, so the installed
  * package does not depend on it (its install script builds a native binding nobody loads):
  * scripts/pack.mjs copies the file beside the bundled bridge. A checkout reads it from node_modules.
@@ -108,7 +153,12 @@ const RESERVED_WORDS = new Set(["{", "}", "!", "do", "done", "then", "fi", "else
 const NOT_STATEMENTS = new Set(["comment", "heredoc_body", "variable_name", "word"]);
 
 export function parseShell(line: string): ParsedLine {
-  if (!parser) throw new Error("The shell parser is not loaded yet: await loadShellParser() first.");
+  return plainLine(line) ?? parseWithGrammar(line);
+}
+
+/** The grammar's reading of any line (parseShell reads a plain line without it). */
+export function parseWithGrammar(line: string): ParsedLine {
+  if (!parser) throw new Error("The shell parser is not loaded yet: await loadShellParserFor(line) first.");
   const tree = parser.parse(line);
   if (!tree) throw new Error("the shell parser returned no tree");
   try {

@@ -7,7 +7,7 @@ import type { ToolContext } from "../types";
 import { shellApproval, rewriteSudo } from "./approval";
 import { auditCommand } from "./audit";
 import { classifyCommand } from "./classify";
-import { loadShellParser } from "./parse";
+import { loadShellParserFor } from "./parse";
 import { HeadTailBuffer, RollingLog } from "./output";
 import { TASK_LOG_MAX_CHARS, sharedTaskRegistry, type BackgroundTask, type TaskRegistry } from "./tasks";
 
@@ -72,7 +72,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
     ownsCancellation: true,
     needsApproval: (args, ctx) => shellApproval(args.command, ctx.cwd, hostOf(ctx)),
     async execute(args, ctx) {
-      await loadShellParser();
+      await loadShellParserFor(args.command);
       const classification = classifyCommand(args.command);
       let password: string | undefined;
       if (classification.usesSudo) {

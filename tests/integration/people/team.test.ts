@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_POSTGRES } from "../../db";
 import { databaseUrl, onAdmin } from "./team-db";
 import { startOidcProvider, type TestOidcProvider } from "../../support/oidc-provider";
 import { startTestBridge, type TestBridge } from "../helpers";
@@ -26,34 +27,35 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-beforeAll(async () => {
-  provider = await startOidcProvider();
-  database = `wlt_people_team_${randomUUID().slice(0, 8)}`;
-  await onAdmin(`CREATE DATABASE ${database}`);
-  const port = await freePort();
-  const publicUrl = `http://127.0.0.1:${port}`;
-  const env = {
-    DATABASE_URL: databaseUrl(database),
-    REDIS_URL,
-    WORLDLINE_REDIS_PREFIX: `wlt-people-${randomUUID().slice(0, 8)}`,
-    WORLDLINE_OIDC_ISSUER: provider.issuer,
-    WORLDLINE_OIDC_CLIENT_ID: provider.clientId,
-    WORLDLINE_OIDC_CLIENT_SECRET: provider.clientSecret,
-    WORLDLINE_OIDC_DEFAULT_ROLE: "member",
-    WORLDLINE_PUBLIC_URL: publicUrl,
-  };
-  a = await startTestBridge({ env: { ...env, PORT: String(port) } });
-  b = await startTestBridge({ env });
-  provider.allowRedirect(`${publicUrl}/auth/oidc/callback`);
-});
-afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-  await provider?.close();
-  if (database) await onAdmin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-});
+// Team mode is PostgreSQL + Redis: it runs in the PostgreSQL pass (package.json, test:integration:postgres).
+describe.skipIf(!TEST_POSTGRES)("named people on a team of bridges", () => {
+  beforeAll(async () => {
+    provider = await startOidcProvider();
+    database = `wlt_people_team_${randomUUID().slice(0, 8)}`;
+    await onAdmin(`CREATE DATABASE ${database}`);
+    const port = await freePort();
+    const publicUrl = `http://127.0.0.1:${port}`;
+    const env = {
+      DATABASE_URL: databaseUrl(database),
+      REDIS_URL,
+      WORLDLINE_REDIS_PREFIX: `wlt-people-${randomUUID().slice(0, 8)}`,
+      WORLDLINE_OIDC_ISSUER: provider.issuer,
+      WORLDLINE_OIDC_CLIENT_ID: provider.clientId,
+      WORLDLINE_OIDC_CLIENT_SECRET: provider.clientSecret,
+      WORLDLINE_OIDC_DEFAULT_ROLE: "member",
+      WORLDLINE_PUBLIC_URL: publicUrl,
+    };
+    a = await startTestBridge({ env: { ...env, PORT: String(port) } });
+    b = await startTestBridge({ env });
+    provider.allowRedirect(`${publicUrl}/auth/oidc/callback`);
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.stop();
+    await provider?.close();
+    if (database) await onAdmin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  });
 
-describe("named people on a team of bridges", () => {
   it("signs in through one bridge with the provider's answer landing on the other, and is known to both", async () => {
     const { cookie } = await signInThroughProvider(a.url, "tess", b.url);
     expect(cookie).toMatch(/^worldline_person_team=wlc_/);

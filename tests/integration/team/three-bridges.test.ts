@@ -20,7 +20,7 @@ import { comparable, SyncClient } from "../sync/support";
  * Each bridge's shells see TEAM_BRIDGE=<its name>, so the test can tell where a command ran.
  */
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const SERVER = TEST_POSTGRES || "postgresql://postgres@127.0.0.1:5432";
+const SERVER = TEST_POSTGRES;
 const ALICE = "alice-token-0123456789abcdef";
 const CAROL = "carol-token-0123456789abcdef";
 
@@ -82,40 +82,41 @@ async function newSession(bridge: ChildBridge, yolo: boolean): Promise<string> {
   return (await api<{ id: string }>(bridge, "/api/v1/sessions", { workspace, yolo })).id;
 }
 
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  database = `wlt_team_${randomUUID().replaceAll("-", "")}`;
-  workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-team-ws-")));
-  env = {
-    DATABASE_URL: serverUrl(database),
-    REDIS_URL,
-    WORLDLINE_REDIS_PREFIX: `wlt-${randomUUID()}`,
-    WORLDLINE_TOKEN: ALICE,
-    WORLDLINE_TOKENS: `carol:${CAROL}`,
-  };
-  // One at a time: the first creates and migrates the database.
-  await start("A");
-  await start("B");
-  await start("C");
-});
+// Team mode is PostgreSQL + Redis: it runs in the PostgreSQL pass (package.json, test:integration:postgres).
+describe.skipIf(!TEST_POSTGRES)("three bridges, one deployment (PostgreSQL + Redis)", () => {
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+    database = `wlt_team_${randomUUID().replaceAll("-", "")}`;
+    workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-team-ws-")));
+    env = {
+      DATABASE_URL: serverUrl(database),
+      REDIS_URL,
+      WORLDLINE_REDIS_PREFIX: `wlt-${randomUUID()}`,
+      WORLDLINE_TOKEN: ALICE,
+      WORLDLINE_TOKENS: `carol:${CAROL}`,
+    };
+    // One at a time: the first creates and migrates the database.
+    await start("A");
+    await start("B");
+    await start("C");
+  });
 
-afterAll(async () => {
-  for (const tab of tabs) tab.close();
-  for (const socket of sockets) socket.disconnect();
-  for (const bridge of Object.values(bridges)) {
-    if (bridge.child.exitCode === null && bridge.child.signalCode === null) {
-      bridge.child.kill("SIGTERM");
-      await bridge.exited;
+  afterAll(async () => {
+    for (const tab of tabs) tab.close();
+    for (const socket of sockets) socket.disconnect();
+    for (const bridge of Object.values(bridges)) {
+      if (bridge.child.exitCode === null && bridge.child.signalCode === null) {
+        bridge.child.kill("SIGTERM");
+        await bridge.exited;
+      }
     }
-  }
-  await fake?.close();
-  const client = new pg.Client({ connectionString: serverUrl("postgres") });
-  await client.connect();
-  await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
-  await client.end();
-});
+    await fake?.close();
+    const client = new pg.Client({ connectionString: serverUrl("postgres") });
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
+    await client.end();
+  });
 
-describe("three bridges, one deployment (PostgreSQL + Redis)", () => {
   it("a tab on A sees B's turn live; a prompt sent to C meanwhile is forwarded to B and queued there", async () => {
     const sessionId = await newSession(bridges.A, true);
     const tab = tabOn(bridges.A, sessionId);

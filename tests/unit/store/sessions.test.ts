@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { createSession, getSession, updateSession, type Db } from "../../../server/store";
+import {
+  createSession,
+  getSession,
+  insertEvents,
+  searchSessionIds,
+  updateSession,
+  type Db,
+} from "../../../server/store";
 import { useStoreDb } from "./store-db";
 
 describe("store: getSession", () => {
@@ -26,5 +33,32 @@ describe("store: getSession", () => {
     }
     expect((await getSession(db, child.id))?.yolo).toBe(true);
     expect(await getSession(db, "nope")).toBeNull();
+  });
+});
+
+describe("store: searchSessionIds", () => {
+  let db: Db;
+  useStoreDb("wl-store-search-", (opened) => (db = opened));
+
+  it("finds a session by its title or a prompt's text, ignoring case on both databases", async () => {
+    const byTitle = await createSession(db, { workspace: "/tmp/wl-s1", title: "Fix the Flaky Checkout" });
+    const byPrompt = await createSession(db, { workspace: "/tmp/wl-s2", title: "other" });
+    const unrelated = await createSession(db, { workspace: "/tmp/wl-s3", title: "nothing here" });
+    const event = (sessionId: string, seq: number, type: string, text: string) => ({
+      sessionId,
+      seq,
+      type,
+      payload: JSON.stringify({ text }),
+      turnId: null,
+      createdAt: new Date(),
+    });
+    await insertEvents(db, [
+      event(byPrompt.id, 1, "message.user", "Please look at the FLAKY test"),
+      // Only prompts and the model's text are searched, not every event.
+      event(unrelated.id, 1, "notice", "flaky"),
+    ]);
+    expect((await searchSessionIds(db, "flaky")).sort()).toEqual([byTitle.id, byPrompt.id].sort());
+    expect(await searchSessionIds(db, "CHECKOUT")).toEqual([byTitle.id]);
+    expect(await searchSessionIds(db, "absent")).toEqual([]);
   });
 });
