@@ -67,6 +67,7 @@ export class EventLog {
   private readonly sessions = new Map<string, SessionLog>();
   private readonly loading = new Map<string, Promise<SessionLog>>();
   private readonly foreignListeners = new Set<ForeignListener>();
+  private readonly everyListeners = new Set<ForeignListener>();
   private readonly approvalWatchers = new Set<ApprovalWatcher>();
   /** The fence of the turn this process runs in each session (set while it runs). */
   private readonly fences = new Map<string, TurnFence>();
@@ -119,6 +120,12 @@ export class EventLog {
   onForeign(listener: ForeignListener): () => void {
     this.foreignListeners.add(listener);
     return () => this.foreignListeners.delete(listener);
+  }
+
+  /** Hears every event fanned out here, of every session, appended here or by another process (server/notify). */
+  onEvery(listener: ForeignListener): () => void {
+    this.everyListeners.add(listener);
+    return () => this.everyListeners.delete(listener);
   }
 
   isOpen(sessionId: string): boolean {
@@ -398,6 +405,7 @@ export class EventLog {
       if (envelope.payload.turnId === log.foreignTurn) log.foreignTurn = null;
     }
     fanOut(log, envelope);
+    for (const listener of this.everyListeners) notifyListener(listener, sessionId, envelope);
     if (!foreign) return;
     for (const listener of this.foreignListeners) {
       try {
@@ -413,6 +421,14 @@ export class EventLog {
     const run = log.chain.then(task);
     log.chain = run.catch(() => undefined); // the caller gets the failure; the next task still runs
     return run;
+  }
+}
+
+function notifyListener(listener: ForeignListener, sessionId: string, envelope: EventEnvelope): void {
+  try {
+    listener(sessionId, envelope);
+  } catch (error) {
+    console.error("[worldline] event listener failed:", error);
   }
 }
 

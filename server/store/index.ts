@@ -104,3 +104,20 @@ export {
   touchRunner,
 } from "./runners";
 export type { RunnerRow } from "./runners";
+export {
+  claimDelivery,
+  createActionToken,
+  deleteFocus,
+  deletePushSubscription,
+  focusedOwners,
+  listPushSubscriptions,
+  pruneActionTokens,
+  pruneDeliveries,
+  pruneFocus,
+  putFocus,
+  refreshFocus,
+  savePushSubscription,
+  settingOnce,
+  useActionToken,
+} from "./push";
+export type { PushSubscriptionRow } from "./push";

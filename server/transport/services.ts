@@ -15,6 +15,7 @@ import type { TerminalRouter, TurnRouter } from "../team";
 import type { RunnerHub } from "../runners";
 import type { AuthPolicy } from "./auth";
 import type { OidcSignIn, People } from "../people";
+import type { Notifier } from "../notify";
 
 /** What the transport layer needs from the rest of the bridge. */
 export interface BridgeServices {
@@ -53,4 +54,6 @@ export interface BridgeServices {
   audit?: { list(options: { limit?: number; sessionId?: string }): Promise<AuditedCommand[]> };
   /** Runners that dial this hub (GET /api/v1/runners, sessions with a `runner`). */
   runners?: RunnerHub;
+  /** Web Push and the notify webhook (server/notify): devices, focused tabs, action tokens. */
+  push?: Notifier;
 }

@@ -25,6 +25,8 @@ import { authorizePerson } from "./people-access";
 import { handleSignIn } from "./sign-in";
 import { rememberPerson, signedInOf } from "../people";
 import { runnerRoutes } from "./routes/runners";
+import { pushRoutes } from "./routes/push";
+import { decideWithActionToken } from "./action-token";
 
 export function createApiRouter(): Router {
   const router = new Router().add(
@@ -42,6 +44,7 @@ export function createApiRouter(): Router {
     ...shareRoutes,
   );
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
+  router.add(...pushRoutes);
   return router.add(...openApiRoutes(router));
 }
 
@@ -80,6 +83,8 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       if (req.method === "GET" && url.pathname === "/api/v1/health")
         return await router.handle(req, res, url, services);
 
+      // A notification's action token opens one route for one approval, and nothing else.
+      if (await decideWithActionToken(req, res, url, services)) return;
       const loginToken = url.searchParams.get("token");
       if (req.method === "GET" && loginToken !== null && !url.pathname.startsWith("/api/")) {
         return login(res, url, auth.tokenMatches(loginToken), auth.sessionCookie(loginToken));
