@@ -139,7 +139,10 @@ async function startNotifier(
     db,
     log,
     // Push services want a contact (RFC 8292): the hub's https address, else a placeholder address.
-    vapid: { ...keys, subject: config.publicUrl?.startsWith("https:") ? config.publicUrl : "mailto:push@worldline.invalid" },
+    vapid: {
+      ...keys,
+      subject: config.publicUrl?.startsWith("https:") ? config.publicUrl : "mailto:push@worldline.invalid",
+    },
     title: async (sessionId) => (await sessions.get(sessionId).catch(() => null))?.title ?? "Worldline",
     access: async (owner, sessionId) => {
       const personId = personOf(owner);

@@ -8,10 +8,7 @@ import { api } from "@/components/transport/client";
 /** Whether this browser can get pushes at all (a service worker, the Push API, notifications). */
 function pushSupported(): boolean {
   return (
-    typeof window !== "undefined" &&
-    "serviceWorker" in navigator &&
-    "PushManager" in window &&
-    "Notification" in window
+    typeof window !== "undefined" && "serviceWorker" in navigator && "PushManager" in window && "Notification" in window
   );
 }
 
@@ -53,7 +50,10 @@ async function enableHere(): Promise<void> {
   const { public_key } = await api("/api/v1/push/key", PushKey);
   const subscription =
     (await registration.pushManager.getSubscription()) ??
-    (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: applicationServerKey(public_key) }));
+    (await registration.pushManager.subscribe({
+      userVisibleOnly: true,
+      applicationServerKey: applicationServerKey(public_key),
+    }));
   await api("/api/v1/push/subscriptions", PushDevice, {
     method: "POST",
     body: { ...subscription.toJSON(), device: guessDeviceName() },
@@ -108,7 +108,9 @@ export function PushDevices({ compact = false }: { compact?: boolean }) {
           : "Devices get a push when a request waits or a turn ends while you are not watching the session: Allow once and Reject right on the notification."}
       </p>
       {!supported ? (
-        <p className="text-muted">This browser cannot get pushes (on iPhone: add Worldline to the home screen first).</p>
+        <p className="text-muted">
+          This browser cannot get pushes (on iPhone: add Worldline to the home screen first).
+        </p>
       ) : hereListed ? (
         <button
           type="button"

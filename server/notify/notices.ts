@@ -35,7 +35,13 @@ export function noticeOf(event: EventEnvelope): PendingNotice | null {
         : type === "budget.requested"
           ? "The budget is spent"
           : `${tool} waits for approval`;
-    return { key: `approval:${approvalId}`, type, summary: summarize(`${lead}: ${description}`), approval_id: approvalId, tool };
+    return {
+      key: `approval:${approvalId}`,
+      type,
+      summary: summarize(`${lead}: ${description}`),
+      approval_id: approvalId,
+      tool,
+    };
   }
   if (event.type === "turn.completed") {
     const { turnId, outcome, message } = event.payload;
@@ -47,7 +53,12 @@ export function noticeOf(event: EventEnvelope): PendingNotice | null {
 }
 
 /** A routine run's end (server/routines calls the notifier with it). */
-export function routineNotice(run: { runId: string; routine: string; failed: boolean; summary?: string }): PendingNotice {
+export function routineNotice(run: {
+  runId: string;
+  routine: string;
+  failed: boolean;
+  summary?: string;
+}): PendingNotice {
   const text = run.summary ?? (run.failed ? "The run failed." : "The run finished.");
   return {
     key: `routine-run:${run.runId}`,

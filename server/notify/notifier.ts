@@ -117,7 +117,9 @@ export class Notifier {
     };
     // In order per bridge: a blur right after a focus must not be overtaken by it.
     const done = this.focusWrites.then(write, write).then(() => undefined);
-    this.focusWrites = done.catch((error: unknown) => this.logOnce("focus", `could not record a focused tab: ${String(error)}`));
+    this.focusWrites = done.catch((error: unknown) =>
+      this.logOnce("focus", `could not record a focused tab: ${String(error)}`),
+    );
     return done;
   }
 
@@ -182,9 +184,15 @@ export class Notifier {
         }
         const where = new URL(subscription.endpoint).origin;
         if (result.kind === "refused")
-          return this.logOnce(`${where}:${result.status}`, `a push service (${where}) refused a push: HTTP ${result.status}`);
-        this.retry(attempt, () => this.push(subscription, payload, attempt + 1), `${where}:retry`, () =>
-          `a push service (${where}) did not take a push after ${attempt + 1} tries: ${result.reason}`,
+          return this.logOnce(
+            `${where}:${result.status}`,
+            `a push service (${where}) refused a push: HTTP ${result.status}`,
+          );
+        this.retry(
+          attempt,
+          () => this.push(subscription, payload, attempt + 1),
+          `${where}:retry`,
+          () => `a push service (${where}) did not take a push after ${attempt + 1} tries: ${result.reason}`,
         );
       })(),
     );
@@ -197,8 +205,11 @@ export class Notifier {
         const status = await post(url, headers, body, this.timeoutMs).catch((error: Error) => error.message);
         if (typeof status === "number" && status >= 200 && status < 300) return;
         const reason = typeof status === "number" ? `HTTP ${status}` : status;
-        this.retry(attempt, () => this.hook(url, body, attempt + 1), "webhook", () =>
-          `WORLDLINE_NOTIFY_WEBHOOK did not take a notice after ${attempt + 1} tries: ${reason}`,
+        this.retry(
+          attempt,
+          () => this.hook(url, body, attempt + 1),
+          "webhook",
+          () => `WORLDLINE_NOTIFY_WEBHOOK did not take a notice after ${attempt + 1} tries: ${reason}`,
         );
       })(),
     );

@@ -49,7 +49,9 @@ export const PushSubscriptionBody = z
   .strict();
 export type PushSubscriptionBody = z.infer<typeof PushSubscriptionBody>;
 
-export const DeletePushSubscriptionBody = z.object({ endpoint: z.string().min(1).max(MAX_PUSH_ENDPOINT_LENGTH) }).strict();
+export const DeletePushSubscriptionBody = z
+  .object({ endpoint: z.string().min(1).max(MAX_PUSH_ENDPOINT_LENGTH) })
+  .strict();
 
 export const PushKey = z.object({ public_key: z.string() });
 export type PushKey = z.infer<typeof PushKey>;

@@ -32,7 +32,10 @@ test("a push arrives with the page closed, Allow on the notification decides, an
     // A turn waits on a command; nobody has the session open.
     const file = `pushed-${Date.now()}.txt`;
     const { id: sessionId, workspace } = await newSession("push", { yolo: false });
-    await scriptLlm({ toolCalls: [{ name: "shell", arguments: { command: `touch ${file}` } }] }, { text: "Made it from the phone." });
+    await scriptLlm(
+      { toolCalls: [{ name: "shell", arguments: { command: `touch ${file}` } }] },
+      { text: "Made it from the phone." },
+    );
     const stream = fetch(`${origin}/api/v1/chat/stream`, {
       method: "POST",
       headers: { authorization: `Bearer ${e2e.token}`, "content-type": "application/json" },
@@ -78,9 +81,12 @@ test("a push arrives with the page closed, Allow on the notification decides, an
       scope.dispatchEvent(new NotificationEvent("notificationclick", { notification, action: "allow" }));
     });
     await expect
-      .poll(async () => (await bridgeApi<{ status: string }>(`/api/v1/approvals/${notice.approval_id as string}`)).status, {
-        timeout: 15_000,
-      })
+      .poll(
+        async () => (await bridgeApi<{ status: string }>(`/api/v1/approvals/${notice.approval_id as string}`)).status,
+        {
+          timeout: 15_000,
+        },
+      )
       .toBe("approved");
     await (await stream).text();
     expect(fs.existsSync(path.join(workspace, file))).toBe(true);

@@ -104,7 +104,10 @@ export class Presence {
     const viewer = this.rooms.get(sessionId)?.viewers.get(socket.id);
     if (!viewer || !this.notifier) return;
     viewer.focused = focused;
-    const owner = noticeOwner({ personId: personOfSocket(socket)?.id, tokenName: socket.data.tokenName as string | undefined });
+    const owner = noticeOwner({
+      personId: personOfSocket(socket)?.id,
+      tokenName: socket.data.tokenName as string | undefined,
+    });
     // One row per tab and session; a share link's tab is nobody's, so it hides no one's pushes.
     void this.notifier.focus(`${socket.id}:${sessionId}`, owner, sessionId, focused).catch(() => undefined); // logged by the notifier
   }

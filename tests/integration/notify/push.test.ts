@@ -297,7 +297,8 @@ describe("Web Push", () => {
       fake.script(shell("touch acted.txt"), { text: "ok" });
       await withActions.prompt(other, "hook it with actions");
       const acted = await waitFor(
-        () => hook.bodies.find((body) => (body as { session_id: string }).session_id === other) as Record<string, string>,
+        () =>
+          hook.bodies.find((body) => (body as { session_id: string }).session_id === other) as Record<string, string>,
         15_000,
         "the webhook with an action token",
       );
@@ -317,7 +318,8 @@ describe("Web Push", () => {
 async function idleAfterTurn(idle: () => Promise<void>, tab: Socket, sessionId: string, n: number): Promise<void> {
   let completed = 0;
   tab.on("session.events", (batch: { sessionId: string; events: { type: string }[] }) => {
-    if (batch.sessionId === sessionId) completed += batch.events.filter((event) => event.type === "turn.completed").length;
+    if (batch.sessionId === sessionId)
+      completed += batch.events.filter((event) => event.type === "turn.completed").length;
   });
   await waitFor(() => completed >= n, 10_000, "the turn's end in the tab");
   await idle();

@@ -103,7 +103,10 @@ describe("push with two bridges (PostgreSQL + Redis)", () => {
       tabs.push(tab);
       await waitFor(() => tab.subscribes > 0, 10_000, "a tab's subscribe");
     }
-    fake.script({ toolCalls: [{ name: "shell", arguments: { command: "touch team.txt" } }] }, { text: "Done in team." });
+    fake.script(
+      { toolCalls: [{ name: "shell", arguments: { command: "touch team.txt" } }] },
+      { text: "Done in team." },
+    );
     const socket = io(a.url, { auth: { token: TOKEN }, transports: ["websocket"], forceNew: true });
     sockets.push(socket);
     const ack = (await socket
@@ -113,9 +116,18 @@ describe("push with two bridges (PostgreSQL + Redis)", () => {
 
     const asked = await waitFor(() => pushService.of("team-phone")[0], 20_000, "the approval push");
     expect(asked).toMatchObject({ type: "approval.requested", session_id: sessionId });
-    await api(b, `/api/v1/approvals/${asked.approval_id as string}`, { decision: "allow_once" }, asked.action_token as string);
+    await api(
+      b,
+      `/api/v1/approvals/${asked.approval_id as string}`,
+      { decision: "allow_once" },
+      asked.action_token as string,
+    );
 
-    await waitFor(() => pushService.of("team-laptop").length >= 2 && pushService.of("team-phone").length >= 2, 20_000, "the end");
+    await waitFor(
+      () => pushService.of("team-laptop").length >= 2 && pushService.of("team-phone").length >= 2,
+      20_000,
+      "the end",
+    );
     // Both bridges had the events; give a duplicate time to show up.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     for (const device of ["team-phone", "team-laptop"]) {

@@ -32,7 +32,9 @@ describe("notices", () => {
 
   it("keeps secrets and long text out of the summary", () => {
     const secret = "sk-" + "a".repeat(40);
-    const notice = noticeOf(requested({ description: `curl -H "Authorization: Bearer ${secret}" ${"x".repeat(400)}` }))!;
+    const notice = noticeOf(
+      requested({ description: `curl -H "Authorization: Bearer ${secret}" ${"x".repeat(400)}` }),
+    )!;
     expect(notice.summary).not.toContain(secret);
     expect(notice.summary.length).toBeLessThanOrEqual(160);
   });
@@ -60,11 +62,13 @@ describe("notices", () => {
 
   it("accepts a browser's subscription and refuses a bad one", () => {
     const keys = { p256dh: "B" + "A".repeat(86), auth: "A".repeat(22) };
-    expect(PushSubscriptionBody.safeParse({ endpoint: "https://fcm.googleapis.com/fcm/send/x", keys }).success).toBe(true);
+    expect(PushSubscriptionBody.safeParse({ endpoint: "https://fcm.googleapis.com/fcm/send/x", keys }).success).toBe(
+      true,
+    );
     expect(PushSubscriptionBody.safeParse({ endpoint: "http://[::1]:9/x", keys }).success).toBe(true);
     expect(PushSubscriptionBody.safeParse({ endpoint: "http://10.0.0.1/x", keys }).success).toBe(false);
-    expect(PushSubscriptionBody.safeParse({ endpoint: "https://x.example/y", keys: { ...keys, auth: "AAAA" } }).success).toBe(
-      false,
-    );
+    expect(
+      PushSubscriptionBody.safeParse({ endpoint: "https://x.example/y", keys: { ...keys, auth: "AAAA" } }).success,
+    ).toBe(false);
   });
 });

@@ -1,10 +1,4 @@
-import {
-  DeletePushSubscriptionBody,
-  PushDevice,
-  PushDevices,
-  PushKey,
-  PushSubscriptionBody,
-} from "../../../protocol";
+import { DeletePushSubscriptionBody, PushDevice, PushDevices, PushKey, PushSubscriptionBody } from "../../../protocol";
 import { WorldlineError } from "../../../errors";
 import { noticeOwner, type Notifier } from "../../../notify";
 import { readJson } from "../io";
