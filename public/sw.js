@@ -97,6 +97,7 @@ function showNotice(notice) {
         { action: "open", title: "Open" },
       ]
     : [{ action: "open", title: "Open" }];
+  // Browsers show at most Notification.maxActions buttons (Chromium: 2); a tap on the notification itself opens.
   return self.registration.showNotification(notice.title, {
     body: notice.summary,
     // The same tag as the open tab's own notification (components/attention), so one replaces the other.
