@@ -138,6 +138,16 @@ test("a push arrives with the page closed, Allow on the notification decides, an
     await new SessionPage(session).goto(origin(), sessionId);
     await expect(session.getByText("Made it from the phone.")).toBeVisible({ timeout: 15_000 });
     await session.screenshot({ path: path.join(process.env.WL_SCREENS ?? "/tmp", "push-phone-allowed.png") });
+
+    // Where a person turns pushes on: the bell's menu, and Settings with their devices.
+    await session.getByTestId("attention-menu").click();
+    await expect(session.getByTestId("attention-popover").getByTestId("push-enable-here")).toBeVisible();
+    await session.screenshot({ path: path.join(process.env.WL_SCREENS ?? "/tmp", "push-phone-bell.png") });
+    await session.goto(`${origin()}/settings`);
+    const listed = session.getByTestId("push-device").filter({ hasText: "E2E phone" });
+    await expect(listed).toHaveCount(1);
+    await listed.scrollIntoViewIfNeeded();
+    await session.screenshot({ path: path.join(process.env.WL_SCREENS ?? "/tmp", "push-phone-settings.png") });
   } finally {
     await device.close();
   }
