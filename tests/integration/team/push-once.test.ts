@@ -63,7 +63,8 @@ beforeAll(async () => {
     const home = await fs.mkdtemp(path.join(os.tmpdir(), `wl-push-team-${name}-`));
     bridges.push(await startChildBridge({ home, llmUrl: fake.url, env: { ...env, HOME: home } }));
   }
-});
+  // Two bridges start one after the other, each bundling and migrating: generous on a loaded machine.
+}, 180_000);
 
 afterAll(async () => {
   for (const tab of tabs) tab.close();
