@@ -74,9 +74,16 @@ async function deliver(context: BrowserContext, notice: Record<string, unknown>)
   return workerOf()!;
 }
 
+/** What the specs use of a service worker's global scope (the DOM types do not describe it). */
+interface WorkerScope {
+  registration: ServiceWorkerRegistration;
+  dispatchEvent(event: Event): boolean;
+  NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event;
+}
+
 async function shownNotifications(worker: Worker) {
   return worker.evaluate(async () => {
-    const scope = self as unknown as ServiceWorkerGlobalScope;
+    const scope = self as unknown as WorkerScope;
     return (await scope.registration.getNotifications()).map((n) => ({
       title: n.title,
       body: n.body,
@@ -90,9 +97,9 @@ async function shownNotifications(worker: Worker) {
 async function tap(worker: Worker, tag: string, action: string): Promise<void> {
   await worker.evaluate(
     async ({ tag, action }) => {
-      const scope = self as unknown as ServiceWorkerGlobalScope;
+      const scope = self as unknown as WorkerScope;
       const [notification] = await scope.registration.getNotifications({ tag });
-      scope.dispatchEvent(new NotificationEvent("notificationclick", { notification, action }));
+      scope.dispatchEvent(new scope.NotificationEvent("notificationclick", { notification, action }));
     },
     { tag, action },
   );
@@ -126,7 +133,7 @@ test("a push arrives with the page closed, Allow on the notification decides, an
     expect(shown.title).toBe(notice.title);
     expect(shown.body).toContain(`touch ${file}`);
     // Chromium shows Notification.maxActions buttons (2): Allow once and Reject; a tap on the notification opens.
-    const maxActions = await worker.evaluate(() => Notification.maxActions);
+    const maxActions = await worker.evaluate(() => (Notification as unknown as { maxActions: number }).maxActions);
     expect(shown.actions).toEqual(["allow", "reject", "open"].slice(0, maxActions));
     expect(shown.actions.slice(0, 2)).toEqual(["allow", "reject"]);
 
