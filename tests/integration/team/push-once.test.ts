@@ -83,7 +83,7 @@ afterAll(async () => {
   await client.end();
 });
 
-describe("push with two bridges (PostgreSQL + Redis)", () => {
+describe("push with two bridges (PostgreSQL + Redis)", { timeout: 180_000 }, () => {
   it("sends each notice once per device, with one key pair; Allow through the other bridge decides", async () => {
     const [a, b] = bridges;
     const keys = await Promise.all(bridges.map((bridge) => api<{ public_key: string }>(bridge, "/api/v1/push/key")));
