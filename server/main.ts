@@ -27,7 +27,8 @@ import { SettingsService } from "./settings";
 import { Worktrees } from "./worktrees";
 import { Board } from "./board";
 import { ShareLinks } from "./sharing";
-import { OidcSignIn, People } from "./people";
+import { mayDrive, OidcSignIn, People } from "./people";
+import { loadVapidKeys, Notifier, type NotifierOptions } from "./notify";
 import * as store from "./store";
 import { RUNNER_SOCKET_PATH } from "./protocol";
 import { addSecretNames, holdSecretValues, sealSecretEnvironment } from "./secrets";
@@ -57,6 +58,8 @@ export interface BridgeOptions {
   lease?: Pick<LeaseOptions, "ttlMs" | "heartbeatMs">;
   /** The agent's tools; tests inject their own. */
   tools?: () => AgentTool[];
+  /** Push timings (server/notify); tests shorten them. */
+  push?: Pick<NotifierOptions, "timeoutMs" | "retryDelaysMs">;
   /** Loop limits and the agent's own tools (todo, task, send_dmail); see RuntimeDeps. */
   agent?: Pick<RuntimeDeps, "maxSteps" | "compactionThreshold">;
   /**
@@ -105,6 +108,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     secure: config.publicUrl?.startsWith("https://") ?? false,
   });
   const services = bridgeServices(parts, auth);
+  services.push = await startNotifier(parts, services, options.push);
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services, { adapter: parts.redis?.adapter });
   parts.runners.attach(server, { hostAllowed: (req) => auth.hostAllowed(req) });
@@ -126,7 +130,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     token,
     services,
     server,
-    close: () => (closing ??= shutdown(parts, { server, io, pages })),
+    close: () => (closing ??= shutdown(parts, { server, io, pages, push: services.push })),
   };
 }
 
@@ -148,6 +152,46 @@ function protectSecrets(config: BridgeConfig, seal: boolean): void {
     process.stderr.write(
       `[worldline] WARNING: could not clear ${removed.join(", ")} from this process's start-up environment (/proc/${process.pid}/environ); a terminal of this user may read them there. Start the bridge without them in its environment (see SECURITY.md).\n`,
     );
+}
+
+/**
+ * Web Push and the webhook (server/notify): who may see a session is who gets its notices, a
+ * token's owner sees every session, a person what server/people grants them.
+ */
+async function startNotifier(
+  parts: Parts,
+  services: BridgeServices,
+  timings: BridgeOptions["push"],
+): Promise<Notifier> {
+  const { config, db, log, sessions } = parts;
+  const { people, auth } = services;
+  const keys = await loadVapidKeys(config.home, db, Boolean(config.databaseUrl));
+  const personOf = (owner: string) => (owner.startsWith("person:") ? owner.slice("person:".length) : null);
+  const notifier = new Notifier({
+    db,
+    log,
+    // Push services want a contact (RFC 8292): the hub's https address, else a placeholder address.
+    vapid: {
+      ...keys,
+      subject: config.publicUrl?.startsWith("https:") ? config.publicUrl : "mailto:push@worldline.invalid",
+    },
+    title: async (sessionId) => (await sessions.get(sessionId).catch(() => null))?.title ?? "Worldline",
+    access: async (owner, sessionId) => {
+      const personId = personOf(owner);
+      if (!personId) return "drive";
+      const level = await people.levelOn(personId, sessionId);
+      return level ? (mayDrive(level) ? "drive" : "view") : null;
+    },
+    decider: async (owner) => {
+      const personId = personOf(owner);
+      if (personId) return (await people.current(personId))?.name ?? "push";
+      return auth.decider(owner.slice("token:".length), "push");
+    },
+    webhook: config.notifyWebhook,
+    ...timings,
+  });
+  notifier.start();
+  return notifier;
 }
 
 /** What transport serves: the domain parts, plus the auth policy built once the port is known. */
@@ -302,7 +346,12 @@ type Parts = Awaited<ReturnType<typeof startParts>>;
 /** Stops accepting work first (no new connections, no more socket commands), then closes each part. */
 async function shutdown(
   parts: Parts,
-  http: { server: HttpServer; io: ReturnType<typeof attachSocketServer>; pages: ReturnType<typeof loadPages> | null },
+  http: {
+    server: HttpServer;
+    io: ReturnType<typeof attachSocketServer>;
+    pages: ReturnType<typeof loadPages> | null;
+    push?: Notifier;
+  },
 ): Promise<void> {
   const { server, io, pages } = http;
   server.close();
@@ -325,6 +374,7 @@ async function shutdown(
   await new Promise<void>((resolve) => io.close(() => resolve()));
   server.closeAllConnections();
   parts.files.close();
+  await http.push?.close();
   // After the shutdown settled this process's turns, before the log's last writes.
   await parts.lease.stop();
   await parts.log.close();

@@ -3,6 +3,7 @@
 import { useAttentionPrefs, type AttentionPrefs } from "./prefs";
 import { PermissionNote } from "./attention-settings";
 import { usePermission } from "./use-permission";
+import { PushDevices } from "./push-devices";
 import { usePopover } from "@/components/shell/use-popover";
 import { BellIcon } from "@/components/shell/icons";
 
@@ -82,6 +83,7 @@ export function AttentionMenu({ sessionId }: { sessionId?: string }) {
             </fieldset>
           ))}
           {effective.notify ? <PermissionNote permission={permission} onAllow={() => void request()} /> : null}
+          <PushDevices compact />
         </div>
       ) : null}
     </div>

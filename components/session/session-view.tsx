@@ -9,6 +9,7 @@ import { Timeline } from "@/components/timeline/timeline";
 import { TerminalPanel } from "@/components/terminal/terminal-panel";
 import { ChangesView } from "@/components/review/changes-view";
 import { useSessionAttention } from "@/components/attention/use-session-attention";
+import { useFocusReport, usePushLanding } from "@/components/attention/use-push-landing";
 import { modelTakesImages } from "./attachments";
 import { Announcer } from "./announcer";
 import { PromptInput } from "./prompt-input";
@@ -36,6 +37,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [changesOpen, setChangesOpen] = useState(false);
   const access = useAccess(sessionId);
   useSessionAttention(sessionId, state.title ?? summary?.title, () => setPane("agent"));
+  useFocusReport(sessionId, connection === "live");
+  usePushLanding(connection === "live");
 
   useEffect(() => {
     if (state.title) document.title = `${state.title} · Worldline`;

@@ -5,6 +5,7 @@ import { type ProviderView, SettingsView as SettingsData } from "@/server/protoc
 import { api } from "@/components/transport/client";
 import { PricesForm } from "./prices-form";
 import { RunnersSection } from "./runners-section";
+import { PushDevices } from "@/components/attention/push-devices";
 import { AttentionSettings } from "@/components/attention/attention-settings";
 import { PeopleSettings } from "@/components/people/people-settings";
 import { DetectedForms } from "./detected-forms";
@@ -71,6 +72,12 @@ export function SettingsView() {
                 </option>
               ))}
             </select>
+          </section>
+          <section className="flex flex-col gap-2" aria-labelledby="push-devices">
+            <h2 id="push-devices" className="text-xs font-semibold uppercase tracking-wider text-muted">
+              Notifications on your devices
+            </h2>
+            <PushDevices />
           </section>
           <section className="flex flex-col gap-2" aria-labelledby="runners">
             <h2 id="runners" className="text-xs font-semibold uppercase tracking-wider text-muted">

@@ -55,6 +55,10 @@ const EnvSchema = z.object({
   WORLDLINE_PUBLIC_URL: z.string().url().optional(),
   /** Overrides the provider default for `reasoning_content` in history (see ModelConfig). */
   WORLDLINE_REASONING_HISTORY: z.enum(["drop", "tool_calls", "all"]).optional(),
+  /** Notices (DESIGN.md §17) also POSTed as JSON to this URL (ntfy, a chat webhook). */
+  WORLDLINE_NOTIFY_WEBHOOK: z.string().url().optional(),
+  /** "1": the webhook's notices carry action tokens too. */
+  WORLDLINE_NOTIFY_ACTIONS: z.enum(["0", "1"]).optional(),
   /** "0" never sends `prompt_cache_key`. */
   WORLDLINE_PROMPT_CACHE_KEY: z.enum(["0", "1"]).optional(),
   /** A turn with no model output and no running tool for this long is interrupted (server/agent/idle-watch.ts). */
@@ -105,6 +109,8 @@ export interface BridgeConfig {
   hubRoots: string[];
   /** WORLDLINE_SCRUB_ENV: variable names scrubbed from children's environments besides the usual ones. */
   scrubEnv: string[];
+  /** WORLDLINE_NOTIFY_WEBHOOK, with action tokens only when WORLDLINE_NOTIFY_ACTIONS=1. */
+  notifyWebhook: { url: string; actions: boolean } | null;
 }
 
 export interface ModelConfig {
@@ -193,6 +199,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .split(",")
       .map((name) => name.trim())
       .filter(Boolean),
+    notifyWebhook: e.WORLDLINE_NOTIFY_WEBHOOK
+      ? { url: e.WORLDLINE_NOTIFY_WEBHOOK, actions: e.WORLDLINE_NOTIFY_ACTIONS === "1" }
+      : null,
   };
 }
 

@@ -63,6 +63,10 @@ const ANYONE: [string, RegExp][] = [
   ["GET", /^\/api\/v1\/me\/tokens$/],
   ["POST", /^\/api\/v1\/me\/tokens$/],
   ["DELETE", /^\/api\/v1\/me\/tokens\/[^/]+$/],
+  // A person's own devices for Web Push (server/notify): pushes follow what they may see.
+  ["GET", /^\/api\/v1\/push\/(key|subscriptions)$/],
+  ["POST", /^\/api\/v1\/push\/subscriptions$/],
+  ["DELETE", /^\/api\/v1\/push\/subscriptions$/],
 ];
 /** Routes that start or shape work: members and admins. */
 const MEMBERS: [string, RegExp][] = [

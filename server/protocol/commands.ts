@@ -3,6 +3,7 @@ import { approvalCommands } from "./approval-commands";
 import { EventEnvelope } from "./events";
 import { PromptImages } from "./images";
 import { presenceCommands, TranscriptSnapshot } from "./sync";
+import { pushCommands } from "./push";
 
 /**
  * Socket.io messages from a tab to the bridge. Commands that change state carry a
@@ -44,6 +45,7 @@ export const clientCommands = {
     .object({ commandId: CommandId, sessionId: SessionId, focus: z.string().max(2_000).optional() })
     .strict(),
   ...presenceCommands,
+  ...pushCommands,
 } as const;
 
 export const WireError = z.object({

@@ -49,6 +49,7 @@ const SOCKET_READS = new Set([
   "pty.ack",
   "files.watch",
   "files.unwatch",
+  "presence.focus",
 ]);
 const SOCKET_DRIVES = new Set([
   "turn.prompt",

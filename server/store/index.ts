@@ -123,3 +123,20 @@ export type { RunnerRow } from "./runners";
 export { createWorktree, getWorktree, listWorktrees, updateWorktree, worktreesOf } from "./worktrees";
 export type { WorktreeRow } from "./worktrees";
 export { sessionActivity } from "./fleet";
+export {
+  claimDelivery,
+  createActionToken,
+  deleteFocus,
+  deletePushSubscription,
+  focusedOwners,
+  listPushSubscriptions,
+  pruneActionTokens,
+  pruneDeliveries,
+  pruneFocus,
+  putFocus,
+  refreshFocus,
+  savePushSubscription,
+  settingOnce,
+  useActionToken,
+} from "./push";
+export type { PushSubscriptionRow } from "./push";

@@ -18,6 +18,7 @@ import type { AuthPolicy } from "./auth";
 import type { OidcSignIn, People } from "../people";
 import type { Worktrees } from "../worktrees";
 import type { Board } from "../board";
+import type { Notifier } from "../notify";
 
 /** What the transport layer needs from the rest of the bridge. */
 export interface BridgeServices {
@@ -62,4 +63,6 @@ export interface BridgeServices {
   worktrees?: Worktrees;
   /** The board's live cards (server/board). */
   board?: Board;
+  /** Web Push and the notify webhook (server/notify): devices, focused tabs, action tokens. */
+  push?: Notifier;
 }

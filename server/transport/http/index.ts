@@ -27,6 +27,8 @@ import { handleSignIn } from "./sign-in";
 import { rememberPerson, signedInOf } from "../people";
 import { runnerRoutes } from "./routes/runners";
 import { fireWithRoutineToken, routineRoutes } from "./routes/routines";
+import { pushRoutes } from "./routes/push";
+import { decideWithActionToken } from "./action-token";
 
 export function createApiRouter(): Router {
   const router = new Router().add(
@@ -46,6 +48,7 @@ export function createApiRouter(): Router {
   );
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
   router.add(...routineRoutes);
+  router.add(...pushRoutes);
   return router.add(...openApiRoutes(router));
 }
 
@@ -84,6 +87,8 @@ export function createRequestHandler(services: BridgeServices, pages: PageHandle
       if (req.method === "GET" && url.pathname === "/api/v1/health")
         return await router.handle(req, res, url, services);
 
+      // A notification's action token opens one route for one approval, and nothing else.
+      if (await decideWithActionToken(req, res, url, services)) return;
       const loginToken = url.searchParams.get("token");
       if (req.method === "GET" && loginToken !== null && !url.pathname.startsWith("/api/")) {
         return login(res, url, auth.tokenMatches(loginToken), auth.sessionCookie(loginToken));

@@ -37,7 +37,7 @@ export function attachSocketServer(
     ...(options.adapter ? { adapter: options.adapter } : {}),
   });
   const commands = new CommandCache();
-  const presence = new Presence(services.log);
+  const presence = new Presence(services.log, services.push);
 
   io.use((socket, next) => {
     const fromPayload = (socket.handshake.auth as { token?: unknown } | undefined)?.token;

@@ -4,6 +4,8 @@ import type { EventLog } from "../../sessions";
 import type { PresenceState, PresenceViewer } from "../../protocol";
 import { shareOf } from "./share-guard";
 import { personLevelOn } from "./people-guard";
+import { noticeOwner, type Notifier } from "../../notify";
+import { personOfSocket } from "../people";
 
 /** A "typing" flag not refreshed within this time is dropped (the tab may have died mid-word). */
 const TYPING_TTL_MS = 5_000;
@@ -17,6 +19,7 @@ interface Viewer {
   device: PresenceViewer["device"];
   access: PresenceViewer["access"];
   typingTimer: NodeJS.Timeout | null;
+  focused: boolean;
 }
 
 interface Room {
@@ -36,7 +39,11 @@ export class Presence {
   /** The viewer whose prompt created each turn, until the turn starts (then it is the room's runningBy). */
   private readonly promptedBy = new Map<string, string>();
 
-  constructor(private readonly log: EventLog) {}
+  constructor(
+    private readonly log: EventLog,
+    /** Told which tabs show a session focused: nobody is pushed about what they watch (server/notify). */
+    private readonly notifier?: Notifier,
+  ) {}
 
   join(socket: Socket, sessionId: string): void {
     let room = this.rooms.get(sessionId);
@@ -63,6 +70,7 @@ export class Presence {
       device: deviceOf(socket),
       access: shareOf(socket)?.scope ?? personLevelOn(socket, sessionId) ?? "owner",
       typingTimer: null,
+      focused: false,
     });
     this.broadcast(sessionId);
   }
@@ -72,6 +80,7 @@ export class Presence {
     const viewer = room?.viewers.get(socket.id);
     if (!room || !viewer) return;
     if (viewer.typingTimer) clearTimeout(viewer.typingTimer);
+    if (viewer.focused) this.focus(socket, sessionId, false);
     room.viewers.delete(socket.id);
     if (room.viewers.size === 0) {
       room.stopListening();
@@ -88,6 +97,19 @@ export class Presence {
     if (viewer.typingTimer) clearTimeout(viewer.typingTimer);
     viewer.typingTimer = typing ? setTimeout(() => this.typing(socket, sessionId, false), TYPING_TTL_MS) : null;
     if (was !== typing) this.broadcast(sessionId);
+  }
+
+  /** The tab shows the session in a visible, focused window (true), or no longer does. */
+  focus(socket: Socket, sessionId: string, focused: boolean): void {
+    const viewer = this.rooms.get(sessionId)?.viewers.get(socket.id);
+    if (!viewer || !this.notifier) return;
+    viewer.focused = focused;
+    const owner = noticeOwner({
+      personId: personOfSocket(socket)?.id,
+      tokenName: socket.data.tokenName as string | undefined,
+    });
+    // One row per tab and session; a share link's tab is nobody's, so it hides no one's pushes.
+    void this.notifier.focus(`${socket.id}:${sessionId}`, owner, sessionId, focused).catch(() => undefined); // logged by the notifier
   }
 
   /** Records which tab sent the prompt of `turnId`, so the others can show "running in another tab". */

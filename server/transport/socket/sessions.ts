@@ -120,6 +120,11 @@ export function registerSessionHandlers(
     return null;
   });
 
+  onCommand(socket, "presence.focus", clientCommands["presence.focus"], async ({ sessionId, focused }) => {
+    if (subscriptions.has(sessionId)) presence.focus(socket, sessionId, focused);
+    return null;
+  });
+
   onCommand(
     socket,
     "turn.prompt",
