@@ -18,6 +18,7 @@ import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./proce
 import { EventLog, resolveWorkspacePath, SessionJanitor, Sessions } from "./sessions";
 import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
 import { localPtyOpener, PtyManager } from "./pty";
+import { BrowserSessions, Previews, servePreviewsFirst } from "./preview";
 import { RunnerHub } from "./runners";
 import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
@@ -92,7 +93,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     named: config.tokens,
     team: Boolean(config.redisUrl),
   });
-  const services = bridgeServices(parts, auth);
+  const previews = createPreviews(parts, auth, port);
+  const services = { ...bridgeServices(parts, auth), previews };
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services, { adapter: parts.redis?.adapter });
   parts.runners.attach(server);
@@ -100,6 +102,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // socket.io answers its own paths (the UI's and the runners'); no other upgrade is served.
     if (!req.url?.startsWith("/socket.io/") && !req.url?.startsWith(RUNNER_SOCKET_PATH)) socket.destroy();
   });
+  // Preview hosts are the previewed apps', before any of the IDE's listeners (server/preview).
+  servePreviewsFirst(server, previews.proxy);
 
   if (!isLoopbackHost(config.host)) {
     process.stderr.write(
@@ -114,7 +118,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     token,
     services,
     server,
-    close: () => (closing ??= shutdown(parts, { server, io, pages })),
+    close: () => (closing ??= shutdown(parts, { server, io, pages, previews })),
   };
 }
 
@@ -145,7 +149,30 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     janitor: parts.janitor,
     externalAgents: parts.externalAgents,
     runners: parts.runners,
+    browsers: parts.browsers,
   };
+}
+
+/** Previews of sessions' dev servers on their own origins, and the ports they listen on (server/preview). */
+function createPreviews(parts: Parts, auth: BridgeServices["auth"], port: number): Previews {
+  const previews = new Previews({
+    bridgePort: port,
+    ideOrigins: auth.origins,
+    secret: auth.secret,
+    session: async (id) => {
+      const row = await store.getSession(parts.db, id);
+      return row ? { runner: row.runner ?? null } : null;
+    },
+    localRoots: (id) => [
+      ...parts.ptys.list(id).map((terminal) => ({ pid: terminal.pid, kind: "terminal" as const })),
+      ...sharedTaskRegistry
+        .list(id)
+        .filter((task) => task.status === "running")
+        .map((task) => ({ pid: task.group.pid, kind: "group" as const })),
+    ],
+  });
+  parts.browsers.usePreviews(previews);
+  return previews;
 }
 
 /** The domain services, from the database up to the team routers. */
@@ -168,7 +195,18 @@ async function startParts(options: BridgeOptions) {
   const memory = new MemoryService(db);
   const skills = new SkillCatalog(config.home, hosts.local);
   const titles = new SessionTitles(sessions);
-  const runtime = createRuntime(core, options, { checkpoints, settings, externalAgents, mcp, memory, skills, titles });
+  // The agent's Chromium (the `browser` tool), launched on first use; a context per session.
+  const browsers = new BrowserSessions();
+  const runtime = createRuntime(core, options, {
+    checkpoints,
+    settings,
+    externalAgents,
+    mcp,
+    memory,
+    skills,
+    titles,
+    browsers,
+  });
   checkpoints.attach(runtime);
   // What a session holds in this process, freed on delete and after it idles unwatched.
   const janitor = new SessionJanitor({
@@ -180,6 +218,7 @@ async function startParts(options: BridgeOptions) {
       // Terminals and background tasks are the person's: only a delete ends them.
       { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },
       { name: "background tasks", forget: (id, why) => why === "deleted" && sharedTaskRegistry.stopSession(id) },
+      { name: "browser context", forget: (id) => browsers.closeSession(id) },
     ],
     idleSessions: (idleMs) => runtime.idleSessions(idleMs),
     watched: (id) => log.watched(id),
@@ -194,7 +233,7 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
-  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
+  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor, browsers };
   return { ...core, ...domain, rpc, turns, terminals };
 }
 
@@ -203,9 +242,14 @@ type Parts = Awaited<ReturnType<typeof startParts>>;
 /** Stops accepting work first (no new connections, no more socket commands), then closes each part. */
 async function shutdown(
   parts: Parts,
-  http: { server: HttpServer; io: ReturnType<typeof attachSocketServer>; pages: ReturnType<typeof loadPages> | null },
+  http: {
+    server: HttpServer;
+    io: ReturnType<typeof attachSocketServer>;
+    pages: ReturnType<typeof loadPages> | null;
+    previews: Previews;
+  },
 ): Promise<void> {
-  const { server, io, pages } = http;
+  const { server, io, pages, previews } = http;
   server.close();
   io.disconnectSockets(true);
   parts.janitor.stop();
@@ -219,6 +263,8 @@ async function shutdown(
   await parts.mcp.close();
   await parts.titles.close();
   await parts.ptys.closeAll();
+  previews.close();
+  await parts.browsers.close();
   await parts.runners.close();
   await new Promise<void>((resolve) => io.close(() => resolve()));
   server.closeAllConnections();
@@ -339,6 +385,7 @@ function createRuntime(
     checkpoints: CheckpointService;
     settings: SettingsService;
     mcp: SessionMcp;
+    browsers: BrowserSessions;
   },
 ): AgentRuntime {
   const { config, db, log, sessions, lease, approvals, hosts } = core;
@@ -357,7 +404,7 @@ function createRuntime(
       (
         (tools) => () =>
           tools
-      )(builtinTools()),
+      )(builtinTools({ browser: parts.browsers })),
     gate: approvals.gate,
     provider: options.provider,
     defaultModel: () => settings.resolveDefaultModel(),

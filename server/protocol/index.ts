@@ -31,6 +31,7 @@ export * from "./checkpoints";
 export * from "./review";
 export * from "./memory";
 export * from "./fleet";
+export * from "./preview";
 export { approvalCommands } from "./approval-commands";
 export { applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";

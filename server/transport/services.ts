@@ -15,6 +15,7 @@ import type { TerminalRouter, TurnRouter } from "../team";
 import type { RunnerHub } from "../runners";
 import type { AuthPolicy } from "./auth";
 import type { OidcSignIn, People } from "../people";
+import type { BrowserSessions, Previews } from "../preview";
 
 /** What the transport layer needs from the rest of the bridge. */
 export interface BridgeServices {
@@ -53,4 +54,8 @@ export interface BridgeServices {
   audit?: { list(options: { limit?: number; sessionId?: string }): Promise<AuditedCommand[]> };
   /** Runners that dial this hub (GET /api/v1/runners, sessions with a `runner`). */
   runners?: RunnerHub;
+  /** Previews of sessions' dev servers and their ports (server/preview); absent in bridges without them. */
+  previews?: Previews;
+  /** The bridge's Chromium (the browser tool, the Preview panel's element captures). */
+  browsers?: BrowserSessions;
 }

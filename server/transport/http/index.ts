@@ -25,6 +25,7 @@ import { authorizePerson } from "./people-access";
 import { handleSignIn } from "./sign-in";
 import { rememberPerson, signedInOf } from "../people";
 import { runnerRoutes } from "./routes/runners";
+import { previewRoutes } from "./routes/preview";
 
 export function createApiRouter(): Router {
   const router = new Router().add(
@@ -42,6 +43,7 @@ export function createApiRouter(): Router {
     ...shareRoutes,
   );
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
+  router.add(...previewRoutes);
   return router.add(...openApiRoutes(router));
 }
 

@@ -8,6 +8,7 @@ import { registerSessionHandlers } from "./sessions";
 import { registerApprovalHandlers } from "./approvals";
 import { attachPtyBroadcast, registerPtyHandlers } from "./pty";
 import { forwardFileChanges, registerFileHandlers } from "./files";
+import { registerPortHandlers } from "./ports";
 import { Presence } from "./presence";
 import { closeRevokedShares, guardShareSocket, shareFromHandshake } from "./share-guard";
 import { guardPersonSocket, personFromHandshake } from "./people-guard";
@@ -66,6 +67,7 @@ export function attachSocketServer(
     guardPersonSocket(socket, services);
     registerSessionHandlers(socket, services, commands, presence);
     registerFileHandlers(socket, services);
+    registerPortHandlers(socket, services);
     registerApprovalHandlers(socket, services, commands);
     registerPtyHandlers(socket, services, commands);
   });
