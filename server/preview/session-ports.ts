@@ -20,6 +20,12 @@ export interface ProcessRoot {
 export const PORT_POLL_MS = 250;
 /** A port list younger than this answers "does the session own this port?" for the proxy without reading /proc. */
 const OWNERSHIP_FRESH_MS = 1_000;
+/**
+ * Up to this age a port in the list is still trusted while a background rescan runs: a request
+ * never waits on /proc for a port it was allowed a moment ago. A port the session closed keeps
+ * its proxy this long at most (the dev server is gone; the proxy answers 502).
+ */
+const OWNERSHIP_TRUSTED_MS = 5_000;
 
 interface Watcher {
   listeners: Set<(ports: SessionPort[]) => void>;
@@ -53,6 +59,7 @@ export interface SessionPortsOptions {
 export class SessionPorts {
   private readonly known = new Map<string, Known>();
   private readonly watchers = new Map<string, Watcher>();
+  private readonly refreshing = new Set<string>();
 
   constructor(private readonly options: SessionPortsOptions) {}
 
@@ -60,11 +67,17 @@ export class SessionPorts {
     return (await this.scan(sessionId)).ports;
   }
 
-  /** Whether a process of the session listens on the port (rescanned when the last look is old or says no). */
+  /**
+   * Whether a process of the session listens on the port. A port seen lately is answered at once
+   * (a rescan then runs in the background, off the request's path); one not seen is rescanned first.
+   */
   async owns(sessionId: string, port: number): Promise<boolean> {
     const known = this.known.get(sessionId);
-    if (known && Date.now() - known.at < OWNERSHIP_FRESH_MS && known.ports.some((entry) => entry.port === port))
+    const age = known ? Date.now() - known.at : Infinity;
+    if (known && age < OWNERSHIP_TRUSTED_MS && known.ports.some((entry) => entry.port === port)) {
+      if (age >= OWNERSHIP_FRESH_MS) this.refresh(sessionId);
       return true;
+    }
     return (await this.scan(sessionId)).ports.some((entry) => entry.port === port);
   }
 
@@ -86,6 +99,14 @@ export class SessionPorts {
       clearInterval(held.timer);
       this.watchers.delete(sessionId);
     };
+  }
+
+  private refresh(sessionId: string): void {
+    if (this.refreshing.has(sessionId)) return;
+    this.refreshing.add(sessionId);
+    void this.scan(sessionId)
+      .catch(() => undefined) // unreadable this time: the next request or tick tries again
+      .finally(() => this.refreshing.delete(sessionId));
   }
 
   forgetSession(sessionId: string): void {
