@@ -52,6 +52,8 @@ const BENCHES: Bench[] = [
     what: "tool calls, grep and terminal throughput through a runner vs locally",
     timeoutS: 180,
   },
+  // A bridge, a dev server, 660 GETs and 660 echoes, Chromium launched for 11 screenshots.
+  { name: "preview", file: "./preview.ts", what: "the preview proxy's overhead and the browser tool's screenshot", timeoutS: 120 },
 ];
 
 interface Target {
@@ -85,6 +87,9 @@ const TARGETS: Target[] = [
   { key: "runner_tool_overhead_ms", bench: "runners", kind: "max", limit: 5, unit: "ms" },
   { key: "runner_grep_ratio", bench: "runners", kind: "max", limit: 1.5, unit: "" },
   { key: "runner_pty_ratio", bench: "runners", kind: "min", limit: 0.8, unit: "" },
+  // Previews (DESIGN.md §18).
+  { key: "preview_proxy_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
+  { key: "preview_ws_echo_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
 ];
 
 /** Headline figures without a target in the issue, reported as measured. */
@@ -104,6 +109,7 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   // Issue 30: what the turn path's raw SQL saves against the Prisma calls it replaced.
   { key: "first_token_saving_ms", bench: "store", unit: "ms" },
   { key: "step_saving_ms", bench: "store", unit: "ms" },
+  { key: "browser_screenshot_ms", bench: "preview", unit: "ms" },
 ];
 
 /** What a benchmark's process reports. */
