@@ -44,9 +44,10 @@ export class PreviewGrants {
   }
 
   /**
-   * The Set-Cookie value for a preview host. SameSite=None (and so Secure, which browsers allow on
-   * `*.localhost` over http) because the Preview panel shows the page in a frame of the IDE, a
-   * different site: a Lax cookie would not be sent there.
+   * The Set-Cookie value for a preview host. The Preview panel shows the page in a frame of the IDE,
+   * a different site, where a Lax cookie is not sent and a plain third-party cookie is blocked: so
+   * SameSite=None and Partitioned (kept per top-level site), which need Secure, which browsers allow
+   * on `*.localhost` over http.
    */
   cookie(target: PreviewTarget): string {
     const expires = Math.floor(Date.now() / 1000) + PREVIEW_COOKIE_TTL_S;
@@ -55,6 +56,7 @@ export class PreviewGrants {
       httpOnly: true,
       secure: true,
       sameSite: "none",
+      partitioned: true,
       maxAge: PREVIEW_COOKIE_TTL_S,
     });
   }

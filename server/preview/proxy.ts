@@ -38,7 +38,9 @@ export class PreviewProxy {
   private readonly frameAncestors: string;
 
   constructor(private readonly options: PreviewProxyOptions) {
-    this.frameAncestors = `frame-ancestors 'self' ${options.ideOrigins.join(" ")}`;
+    // CSP source expressions cannot name an IPv6 literal (`http://[::1]:port`): those are left out.
+    const framers = options.ideOrigins.filter((origin) => !origin.includes("["));
+    this.frameAncestors = `frame-ancestors 'self' ${framers.join(" ")}`;
     this.proxy.on("proxyReq", (proxyReq) => stripGrant(proxyReq));
     this.proxy.on("proxyReqWs", (proxyReq) => stripGrant(proxyReq));
     this.proxy.on("proxyRes", (proxyRes, _req, res) => {

@@ -47,6 +47,7 @@ describe("preview grants", () => {
     const cookie = grants.cookie(target);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=None/);
+    expect(cookie).toMatch(/Partitioned/);
     expect(cookie).not.toMatch(/Domain=/);
     const pair = cookie.split(";")[0];
     expect(grants.allowed(withCookie(pair), target)).toBe(true);
