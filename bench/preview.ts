@@ -55,7 +55,9 @@ function timedGet(agent: http.Agent, port: number, headers: Record<string, strin
   return new Promise((resolve, reject) => {
     const req = http.get({ host: "127.0.0.1", port, path: "/small", agent, headers }, (res) => {
       res.resume();
-      res.on("end", () => (res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`))));
+      res.on("end", () =>
+        res.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${res.statusCode}`)),
+      );
     });
     req.on("error", reject);
   });
@@ -96,7 +98,11 @@ async function paired(direct: () => Promise<number>, proxied: () => Promise<numb
 export async function run(): Promise<PreviewBenchResult> {
   const scratch = realpathSync(mkdtempSync(path.join(tmpdir(), "wl-bench-preview-")));
   const bridge = await startBridge({
-    config: loadConfig({ PORT: "0", WORLDLINE_HOME: path.join(scratch, "home"), WORLDLINE_TOKEN: "bench-token-0123456789" }),
+    config: loadConfig({
+      PORT: "0",
+      WORLDLINE_HOME: path.join(scratch, "home"),
+      WORLDLINE_TOKEN: "bench-token-0123456789",
+    }),
     ui: false,
   });
   const session = await bridge.services.sessions.create({ workspace: scratch });
@@ -105,7 +111,13 @@ export async function run(): Promise<PreviewBenchResult> {
     const shell = builtinTools().find((tool) => tool.name === "shell")!;
     await shell.run(
       { command: `exec node ${DEV_SERVER} ${devPort}`, background: true },
-      { cwd: scratch, sessionId: session.id, toolCallId: "bench", signal: new AbortController().signal, emit: () => undefined },
+      {
+        cwd: scratch,
+        sessionId: session.id,
+        toolCallId: "bench",
+        signal: new AbortController().signal,
+        emit: () => undefined,
+      },
     );
     const previews = bridge.services.previews!;
     for (let tries = 0; !(await previews.list(session.id)).some((p) => p.port === devPort); tries++) {
@@ -113,7 +125,10 @@ export async function run(): Promise<PreviewBenchResult> {
       await sleep(50);
     }
     const grant = previews.grants.cookieFor({ sessionId: session.id, port: devPort });
-    const previewHeaders = { host: `p${devPort}-${session.id}.localhost:${bridge.port}`, cookie: `${grant.name}=${grant.value}` };
+    const previewHeaders = {
+      host: `p${devPort}-${session.id}.localhost:${bridge.port}`,
+      cookie: `${grant.name}=${grant.value}`,
+    };
 
     const directAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const proxyAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });

@@ -53,7 +53,12 @@ const BENCHES: Bench[] = [
     timeoutS: 180,
   },
   // A bridge, a dev server, 660 GETs and 660 echoes, Chromium launched for 11 screenshots.
-  { name: "preview", file: "./preview.ts", what: "the preview proxy's overhead and the browser tool's screenshot", timeoutS: 120 },
+  {
+    name: "preview",
+    file: "./preview.ts",
+    what: "the preview proxy's overhead and the browser tool's screenshot",
+    timeoutS: 120,
+  },
 ];
 
 interface Target {

@@ -233,7 +233,20 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
-  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor, browsers };
+  const domain = {
+    files,
+    ptys,
+    settings,
+    checkpoints,
+    externalAgents,
+    mcp,
+    memory,
+    skills,
+    titles,
+    runtime,
+    janitor,
+    browsers,
+  };
   return { ...core, ...domain, rpc, turns, terminals };
 }
 

@@ -70,7 +70,12 @@ export function PreviewPanel({ sessionId, canDrive }: { sessionId: string; canDr
       <div className="flex shrink-0 flex-wrap items-center gap-1 border-b border-border px-2 py-1 text-xs">
         {active ? (
           <>
-            <button type="button" className="rounded px-2 py-0.5 hover:bg-border" onClick={() => setPort(null)} title="All ports">
+            <button
+              type="button"
+              className="rounded px-2 py-0.5 hover:bg-border"
+              onClick={() => setPort(null)}
+              title="All ports"
+            >
               :{active.port}
             </button>
             <form
@@ -88,7 +93,12 @@ export function PreviewPanel({ sessionId, canDrive }: { sessionId: string; canDr
                 onChange={(event) => setAddress(event.target.value)}
               />
             </form>
-            <button type="button" className="rounded px-2 py-0.5 hover:bg-border" onClick={() => post({ type: "reload" })} data-testid="preview-reload">
+            <button
+              type="button"
+              className="rounded px-2 py-0.5 hover:bg-border"
+              onClick={() => post({ type: "reload" })}
+              data-testid="preview-reload"
+            >
               Reload
             </button>
             {(Object.keys(WIDTHS) as Width[]).map((name) => (

@@ -90,7 +90,10 @@ export class BrowserSessions {
       return { url: session.page.url(), title: await session.page.title(), status: response?.status() ?? null };
     } catch (error) {
       if (/Timeout/i.test(errorMessage(error)))
-        throw new WorldlineError("browser:timeout", `${url} did not finish loading within ${NAVIGATION_TIMEOUT_MS / 1000}s.`);
+        throw new WorldlineError(
+          "browser:timeout",
+          `${url} did not finish loading within ${NAVIGATION_TIMEOUT_MS / 1000}s.`,
+        );
       throw new WorldlineError("browser:unreachable", `Could not open ${url}: ${firstLine(errorMessage(error))}`);
     }
   }

@@ -15,7 +15,11 @@ export interface PreviewDoor {
  */
 export function servePreviewsFirst(server: HttpServer, door: PreviewDoor): void {
   const requestListeners = server.listeners("request") as ((req: IncomingMessage, res: ServerResponse) => void)[];
-  const upgradeListeners = server.listeners("upgrade") as ((req: IncomingMessage, socket: Duplex, head: Buffer) => void)[];
+  const upgradeListeners = server.listeners("upgrade") as ((
+    req: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+  ) => void)[];
   server.removeAllListeners("request");
   server.removeAllListeners("upgrade");
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {

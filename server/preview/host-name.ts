@@ -19,7 +19,10 @@ const BRIDGE_NAMES = new Set(["localhost"]);
  * `.localhost` on the bridge's port (the IDE's own hosts and anything else go on to the normal
  * checks), `"malformed"` when it is but does not parse, else the session and port.
  */
-export function parsePreviewHost(host: string | undefined, bridgePort: number): PreviewTarget | "malformed" | undefined {
+export function parsePreviewHost(
+  host: string | undefined,
+  bridgePort: number,
+): PreviewTarget | "malformed" | undefined {
   if (!host) return undefined;
   const lower = host.toLowerCase();
   const suffix = `.localhost:${bridgePort}`;

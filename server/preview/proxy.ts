@@ -75,7 +75,8 @@ export class PreviewProxy {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, target: PreviewTarget | "malformed"): Promise<void> {
-    if (target === "malformed") return shortPage(res, 400, "This is not a preview address: p<port>-<session>.localhost.");
+    if (target === "malformed")
+      return shortPage(res, 400, "This is not a preview address: p<port>-<session>.localhost.");
     const url = new URL(req.url ?? "/", "http://preview.invalid");
     if (url.pathname === AUTH_PATH) return this.redeem(res, url, target);
     if (!this.options.grants.allowed(req, target)) {
@@ -114,7 +115,11 @@ export class PreviewProxy {
   private redeem(res: ServerResponse, url: URL, target: PreviewTarget): void {
     const ticket = url.searchParams.get("ticket") ?? "";
     if (!this.options.grants.redeem(ticket, target))
-      return shortPage(res, 401, "This preview link was already used or has expired; open the preview from Worldline again.");
+      return shortPage(
+        res,
+        401,
+        "This preview link was already used or has expired; open the preview from Worldline again.",
+      );
     res.writeHead(302, {
       location: safePath(url.searchParams.get("next")),
       "set-cookie": this.options.grants.cookie(target),
@@ -160,7 +165,11 @@ function safeOrigin(url: string): string | undefined {
   }
 }
 
-function stripGrant(proxyReq: { getHeader(name: string): unknown; setHeader(name: string, value: string): void; removeHeader(name: string): void }): void {
+function stripGrant(proxyReq: {
+  getHeader(name: string): unknown;
+  setHeader(name: string, value: string): void;
+  removeHeader(name: string): void;
+}): void {
   const cookie = proxyReq.getHeader("cookie");
   const kept = PreviewGrants.withoutGrant(typeof cookie === "string" ? cookie : undefined);
   if (kept) proxyReq.setHeader("cookie", kept);
@@ -187,6 +196,7 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 function refuseUpgrade(socket: Duplex, status: number): void {
-  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  if (socket.writable)
+    socket.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status]}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   else socket.destroy();
 }

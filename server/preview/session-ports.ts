@@ -147,7 +147,10 @@ export class SessionPorts {
       return before;
     }
     const sockets = await socketsOf(await rootsMembers(roots), listening);
-    const ports = sockets.map((socket) => ({ ...socket, url: `${this.options.url({ sessionId, port: socket.port })}/` }));
+    const ports = sockets.map((socket) => ({
+      ...socket,
+      url: `${this.options.url({ sessionId, port: socket.port })}/`,
+    }));
     const known = { ports, at: startedAt, inodes: inodesKey, roots: rootsKey };
     // Scans overlap (the proxy's and the poll's): an older one finishing last does not overwrite a newer one.
     const newest = this.known.get(sessionId);

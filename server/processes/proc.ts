@@ -112,7 +112,10 @@ export function rootsMembers(roots: readonly { pid: number; kind: "terminal" | "
 }
 
 /** The roots, every process `belongs` admits, and all their descendants, that still run. */
-async function membersOf(rootPids: number | readonly number[], belongs: (proc: ProcStat) => boolean): Promise<number[]> {
+async function membersOf(
+  rootPids: number | readonly number[],
+  belongs: (proc: ProcStat) => boolean,
+): Promise<number[]> {
   const roots = typeof rootPids === "number" ? [rootPids] : rootPids;
   if (!hasProcfs) return roots.filter((pid) => pidExists(pid));
   const processes = await listProcesses();

@@ -28,7 +28,9 @@ const BrowserParameters = z
       .min(1)
       .max(1000)
       .optional()
-      .describe("For click, type and read: a CSS selector (Playwright's selector syntax, e.g. `text=Save`, also works)."),
+      .describe(
+        "For click, type and read: a CSS selector (Playwright's selector syntax, e.g. `text=Save`, also works).",
+      ),
     text: z.string().max(10_000).optional().describe("For type: the text to enter."),
   })
   .strict();
@@ -88,7 +90,10 @@ export function createBrowserTool(browsers: BrowserSessions): Tool {
         }
         case "read": {
           const page = await browsers.page(ctx.sessionId);
-          const text = await page.locator(args.selector ?? "body").first().innerText({ timeout: 5_000 });
+          const text = await page
+            .locator(args.selector ?? "body")
+            .first()
+            .innerText({ timeout: 5_000 });
           const cut = text.length > BROWSER_READ_MAX_CHARS;
           return `${page.url()}\n\n${text.slice(0, BROWSER_READ_MAX_CHARS)}${cut ? `\n[text cut: ${text.length - BROWSER_READ_MAX_CHARS} more characters]` : ""}`;
         }
@@ -101,10 +106,19 @@ export function createBrowserTool(browsers: BrowserSessions): Tool {
 function approval(args: BrowserArgs, ownPreview: (url: URL) => boolean): ApprovalNeed {
   const url = args.action === "navigate" || args.action === "screenshot" ? args.url : undefined;
   if (!url) {
-    return { level: "none", subject: `browser ${args.action}`, scope: "browser", description: `Browser: ${args.action}`, risk: "none" };
+    return {
+      level: "none",
+      subject: `browser ${args.action}`,
+      scope: "browser",
+      description: `Browser: ${args.action}`,
+      risk: "none",
+    };
   }
   const parsed = new URL(url);
-  if ((parsed.protocol === "http:" || parsed.protocol === "https:") && (ownPreview(parsed) || isLoopback(parsed.hostname))) {
+  if (
+    (parsed.protocol === "http:" || parsed.protocol === "https:") &&
+    (ownPreview(parsed) || isLoopback(parsed.hostname))
+  ) {
     return { level: "none", subject: url, scope: "browser", description: `Open ${url} in the browser`, risk: "none" };
   }
   return {

@@ -4,7 +4,13 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { e2e, expect, login, newSession, scriptLlm, test } from "./fixtures";
 
-const DEV_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "preview", "dev-server.mjs");
+const DEV_SERVER = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "fixtures",
+  "preview",
+  "dev-server.mjs",
+);
 
 async function freePort(): Promise<number> {
   const server = createServer();

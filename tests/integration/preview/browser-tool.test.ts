@@ -17,7 +17,10 @@ let silentPort: number;
 
 type Message = { role: string; content: unknown };
 const messagesOf = (n: number) => (fake.requests[n].body as { messages: Message[] }).messages;
-const toolOutputs = (n: number) => messagesOf(n).filter((m) => m.role === "tool").map((m) => String(m.content));
+const toolOutputs = (n: number) =>
+  messagesOf(n)
+    .filter((m) => m.role === "tool")
+    .map((m) => String(m.content));
 
 /** Chromium's first launch and a 15 s page timeout take longer than the shared helper waits on a loaded machine. */
 async function turnCompleted(sessionId: string): Promise<{ outcome: string }> {
@@ -35,7 +38,11 @@ beforeAll(async () => {
   bridge = await startApprovalBridge(fake.url, { tools: () => [createBrowserTool(bridge.services.browsers!)] });
   devPort = await freePort();
   dev = spawn(process.execPath, [DEV_SERVER, String(devPort)], { cwd: bridge.workspace, stdio: "ignore" });
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${devPort}/small`).catch(() => null))?.ok, 20_000, "the dev server");
+  await waitFor(
+    async () => (await fetch(`http://127.0.0.1:${devPort}/small`).catch(() => null))?.ok,
+    20_000,
+    "the dev server",
+  );
   // Accepts connections and never answers: a page that never loads.
   silent = createServer(() => undefined);
   silentPort = await freePort();
@@ -82,7 +89,9 @@ describe("the browser tool", () => {
     expect(toolOutputs(6)[5]).toContain("[log] dev page loaded");
 
     const events = await bridge.events(sessionId);
-    const shot = events.find((e) => e.type === "tool.state" && (e.payload.display as { screenshot?: string })?.screenshot);
+    const shot = events.find(
+      (e) => e.type === "tool.state" && (e.payload.display as { screenshot?: string })?.screenshot,
+    );
     expect((shot!.payload.display as { screenshot: string }).screenshot).toMatch(/^data:image\/jpeg;base64,/);
     // The full image is for the model only: the event log keeps the small copy.
     expect(JSON.stringify(events)).not.toContain(parts[1].image_url!.url.slice(0, 200));
@@ -97,10 +106,14 @@ describe("the browser tool", () => {
     );
     const socket = await bridge.socket();
     await emitCommand(socket, "turn.prompt", { commandId: uniqueId(), sessionId, text: "look it up" });
-    const [request] = await waitFor(async () => {
-      const pending = await bridge.pending();
-      return pending.length > 0 ? pending : null;
-    }, 20_000, "the approval request");
+    const [request] = await waitFor(
+      async () => {
+        const pending = await bridge.pending();
+        return pending.length > 0 ? pending : null;
+      },
+      20_000,
+      "the approval request",
+    );
     expect(request.tool).toBe("browser");
     expect(JSON.stringify(request)).toContain("https://example.invalid/docs");
     await emitCommand(socket, "approval.decide", {

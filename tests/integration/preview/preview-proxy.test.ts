@@ -50,10 +50,14 @@ afterAll(async () => {
 
 describe("ports", () => {
   it("lists the ports the session's terminal and shell task listen on, with pid, command and preview address", async () => {
-    const listed = await waitFor(async () => {
-      const list = await ports();
-      return list.some((p) => p.port === devPort) && list.some((p) => p.port === pythonPort) ? list : null;
-    }, 20_000, "both dev servers to listen");
+    const listed = await waitFor(
+      async () => {
+        const list = await ports();
+        return list.some((p) => p.port === devPort) && list.some((p) => p.port === pythonPort) ? list : null;
+      },
+      20_000,
+      "both dev servers to listen",
+    );
     const dev = listed.find((p) => p.port === devPort)!;
     expect(dev.command).toContain("dev-server.mjs");
     expect(dev.pid).toBeGreaterThan(1);
@@ -76,7 +80,11 @@ describe("ports", () => {
     const extra = await freePort();
     const terminal = await bridge.services.ptys.create(sessionId);
     bridge.services.ptys.get(sessionId, terminal.terminalId).input(null, `node ${DEV_SERVER} ${extra}\r`);
-    const listening = await waitFor(async () => (await fetch(`http://127.0.0.1:${extra}/small`).catch(() => null))?.ok, 20_000, "the third server");
+    const listening = await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${extra}/small`).catch(() => null))?.ok,
+      20_000,
+      "the third server",
+    );
     expect(listening).toBe(true);
     const seenAt = Date.now();
     await waitFor(() => changes.some((list) => list.some((p) => p.port === extra)), 3_000, "ports.changed");
@@ -179,7 +187,9 @@ describe("preview origin", () => {
 
   it("answers bad input: malformed host 400, unknown session 404, a port the session does not own 404", async () => {
     expect((await hostRequest(bridge.port, `nonsense.localhost:${bridge.port}`, "/", html)).status).toBe(400);
-    expect((await hostRequest(bridge.port, `p99999-${sessionId}.localhost:${bridge.port}`, "/", html)).status).toBe(400);
+    expect((await hostRequest(bridge.port, `p99999-${sessionId}.localhost:${bridge.port}`, "/", html)).status).toBe(
+      400,
+    );
     const ghost = bridge.services.previews!.grants.cookieFor({ sessionId: "cghost", port: devPort });
     const unknown = await hostRequest(bridge.port, `p${devPort}-cghost.localhost:${bridge.port}`, "/", {
       cookie: `${ghost.name}=${ghost.value}`,

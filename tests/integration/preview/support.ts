@@ -56,7 +56,12 @@ export function hostRequest(
 }
 
 /** What a WebSocket upgrade to the bridge under a Host gets, when it is refused: the status line's code. */
-export function upgradeStatus(bridgePort: number, host: string, pathname: string, headers: Record<string, string> = {}) {
+export function upgradeStatus(
+  bridgePort: number,
+  host: string,
+  pathname: string,
+  headers: Record<string, string> = {},
+) {
   return new Promise<number>((resolve, reject) => {
     const req = http.request({
       host: "127.0.0.1",

@@ -19,13 +19,21 @@ describe("preview host names", () => {
   });
 
   it("calls anything else under .localhost on the bridge's port malformed", () => {
-    for (const host of ["x.localhost:4000", "p0-abc.localhost:4000", "p70000-abc.localhost:4000", "p80-.localhost:4000", "p80-a.b.localhost:4000", "p80-a%20b.localhost:4000"])
+    for (const host of [
+      "x.localhost:4000",
+      "p0-abc.localhost:4000",
+      "p70000-abc.localhost:4000",
+      "p80-.localhost:4000",
+      "p80-a.b.localhost:4000",
+      "p80-a%20b.localhost:4000",
+    ])
       expect(parsePreviewHost(host, 4000)).toBe("malformed");
   });
 
   it("goes on only to same-origin paths", () => {
     expect(safePath("/a?b=1")).toBe("/a?b=1");
-    for (const next of [null, "", "//evil.example/", "/\\evil", "http://evil.example/", "a"]) expect(safePath(next)).toBe("/");
+    for (const next of [null, "", "//evil.example/", "/\\evil", "http://evil.example/", "a"])
+      expect(safePath(next)).toBe("/");
   });
 });
 

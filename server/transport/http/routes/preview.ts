@@ -9,7 +9,11 @@ export const previewRoutes: Route[] = [
   {
     method: "GET",
     path: "/api/v1/sessions/:id/ports",
-    doc: { summary: "TCP ports the session's processes listen on, with their preview addresses", tags: ["preview"], response: SessionPorts },
+    doc: {
+      summary: "TCP ports the session's processes listen on, with their preview addresses",
+      tags: ["preview"],
+      response: SessionPorts,
+    },
     handler: async ({ services, params }) => previewsOf(services).list(params.id),
   },
   {
@@ -17,7 +21,11 @@ export const previewRoutes: Route[] = [
     // to the preview host with a one-time ticket; that host sets its own cookie from it.
     method: "GET",
     path: "/api/v1/sessions/:id/preview/authorize",
-    doc: { summary: "Redirects a signed-in browser to a preview origin with a one-time ticket", tags: ["preview"], query: PreviewAuthorizeQuery },
+    doc: {
+      summary: "Redirects a signed-in browser to a preview origin with a one-time ticket",
+      tags: ["preview"],
+      query: PreviewAuthorizeQuery,
+    },
     handler: async ({ services, params, query, res }) => {
       const { port, path } = PreviewAuthorizeQuery.parse(Object.fromEntries(query));
       const location = await previewsOf(services).authorize(params.id, port, path);
@@ -30,7 +38,12 @@ export const previewRoutes: Route[] = [
     // "Pick element": the bridge's browser opens the preview at the panel's size and crops the element.
     method: "POST",
     path: "/api/v1/sessions/:id/preview/capture",
-    doc: { summary: "A screenshot of one element of a preview", tags: ["preview"], body: PreviewCaptureBody, response: PreviewCapture },
+    doc: {
+      summary: "A screenshot of one element of a preview",
+      tags: ["preview"],
+      body: PreviewCaptureBody,
+      response: PreviewCapture,
+    },
     handler: async ({ services, params, req }) => {
       const body = PreviewCaptureBody.parse(await readJson(req));
       const previews = previewsOf(services);
