@@ -212,7 +212,7 @@ type Picked = Extract<PreviewFrameMessage, { type: "picked" }>;
 /** The picked element into the prompt: its selector and text at once, its screenshot when the bridge has taken it. */
 async function attachPicked(sessionId: string, port: number, picked: Picked, say: (text: string | null) => void) {
   const text = picked.text ? `\n> ${picked.text.slice(0, 500).replace(/\n/g, "\n> ")}` : "";
-  const description = `Element \`${picked.selector}\` on ${picked.path}:${text}`;
+  insertIntoPrompt(sessionId, { text: `Element \`${picked.selector}\` on ${picked.path}:${text}`, images: [] });
   say("Taking a screenshot of the element…");
   try {
     const shot = await api(`/api/v1/sessions/${encodeURIComponent(sessionId)}/preview/capture`, PreviewCapture, {
@@ -226,12 +226,10 @@ async function attachPicked(sessionId: string, port: number, picked: Picked, say
       },
     });
     const bytes = Uint8Array.from(atob(shot.dataBase64), (c) => c.charCodeAt(0));
-    const file = new File([bytes], "element.png", { type: shot.mediaType });
-    insertIntoPrompt(sessionId, { text: description, images: [file] });
+    insertIntoPrompt(sessionId, { text: "", images: [new File([bytes], "element.png", { type: shot.mediaType })] });
     say(null);
   } catch (err) {
-    // The selector and text are what matter most: they go in even without the picture.
-    insertIntoPrompt(sessionId, { text: description, images: [] });
+    // The selector and text are in already: they matter most.
     say(`No screenshot of the element: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

@@ -58,7 +58,7 @@ export function PromptInput({
   const listId = `${sessionId}-completions`;
   useFocusShortcut(area);
   usePromptInserts(sessionId, (insert) => {
-    setText((current) => (current.trim() ? `${current.trimEnd()}\n\n${insert.text}` : insert.text));
+    if (insert.text) setText((current) => (current.trim() ? `${current.trimEnd()}\n\n${insert.text}` : insert.text));
     if (insert.images.length) void images.attach(insert.images);
     area.current?.focus();
   });
