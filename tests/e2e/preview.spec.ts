@@ -39,7 +39,7 @@ test("the agent's dev server shows in the Preview panel, reloads over WebSocket,
   await prompt.press("Enter");
   // `node <a script outside the workspace>` asks even in yolo: a person allows it.
   await page.getByRole("button", { name: /Allow once/ }).click({ timeout: 30_000 });
-  await expect(page.getByText("The dev server runs.")).toBeVisible({ timeout: 30_000 });
+  await expect(page.getByTestId("markdown").getByText("The dev server runs.")).toBeVisible({ timeout: 30_000 });
 
   // 2. Its port appears in the Preview panel.
   await page.getByTestId("centre-tab-preview").click();
@@ -84,6 +84,6 @@ test("the agent's dev server shows in the Preview panel, reloads over WebSocket,
   );
   await prompt.fill("check how it looks");
   await prompt.press("Enter");
-  await expect(page.getByText("It looks right.")).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId("markdown").getByText("It looks right.")).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId("tool-screenshot")).toBeVisible();
 });
