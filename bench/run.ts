@@ -64,6 +64,13 @@ const BENCHES: Bench[] = [
     what: "tool calls, grep and terminal throughput through a runner vs locally",
     timeoutS: 180,
   },
+  // A bridge, a dev server, 660 GETs and 660 echoes, Chromium launched for 11 screenshots.
+  {
+    name: "preview",
+    file: "./preview.ts",
+    what: "the preview proxy's overhead and the browser tool's screenshot",
+    timeoutS: 120,
+  },
 ];
 
 interface Target {
@@ -101,6 +108,9 @@ const TARGETS: Target[] = [
   { key: "worktree_session_create_ratio", bench: "worktrees", kind: "max", limit: 1.5, unit: "" },
   // Print mode: what one quick shell call adds to a reply alone.
   { key: "print_shell_step_ms", bench: "print", kind: "max", limit: 60, unit: "ms" },
+  // Previews (DESIGN.md §18).
+  { key: "preview_proxy_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
+  { key: "preview_ws_echo_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
 ];
 
 /** Headline figures without a target in the issue, reported as measured. */
@@ -123,9 +133,10 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   // Issue 30: what the turn path's raw SQL saves against the Prisma calls it replaced.
   { key: "first_token_saving_ms", bench: "store", unit: "ms" },
   { key: "step_saving_ms", bench: "store", unit: "ms" },
-  // Issue 40: the figure the ratio is made of, and its bare `git worktree add` in the same run.
+  // The figure the ratio is made of, and its bare `git worktree add` in the same run.
   { key: "worktree_session_create_ms", bench: "worktrees", unit: "ms" },
   { key: "git_worktree_add_ms", bench: "worktrees", unit: "ms" },
+  { key: "browser_screenshot_ms", bench: "preview", unit: "ms" },
 ];
 
 /** What a benchmark's process reports. */

@@ -18,6 +18,7 @@ import { ProcessRecords, activeProcessRecords, setProcessRecords } from "./proce
 import { EventLog, resolveWorkspacePath, SessionJanitor, Sessions, WorkspacePlacement } from "./sessions";
 import { OwnerLease, SessionClaims, sweepOrphans, type LeaseOptions } from "./leases";
 import { localPtyOpener, PtyManager } from "./pty";
+import { BrowserSessions, Previews, servePreviewsFirst } from "./preview";
 import { RunnerHub } from "./runners";
 import { Routines, type RoutineSessions } from "./routines";
 import { relayCredentials, Rpc, TerminalRouter, TurnRouter } from "./team";
@@ -107,7 +108,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     team: Boolean(config.redisUrl),
     secure: config.publicUrl?.startsWith("https://") ?? false,
   });
-  const services = bridgeServices(parts, auth);
+  const previews = createPreviews(parts, auth, port);
+  const services = { ...bridgeServices(parts, auth), previews };
   services.push = await startNotifier(parts, services, options.push);
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services, { adapter: parts.redis?.adapter });
@@ -116,6 +118,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     // socket.io answers its own paths (the UI's and the runners'); no other upgrade is served.
     if (!req.url?.startsWith("/socket.io/") && !req.url?.startsWith(RUNNER_SOCKET_PATH)) socket.destroy();
   });
+  // Preview hosts are the previewed apps', before any of the IDE's listeners (server/preview).
+  servePreviewsFirst(server, previews.proxy);
 
   if (!isLoopbackHost(config.host)) {
     process.stderr.write(
@@ -130,7 +134,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
     token,
     services,
     server,
-    close: () => (closing ??= shutdown(parts, { server, io, pages, push: services.push })),
+    close: () => (closing ??= shutdown(parts, { server, io, pages, push: services.push, previews })),
   };
 }
 
@@ -224,7 +228,30 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     routines: parts.routines,
     worktrees: parts.worktrees,
     board: parts.board,
+    browsers: parts.browsers,
   };
+}
+
+/** Previews of sessions' dev servers on their own origins, and the ports they listen on (server/preview). */
+function createPreviews(parts: Parts, auth: BridgeServices["auth"], port: number): Previews {
+  const previews = new Previews({
+    bridgePort: port,
+    ideOrigins: auth.origins,
+    secret: auth.secret,
+    session: async (id) => {
+      const row = await store.getSession(parts.db, id);
+      return row ? { runner: row.runner ?? null } : null;
+    },
+    localRoots: (id) => [
+      ...parts.ptys.list(id).map((terminal) => ({ pid: terminal.pid, kind: "terminal" as const })),
+      ...sharedTaskRegistry
+        .list(id)
+        .filter((task) => task.status === "running")
+        .map((task) => ({ pid: task.group.pid, kind: "group" as const })),
+    ],
+  });
+  parts.browsers.usePreviews(previews);
+  return previews;
 }
 
 /** The domain services, from the database up to the team routers. */
@@ -264,6 +291,8 @@ async function startParts(options: BridgeOptions) {
     },
   });
   const board = new Board({ db, sessions, log });
+  // The agent's Chromium (the `browser` tool), launched on first use; a context per session.
+  const browsers = new BrowserSessions();
   const runtime = createRuntime(core, options, {
     checkpoints,
     settings,
@@ -273,6 +302,7 @@ async function startParts(options: BridgeOptions) {
     skills,
     titles,
     ready: (sessionId, signal) => worktrees.ready(sessionId, signal),
+    browsers,
   });
   checkpoints.attach(runtime);
   // What a session holds in this process, freed on delete and after it idles unwatched.
@@ -285,6 +315,7 @@ async function startParts(options: BridgeOptions) {
       // Terminals and background tasks are the person's: only a delete ends them.
       { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },
       { name: "background tasks", forget: (id, why) => why === "deleted" && sharedTaskRegistry.stopSession(id) },
+      { name: "browser context", forget: (id) => browsers.closeSession(id) },
     ],
     idleSessions: (idleMs) => runtime.idleSessions(idleMs),
     watched: (id) => log.watched(id),
@@ -308,7 +339,20 @@ async function startParts(options: BridgeOptions) {
   if (redis) await relayCredentials(redis, people.credentials);
   const routines = new Routines({ db, sessions: routineSessions(db, { sessions, worktrees, turns }) });
   await routines.start();
-  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
+  const domain = {
+    files,
+    ptys,
+    settings,
+    checkpoints,
+    externalAgents,
+    mcp,
+    memory,
+    skills,
+    titles,
+    runtime,
+    janitor,
+    browsers,
+  };
   return { ...core, ...domain, worktrees, board, rpc, turns, terminals, people, shares, routines };
 }
 
@@ -351,9 +395,10 @@ async function shutdown(
     io: ReturnType<typeof attachSocketServer>;
     pages: ReturnType<typeof loadPages> | null;
     push?: Notifier;
+    previews: Previews;
   },
 ): Promise<void> {
-  const { server, io, pages } = http;
+  const { server, io, pages, previews } = http;
   server.close();
   io.disconnectSockets(true);
   parts.janitor.stop();
@@ -370,6 +415,8 @@ async function shutdown(
   await parts.mcp.close();
   await parts.titles.close();
   await parts.ptys.closeAll();
+  previews.close();
+  await parts.browsers.close();
   await parts.runners.close();
   await new Promise<void>((resolve) => io.close(() => resolve()));
   server.closeAllConnections();
@@ -501,6 +548,7 @@ function createRuntime(
     checkpoints: CheckpointService;
     settings: SettingsService;
     mcp: SessionMcp;
+    browsers: BrowserSessions;
   },
 ): AgentRuntime {
   const { config, db, log, sessions, lease, approvals, hosts } = core;
@@ -519,7 +567,7 @@ function createRuntime(
       (
         (tools) => () =>
           tools
-      )(builtinTools()),
+      )(builtinTools({ browser: parts.browsers })),
     gate: approvals.gate,
     provider: options.provider,
     defaultModel: () => settings.resolveDefaultModel(),

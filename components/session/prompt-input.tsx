@@ -10,6 +10,7 @@ import { AttachmentStrip, CompletionMenu, InputNotice, ThinkingToggle } from "./
 import { runSlashCommand } from "./slash-commands";
 import { PlanModeToggle, setPlanMode } from "@/components/review/plan-mode";
 import { useAttachments } from "./use-attachments";
+import { usePromptInserts } from "./prompt-inserts";
 import { useCompletionMenu } from "./use-completion-menu";
 import { usePromptHistory } from "./use-prompt-history";
 
@@ -56,6 +57,11 @@ export function PromptInput({
   const completion = useCompletionMenu({ sessionId, text, caret, off: shellMode, setText, setCaret, area });
   const listId = `${sessionId}-completions`;
   useFocusShortcut(area);
+  usePromptInserts(sessionId, (insert) => {
+    if (insert.text) setText((current) => (current.trim() ? `${current.trimEnd()}\n\n${insert.text}` : insert.text));
+    if (insert.images.length) void images.attach(insert.images);
+    area.current?.focus();
+  });
 
   const send = async () => {
     const attached = shellMode ? [] : images.attachments;

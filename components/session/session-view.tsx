@@ -8,13 +8,15 @@ import { useFileTree } from "@/components/files/use-file-tree";
 import { Timeline } from "@/components/timeline/timeline";
 import { TerminalPanel } from "@/components/terminal/terminal-panel";
 import { ChangesView } from "@/components/review/changes-view";
+import { CentreTabs } from "@/components/preview/centre-tabs";
+import { PreviewPanel } from "@/components/preview/preview-panel";
 import { useSessionAttention } from "@/components/attention/use-session-attention";
 import { useFocusReport, usePushLanding } from "@/components/attention/use-push-landing";
 import { modelTakesImages } from "./attachments";
 import { Announcer } from "./announcer";
 import { PromptInput } from "./prompt-input";
 import { PaneBar, SessionHeader, type Pane, type SessionHeaderProps } from "./session-header";
-import { useAccess } from "./use-access";
+import { canDrive, useAccess } from "./use-access";
 import { Splitter } from "./splitter";
 import { StatusBar } from "./status-bar";
 import { Transcript } from "./transcript";
@@ -35,6 +37,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const [pane, setPane] = useState<Pane>("agent");
   const [timelineOpen, setTimelineOpen] = useState(false);
   const [changesOpen, setChangesOpen] = useState(false);
+  const [centre, setCentre] = useState<"editor" | "preview">("editor");
   const access = useAccess(sessionId);
   useSessionAttention(sessionId, state.title ?? summary?.title, () => setPane("agent"));
   useFocusReport(sessionId, connection === "live");
@@ -152,12 +155,17 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         {show("editor") || show("terminal") ? (
           <div className="flex min-w-0 flex-1 flex-col">
             {show("editor") ? (
-              <div className="min-h-0 flex-1">
-                {changesOpen ? (
-                  <ChangesView sessionId={sessionId} state={state} onClose={() => setChangesOpen(false)} />
-                ) : (
-                  <EditorArea files={files} state={state} />
-                )}
+              <div className="flex min-h-0 flex-1 flex-col">
+                <CentreTabs centre={centre} onCentre={setCentre} />
+                <div className="min-h-0 flex-1">
+                  {centre === "preview" ? (
+                    <PreviewPanel sessionId={sessionId} canDrive={canDrive(access)} />
+                  ) : changesOpen ? (
+                    <ChangesView sessionId={sessionId} state={state} onClose={() => setChangesOpen(false)} />
+                  ) : (
+                    <EditorArea files={files} state={state} />
+                  )}
+                </div>
               </div>
             ) : null}
             {(narrow && pane === "terminal") || (!narrow && layout.bottomOpen) ? (

@@ -89,11 +89,29 @@ export function ToolCard({
         </div>
       ) : null}
       {output && !diff ? <Output text={output} error={item.isError || item.state === "error"} /> : null}
+      <Screenshot display={item.display} />
       {nested ? (
         <div className="ml-3 flex flex-col gap-1 border-l border-border py-1 pl-3 pr-2" data-testid="tool-children">
           {nested}
         </div>
       ) : null}
+    </div>
+  );
+}
+
+/** The browser tool's screenshot (its small copy; the model got the full picture). */
+function Screenshot({ display }: { display: unknown }) {
+  const shot = (display as { screenshot?: unknown; url?: unknown } | undefined)?.screenshot;
+  if (typeof shot !== "string" || !shot.startsWith("data:image/jpeg;base64,")) return null;
+  const url = (display as { url?: unknown }).url;
+  return (
+    <div className="px-3 pb-2">
+      <img
+        src={shot}
+        alt={typeof url === "string" ? `Screenshot of ${url}` : "Screenshot"}
+        className="max-h-80 rounded border border-border"
+        data-testid="tool-screenshot"
+      />
     </div>
   );
 }

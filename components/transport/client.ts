@@ -97,7 +97,8 @@ export async function command<C extends SocketCommand, R = unknown>(
 
 /** Messages on the hot path (keystrokes, acks, resizes, leaving): no ack, and dropped while offline. */
 export function send<
-  C extends "pty.input" | "pty.ack" | "pty.resize" | "pty.detach" | "session.unsubscribe" | "files.unwatch",
+  C extends
+    "pty.input" | "pty.ack" | "pty.resize" | "pty.detach" | "session.unsubscribe" | "files.unwatch" | "ports.unwatch",
 >(name: C, payload: SocketCommandPayload<C>): void {
   const live = getSocket();
   if (live.connected) live.emit(name, payload);

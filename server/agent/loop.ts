@@ -347,10 +347,20 @@ function appendUser(
 }
 
 function toolMessages(results: readonly CallResult[]): HistoryRecord[] {
-  return results.map(({ call, result }) => ({
+  const records: HistoryRecord[] = results.map(({ call, result }) => ({
     kind: "message" as const,
     message: { role: "tool" as const, tool_call_id: call.id, content: result.output },
   }));
+  // A tool message carries text only (Chat Completions): images a tool returned (the browser's
+  // screenshots) follow the results as one user message, as a pasted image would.
+  const withImages = results.filter(({ result }) => result.images?.length);
+  if (withImages.length === 0) return records;
+  const text = `Images returned by ${withImages.map(({ call }) => `tool call ${call.id}`).join(", ")}:`;
+  const parts = withImages.flatMap(({ result }) =>
+    (result.images ?? []).map((url) => ({ type: "image_url" as const, image_url: { url } })),
+  );
+  records.push({ kind: "message", message: { role: "user", content: [{ type: "text", text }, ...parts] } });
+  return records;
 }
 
 function toSpec(tool: AgentTool): ToolSpec {

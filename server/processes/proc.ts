@@ -96,14 +96,33 @@ export function treeMembers(rootPid: number): Promise<number[]> {
   return membersOf(rootPid, (proc) => proc.pgrp === rootPid);
 }
 
-/** The root, every process `belongs` admits, and all their descendants, that still run. */
-async function membersOf(rootPid: number, belongs: (proc: ProcStat) => boolean): Promise<number[]> {
-  if (!hasProcfs) return pidExists(rootPid) ? [rootPid] : [];
+/**
+ * Running processes of several roots at once, read from one listing of /proc: each terminal's
+ * members (as `terminalMembers`) and each detached group's (as `treeMembers`). For the port list
+ * of a session (server/preview), which looks at all of its terminals and tasks together.
+ */
+export function rootsMembers(roots: readonly { pid: number; kind: "terminal" | "group" }[]): Promise<number[]> {
+  if (roots.length === 0) return Promise.resolve([]);
+  const sessions = new Set(roots.filter((root) => root.kind === "terminal").map((root) => root.pid));
+  const groups = new Set(roots.filter((root) => root.kind === "group").map((root) => root.pid));
+  return membersOf(
+    roots.map((root) => root.pid),
+    (proc) => sessions.has(proc.session) || groups.has(proc.pgrp),
+  );
+}
+
+/** The roots, every process `belongs` admits, and all their descendants, that still run. */
+async function membersOf(
+  rootPids: number | readonly number[],
+  belongs: (proc: ProcStat) => boolean,
+): Promise<number[]> {
+  const roots = typeof rootPids === "number" ? [rootPids] : rootPids;
+  if (!hasProcfs) return roots.filter((pid) => pidExists(pid));
   const processes = await listProcesses();
   const children = new Map<number, number[]>();
   for (const proc of processes) children.set(proc.ppid, [...(children.get(proc.ppid) ?? []), proc.pid]);
   const found = new Set<number>();
-  const queue = [rootPid, ...processes.filter(belongs).map((proc) => proc.pid)];
+  const queue = [...roots, ...processes.filter(belongs).map((proc) => proc.pid)];
   while (queue.length > 0) {
     const pid = queue.pop() as number;
     if (found.has(pid)) continue;

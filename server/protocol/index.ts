@@ -32,6 +32,7 @@ export * from "./review";
 export * from "./memory";
 export * from "./fleet";
 export * from "./routines";
+export * from "./preview";
 export { approvalCommands } from "./approval-commands";
 export { applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";

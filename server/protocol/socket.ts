@@ -4,6 +4,7 @@ import { clientCommands } from "./commands";
 import { boardCommands, boardMessages } from "./fleet";
 import { FilesChanged, FilesWatchCommand } from "./ide";
 import { ptyCommands, ptyMessages } from "./pty";
+import { PortsChanged, PortsWatchCommand } from "./preview";
 import { PresenceState } from "./sync";
 
 /** Every command a tab sends the bridge over socket.io, by name: the UI's one command path uses it. */
@@ -13,6 +14,8 @@ export const socketCommands = {
   ...boardCommands,
   "files.watch": FilesWatchCommand,
   "files.unwatch": FilesWatchCommand,
+  "ports.watch": PortsWatchCommand,
+  "ports.unwatch": PortsWatchCommand,
 } as const;
 export type SocketCommand = keyof typeof socketCommands;
 export type SocketCommandPayload<C extends SocketCommand> = z.infer<(typeof socketCommands)[C]>;
@@ -33,6 +36,7 @@ export const serverMessages = {
   "presence.state": PresenceState,
   "files.changed": FilesChanged,
   "approvals.changed": ApprovalChange,
+  "ports.changed": PortsChanged,
   ...ptyMessages,
   ...boardMessages,
 } as const;

@@ -11,7 +11,7 @@ export type HttpVerdict = "allow" | "deny" | "approval";
 
 const API = "/api/v1";
 /** Session routes a drive link may change: act on the session, never its settings (yolo), deletion or links. */
-const DRIVE_SESSION_ACTIONS = new Set(["cancel", "rewind", "rewind/undo", "undo", "files/content"]);
+const DRIVE_SESSION_ACTIONS = new Set(["cancel", "rewind", "rewind/undo", "undo", "files/content", "preview/capture"]);
 /** Read-only routes outside the session a shared page needs. */
 const SHARED_READS = new Set([`${API}/csrf`, `${API}/health`, `${API}/access`, `${API}/settings/layout`]);
 
@@ -50,6 +50,8 @@ const SOCKET_READS = new Set([
   "files.watch",
   "files.unwatch",
   "presence.focus",
+  "ports.watch",
+  "ports.unwatch",
 ]);
 const SOCKET_DRIVES = new Set([
   "turn.prompt",

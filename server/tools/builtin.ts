@@ -1,3 +1,5 @@
+import type { BrowserSessions } from "../preview";
+import { createBrowserTool } from "./browser";
 import type { Tool } from "./define";
 import { fetchUrlTool } from "./fetch-url";
 import { globTool } from "./glob";
@@ -13,6 +15,8 @@ import { writeFileTool } from "./write-file";
 export interface BuiltinToolOptions {
   shell?: ShellToolOptions;
   grep?: GrepToolOptions;
+  /** The bridge's Chromium: with it, the `browser` tool (server/preview). */
+  browser?: BrowserSessions;
 }
 
 /**
@@ -33,5 +37,6 @@ export function builtinTools(options: BuiltinToolOptions = {}): Tool[] {
     createShellTool({ ...options.shell, tasks }),
     createTaskOutputTool(tasks),
     createTaskStopTool(tasks),
+    ...(options.browser ? [createBrowserTool(options.browser)] : []),
   ];
 }

@@ -83,6 +83,8 @@ export interface ToolResult {
   isError: boolean;
   /** Structured extras for the UI (a diff, a todo list, …); never sent to the model. */
   display?: Record<string, unknown>;
+  /** Images for the model (`data:` URLs within the prompt image limits), sent after the tool results; never in the event log. */
+  images?: string[];
 }
 
 export interface ToolDefinition<P extends z.ZodType = z.ZodType> {

@@ -15,6 +15,8 @@ export interface AuthPolicy {
   readonly cookieName: string;
   readonly csrfToken: string;
   hostAllowed(req: IncomingMessage): boolean;
+  /** The IDE's origins (`http://` + each allowed host): the pages that may frame a preview (server/preview). */
+  readonly origins: readonly string[];
   originAllowed(req: IncomingMessage): boolean;
   /** The token presented by the request, if it is the right one. */
   authenticated(req: IncomingMessage): "bearer" | "cookie" | null;
@@ -107,6 +109,7 @@ export function createAuthPolicy(options: {
     cookieName,
     csrfToken,
     hostAllowed: (req) => hosts.has((req.headers.host ?? "").toLowerCase()),
+    origins: [...origins],
     originAllowed: (req) => {
       const origin = req.headers.origin;
       // Exact comparison only: never "null", never suffix or prefix matching.

@@ -19,6 +19,7 @@ import type { OidcSignIn, People } from "../people";
 import type { Worktrees } from "../worktrees";
 import type { Board } from "../board";
 import type { Notifier } from "../notify";
+import type { BrowserSessions, Previews } from "../preview";
 
 /** What the transport layer needs from the rest of the bridge. */
 export interface BridgeServices {
@@ -65,4 +66,8 @@ export interface BridgeServices {
   board?: Board;
   /** Web Push and the notify webhook (server/notify): devices, focused tabs, action tokens. */
   push?: Notifier;
+  /** Previews of sessions' dev servers and their ports (server/preview); absent in bridges without them. */
+  previews?: Previews;
+  /** The bridge's Chromium (the browser tool, the Preview panel's element captures). */
+  browsers?: BrowserSessions;
 }

@@ -29,6 +29,7 @@ import { runnerRoutes } from "./routes/runners";
 import { fireWithRoutineToken, routineRoutes } from "./routes/routines";
 import { pushRoutes } from "./routes/push";
 import { decideWithActionToken } from "./action-token";
+import { previewRoutes } from "./routes/preview";
 
 export function createApiRouter(): Router {
   const router = new Router().add(
@@ -49,6 +50,7 @@ export function createApiRouter(): Router {
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
   router.add(...routineRoutes);
   router.add(...pushRoutes);
+  router.add(...previewRoutes);
   return router.add(...openApiRoutes(router));
 }
 

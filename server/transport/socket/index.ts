@@ -9,6 +9,7 @@ import { registerApprovalHandlers } from "./approvals";
 import { registerBoardHandlers } from "./board";
 import { attachPtyBroadcast, registerPtyHandlers } from "./pty";
 import { forwardFileChanges, registerFileHandlers } from "./files";
+import { registerPortHandlers } from "./ports";
 import { Presence } from "./presence";
 import { guardShareSocket, shareFromHandshake } from "./share-guard";
 import { closeAtExpiry, closeEndedCredentials, rememberCredential } from "./credentials";
@@ -77,6 +78,7 @@ export function attachSocketServer(
     guardPersonSocket(socket, services);
     registerSessionHandlers(socket, services, commands, presence);
     registerFileHandlers(socket, services);
+    registerPortHandlers(socket, services);
     registerApprovalHandlers(socket, services, commands);
     registerBoardHandlers(socket, services);
     registerPtyHandlers(socket, services, commands);
