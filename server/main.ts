@@ -10,6 +10,7 @@ import { connectRedis } from "./bus";
 import { ExternalAgents } from "./external-agents";
 import { MemoryService } from "./memory";
 import { listSkills, SkillCatalog } from "./skills";
+import { HookService } from "./hooks";
 import { SessionTitles } from "./titles";
 import { ApprovalService } from "./approvals";
 import { CheckpointService, LocalShadowRepos } from "./checkpoints";
@@ -141,6 +142,7 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     mcp: parts.mcp,
     memory: parts.memory,
     skills: parts.skills,
+    hooks: parts.hooks,
     audit: { list: (query) => store.listCommands(db, query) },
     janitor: parts.janitor,
     externalAgents: parts.externalAgents,
@@ -168,7 +170,18 @@ async function startParts(options: BridgeOptions) {
   const memory = new MemoryService(db);
   const skills = new SkillCatalog(config.home, hosts.local);
   const titles = new SessionTitles(sessions);
-  const runtime = createRuntime(core, options, { checkpoints, settings, externalAgents, mcp, memory, skills, titles });
+  // Lifecycle hooks of each session's workspace and of WORLDLINE_HOME, run on the session's host.
+  const hooks = new HookService({ db, home: config.home, append: (id, event) => log.append(id, event) });
+  const runtime = createRuntime(core, options, {
+    checkpoints,
+    settings,
+    externalAgents,
+    mcp,
+    memory,
+    skills,
+    titles,
+    hooks,
+  });
   checkpoints.attach(runtime);
   // What a session holds in this process, freed on delete and after it idles unwatched.
   const janitor = new SessionJanitor({
@@ -177,6 +190,7 @@ async function startParts(options: BridgeOptions) {
       { name: "checkpoint bookkeeping", forget: (id) => checkpoints.forgetSession(id) },
       { name: "external agent process", forget: (id, why) => externalAgents.forgetSession(id, why) },
       { name: "MCP servers", forget: (id) => mcp.forgetSession(id) },
+      { name: "hooks (SessionEnd)", forget: (id, why) => hooks.forgetSession(id, why) },
       // Terminals and background tasks are the person's: only a delete ends them.
       { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },
       { name: "background tasks", forget: (id, why) => why === "deleted" && sharedTaskRegistry.stopSession(id) },
@@ -194,7 +208,7 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
-  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, runtime, janitor };
+  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, hooks, runtime, janitor };
   return { ...core, ...domain, rpc, turns, terminals };
 }
 
@@ -335,7 +349,7 @@ function createPtys({ log, sessions, hosts }: Core): PtyManager {
 function createRuntime(
   core: Core,
   options: BridgeOptions,
-  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles"> & {
+  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles" | "hooks"> & {
     checkpoints: CheckpointService;
     settings: SettingsService;
     mcp: SessionMcp;
@@ -368,6 +382,7 @@ function createRuntime(
     memory: parts.memory,
     skills: parts.skills,
     titles: parts.titles,
+    hooks: parts.hooks,
     hosts,
     // Every shell command the tools run is written, redacted, to the audit log.
     decorateToolContext: (ctx) => ({

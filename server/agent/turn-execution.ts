@@ -22,6 +22,7 @@ import type { PendingTurn } from "./turn-queue";
 import { nameAfterFirstPrompt } from "./title-port";
 import type { TurnEmitter } from "./turn-emitter";
 import type { TurnRun } from "./turn-run";
+import type { TurnHooks } from "./hooks-port";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
@@ -105,14 +106,21 @@ export async function executeTurn(
       "Remove them, or choose a model that takes images.";
     return refuse(pending, emit, "model:no_vision", message);
   }
-  const setup = { pending, session, emit, planActive, markRunning, read };
-  const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
   const compact = COMPACT_COMMAND.exec(prompt.trim());
+  const host = sessionHost(deps, pending, session);
+  const hooks = await deps.hooks?.forTurn({ sessionId, workspace: session.workspace.path, host, emit, signal });
+  const hookNote = compact ? { context: [] } : await promptHooks(hooks, prompt);
+  if (hookNote.block !== undefined) {
+    return refuse(pending, emit, "hook:blocked", `A UserPromptSubmit hook blocked this prompt: ${hookNote.block}`);
+  }
+  const setup = { pending, session, emit, planActive, markRunning, read, hooks, hookContext: hookNote.context };
+  const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
   if (compact) {
     markRunning();
     return runCompactionTurn(run, compact[1]?.trim() || undefined);
   }
   const result = await runTurn(run);
+  await hooks?.run("Stop", { reason: result.outcome });
   // Before turn.completed, so the memory and reflection events belong to the turn's stream.
   const { context, workspace } = run;
   const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
@@ -129,6 +137,17 @@ interface TurnSetup {
   markRunning: () => void;
   /** A read the turn needs, retried while the store is unreachable (cancelled with the turn). */
   read: <T>(query: () => Promise<T>) => Promise<T>;
+  hooks?: TurnHooks;
+  /** What SessionStart and UserPromptSubmit hooks added for the model (their `additionalContext`). */
+  hookContext: string[];
+}
+
+/** SessionStart (first turn in this process) and UserPromptSubmit: the context they add, or the block. */
+async function promptHooks(hooks: TurnHooks | undefined, prompt: string): Promise<{ block?: string; context: string[] }> {
+  if (!hooks) return { context: [] };
+  const start = await hooks.run("SessionStart", { source: "startup" });
+  const submit = await hooks.run("UserPromptSubmit", { prompt });
+  return { block: submit.block, context: [...start.context, ...submit.context] };
 }
 
 /**
@@ -137,7 +156,7 @@ interface TurnSetup {
  */
 async function buildTurnRun(
   env: TurnExecutionEnv,
-  { pending, session, emit, planActive, markRunning, read }: TurnSetup,
+  { pending, session, emit, planActive, markRunning, read, hooks, hookContext }: TurnSetup,
   chosen: { provider: ChatProvider; model: string; contextWindow?: number },
 ): Promise<TurnRun> {
   const { deps } = env;
@@ -190,7 +209,8 @@ async function buildTurnRun(
     // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts); the
     // tools stay in the request, so it keeps the session's prefix.
     toolChoice: recall.direct ? "none" : undefined,
-    modelNote: session.mode === "plan" ? PLAN_MODE_NOTE : undefined,
+    modelNote: modelNote(session.mode === "plan", hookContext),
+    hooks,
     signal,
     maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,
     turnNumber: pending.number,
@@ -201,6 +221,12 @@ async function buildTurnRun(
     compactionThreshold: deps.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
     onRequestSent: markRunning,
   };
+}
+
+/** Plan mode's reminder and what hooks added, for the model only (the transcript shows the prompt alone). */
+function modelNote(plan: boolean, hookContext: readonly string[]): string | undefined {
+  const parts = [...(plan ? [PLAN_MODE_NOTE] : []), ...hookContext];
+  return parts.length ? parts.join("\n\n") : undefined;
 }
 
 /** The session's host (this machine's or its runner's), fenced on the turn's claim. */

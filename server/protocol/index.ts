@@ -80,3 +80,4 @@ export {
 } from "./runner";
 export type { RunnerOp, RunnerResult } from "./runner";
 export { WORKSPACE_ONCE_ONLY } from "./runner-workspace";
+export * from "./hooks";

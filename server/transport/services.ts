@@ -10,6 +10,7 @@ import type { ShareLinks } from "../sharing";
 import type { SessionMcp } from "../tools";
 import type { MemoryService } from "../memory";
 import type { SkillCatalog } from "../skills";
+import type { HookService } from "../hooks";
 import type { AuditedCommand } from "../store";
 import type { TerminalRouter, TurnRouter } from "../team";
 import type { RunnerHub } from "../runners";
@@ -47,6 +48,8 @@ export interface BridgeServices {
   mcp?: SessionMcp;
   /** Memories (GET|POST|DELETE /api/v1/memory); absent in bridges without memory. */
   memory?: MemoryService;
+  /** Lifecycle hooks (GET /api/v1/sessions/:id/hooks, POST /api/v1/hooks/trust); absent in bridges without them. */
+  hooks?: HookService;
   /** SKILL.md folders (GET /api/v1/skills). */
   skills?: SkillCatalog;
   /** The redacted shell-command audit log (GET /api/v1/audit/commands). */

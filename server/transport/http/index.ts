@@ -12,6 +12,7 @@ import { sessionRoutes } from "./routes/sessions";
 import { taskRoutes } from "./routes/tasks";
 import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
+import { hookRoutes } from "./routes/hooks";
 import { mcpRoutes } from "./routes/mcp";
 import { shareRoutes } from "./routes/share";
 import { openShareLink, serveShared, shareOfCredentials } from "./share-access";
@@ -39,6 +40,7 @@ export function createApiRouter(): Router {
     ...checkpointRoutes,
     ...reviewRoutes,
     ...mcpRoutes,
+    ...hookRoutes,
     ...shareRoutes,
   );
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
