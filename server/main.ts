@@ -11,6 +11,7 @@ import { ExternalAgents } from "./external-agents";
 import { MemoryService } from "./memory";
 import { listSkills, SkillCatalog } from "./skills";
 import { HookService } from "./hooks";
+import { DiagnosticsService } from "./diagnostics";
 import { SessionTitles } from "./titles";
 import { ApprovalService } from "./approvals";
 import { CheckpointService, LocalShadowRepos } from "./checkpoints";
@@ -22,7 +23,7 @@ import { localPtyOpener, PtyManager } from "./pty";
 import { RunnerHub } from "./runners";
 import { Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
-import { LocalWorkspaceHost, WorkspaceHosts } from "./host";
+import { LocalWorkspaceHost, WorkspaceHosts, localHost } from "./host";
 import { SettingsService } from "./settings";
 import { ShareLinks } from "./sharing";
 import { OidcSignIn, People } from "./people";
@@ -143,6 +144,7 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     memory: parts.memory,
     skills: parts.skills,
     hooks: parts.hooks,
+    diagnostics: parts.diagnostics,
     audit: { list: (query) => store.listCommands(db, query) },
     janitor: parts.janitor,
     externalAgents: parts.externalAgents,
@@ -172,7 +174,10 @@ async function startParts(options: BridgeOptions) {
   const titles = new SessionTitles(sessions);
   // Lifecycle hooks of each session's workspace and of WORLDLINE_HOME, run on the session's host.
   const hooks = new HookService({ db, home: config.home, append: (id, event) => log.append(id, event) });
+  // Language servers for the errors an edit leaves (one per workspace and language, started on first use).
+  const diagnostics = new DiagnosticsService();
   const runtime = createRuntime(core, options, {
+    diagnostics,
     checkpoints,
     settings,
     externalAgents,
@@ -191,6 +196,7 @@ async function startParts(options: BridgeOptions) {
       { name: "external agent process", forget: (id, why) => externalAgents.forgetSession(id, why) },
       { name: "MCP servers", forget: (id) => mcp.forgetSession(id) },
       { name: "hooks (SessionEnd)", forget: (id, why) => hooks.forgetSession(id, why) },
+      { name: "language servers", forget: (id) => diagnostics.forgetSession(id) },
       // Terminals and background tasks are the person's: only a delete ends them.
       { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },
       { name: "background tasks", forget: (id, why) => why === "deleted" && sharedTaskRegistry.stopSession(id) },
@@ -208,7 +214,7 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
-  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, hooks, runtime, janitor };
+  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, hooks, diagnostics, runtime, janitor };
   return { ...core, ...domain, rpc, turns, terminals };
 }
 
@@ -231,6 +237,7 @@ async function shutdown(
   await sharedTaskRegistry.stopAll();
   await parts.externalAgents.closeAll();
   await parts.mcp.close();
+  await parts.diagnostics.close();
   await parts.titles.close();
   await parts.ptys.closeAll();
   await parts.runners.close();
@@ -350,6 +357,7 @@ function createRuntime(
   core: Core,
   options: BridgeOptions,
   parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles" | "hooks"> & {
+    diagnostics: DiagnosticsService;
     checkpoints: CheckpointService;
     settings: SettingsService;
     mcp: SessionMcp;
@@ -387,6 +395,9 @@ function createRuntime(
     // Every shell command the tools run is written, redacted, to the audit log.
     decorateToolContext: (ctx) => ({
       ...ctx,
+      // Edits end with the language server's errors in the file (server/diagnostics), on the session's host.
+      diagnose: (file, text) =>
+        parts.diagnostics.afterEdit({ sessionId: ctx.sessionId, workspace: ctx.cwd, host: ctx.host ?? localHost }, file, text),
       audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
     }),
     ...options.agent,

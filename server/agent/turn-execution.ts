@@ -239,12 +239,15 @@ function sessionHost(
   return deps.hosts.of(session.runner, epoch === undefined ? undefined : { sessionId: pending.sessionId, epoch });
 }
 
-/** Every tool of the turn works through the session's host. */
+/** Every tool of the turn works through the session's host (set first, so decorations see it too). */
 function withHost(
   decorate: RuntimeDeps["decorateToolContext"],
   host: WorkspaceHost,
 ): RuntimeDeps["decorateToolContext"] {
-  return (ctx) => ({ ...(decorate ? decorate(ctx) : ctx), host });
+  return (ctx) => {
+    const hosted = { ...ctx, host };
+    return decorate ? { ...decorate(hosted), host } : hosted;
+  };
 }
 
 /** With no model configured the prompt is still recorded, with an error that says how to set one. */

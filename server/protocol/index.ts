@@ -81,3 +81,4 @@ export {
 export type { RunnerOp, RunnerResult } from "./runner";
 export { WORKSPACE_ONCE_ONLY } from "./runner-workspace";
 export * from "./hooks";
+export * from "./diagnostics";

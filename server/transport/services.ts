@@ -11,6 +11,7 @@ import type { SessionMcp } from "../tools";
 import type { MemoryService } from "../memory";
 import type { SkillCatalog } from "../skills";
 import type { HookService } from "../hooks";
+import type { DiagnosticsService } from "../diagnostics";
 import type { AuditedCommand } from "../store";
 import type { TerminalRouter, TurnRouter } from "../team";
 import type { RunnerHub } from "../runners";
@@ -50,6 +51,8 @@ export interface BridgeServices {
   memory?: MemoryService;
   /** Lifecycle hooks (GET /api/v1/sessions/:id/hooks, POST /api/v1/hooks/trust); absent in bridges without them. */
   hooks?: HookService;
+  /** Language-server diagnostics (GET /api/v1/diagnostics, GET /api/v1/sessions/:id/diagnostics). */
+  diagnostics?: DiagnosticsService;
   /** SKILL.md folders (GET /api/v1/skills). */
   skills?: SkillCatalog;
   /** The redacted shell-command audit log (GET /api/v1/audit/commands). */

@@ -12,6 +12,7 @@ import { sessionRoutes } from "./routes/sessions";
 import { taskRoutes } from "./routes/tasks";
 import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
+import { diagnosticRoutes } from "./routes/diagnostics";
 import { hookRoutes } from "./routes/hooks";
 import { mcpRoutes } from "./routes/mcp";
 import { shareRoutes } from "./routes/share";
@@ -41,6 +42,7 @@ export function createApiRouter(): Router {
     ...reviewRoutes,
     ...mcpRoutes,
     ...hookRoutes,
+    ...diagnosticRoutes,
     ...shareRoutes,
   );
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
