@@ -11,6 +11,8 @@ import { ChangesView } from "@/components/review/changes-view";
 import { useSessionAttention } from "@/components/attention/use-session-attention";
 import { modelTakesImages } from "./attachments";
 import { Announcer } from "./announcer";
+import { HooksTrust } from "./hooks-trust";
+import { OpenFileContext } from "./open-file-context";
 import { PromptInput } from "./prompt-input";
 import { PaneBar, SessionHeader, type Pane, type SessionHeaderProps } from "./session-header";
 import { useAccess } from "./use-access";
@@ -58,8 +60,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     );
   }
 
-  const openFile = (path: string) => {
-    files.openFile(path);
+  const openFile = (path: string, line?: number) => {
+    files.openFile(path, line);
     if (narrow) setPane("editor");
   };
   const openDiff = (title: string, diff: string) => {
@@ -70,7 +72,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const agentView = (
     <>
       {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
-      <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
+      <HooksTrust sessionId={sessionId} running={state.running !== null} />
+      <OpenFileContext.Provider value={openFile}>
+        <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
+      </OpenFileContext.Provider>
       {access?.access === "view" ? (
         <div
           className="shrink-0 border-t border-border bg-panel px-3 py-2 text-center text-xs text-muted"
