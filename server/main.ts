@@ -214,7 +214,21 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
-  const domain = { files, ptys, settings, checkpoints, externalAgents, mcp, memory, skills, titles, hooks, diagnostics, runtime, janitor };
+  const domain = {
+    files,
+    ptys,
+    settings,
+    checkpoints,
+    externalAgents,
+    mcp,
+    memory,
+    skills,
+    titles,
+    hooks,
+    diagnostics,
+    runtime,
+    janitor,
+  };
   return { ...core, ...domain, rpc, turns, terminals };
 }
 
@@ -397,7 +411,11 @@ function createRuntime(
       ...ctx,
       // Edits end with the language server's errors in the file (server/diagnostics), on the session's host.
       diagnose: (file, text) =>
-        parts.diagnostics.afterEdit({ sessionId: ctx.sessionId, workspace: ctx.cwd, host: ctx.host ?? localHost }, file, text),
+        parts.diagnostics.afterEdit(
+          { sessionId: ctx.sessionId, workspace: ctx.cwd, host: ctx.host ?? localHost },
+          file,
+          text,
+        ),
       audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
     }),
     ...options.agent,

@@ -128,7 +128,10 @@ export function CodeEditor({
     const editor = view.current;
     if (!editor || !revealLine) return;
     const line = editor.state.doc.line(Math.min(Math.max(1, revealLine.line), editor.state.doc.lines));
-    editor.dispatch({ selection: { anchor: line.from }, effects: EditorView.scrollIntoView(line.from, { y: "center" }) });
+    editor.dispatch({
+      selection: { anchor: line.from },
+      effects: EditorView.scrollIntoView(line.from, { y: "center" }),
+    });
     editor.focus();
   }, [revealLine]);
 

@@ -14,7 +14,12 @@ const OUTCOME_STYLE: Record<HookItem["outcome"], string> = {
 
 /** One run of a lifecycle hook (server/hooks): event, command, exit code and time. */
 export function HookRow({ item }: { item: HookItem }) {
-  const exit = item.exitCode === null ? (item.outcome === "timed_out" ? "killed at its time limit" : "no exit code") : `exit ${item.exitCode}`;
+  const exit =
+    item.exitCode === null
+      ? item.outcome === "timed_out"
+        ? "killed at its time limit"
+        : "no exit code"
+      : `exit ${item.exitCode}`;
   return (
     <div
       className={`flex min-w-0 items-baseline gap-2 font-mono text-[11px] ${OUTCOME_STYLE[item.outcome]}`}

@@ -46,7 +46,9 @@ export function HooksTrust({ sessionId, running }: { sessionId: string; running:
             <div className="text-danger">{file.error}</div>
           ) : (
             <>
-              <div className="text-warn">These hooks do not run until you trust them. They would run on this workspace&apos;s machine:</div>
+              <div className="text-warn">
+                These hooks do not run until you trust them. They would run on this workspace&apos;s machine:
+              </div>
               <ul className="my-1 list-inside list-disc font-mono text-muted">
                 {file.commands.map((command, index) => (
                   <li key={index}>

@@ -19,7 +19,8 @@ export function LanguageServersSection() {
   if (servers.length === 0) {
     return (
       <p className="text-xs text-muted" data-testid="language-servers-empty">
-        None started yet: a language server starts on the agent&apos;s first edit of a TypeScript, JavaScript or Python file.
+        None started yet: a language server starts on the agent&apos;s first edit of a TypeScript, JavaScript or Python
+        file.
       </p>
     );
   }

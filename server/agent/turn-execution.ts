@@ -143,7 +143,10 @@ interface TurnSetup {
 }
 
 /** SessionStart (first turn in this process) and UserPromptSubmit: the context they add, or the block. */
-async function promptHooks(hooks: TurnHooks | undefined, prompt: string): Promise<{ block?: string; context: string[] }> {
+async function promptHooks(
+  hooks: TurnHooks | undefined,
+  prompt: string,
+): Promise<{ block?: string; context: string[] }> {
   if (!hooks) return { context: [] };
   const start = await hooks.run("SessionStart", { source: "startup" });
   const submit = await hooks.run("UserPromptSubmit", { prompt });

@@ -62,7 +62,10 @@ export class LanguageServer {
       // A server that names the version answers for that text; one that does not answers for the latest.
       const current = this.versions.get(uri) ?? 0;
       const answered = waiters.filter((waiter) => (version ?? current) >= waiter.version);
-      this.waiting.set(uri, waiters.filter((waiter) => !answered.includes(waiter)));
+      this.waiting.set(
+        uri,
+        waiters.filter((waiter) => !answered.includes(waiter)),
+      );
       for (const waiter of answered) waiter.resolve(diagnostics);
     });
     connection.onError(([error]) => (this.failure ??= `its messages could not be read: ${error.message}`));
@@ -121,7 +124,8 @@ export class LanguageServer {
           if (!server) return;
           const tail = server.stderrTail.trim();
           server.failure ??=
-            lost?.message ?? `it exited (code ${exit.code ?? exit.signal})${tail ? `: ${tail.split("\n").at(-1)}` : ""}`;
+            lost?.message ??
+            `it exited (code ${exit.code ?? exit.signal})${tail ? `: ${tail.split("\n").at(-1)}` : ""}`;
           for (const waiters of server.waiting.values()) for (const waiter of waiters) waiter.resolve([]);
           server.waiting.clear();
           server.connection.dispose();

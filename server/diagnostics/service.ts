@@ -43,7 +43,9 @@ export class DiagnosticsService {
     const key = `${place.workspace}\u0000${language}`;
     const note = (why: string) => this.note(key, place.workspace, language, why);
     if (place.host.runner) {
-      note(`language servers run on the bridge's machine only; sessions on runner ${place.host.runner} get no diagnostics`);
+      note(
+        `language servers run on the bridge's machine only; sessions on runner ${place.host.runner} get no diagnostics`,
+      );
       return undefined;
     }
     const started = performance.now();
@@ -56,7 +58,10 @@ export class DiagnosticsService {
       this.retire(key, running, running.server.failure);
       return undefined;
     }
-    if (errors === undefined) note(`slow: no diagnostics within ${EDIT_WAIT_LIMIT_MS / 1000} s (a server still starting up misses its first edits)`);
+    if (errors === undefined)
+      note(
+        `slow: no diagnostics within ${EDIT_WAIT_LIMIT_MS / 1000} s (a server still starting up misses its first edits)`,
+      );
     else this.note(key, place.workspace, language);
     return errors;
   }

@@ -99,7 +99,10 @@ export function parseHooksFile(file: string, text: string): HooksFile {
     }
     for (const { matcher = "", hooks: commands } of matchers) {
       if (matcherPattern(matcher) === null) {
-        return failed(lineOf(text, JSON.stringify(matcher)), `the matcher ${JSON.stringify(matcher)} is not a valid regular expression`);
+        return failed(
+          lineOf(text, JSON.stringify(matcher)),
+          `the matcher ${JSON.stringify(matcher)} is not a valid regular expression`,
+        );
       }
       for (const hook of commands) {
         entries.push({

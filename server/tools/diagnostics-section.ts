@@ -1,4 +1,4 @@
-import type { FileDiagnostic, ToolContext, ToolResult } from "./types";
+import type { ToolContext, ToolResult } from "./types";
 
 /** Errors shown per edit: enough to fix, few enough not to drown the result (as opencode does). */
 export const MAX_DIAGNOSTICS = 20;

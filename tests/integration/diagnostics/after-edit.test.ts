@@ -12,7 +12,10 @@ let bridge: AgentBridge;
 beforeAll(async () => {
   fake = await startFakeLlm();
   bridge = await startAgentBridge(fake.url);
-  await fs.writeFile(path.join(bridge.workspace, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }));
+  await fs.writeFile(
+    path.join(bridge.workspace, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }),
+  );
   await fs.writeFile(path.join(bridge.workspace, "count.ts"), "export const count: number = 1;\n");
 });
 afterAll(async () => {
@@ -22,7 +25,11 @@ afterAll(async () => {
 afterEach(() => fake.reset());
 
 function lastToolOutput(request: FakeLlm["requests"][number]): string {
-  return String(plainMessages(request).filter((message) => message.role === "tool").at(-1)?.content).trim();
+  return String(
+    plainMessages(request)
+      .filter((message) => message.role === "tool")
+      .at(-1)?.content,
+  ).trim();
 }
 
 function toolDisplays(events: EventEnvelope[]): Record<string, unknown>[] {
@@ -33,7 +40,14 @@ function toolDisplays(events: EventEnvelope[]): Record<string, unknown>[] {
 
 /** A cold TypeScript server takes longer than an edit waits (2 s); the test waits for it to be warm once. */
 async function warmUp(sessionId: string): Promise<void> {
-  fake.script({ toolCalls: [{ name: "write_file", arguments: { path: "count.ts", content: "export const count: number = 1;\n" } }] }, { text: "ok" });
+  fake.script(
+    {
+      toolCalls: [
+        { name: "write_file", arguments: { path: "count.ts", content: "export const count: number = 1;\n" } },
+      ],
+    },
+    { text: "ok" },
+  );
   await bridge.chat(sessionId, "warm up");
   await waitFor(
     async () => {
@@ -64,7 +78,9 @@ describe("language-server diagnostics after edits", () => {
     );
     await bridge.chat(sessionId, "break it");
     const broken = lastToolOutput(fake.requests[1]);
-    expect(broken).toMatch(/^Edited count\.ts \(1 edit applied\)\.\n\nDiagnostics \(not an edit failure; the edit above was applied\)/);
+    expect(broken).toMatch(
+      /^Edited count\.ts \(1 edit applied\)\.\n\nDiagnostics \(not an edit failure; the edit above was applied\)/,
+    );
     expect(broken).toContain("count.ts:1:14: error typescript2322: Type 'string' is not assignable to type 'number'.");
     fake.reset();
     fake.script(
@@ -83,7 +99,9 @@ describe("language-server diagnostics after edits", () => {
       diagnostics: [expect.objectContaining({ line: 1, column: 14, code: "2322" })],
     });
     const status = (await (await bridge.api("/api/v1/diagnostics")).json()) as LanguageServerStatus[];
-    expect(status).toContainEqual(expect.objectContaining({ workspace: bridge.workspace, language: "typescript", state: "running" }));
+    expect(status).toContainEqual(
+      expect.objectContaining({ workspace: bridge.workspace, language: "typescript", state: "running" }),
+    );
   }, 180_000);
 
   it("a file no server handles gets no diagnostics section; a missing server is noted for Settings", async () => {
@@ -99,7 +117,11 @@ describe("language-server diagnostics after edits", () => {
     expect(lastToolOutput(fake.requests[2])).toBe("Created tool.py (13 bytes).");
     const status = (await (await bridge.api("/api/v1/diagnostics")).json()) as LanguageServerStatus[];
     expect(status).toContainEqual(
-      expect.objectContaining({ language: "python", state: "unavailable", note: expect.stringContaining("pyright is not installed") }),
+      expect.objectContaining({
+        language: "python",
+        state: "unavailable",
+        note: expect.stringContaining("pyright is not installed"),
+      }),
     );
   });
 });

@@ -23,7 +23,9 @@ afterEach(() => fake.reset());
 const TEAM_SETTINGS = {
   permissions: { allow: ["Bash(npm test)"] },
   hooks: {
-    PostToolUse: [{ matcher: "Edit|Write", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh' }] }],
+    PostToolUse: [
+      { matcher: "Edit|Write", hooks: [{ type: "command", command: '"$CLAUDE_PROJECT_DIR"/.claude/hooks/format.sh' }] },
+    ],
     PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: ".claude/hooks/no-rm-rf.sh", timeout: 30 }] }],
     UserPromptSubmit: [
       {
@@ -94,7 +96,11 @@ describe("a team's .claude/settings.json hooks", () => {
 
     // Untrusted: listed with its commands, a notice says so, nothing runs.
     const [listed] = await hooksOf(sessionId);
-    expect(listed).toMatchObject({ file: path.join(workspace, ".claude/settings.json"), trusted: false, source: "workspace" });
+    expect(listed).toMatchObject({
+      file: path.join(workspace, ".claude/settings.json"),
+      trusted: false,
+      source: "workspace",
+    });
     expect(listed.events.sort()).toEqual(["PostToolUse", "PreToolUse", "Stop", "UserPromptSubmit"]);
     expect(listed.commands.map((c) => c.command)).toContain(".claude/hooks/no-rm-rf.sh");
     fake.script({ text: "hello" });
@@ -223,7 +229,9 @@ describe("bad hooks", () => {
 
   it("a hook that blocks every tool: the turn stops with a clear message instead of looping", async () => {
     const workspace = await newWorkspace({
-      hooks: { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "echo 'frozen for release' >&2; exit 2" }] }] },
+      hooks: {
+        PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "echo 'frozen for release' >&2; exit 2" }] }],
+      },
     });
     const sessionId = await sessionOn(workspace);
     await trust((await hooksOf(sessionId))[0]);
@@ -244,7 +252,12 @@ describe("bad hooks", () => {
   it("an approving PreToolUse hook stands in for a person's allow once, never for a deny rule", async () => {
     const workspace = await newWorkspace({
       hooks: {
-        PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: `echo '{"decision":"approve","reason":"ok by team"}'` }] }],
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [{ type: "command", command: `echo '{"decision":"approve","reason":"ok by team"}'` }],
+          },
+        ],
       },
     });
     const sessionId = await sessionOn(workspace, false);

@@ -18,7 +18,8 @@ export const hookRoutes: Route[] = [
     method: "GET",
     path: "/api/v1/sessions/:id/hooks",
     doc: {
-      summary: "The hooks files of a session's workspace and of WORLDLINE_HOME, each with its sha256 and whether it is trusted",
+      summary:
+        "The hooks files of a session's workspace and of WORLDLINE_HOME, each with its sha256 and whether it is trusted",
       tags,
       response: z.array(HooksFileView),
     },
@@ -31,7 +32,8 @@ export const hookRoutes: Route[] = [
     method: "POST",
     path: "/api/v1/hooks/trust",
     doc: {
-      summary: "Trust one content (sha256) of a workspace's hooks file: its hooks run from the next turn; a changed file asks again",
+      summary:
+        "Trust one content (sha256) of a workspace's hooks file: its hooks run from the next turn; a changed file asks again",
       tags,
       body: TrustHooksBody,
       response: z.object({ file: z.string(), sha256: z.string(), trusted: z.literal(true) }),
