@@ -26,6 +26,12 @@ export interface ServerSpec {
   /** LSP language ids by file extension. */
   languageIds: Record<string, string>;
   initializationOptions?: unknown;
+  /**
+   * Asks for a file's errors instead of waiting for the server to publish them: a server that
+   * publishes only when a file's errors change (typescript-language-server) never answers an
+   * edit that leaves a clean file clean.
+   */
+  pull?: (request: (method: string, params: unknown) => Promise<unknown>, uri: string) => Promise<FileDiagnostic[]>;
 }
 
 /** Time the server has to answer `initialize` before it counts as failed to start. */
@@ -57,7 +63,7 @@ export class LanguageServer {
     const connection = createMessageConnection(new StreamMessageReader(input), new StreamMessageWriter(output));
     this.connection = connection;
     connection.onNotification(PublishDiagnosticsNotification.type, ({ uri, diagnostics, version }) => {
-      this.latest.set(uri, errorsOf(diagnostics));
+      if (!this.spec.pull) this.latest.set(uri, errorsOf(diagnostics));
       const waiters = this.waiting.get(uri) ?? [];
       // A server that names the version answers for that text; one that does not answers for the latest.
       const current = this.versions.get(uri) ?? 0;
@@ -169,9 +175,14 @@ export class LanguageServer {
           contentChanges: [{ text }],
         });
       }
+      if (this.spec.pull) {
+        const request = (method: string, params: unknown) => this.connection.sendRequest(method, params);
+        return this.spec.pull(request, uri);
+      }
       return errorsOf(await published);
     })();
-    sent.catch(() => undefined); // a failure shows in `failure`; the edit only misses its diagnostics
+    // Kept for the editor even when it comes after the edit stopped waiting (a server warming up).
+    sent.then((errors) => this.latest.set(uri, errors)).catch(() => undefined); // a failure shows in `failure`
     const result = await Promise.race([sent, delay(limitMs).then(() => undefined)]);
     return this.failure ? undefined : result;
   }

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import type { ToolHost } from "../host";
+import type { FileDiagnostic } from "../tools";
 import type { ServerSpec } from "./language-server";
 
 const require = createRequire(import.meta.url);
@@ -46,6 +47,7 @@ export async function serverSpec(
       args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
       languageIds: TYPESCRIPT_IDS,
       initializationOptions: { tsserver: { path: tsserver }, preferences: {} },
+      pull: tsserverErrors,
     };
   }
   const pyright = onPath("pyright-langserver");
@@ -65,4 +67,39 @@ function onPath(program: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A diagnostic as tsserver's `*DiagnosticsSync` requests answer it (lines and offsets from 1). */
+interface TsserverDiagnostic {
+  start: { line: number; offset: number };
+  text: string;
+  code?: number;
+  category?: string;
+}
+
+/**
+ * The file's syntax and type errors now, asked of tsserver through typescript-language-server's
+ * `typescript.tsserverRequest` command (it sends the edit to tsserver first: requests keep their order).
+ */
+async function tsserverErrors(
+  request: (method: string, params: unknown) => Promise<unknown>,
+  uri: string,
+): Promise<FileDiagnostic[]> {
+  const ask = async (command: string) => {
+    const answer = (await request("workspace/executeCommand", {
+      command: "typescript.tsserverRequest",
+      arguments: [command, { file: uri }],
+    })) as { body?: TsserverDiagnostic[] } | null;
+    return answer?.body ?? [];
+  };
+  const found = [...(await ask("syntacticDiagnosticsSync")), ...(await ask("semanticDiagnosticsSync"))];
+  return found
+    .filter((diagnostic) => (diagnostic.category ?? "error") === "error")
+    .map((diagnostic) => ({
+      line: diagnostic.start.line,
+      column: diagnostic.start.offset,
+      message: diagnostic.text,
+      source: "typescript",
+      ...(diagnostic.code !== undefined ? { code: String(diagnostic.code) } : {}),
+    }));
 }
