@@ -90,7 +90,10 @@ async function hookOverhead(home: string, workspace: string) {
 async function diagnosticsAfterEdit(workspace: string) {
   const src = join(workspace, "src");
   mkdirSync(src);
-  writeFileSync(join(workspace, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ["src"] }));
+  writeFileSync(
+    join(workspace, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { strict: true, noEmit: true }, include: ["src"] }),
+  );
   for (let i = 0; i < PROJECT_FILES; i++) {
     const previous = i === 0 ? "" : `import { value${i - 1} } from "./file${i - 1}";\n`;
     const body = i === 0 ? "1" : `value${i - 1} + 1`;
@@ -105,7 +108,8 @@ async function diagnosticsAfterEdit(workspace: string) {
     const started = performance.now();
     await service.afterEdit(place, edited, good);
     while (!service.lastErrors(workspace, edited)) {
-      if (performance.now() - started > WARM_UP_LIMIT_MS) return { diagnostics_after_edit_ms: null, diagnostics_warm_up_ms: null };
+      if (performance.now() - started > WARM_UP_LIMIT_MS)
+        return { diagnostics_after_edit_ms: null, diagnostics_warm_up_ms: null };
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     const warmUp = performance.now() - started;
@@ -115,10 +119,13 @@ async function diagnosticsAfterEdit(workspace: string) {
       const at = performance.now();
       const errors = await service.afterEdit(place, edited, text);
       if (errors === undefined) continue; // past the edit's 2 s: not a warm answer
-      if ((errors.length > 0) !== (text === bad)) throw new Error(`unexpected diagnostics: ${JSON.stringify(errors)}`);
+      if (errors.length > 0 !== (text === bad)) throw new Error(`unexpected diagnostics: ${JSON.stringify(errors)}`);
       edits.push(performance.now() - at);
     }
-    return { diagnostics_after_edit_ms: edits.length ? round(median(edits)) : null, diagnostics_warm_up_ms: round(warmUp) };
+    return {
+      diagnostics_after_edit_ms: edits.length ? round(median(edits)) : null,
+      diagnostics_warm_up_ms: round(warmUp),
+    };
   } finally {
     await service.close();
   }

@@ -46,7 +46,12 @@ const BENCHES: Bench[] = [
   { name: "ui-replay", file: "./ui-replay.ts", what: "opening a 10k-event session in Chromium", timeoutS: 60 },
   { name: "prompt-cache", file: "./prompt-cache.ts", what: "prompt cache reuse over a scripted session", timeoutS: 90 },
   // A 2,000-file TypeScript project: its server's warm-up is most of it (~70 s on a loaded 2-core machine).
-  { name: "hooks", file: "./hooks.ts", what: "a PreToolUse hook per tool call; diagnostics after an edit", timeoutS: 300 },
+  {
+    name: "hooks",
+    file: "./hooks.ts",
+    what: "a PreToolUse hook per tool call; diagnostics after an edit",
+    timeoutS: 300,
+  },
   // 10,000 files written, a hub and a runner process started, ~250 tool calls, then 13 cats of 50 MB in terminals.
   {
     name: "runners",

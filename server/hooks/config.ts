@@ -67,7 +67,7 @@ export const CLAUDE_TOOL_NAMES: Record<string, string[]> = {
 };
 
 /**
- * Reads a hooks file's text. `settingsKey`: the hooks sit under `hooks` (every file we read has
+ * Reads a hooks file's text: the hooks sit under `hooks` (every file we read has
  * that shape: `.worldline/hooks.json`, `$WORLDLINE_HOME/hooks.json` and `.claude/settings.json`).
  */
 export function parseHooksFile(file: string, text: string): HooksFile {
