@@ -46,4 +46,3 @@ export interface HookPort {
   }): Promise<TurnHooks | undefined>;
 }
 
-export const NO_VERDICT: HookVerdict = Object.freeze({ context: [], feedback: [] }) as HookVerdict;

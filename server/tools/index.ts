@@ -20,5 +20,4 @@ export { createGrepTool } from "./grep";
 export { createMcpManager, mcpToolName, type McpManager } from "./mcp/manager";
 export { loadMcpConfig, type McpServerConfig } from "./mcp/config";
 export type { ApprovalNeed, FileDiagnostic, ToolContext, ToolResult } from "./types";
-export { MAX_DIAGNOSTICS } from "./diagnostics-section";
 export { SessionMcp } from "./mcp/sessions";
