@@ -45,4 +45,3 @@ export interface HookPort {
     signal: AbortSignal;
   }): Promise<TurnHooks | undefined>;
 }
-
