@@ -4,17 +4,14 @@ import {
   createMessageConnection,
   StreamMessageReader,
   StreamMessageWriter,
-  DiagnosticSeverity,
-  InitializeRequest,
-  InitializedNotification,
-  PublishDiagnosticsNotification,
-  DidOpenTextDocumentNotification,
-  DidChangeTextDocumentNotification,
-  ShutdownRequest,
-  ExitNotification,
-  type Diagnostic,
   type MessageConnection,
-} from "vscode-languageserver-protocol/node";
+} from "vscode-jsonrpc/node";
+import {
+  DiagnosticSeverity,
+  type Diagnostic,
+  type InitializeParams,
+  type PublishDiagnosticsParams,
+} from "vscode-languageserver-protocol";
 import type { StdioProcess, ToolHost } from "../host";
 import type { FileDiagnostic } from "../tools";
 
@@ -62,18 +59,21 @@ export class LanguageServer {
   ) {
     const connection = createMessageConnection(new StreamMessageReader(input), new StreamMessageWriter(output));
     this.connection = connection;
-    connection.onNotification(PublishDiagnosticsNotification.type, ({ uri, diagnostics, version }) => {
-      if (!this.spec.pull) this.latest.set(uri, errorsOf(diagnostics));
-      const waiters = this.waiting.get(uri) ?? [];
-      // A server that names the version answers for that text; one that does not answers for the latest.
-      const current = this.versions.get(uri) ?? 0;
-      const answered = waiters.filter((waiter) => (version ?? current) >= waiter.version);
-      this.waiting.set(
-        uri,
-        waiters.filter((waiter) => !answered.includes(waiter)),
-      );
-      for (const waiter of answered) waiter.resolve(diagnostics);
-    });
+    connection.onNotification(
+      "textDocument/publishDiagnostics",
+      ({ uri, diagnostics, version }: PublishDiagnosticsParams) => {
+        if (!this.spec.pull) this.latest.set(uri, errorsOf(diagnostics));
+        const waiters = this.waiting.get(uri) ?? [];
+        // A server that names the version answers for that text; one that does not answers for the latest.
+        const current = this.versions.get(uri) ?? 0;
+        const answered = waiters.filter((waiter) => (version ?? current) >= waiter.version);
+        this.waiting.set(
+          uri,
+          waiters.filter((waiter) => !answered.includes(waiter)),
+        );
+        for (const waiter of answered) waiter.resolve(diagnostics);
+      },
+    );
     connection.onError(([error]) => (this.failure ??= `its messages could not be read: ${error.message}`));
     // Requests the server makes of its client (configuration, progress): answered empty.
     connection.onRequest(() => null);
@@ -81,7 +81,7 @@ export class LanguageServer {
     this.ready = (async () => {
       this.process = await started;
       await withLimit(
-        connection.sendRequest(InitializeRequest.type, {
+        connection.sendRequest("initialize", {
           processId: process.pid,
           rootUri: pathToFileURL(root).href,
           workspaceFolders: [{ uri: pathToFileURL(root).href, name: "workspace" }],
@@ -93,11 +93,11 @@ export class LanguageServer {
             workspace: { configuration: false, workspaceFolders: true },
           },
           initializationOptions: spec.initializationOptions,
-        }),
+        } satisfies InitializeParams),
         INITIALIZE_LIMIT_MS,
         "it did not answer initialize",
       );
-      await connection.sendNotification(InitializedNotification.type, {});
+      await connection.sendNotification("initialized", {});
     })();
     this.ready.catch((error: unknown) => (this.failure ??= `it failed to start: ${(error as Error).message}`));
   }
@@ -166,11 +166,11 @@ export class LanguageServer {
       await this.ready;
       if (version === 1) {
         const languageId = languageIdOf(this.spec, file) ?? "plaintext";
-        await this.connection.sendNotification(DidOpenTextDocumentNotification.type, {
+        await this.connection.sendNotification("textDocument/didOpen", {
           textDocument: { uri, languageId, version, text },
         });
       } else {
-        await this.connection.sendNotification(DidChangeTextDocumentNotification.type, {
+        await this.connection.sendNotification("textDocument/didChange", {
           textDocument: { uri, version },
           contentChanges: [{ text }],
         });
@@ -195,8 +195,8 @@ export class LanguageServer {
   async stop(): Promise<void> {
     this.failure ??= "it was stopped";
     try {
-      await withLimit(this.connection.sendRequest(ShutdownRequest.type), 2_000, "no answer to shutdown");
-      await this.connection.sendNotification(ExitNotification.type);
+      await withLimit(this.connection.sendRequest("shutdown"), 2_000, "no answer to shutdown");
+      await this.connection.sendNotification("exit");
     } catch {
       // It is stopped below either way.
     }
