@@ -10,6 +10,8 @@ import { connectRedis } from "./bus";
 import { ExternalAgents } from "./external-agents";
 import { MemoryService } from "./memory";
 import { listSkills, SkillCatalog } from "./skills";
+import { HookService } from "./hooks";
+import { DiagnosticsService } from "./diagnostics";
 import { SessionTitles } from "./titles";
 import { ApprovalService } from "./approvals";
 import { CheckpointService, LocalShadowRepos } from "./checkpoints";
@@ -23,7 +25,7 @@ import { RunnerHub } from "./runners";
 import { Routines, type RoutineSessions } from "./routines";
 import { relayCredentials, Rpc, TerminalRouter, TurnRouter } from "./team";
 import { WorkspaceFiles } from "./files";
-import { LocalWorkspaceHost, WorkspaceHosts } from "./host";
+import { LocalWorkspaceHost, WorkspaceHosts, localHost } from "./host";
 import { SettingsService } from "./settings";
 import { Worktrees } from "./worktrees";
 import { Board } from "./board";
@@ -221,6 +223,8 @@ function bridgeServices(parts: Parts, auth: BridgeServices["auth"]): BridgeServi
     mcp: parts.mcp,
     memory: parts.memory,
     skills: parts.skills,
+    hooks: parts.hooks,
+    diagnostics: parts.diagnostics,
     audit: { list: (query) => store.listCommands(db, query) },
     janitor: parts.janitor,
     externalAgents: parts.externalAgents,
@@ -293,7 +297,12 @@ async function startParts(options: BridgeOptions) {
   const board = new Board({ db, sessions, log });
   // The agent's Chromium (the `browser` tool), launched on first use; a context per session.
   const browsers = new BrowserSessions();
+  // Lifecycle hooks of each session's workspace and of WORLDLINE_HOME, run on the session's host.
+  const hooks = new HookService({ db, home: config.home, append: (id, event) => log.append(id, event) });
+  // Language servers for the errors an edit leaves (one per workspace and language, started on first use).
+  const diagnostics = new DiagnosticsService();
   const runtime = createRuntime(core, options, {
+    diagnostics,
     checkpoints,
     settings,
     externalAgents,
@@ -303,6 +312,7 @@ async function startParts(options: BridgeOptions) {
     titles,
     ready: (sessionId, signal) => worktrees.ready(sessionId, signal),
     browsers,
+    hooks,
   });
   checkpoints.attach(runtime);
   // What a session holds in this process, freed on delete and after it idles unwatched.
@@ -312,6 +322,8 @@ async function startParts(options: BridgeOptions) {
       { name: "checkpoint bookkeeping", forget: (id) => checkpoints.forgetSession(id) },
       { name: "external agent process", forget: (id, why) => externalAgents.forgetSession(id, why) },
       { name: "MCP servers", forget: (id) => mcp.forgetSession(id) },
+      { name: "hooks (SessionEnd)", forget: (id, why) => hooks.forgetSession(id, why) },
+      { name: "language servers", forget: (id) => diagnostics.forgetSession(id) },
       // Terminals and background tasks are the person's: only a delete ends them.
       { name: "terminals", forget: (id, why) => why === "deleted" && ptys.closeSession(id) },
       { name: "background tasks", forget: (id, why) => why === "deleted" && sharedTaskRegistry.stopSession(id) },
@@ -349,6 +361,8 @@ async function startParts(options: BridgeOptions) {
     memory,
     skills,
     titles,
+    hooks,
+    diagnostics,
     runtime,
     janitor,
     browsers,
@@ -413,6 +427,7 @@ async function shutdown(
   await sharedTaskRegistry.stopAll();
   await parts.externalAgents.closeAll();
   await parts.mcp.close();
+  await parts.diagnostics.close();
   await parts.titles.close();
   await parts.ptys.closeAll();
   previews.close();
@@ -544,7 +559,8 @@ function createPtys({ log, sessions, hosts }: Core): PtyManager {
 function createRuntime(
   core: Core,
   options: BridgeOptions,
-  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles" | "ready"> & {
+  parts: Pick<RuntimeDeps, "externalAgents" | "memory" | "skills" | "titles" | "ready" | "hooks"> & {
+    diagnostics: DiagnosticsService;
     checkpoints: CheckpointService;
     settings: SettingsService;
     mcp: SessionMcp;
@@ -579,10 +595,18 @@ function createRuntime(
     skills: parts.skills,
     titles: parts.titles,
     ready: parts.ready,
+    hooks: parts.hooks,
     hosts,
     // Every shell command the tools run is written, redacted, to the audit log.
     decorateToolContext: (ctx) => ({
       ...ctx,
+      // Edits end with the language server's errors in the file (server/diagnostics), on the session's host.
+      diagnose: (file, text) =>
+        parts.diagnostics.afterEdit(
+          { sessionId: ctx.sessionId, workspace: ctx.cwd, host: ctx.host ?? localHost },
+          file,
+          text,
+        ),
       audit: (record) => store.recordCommand(db, { ...record, sessionId: ctx.sessionId, turnId: ctx.turnId }),
     }),
     ...options.agent,

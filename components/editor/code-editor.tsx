@@ -9,6 +9,8 @@ import { python } from "@codemirror/lang-python";
 import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
 import { EditorState, type Extension } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
+import { lintGutter, setDiagnostics, type Diagnostic } from "@codemirror/lint";
+import type { FileDiagnosticView } from "@/server/protocol";
 import { tags } from "@lezer/highlight";
 import { basicSetup } from "codemirror";
 import { useEffect, useRef } from "react";
@@ -67,11 +69,17 @@ export function CodeEditor({
   value,
   onChange,
   onSave,
+  diagnostics = [],
+  revealLine,
 }: {
   path: string;
   value: string;
   onChange: (text: string) => void;
   onSave: () => void;
+  /** A language server's errors in the file, drawn as squiggles (server/diagnostics). */
+  diagnostics?: FileDiagnosticView[];
+  /** A line to scroll to and put the cursor on (with a stamp, so the same line can be asked again). */
+  revealLine?: { line: number; at: number };
 }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -90,6 +98,7 @@ export function CodeEditor({
           editorTheme,
           syntaxHighlighting(editorHighlight),
           languageFor(path),
+          lintGutter(),
           EditorView.contentAttributes.of({ "aria-label": `Edit ${path}` }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) handlers.current.onChange(update.state.doc.toString());
@@ -110,5 +119,40 @@ export function CodeEditor({
     }
   }, [value]);
 
+  useEffect(() => {
+    const editor = view.current;
+    if (editor) editor.dispatch(setDiagnostics(editor.state, toCodeMirror(editor.state, diagnostics)));
+  }, [diagnostics, value]);
+
+  useEffect(() => {
+    const editor = view.current;
+    if (!editor || !revealLine) return;
+    const line = editor.state.doc.line(Math.min(Math.max(1, revealLine.line), editor.state.doc.lines));
+    editor.dispatch({
+      selection: { anchor: line.from },
+      effects: EditorView.scrollIntoView(line.from, { y: "center" }),
+    });
+    editor.focus();
+  }, [revealLine]);
+
   return <div ref={host} className="h-full min-h-0 overflow-hidden" data-testid="code-editor" data-path={path} />;
+}
+
+/** Line/column diagnostics (from 1) as CodeMirror ranges: from the column to the end of its word, within the document. */
+function toCodeMirror(state: EditorState, diagnostics: FileDiagnosticView[]): Diagnostic[] {
+  return diagnostics.flatMap((diagnostic) => {
+    if (diagnostic.line > state.doc.lines) return [];
+    const line = state.doc.line(diagnostic.line);
+    const from = Math.min(line.from + diagnostic.column - 1, line.to);
+    const word = /^\w+/.exec(state.doc.sliceString(from, line.to))?.[0].length ?? 0;
+    return [
+      {
+        from,
+        to: Math.max(from + word, Math.min(from + 1, line.to)),
+        severity: "error" as const,
+        message: diagnostic.message,
+        source: diagnostic.source,
+      },
+    ];
+  });
 }

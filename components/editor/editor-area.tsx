@@ -2,6 +2,7 @@
 
 import type { TranscriptState } from "@/server/protocol";
 import { CodeEditor } from "./code-editor";
+import { useFileDiagnostics } from "./use-file-diagnostics";
 import { diffOf, UnifiedDiff } from "./unified-diff";
 import type { useOpenFiles } from "./use-open-files";
 
@@ -78,7 +79,7 @@ export function EditorArea({ files, state }: { files: OpenFiles; state: Transcri
             <UnifiedDiff diff={tab.diff} maxHeight="none" testId="diff-tab" />
           </div>
         ) : (
-          <SessionChanges state={state} onOpen={files.openFile} />
+          <SessionChanges state={state} onOpen={(path) => files.openFile(path)} />
         )}
       </div>
     </div>
@@ -87,6 +88,7 @@ export function EditorArea({ files, state }: { files: OpenFiles; state: Transcri
 
 function FilePane({ files, path }: { files: OpenFiles; path: string }) {
   const buffer = files.buffers[path];
+  const diagnostics = useFileDiagnostics(files.sessionId, path, buffer?.saved ?? "");
   if (!buffer) return <div className="p-4 text-muted">Loading {path}…</div>;
   if (buffer.error && !buffer.hash)
     return (
@@ -140,6 +142,8 @@ function FilePane({ files, path }: { files: OpenFiles; path: string }) {
       <div className="min-h-0 flex-1">
         <CodeEditor
           path={path}
+          diagnostics={diagnostics}
+          revealLine={files.reveal?.path === path ? files.reveal : undefined}
           value={buffer.text}
           onChange={(text) => files.edit(path, text)}
           onSave={() => void files.save(path)}

@@ -25,6 +25,8 @@ export function useOpenFiles(sessionId: string) {
   const [tabs, setTabs] = useState<EditorTab[]>([]);
   const [active, setActive] = useState<string | null>(null);
   const [buffers, setBuffers] = useState<Record<string, Buffer>>({});
+  /** A line to bring into view once the file shows (a diagnostic's line number in a tool card). */
+  const [reveal, setReveal] = useState<{ path: string; line: number; at: number } | null>(null);
 
   const patch = (path: string, change: Partial<Buffer>) =>
     setBuffers((current) => (current[path] ? { ...current, [path]: { ...current[path], ...change } } : current));
@@ -62,7 +64,8 @@ export function useOpenFiles(sessionId: string) {
   );
 
   const openFile = useCallback(
-    (path: string) => {
+    (path: string, line?: number) => {
+      if (line !== undefined) setReveal({ path, line, at: Date.now() });
       const id = `file:${path}`;
       setTabs((current) => (current.some((t) => t.id === id) ? current : [...current, { kind: "file", id, path }]));
       setActive(id);
@@ -134,6 +137,8 @@ export function useOpenFiles(sessionId: string) {
   );
 
   return {
+    sessionId,
+    reveal,
     tabs,
     active,
     setActive,

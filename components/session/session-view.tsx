@@ -14,6 +14,8 @@ import { useSessionAttention } from "@/components/attention/use-session-attentio
 import { useFocusReport, usePushLanding } from "@/components/attention/use-push-landing";
 import { modelTakesImages } from "./attachments";
 import { Announcer } from "./announcer";
+import { HooksTrust } from "./hooks-trust";
+import { OpenFileContext } from "./open-file-context";
 import { PromptInput } from "./prompt-input";
 import { PaneBar, SessionHeader, type Pane, type SessionHeaderProps } from "./session-header";
 import { canDrive, useAccess } from "./use-access";
@@ -64,8 +66,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     );
   }
 
-  const openFile = (path: string) => {
-    files.openFile(path);
+  const openFile = (path: string, line?: number) => {
+    files.openFile(path, line);
     if (narrow) setPane("editor");
   };
   const openDiff = (title: string, diff: string) => {
@@ -76,7 +78,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const agentView = (
     <>
       {error ? <div className="border-b border-border bg-danger/10 px-3 py-1 text-danger">{error}</div> : null}
-      <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
+      <HooksTrust sessionId={sessionId} running={state.running !== null} />
+      <OpenFileContext.Provider value={openFile}>
+        <Transcript state={state} onOpenDiff={openDiff} sessionId={sessionId} />
+      </OpenFileContext.Provider>
       {access?.access === "view" ? (
         <div
           className="shrink-0 border-t border-border bg-panel px-3 py-2 text-center text-xs text-muted"

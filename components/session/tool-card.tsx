@@ -6,6 +6,7 @@ import { diffOf, UnifiedDiff } from "@/components/editor/unified-diff";
 import { ApprovalCard, fromPending } from "@/components/approvals/approval-card";
 import { OpenOutIcon } from "@/components/shell/icons";
 import { toolCardName } from "./tool-name";
+import { ToolDiagnostics } from "./tool-diagnostics";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 
@@ -88,6 +89,7 @@ export function ToolCard({
           <ApprovalCard approval={{ ...fromPending(approval), detailsShownAbove: true }} />
         </div>
       ) : null}
+      <ToolDiagnostics display={item.display} />
       {output && !diff ? <Output text={output} error={item.isError || item.state === "error"} /> : null}
       <Screenshot display={item.display} />
       {nested ? (

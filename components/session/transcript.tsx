@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef } from "react";
 import type { TranscriptItem, TranscriptState } from "@/server/protocol";
 import { InterruptedTurn, TurnFooter, UserImages } from "./transcript-extras";
 import { Markdown } from "./markdown";
+import { HookRow } from "./hook-row";
 import { ToolCard } from "./tool-card";
 import { PlanCard } from "@/components/review/plan-mode";
 import { RewindControl, RewindUndo } from "@/components/review/rewind-control";
@@ -218,6 +219,8 @@ function Item({
           ) : null}
         </div>
       );
+    case "hook":
+      return <HookRow item={item} />;
     case "retry":
       return (
         <div className="text-xs text-warn" data-testid="retry-notice">

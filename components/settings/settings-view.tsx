@@ -4,6 +4,7 @@ import { useEffect, useState } from "react";
 import { type ProviderView, SettingsView as SettingsData } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { PricesForm } from "./prices-form";
+import { LanguageServersSection } from "./language-servers-section";
 import { RunnersSection } from "./runners-section";
 import { PushDevices } from "@/components/attention/push-devices";
 import { AttentionSettings } from "@/components/attention/attention-settings";
@@ -84,6 +85,12 @@ export function SettingsView() {
               Runners
             </h2>
             <RunnersSection />
+          </section>
+          <section className="flex flex-col gap-2" aria-labelledby="language-servers">
+            <h2 id="language-servers" className="text-xs font-semibold uppercase tracking-wider text-muted">
+              Language servers
+            </h2>
+            <LanguageServersSection />
           </section>
           <section className="flex flex-col gap-2" aria-labelledby="prices">
             <h2 id="prices" className="text-xs font-semibold uppercase tracking-wider text-muted">

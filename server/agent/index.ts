@@ -10,3 +10,4 @@ export type { AgentTool, ApprovalGate, GateRequest } from "./tools-port";
 export type { TitlePort } from "./title-port";
 export type { RetryPolicy } from "./retry";
 export { costUsd, defaultPrices } from "./pricing";
+export type { HookEvent, HookEventFields, HookPort, HookVerdict, TurnHooks } from "./hooks-port";

@@ -6,6 +6,9 @@ export const LOOP_WARN_AFTER = 3;
 /** One more identical step after the warning stops the turn. */
 export const LOOP_STOP_AFTER = 4;
 
+/** Steps in a row whose every call a hook blocked before the turn stops: the model rarely gets past a third. */
+export const HOOK_BLOCK_STOP_AFTER = 3;
+
 export type LoopVerdict = "ok" | "warn" | "stop";
 
 export const LOOP_WARNING =
@@ -20,6 +23,16 @@ export const LOOP_WARNING =
 export class LoopGuard {
   private last = "";
   private streak = 0;
+  private blockedSteps = 0;
+
+  /**
+   * Whether to stop after a step in which hooks blocked every call: different calls each time
+   * escape `observe`, and a hook that blocks everything would otherwise run to max steps.
+   */
+  allBlocked(everyCallBlocked: boolean): boolean {
+    this.blockedSteps = everyCallBlocked ? this.blockedSteps + 1 : 0;
+    return this.blockedSteps >= HOOK_BLOCK_STOP_AFTER;
+  }
 
   observe(calls: readonly ToolCallMessagePart[]): LoopVerdict {
     if (calls.length === 0) {

@@ -5,7 +5,7 @@ import { afterRequest } from "./after-request";
 import { compactContext } from "./compaction";
 import type { HistoryRecord } from "./context";
 import { checkpoint, travelBack } from "./loop-checkpoints";
-import { LOOP_WARNING, LoopGuard } from "./loop-guard";
+import { HOOK_BLOCK_STOP_AFTER, LOOP_WARNING, LoopGuard } from "./loop-guard";
 import type { ToolSpec } from "./provider";
 import { StatsCollector } from "./stats";
 import { assistantMessage, emptyPartial, streamStep, type StepResult } from "./stream-step";
@@ -140,6 +140,12 @@ async function runStep(run: TurnRun, progress: TurnProgress, step: number): Prom
   if (result.toolCalls.length === 0) return { kind: "stop", outcome: "completed" };
   const rejected = results.find(({ result: r }) => r.display?.rejected === true && !r.display?.feedback);
   if (rejected) return { kind: "stop", outcome: "rejected", message: "A tool call was rejected." };
+  const everyCallBlocked = results.every(({ result: r }) => r.display?.blockedByHook !== undefined);
+  if (progress.guard.allBlocked(everyCallBlocked)) {
+    const message = `Stopped: hooks blocked every tool call in ${HOOK_BLOCK_STOP_AFTER} steps in a row. Check the workspace's hooks (the session page lists them).`;
+    emit.event({ type: "notice", payload: { level: "warning", text: message, turnId: emit.turnId } });
+    return { kind: "stop", outcome: "loop_detected", message };
+  }
   if (verdict === "stop") {
     const message = "Stopped: the model kept repeating the same tool call with the same arguments.";
     emit.event({ type: "notice", payload: { level: "warning", text: message, turnId: emit.turnId } });

@@ -4,6 +4,7 @@ import type { EventLog, Sessions } from "../sessions";
 import type * as store from "../store";
 import type { ToolContext } from "../tools/types";
 import type { CheckpointPort } from "./checkpoint-port";
+import type { HookPort } from "./hooks-port";
 import type { TurnResult } from "./loop";
 import type { MemoryPort, SkillsPort } from "./memory-port";
 import type { ChatProvider } from "./provider";
@@ -60,6 +61,8 @@ export interface RuntimeDeps {
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
   /** Runs turns of sessions backed by an external ACP agent command (server/acp). */
   externalAgents?: ExternalAgentPort;
+  /** Lifecycle hooks of the session's workspace and WORLDLINE_HOME (server/hooks, DESIGN.md §19). */
+  hooks?: HookPort;
   /** Names a session after its first prompt (server/titles). */
   titles?: TitlePort;
   /** Tools that depend on the session's workspace (MCP servers, server/tools/mcp); layered over `tools`. */

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { errorMessage } from "../errors";
 import type { ApprovalNeed, ToolContext, ToolResult } from "../tools/types";
 import type { ToolCallMessagePart } from "./provider";
@@ -9,7 +10,7 @@ import type { TurnRun } from "./turn-run";
  */
 type ToolRun = Pick<
   TurnRun,
-  "sessionId" | "workspace" | "tools" | "gate" | "emit" | "signal" | "decorateToolContext" | "checkpoints"
+  "sessionId" | "workspace" | "tools" | "gate" | "emit" | "signal" | "decorateToolContext" | "checkpoints" | "hooks"
 >;
 
 export interface CallResult {
@@ -140,6 +141,14 @@ async function runTool(run: ToolRun, call: ToolCallMessagePart): Promise<ToolRes
   const ctx = run.decorateToolContext ? run.decorateToolContext(base) : base;
   try {
     const need = await tool.needsApproval(call.function.arguments, ctx);
+    const hookInput = { tool_name: tool.name, tool_input: hookToolInput(args, run.workspace), toolCallId: call.id };
+    const pre = await run.hooks?.run("PreToolUse", hookInput);
+    if (signal.aborted) return finish(cancelledResult());
+    if (pre?.block !== undefined) {
+      await auditRejected(ctx, need, "PreToolUse hook");
+      const output = `A PreToolUse hook blocked this call: ${pre.block}`;
+      return finish({ output, isError: true, display: { blockedByHook: pre.block } });
+    }
     const decision = await run.gate.check({
       sessionId: run.sessionId,
       turnId: emit.turnId,
@@ -148,6 +157,7 @@ async function runTool(run: ToolRun, call: ToolCallMessagePart): Promise<ToolRes
       args,
       need,
       signal,
+      ...(pre?.approve ? { hookApproved: pre.approve } : {}),
     });
     if (signal.aborted) return finish(cancelledResult());
     if (!decision.approved) {
@@ -163,7 +173,13 @@ async function runTool(run: ToolRun, call: ToolCallMessagePart): Promise<ToolRes
     emit.event({ type: "tool.state", payload: { turnId: emit.turnId, toolCallId: call.id, state: "running" } });
     emit.event({ type: "turn.stage", payload: { turnId: emit.turnId, stage: "running_tool" } });
     const result = await tool.run(call.function.arguments, ctx);
-    return finish(signal.aborted ? cancelledResult(result.output) : result);
+    if (signal.aborted) return finish(cancelledResult(result.output));
+    const post = await run.hooks?.run("PostToolUse", {
+      ...hookInput,
+      tool_response: { output: result.output, is_error: result.isError },
+    });
+    if (!post?.feedback.length) return finish(result);
+    return finish({ ...result, output: `${result.output}\n\nPostToolUse hook says:\n${post.feedback.join("\n")}` });
   } catch (error) {
     if (signal.aborted) return finish(cancelledResult());
     return finish({ output: `The tool failed: ${errorMessage(error)}`, isError: true });
@@ -207,6 +223,16 @@ const CANCELLED_OUTPUT = "Cancelled by the user.";
 
 function cancelledResult(partial?: string): ToolResult {
   return { output: partial ? `${partial}\n[cancelled by the user]` : CANCELLED_OUTPUT, isError: true };
+}
+
+/**
+ * The call's arguments as a hook reads them: ours, plus Claude Code's `file_path` (absolute) for
+ * the file tools, so a team's `jq -r .tool_input.file_path` finds the file.
+ */
+function hookToolInput(args: unknown, workspace: string): unknown {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return args;
+  const file = (args as { path?: unknown }).path;
+  return typeof file === "string" ? { ...args, file_path: path.resolve(workspace, file) } : args;
 }
 
 function parseArgs(raw: string): unknown {

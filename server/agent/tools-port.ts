@@ -18,6 +18,11 @@ export interface GateRequest {
   args: unknown;
   need: ApprovalNeed;
   signal: AbortSignal;
+  /**
+   * A PreToolUse hook approved the call (its command): it counts as "allow once" where the gate
+   * would otherwise ask a person, but never past a deny or ask rule or the workspace boundary.
+   */
+  hookApproved?: string;
 }
 
 /** The approval gate (server/approvals implements it: rules → yolo → ask). */

@@ -24,6 +24,7 @@ import type { PendingTurn } from "./turn-queue";
 import { nameAfterFirstPrompt } from "./title-port";
 import type { TurnEmitter } from "./turn-emitter";
 import type { TurnRun } from "./turn-run";
+import type { TurnHooks } from "./hooks-port";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
@@ -136,14 +137,21 @@ async function executeWith(
       "Remove them, or choose a model that takes images.";
     return refuse(pending, emit, "model:no_vision", message);
   }
-  const setup = { pending, session, emit, planActive, markRunning, read, idle };
-  const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
   const compact = COMPACT_COMMAND.exec(prompt.trim());
+  const host = sessionHost(deps, pending, session);
+  const hooks = await deps.hooks?.forTurn({ sessionId, workspace: session.workspace.path, host, emit, signal });
+  const hookNote = compact ? { context: [] } : await promptHooks(hooks, prompt);
+  if (hookNote.block !== undefined) {
+    return refuse(pending, emit, "hook:blocked", `A UserPromptSubmit hook blocked this prompt: ${hookNote.block}`);
+  }
+  const setup = { pending, session, emit, planActive, markRunning, read, idle, hooks, hookContext: hookNote.context };
+  const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
   if (compact) {
     markRunning();
     return runCompactionTurn(run, compact[1]?.trim() || undefined);
   }
   const result = await runTurn(run);
+  await hooks?.run("Stop", { reason: result.outcome });
   // Before turn.completed, so the memory and reflection events belong to the turn's stream.
   const { context, workspace } = run;
   const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
@@ -161,6 +169,20 @@ interface TurnSetup {
   /** A read the turn needs, retried while the store is unreachable (cancelled with the turn). */
   read: <T>(query: () => Promise<T>) => Promise<T>;
   idle: IdleWatch;
+  hooks?: TurnHooks;
+  /** What SessionStart and UserPromptSubmit hooks added for the model (their `additionalContext`). */
+  hookContext: string[];
+}
+
+/** SessionStart (first turn in this process) and UserPromptSubmit: the context they add, or the block. */
+async function promptHooks(
+  hooks: TurnHooks | undefined,
+  prompt: string,
+): Promise<{ block?: string; context: string[] }> {
+  if (!hooks) return { context: [] };
+  const start = await hooks.run("SessionStart", { source: "startup" });
+  const submit = await hooks.run("UserPromptSubmit", { prompt });
+  return { block: submit.block, context: [...start.context, ...submit.context] };
 }
 
 /**
@@ -169,7 +191,7 @@ interface TurnSetup {
  */
 async function buildTurnRun(
   env: TurnExecutionEnv,
-  { pending, session, emit, planActive, markRunning, read, idle }: TurnSetup,
+  { pending, session, emit, planActive, markRunning, read, idle, hooks, hookContext }: TurnSetup,
   chosen: { provider: ChatProvider; model: string; contextWindow?: number },
 ): Promise<TurnRun> {
   const { deps } = env;
@@ -222,7 +244,8 @@ async function buildTurnRun(
     // A plain question that a recalled memory answers skips tool planning (server/memory/ranking.ts); the
     // tools stay in the request, so it keeps the session's prefix.
     toolChoice: recall.direct ? "none" : undefined,
-    modelNote: session.mode === "plan" ? PLAN_MODE_NOTE : undefined,
+    modelNote: modelNote(session.mode === "plan", hookContext),
+    hooks,
     signal,
     maxSteps: deps.maxSteps ?? DEFAULT_MAX_STEPS,
     turnNumber: pending.number,
@@ -244,6 +267,12 @@ async function buildTurnRun(
   };
 }
 
+/** Plan mode's reminder and what hooks added, for the model only (the transcript shows the prompt alone). */
+function modelNote(plan: boolean, hookContext: readonly string[]): string | undefined {
+  const parts = [...(plan ? [PLAN_MODE_NOTE] : []), ...hookContext];
+  return parts.length ? parts.join("\n\n") : undefined;
+}
+
 /** The session's host (this machine's or its runner's), fenced on the turn's claim. */
 function sessionHost(
   deps: RuntimeDeps,
@@ -254,12 +283,15 @@ function sessionHost(
   return deps.hosts.of(session.runner, epoch === undefined ? undefined : { sessionId: pending.sessionId, epoch });
 }
 
-/** Every tool of the turn works through the session's host. */
+/** Every tool of the turn works through the session's host (set first, so decorations see it too). */
 function withHost(
   decorate: RuntimeDeps["decorateToolContext"],
   host: WorkspaceHost,
 ): RuntimeDeps["decorateToolContext"] {
-  return (ctx) => ({ ...(decorate ? decorate(ctx) : ctx), host });
+  return (ctx) => {
+    const hosted = { ...ctx, host };
+    return decorate ? { ...decorate(hosted), host } : hosted;
+  };
 }
 
 /** With no model configured the prompt is still recorded, with an error that says how to set one. */

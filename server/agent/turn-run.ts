@@ -3,6 +3,7 @@ import type { ToolContext } from "../tools/types";
 import type { CheckpointPort } from "./checkpoint-port";
 import type { Context, HistoryRecord } from "./context";
 import type { DMailBox } from "./dmail";
+import type { TurnHooks } from "./hooks-port";
 import type { ChatProvider } from "./provider";
 import type { RetryPolicy } from "./retry";
 import type { AgentTool, ApprovalGate } from "./tools-port";
@@ -55,6 +56,8 @@ export interface TurnRun {
   signal: AbortSignal;
   /** Adds what other modules give tools (audit, password prompts, a runner's host) to the loop's context. */
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
+  /** The turn's lifecycle hooks (server/hooks); absent when the workspace has none that run. Subagents run without. */
+  hooks?: TurnHooks;
   /** Omitted for subagents: their steps are not checkpoints of the session. */
   checkpoints?: CheckpointPort;
   /** Present when `send_dmail` is enabled; checkpoint markers are shown to the model only then. */

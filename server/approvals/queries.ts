@@ -41,6 +41,9 @@ export async function decideByPolicy(
   if (need.level === "none") return { approved: true, decidedBy: "no approval needed" };
   // Yolo approves what stays inside the workspace; `always` (outside, sensitive, privileged) still asks.
   if (need.level === "ask" && session.yolo) return { approved: true, decidedBy: "yolo" };
+  // A hook's approval stands in for a person's "allow once" inside the workspace; `always` still asks.
+  if (need.level === "ask" && request.hookApproved)
+    return { approved: true, decidedBy: `hook: ${request.hookApproved}` };
   return undefined;
 }
 

@@ -199,6 +199,22 @@ export const eventPayloads = {
   "terminal.renamed": z.object({ terminalId: z.string(), title: z.string() }),
   "terminal.closed": z.object({ terminalId: z.string(), exitCode: z.number().nullable().optional() }),
   notice: z.object({ level: z.enum(["info", "warning", "error"]), text: z.string(), turnId: z.string().optional() }),
+  /** A lifecycle hook ran (server/hooks, DESIGN.md §19): one line in the transcript, and a row in the audit. */
+  "hook.ran": z.object({
+    turnId: z.string().optional(),
+    /** The tool call a PreToolUse/PostToolUse hook ran for. */
+    toolCallId: z.string().optional(),
+    event: z.string(),
+    command: z.string(),
+    /** The hooks file it came from. */
+    file: z.string(),
+    /** null when it was killed (its time limit) or could not start. */
+    exitCode: z.number().int().nullable(),
+    ms: z.number(),
+    outcome: z.enum(["ok", "blocked", "approved", "timed_out", "failed"]),
+    /** What it said: the block's reason, or its stderr when it failed. */
+    reason: z.string().optional(),
+  }),
   /** The post-turn memory decision (server/memory): made only when the turn said something worth keeping. */
   "memory.policy_decision": z.object({
     turnId: z.string().optional(),

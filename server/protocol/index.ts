@@ -84,3 +84,5 @@ export {
 export type { RunnerOp, RunnerResult } from "./runner";
 export { WORKSPACE_ONCE_ONLY } from "./runner-workspace";
 export * from "./push";
+export * from "./hooks";
+export * from "./diagnostics";

@@ -28,6 +28,8 @@ export type TranscriptItem =
     }
   | { kind: "notice"; id: string; level: "info" | "warning" | "error"; text: string; turnId?: string }
   | { kind: "retry"; id: string; turnId: string; attempt: number; delayMs: number; message: string }
+  /** A lifecycle hook ran (server/hooks): event, command, exit code and time. */
+  | ({ kind: "hook"; id: string } & EventPayload<"hook.ran">)
   | { kind: "queued"; id: string; turnId: string; text: string; position: number }
   /** A turn the bridge's restart cut off; `resumable` until another turn starts. */
   | { kind: "interrupted"; id: string; turnId: string; resumable: boolean }
@@ -327,6 +329,10 @@ const memoryReducers = {
   },
 } satisfies Partial<{ [T in EventType]: Reducer<T> }>;
 
+const hookReducers = {
+  "hook.ran": (next, { seq, payload }) => append(next, { kind: "hook", id: `hook-${seq}`, ...payload }),
+} satisfies Partial<{ [T in EventType]: Reducer<T> }>;
+
 const checkpointReducers = {
   "checkpoint.created": (next, { payload }) => {
     next.checkpointViews = { ...next.checkpointViews, [payload.checkpointId]: next.items };
@@ -348,6 +354,7 @@ const reducers: { [T in EventType]: Reducer<T> } = {
   ...turnReducers,
   ...messageReducers,
   ...toolReducers,
+  ...hookReducers,
   ...terminalReducers,
   ...memoryReducers,
   ...checkpointReducers,

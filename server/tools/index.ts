@@ -19,5 +19,5 @@ export { TaskRegistry, sharedTaskRegistry } from "./shell/tasks";
 export { createGrepTool } from "./grep";
 export { createMcpManager, mcpToolName, type McpManager } from "./mcp/manager";
 export { loadMcpConfig, type McpServerConfig } from "./mcp/config";
-export type { ApprovalNeed, ToolContext, ToolResult } from "./types";
+export type { ApprovalNeed, FileDiagnostic, ToolContext, ToolResult } from "./types";
 export { SessionMcp } from "./mcp/sessions";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { WorldlineError } from "../errors";
 import { defineTool } from "./define";
 import { unifiedDiff } from "../diff";
+import { withDiagnostics } from "./diagnostics-section";
 import { hostOf } from "./host-of";
 import { pathApproval } from "./paths";
 
@@ -60,11 +61,11 @@ export const strReplaceTool = defineTool({
     const after = applyEdits(before, args.edits);
     await host.writeResolved(resolved, after);
     const count = args.edits.length;
-    return {
+    return withDiagnostics(ctx, resolved, after, {
       isError: false,
       output: `Edited ${resolved.display} (${count} edit${count === 1 ? "" : "s"} applied).`,
       display: { path: resolved.display, diff: unifiedDiff(resolved.display, before, after) },
-    };
+    });
   },
 });
 

@@ -63,6 +63,21 @@ export interface ToolContext {
   audit?: (record: AuditRecord) => Promise<void>;
   /** Who approved this call (ApprovalDecision.decidedBy), for the audit record of what it runs. */
   approvedBy?: string;
+  /**
+   * A language server's errors in a file just written with this text (server/diagnostics);
+   * undefined when no server handles it or none answered in time. Never throws.
+   */
+  diagnose?: (file: string, text: string) => Promise<FileDiagnostic[] | undefined>;
+}
+
+/** One error a language server found in a file, lines and columns from 1. */
+export interface FileDiagnostic {
+  line: number;
+  column: number;
+  message: string;
+  /** `ts`, `Pyright`, … */
+  source?: string;
+  code?: string;
 }
 
 export interface AuditRecord {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool } from "./define";
 import { unifiedDiff } from "../diff";
+import { withDiagnostics } from "./diagnostics-section";
 import { hostOf } from "./host-of";
 import { pathApproval } from "./paths";
 
@@ -33,10 +34,10 @@ export const writeFileTool = defineTool({
     const before = await host.readText(resolved.real);
     await host.writeResolved(resolved, args.content);
     const bytes = Buffer.byteLength(args.content, "utf8");
-    return {
+    return withDiagnostics(ctx, resolved, args.content, {
       isError: false,
       output: `${before === undefined ? "Created" : "Overwrote"} ${resolved.display} (${bytes} bytes).`,
       display: { path: resolved.display, diff: unifiedDiff(resolved.display, before ?? "", args.content) },
-    };
+    });
   },
 });

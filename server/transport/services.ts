@@ -10,6 +10,8 @@ import type { ShareLinks } from "../sharing";
 import type { SessionMcp } from "../tools";
 import type { MemoryService } from "../memory";
 import type { SkillCatalog } from "../skills";
+import type { HookService } from "../hooks";
+import type { DiagnosticsService } from "../diagnostics";
 import type { AuditedCommand } from "../store";
 import type { TerminalRouter, TurnRouter } from "../team";
 import type { RunnerHub } from "../runners";
@@ -52,6 +54,10 @@ export interface BridgeServices {
   mcp?: SessionMcp;
   /** Memories (GET|POST|DELETE /api/v1/memory); absent in bridges without memory. */
   memory?: MemoryService;
+  /** Lifecycle hooks (GET /api/v1/sessions/:id/hooks, POST /api/v1/hooks/trust); absent in bridges without them. */
+  hooks?: HookService;
+  /** Language-server diagnostics (GET /api/v1/diagnostics, GET /api/v1/sessions/:id/diagnostics). */
+  diagnostics?: DiagnosticsService;
   /** SKILL.md folders (GET /api/v1/skills). */
   skills?: SkillCatalog;
   /** The redacted shell-command audit log (GET /api/v1/audit/commands). */

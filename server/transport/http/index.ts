@@ -13,6 +13,8 @@ import { worktreeRoutes } from "./routes/worktrees";
 import { taskRoutes } from "./routes/tasks";
 import { fileRoutes } from "./routes/files";
 import { sessionListRoutes, settingsRoutes } from "./routes/settings";
+import { diagnosticRoutes } from "./routes/diagnostics";
+import { hookRoutes } from "./routes/hooks";
 import { mcpRoutes } from "./routes/mcp";
 import { shareRoutes } from "./routes/share";
 import { openShareLink, serveShared, shareOfCredentials } from "./share-access";
@@ -45,6 +47,8 @@ export function createApiRouter(): Router {
     ...checkpointRoutes,
     ...reviewRoutes,
     ...mcpRoutes,
+    ...hookRoutes,
+    ...diagnosticRoutes,
     ...shareRoutes,
   );
   router.add(...memoryRoutes, ...skillRoutes, ...conversationRoutes, ...auditRoutes, ...peopleRoutes, ...runnerRoutes);
