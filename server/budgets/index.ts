@@ -1,2 +1,1 @@
 export { BudgetGuard } from "./guard";
-export type { BudgetDeps, TurnSpend } from "./guard";

@@ -62,7 +62,11 @@ const EnvSchema = z.object({
   /** "0" never sends `prompt_cache_key`. */
   WORLDLINE_PROMPT_CACHE_KEY: z.enum(["0", "1"]).optional(),
   /** A turn with no model output and no running tool for this long is interrupted (server/agent/idle-watch.ts). */
-  WORLDLINE_TURN_IDLE_MS: z.coerce.number().int().min(100).default(30 * 60_000),
+  WORLDLINE_TURN_IDLE_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .default(30 * 60_000),
   /** The deployment's spend limit per day, in USD (server/budgets). */
   WORLDLINE_DAILY_BUDGET_USD: z.coerce.number().finite().min(0).optional(),
   /** Folders of the hub's own machine where members may open sessions (DESIGN.md §20), separated by the path delimiter (`:`); none by default. */

@@ -1,9 +1,3 @@
-export {
-  redactSecrets,
-  redactForOutput,
-  redactKnownValues,
-  secretEnvValues,
-  holdSecretValues,
-} from "./redact";
+export { redactSecrets, redactForOutput, redactKnownValues, secretEnvValues, holdSecretValues } from "./redact";
 export { StreamRedactor } from "./stream";
 export { addSecretNames, scrubEnvironment, sealSecretEnvironment } from "./environment";

@@ -445,14 +445,6 @@ export class EventLog {
   }
 }
 
-function notifyListener(listener: ForeignListener, sessionId: string, envelope: EventEnvelope): void {
-  try {
-    listener(sessionId, envelope);
-  } catch (error) {
-    console.error("[worldline] event listener failed:", error);
-  }
-}
-
 const watched = ([sessionId, log]: [string, SessionLog]): [string, number] => [sessionId, log.nextSeq - 1];
 
 function reportTail(error: unknown): void {

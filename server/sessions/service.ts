@@ -46,8 +46,11 @@ export class Sessions {
     /** The workspace is a worktree the bridge made (server/worktrees), after `checkPlacement` of its repository. */
     worktree?: boolean;
   }): Promise<Session> {
-    const { role, worktree, ...fields } = input;
-    const workspace = await this.checkPlacement({ ...input, made: input.forkCheckpointId !== undefined || worktree === true });
+    const { role: _role, worktree, ...fields } = input;
+    const workspace = await this.checkPlacement({
+      ...input,
+      made: input.forkCheckpointId !== undefined || worktree === true,
+    });
     const session = await store.createSession(this.db, { ...fields, workspace });
     await this.log.open(session.id);
     this.log.append(session.id, {

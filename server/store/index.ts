@@ -28,15 +28,7 @@ export { checkConsistency, completedOutcome, settleCompletedTurn } from "./consi
 export type { DurableOptions } from "./durable";
 export { faultError, storeFault } from "./faults";
 
-export {
-  createTurn,
-  finishTurn,
-  getTurn,
-  lastStopReason,
-  sessionUsage,
-  usageSince,
-  type SessionUsage,
-} from "./turns";
+export { createTurn, finishTurn, getTurn, lastStopReason, sessionUsage, usageSince, type SessionUsage } from "./turns";
 export * from "./routines";
 export {
   allOwners,

@@ -19,11 +19,11 @@ beforeAll(async () => {
   fake = await startFakeLlm();
   bridge = await startTestBridge({ llmUrl: fake.url });
 });
+afterEach(() => fake.reset());
 afterAll(async () => {
   await bridge.stop();
   await fake.close();
 });
-afterEach(() => fake.reset());
 
 async function json<T>(b: TestBridge, pathname: string, init?: { method?: string; body?: unknown }): Promise<T> {
   const response = await b.api(pathname, init);
