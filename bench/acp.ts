@@ -1,5 +1,5 @@
 /**
- * ACP start-up benchmark (issue 20): what an editor that spawns `worldline acp` waits for.
+ * ACP start-up benchmark: what an editor that spawns `worldline acp` waits for.
  * Spawn → `initialize` → `session/new` → `session/prompt` → the first `agent_message_chunk`,
  * on the scripted fake LLM (in its own process, as a real provider is). Median of RUNS,
  * each with a fresh data dir. Also the CPU time the ACP process spent up to that chunk

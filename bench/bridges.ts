@@ -1,5 +1,5 @@
 /**
- * Team mode fan-out (issue 17): two bridges of one deployment (PostgreSQL + Redis) in this
+ * Team mode fan-out: two bridges of one deployment (PostgreSQL + Redis) in this
  * process, so one clock stamps both ends. An event is appended to a session's log on bridge A;
  * a tab (socket.io-client) subscribed to the session on bridge B receives it after A's insert
  * commits, A publishes on Redis, B reads the rows and fans them out to its socket:

@@ -1,5 +1,5 @@
 /**
- * Checkpoint engine benchmark (issue 9): snapshot cost on a 10,000-file workspace when one
+ * Checkpoint engine benchmark: snapshot cost on a 10,000-file workspace when one
  * file changed (target < 200 ms) and when nothing changed, and rewinding 100 changed files
  * (target < 1 s). Run with `npx tsx bench/checkpoints.ts`; the last line printed is one JSON
  * object. `run()` returns the same numbers for a bench runner.

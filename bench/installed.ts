@@ -1,5 +1,5 @@
 /**
- * Start-up of the installed package (issue 32): `worldline` from an `npm install -g` of the
+ * Start-up of the installed package: `worldline` from an `npm install -g` of the
  * packed tarball, run in a fresh git repository with a fresh HOME, from spawn to its ready line
  * (target: under 3 s), and on to the session's page served; beside it, a bare Node process
  * printing a line, the floor of any Node command. Run with `npx tsx bench/installed.ts`.

@@ -1,5 +1,5 @@
 /**
- * Agent loop benchmark (issue 3): the median time the loop adds to one step over
+ * Agent loop benchmark: the median time the loop adds to one step over
  * a direct streaming call to the fake LLM, over 100 steps. The loop runs in a
  * real bridge (SQLite history, checkpoint rows, event log) with an instant tool;
  * the baseline replays exactly the requests the loop sent, straight through the

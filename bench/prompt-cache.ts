@@ -1,5 +1,5 @@
 /**
- * Prompt cache reuse (issue 16): the scripted session of tests/support/scripted-session.ts (11+ turns with
+ * Prompt cache reuse: the scripted session of tests/support/scripted-session.ts (11+ turns with
  * tools, parallel tools, a stored memory, an AGENTS.md that is edited, a new top-level file, steering and a
  * queued prompt) runs on a real bridge against the fake LLM; every request of the conversation is rendered
  * through Qwen3's chat template (what vLLM or llama.cpp would cache), and `prompt_cache_reuse` is the share of

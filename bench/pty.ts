@@ -1,5 +1,5 @@
 /**
- * Terminal benchmark (issue 6). Three figures, each against a bridge running in its own
+ * Terminal benchmark. Three figures, each against a bridge running in its own
  * child process (so the bridge and the client each get a core and the bridge's RSS is
  * its own):
  *   pty_throughput_ratio   — a `cat` of a large file through pty → bridge → socket.io → a
@@ -68,7 +68,7 @@ export interface PtyBenchResult {
   /** client_xterm_mb_per_s / raw_pty_mb_per_s: the highest ratio even a bridge costing nothing could reach in this run. */
   pty_client_ceiling_ratio: number;
   /**
-   * Whether the bridge keeps pace with its client (issue 20: at least 0.9): each bridge run over the mean of the
+   * Whether the bridge keeps pace with its client (at least 0.9): each bridge run over the mean of the
    * client's parses just before and after it, the median of those (see the header).
    */
   pty_client_ratio: number;

@@ -98,16 +98,13 @@ const TARGETS: Target[] = [
   { key: "flood_bridge_rss_mb", bench: "pty", kind: "max", limit: 300, unit: "MB" },
   { key: "snapshot_one_change_ms", bench: "checkpoints", kind: "max", limit: 200, unit: "ms" },
   { key: "session_open_10k_ms", bench: "ui-replay", kind: "max", limit: 1000, unit: "ms" },
-  // Issue 20.
   { key: "pty_client_ratio", bench: "pty", kind: "min", limit: 0.9, unit: "" },
   { key: "bridge_cpu_ms_per_mb", bench: "pty", kind: "max", limit: 10, unit: "ms" },
   { key: "startup_ratio", bench: "startup", kind: "max", limit: 3, unit: "" },
   { key: "bridge_step_overhead_ms", bench: "loop", kind: "max", limit: 10, unit: "ms" },
-  // Issue 32: from an `npm install -g` of the packed tarball.
+  // From an `npm install -g` of the packed tarball.
   { key: "installed_start_ms", bench: "installed", kind: "max", limit: 3000, unit: "ms" },
-  // Issue 16.
   { key: "prompt_cache_reuse", bench: "prompt-cache", kind: "min", limit: 0.99, unit: "" },
-  // Issue 31.
   { key: "runner_tool_overhead_ms", bench: "runners", kind: "max", limit: 5, unit: "ms" },
   { key: "runner_grep_ratio", bench: "runners", kind: "max", limit: 1.5, unit: "" },
   { key: "runner_pty_ratio", bench: "runners", kind: "min", limit: 0.8, unit: "" },
@@ -133,12 +130,12 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   { key: "print_shell_ms", bench: "print", unit: "ms" },
   { key: "print_node_baseline_ms", bench: "print", unit: "ms" },
   { key: "loop_step_overhead_ms", bench: "loop", unit: "ms" },
-  // Issue 20: pty_client_ratio for a bare forwarder in the same run, a bridge with no work of its own.
+  // pty_client_ratio for a bare forwarder in the same run, a bridge with no work of its own.
   { key: "pty_forwarder_client_ratio", bench: "pty", unit: "" },
-  // Issue 17: team mode, an event appended on one bridge until a tab on another has it.
+  // Team mode, an event appended on one bridge until a tab on another has it.
   { key: "bridge_fanout_p50_ms", bench: "bridges", unit: "ms" },
   { key: "bridge_fanout_p99_ms", bench: "bridges", unit: "ms" },
-  // Issue 30: what the turn path's raw SQL saves against the Prisma calls it replaced.
+  // What the turn path's raw SQL saves against the Prisma calls it replaced.
   { key: "first_token_saving_ms", bench: "store", unit: "ms" },
   { key: "step_saving_ms", bench: "store", unit: "ms" },
   // The figure the ratio is made of, and its bare `git worktree add` in the same run.

@@ -1,5 +1,5 @@
 /**
- * Runners (issue 31): what a workspace on another machine costs a tool call, on loopback. A real
+ * Runners: what a workspace on another machine costs a tool call, on loopback. A real
  * bridge (the hub) and a real `worldline runner` process; the same tool objects run once with
  * the session's host set to the runner and once on this machine.
  * - `runner_tool_overhead_ms`: p50 of read_file and of `shell echo` through the runner minus the

@@ -40,7 +40,7 @@ export interface StartupBenchResult {
   startup_first_page_ms: number;
   startup_api_ready_ms: number;
   node_baseline_ms: number;
-  /** startup_ready_ms over node_baseline_ms (issue 20: at most 3). */
+  /** startup_ready_ms over node_baseline_ms (at most 3). */
   startup_ratio: number;
   /** Node alone printing a line, no loader: the absolute floor, for reference. */
   node_plain_baseline_ms: number;
@@ -119,7 +119,7 @@ async function serveOnce(timeoutMs: number): Promise<{ ms: number; pageMs: numbe
 }
 
 /**
- * The baseline of issue 13 and 20 (startup_ratio): Node with the tsx loader printing one line.
+ * The baseline of startup_ratio: Node with the tsx loader printing one line.
  * The bridge no longer runs through tsx (it is bundled), but the target was set on this floor.
  */
 async function bareNode(flags: string[]): Promise<number> {

@@ -1,5 +1,5 @@
 /**
- * What the raw SQL statements of the turn path buy (issue 30): each against the Prisma call it
+ * What the raw SQL statements of the turn path buy: each against the Prisma call it
  * replaced, on a real SQLite store, alternating 300 times, the median of each. The Prisma client
  * here (6.19, engine "client") compiles every query in WebAssembly on the event loop; a raw
  * statement skips that. `first_token_saving_ms` sums the statements a prompt runs before its

@@ -1,5 +1,5 @@
 /**
- * Live sync benchmark (issue 8). Two figures against a real bridge in this process
+ * Live sync benchmark. Two figures against a real bridge in this process
  * (one clock for "appended" and "received"), with socket.io-client tabs:
  *   fanout_p50_ms / fanout_p99_ms — from an event being appended to the log until the
  *                                   fifth of five subscribed clients has it, over streamed

@@ -1,5 +1,5 @@
 /**
- * Time to first token (issue 13): a prompt sent over socket.io until the first
+ * Time to first token: a prompt sent over socket.io until the first
  * `message.part.delta` of the answer comes back, minus the time to the first content
  * delta of a direct streaming call (the same `openai` client the bridge uses) to the same
  * fake LLM, in the same run. The bridge and the fake LLM each run in their own process;

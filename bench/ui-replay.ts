@@ -1,5 +1,5 @@
 /**
- * UI replay benchmark (issue 7): a session of 10,000 events opened in a real
+ * UI replay benchmark: a session of 10,000 events opened in a real
  * Chromium — the time from navigation until the last event is applied and its
  * row rendered (target < 1 s). Needs a production build (`WORLDLINE_NEXT_DIST`
  * picks the folder) and Chromium (`CHROMIUM_PATH`, default /usr/bin/chromium).

@@ -637,7 +637,7 @@ function loadPages(config: BridgeConfig, dev: boolean) {
 }
 
 /**
- * The start check (issue 29): repairs what has one right answer and logs, once, what needs a look
+ * The start check: repairs what has one right answer and logs, once, what needs a look
  * (`worldline doctor` lists the same). It never stops the start: the sessions it names still open.
  */
 async function reportConsistency(db: store.Db): Promise<void> {

@@ -50,7 +50,7 @@ export class Context {
   /**
    * Records appended with `stage` and not yet stored, in position order. They leave this list only
    * once a write stored them: a failed write is retried by the next one, never dropped, so stored
-   * positions stay gap-free (issue 29, fault 2).
+   * positions stay gap-free.
    */
   private unsaved: store.HistoryRow[] = [];
   /** The store's writes of this context, one after another (never rejects; see `saveError`). */

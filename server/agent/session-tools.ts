@@ -41,7 +41,7 @@ export function layerTools(base: readonly AgentTool[], layers: readonly (readonl
 }
 
 /**
- * The tool list of a request, in an order that only changes at its end (a provider's prompt cache, issue 16):
+ * The tool list of a request, in an order that only changes at its end (a provider's prompt cache):
  * the workspace's own tools in their fixed order (a layer's replacement keeps the place), then the agent's
  * tools, then tools that layers add (MCP servers, an ACP client), which may come and go between turns.
  */

@@ -13,7 +13,7 @@ export const SYSTEM_PROMPT_OVERRIDE = path.join(".worldline", "system-prompt.md"
  * `{{agents_md}}` and `{{skills}}` are filled in once per session; an override file uses the same names
  * (`{{memories}}` is accepted and empty: memories come with each user message, server/agent/turn-context.ts).
  * The prompt is fixed for the session's life, so every request starts with the same bytes and a provider's
- * prompt cache keeps working (issue 16); what changes travels at the end, in the turn's `<context>` block.
+ * prompt cache keeps working; what changes travels at the end, in the turn's `<context>` block.
  */
 export const DEFAULT_SYSTEM_PROMPT_TEMPLATE = `You are Worldline, a coding agent working on the user's machine through tools.
 Be direct and precise. Read before you edit; prefer small, verifiable changes; run the checks that exist; say what you did and what you did not do.

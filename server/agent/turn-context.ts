@@ -3,7 +3,7 @@ import type { TurnRecall } from "./memory-port";
 import { formatAgentsMd, renderSystemPrompt, type WorkspacePrompt } from "./system-prompt";
 
 /**
- * What a turn sends besides the user's words, arranged for a provider's prompt cache (issue 16): the
+ * What a turn sends besides the user's words, arranged for a provider's prompt cache: the
  * session's system prompt is rendered once and kept in the history, so every request starts with the same
  * bytes; what changes from turn to turn (the time, recalled memories, a changed listing, edited AGENTS.md,
  * the task list, an invoked skill) goes at the end, in a short `<context>` block appended to that turn's

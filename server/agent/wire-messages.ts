@@ -2,7 +2,7 @@ import type { ChatMessage, ContentPart } from "./provider";
 
 /**
  * How the history becomes the `messages` of a request, so that every chat template accepts it and every
- * request starts with the whole previous one (issue 16; README.md, Prompt caching and cost):
+ * request starts with the whole previous one (README.md, Prompt caching and cost):
  *
  * - No two consecutive messages share the user or assistant role. A user message that follows a user
  *   message (a prompt after a turn that failed before the model answered, a compaction summary followed by a

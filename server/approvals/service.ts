@@ -383,7 +383,7 @@ export class ApprovalService {
   /**
    * A decision accepted here on a request another process asked: its `approval.decided` is written
    * here, at once, so every accepted decision is in the log even if the owner dies before it
-   * notices (issue 29, fault 5); the owner only resumes its call.
+   * notices; the owner only resumes its call.
    */
   private async recordDecided(
     row: store.ApprovalRow,
@@ -395,7 +395,7 @@ export class ApprovalService {
 
   /**
    * A decision reaches a live owner or is refused: the process that asked is gone (killed, cut off)
-   * and its turn is about to be interrupted, so "approved" would run nothing (issue 29, fault 5).
+   * and its turn is about to be interrupted, so "approved" would run nothing.
    * While this bridge cannot tell (back from a database outage, the asker has not beaten since),
    * the decision is refused as unavailable for now, with when to try again: a 503 with Retry-After,
    * not a 409, since nothing is wrong with the request and the asker may well be alive.

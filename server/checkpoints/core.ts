@@ -221,7 +221,7 @@ export class CheckpointCore {
 
   /**
    * Takes checkpoint numbers from the store (an atomic counter on the session), in queue order:
-   * any bridge can take the next one and none is reused (issue 29, fault 4). Taken before the row
+   * any bridge can take the next one and none is reused. Taken before the row
    * exists, so the model is told the number at once; the durable writer waits out a store outage.
    */
   private allocate(sessionId: string, reason: string): Promise<number> {

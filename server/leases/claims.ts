@@ -5,7 +5,7 @@ import type { OwnerLease } from "./lease";
 /**
  * Claims of sessions by this process (ARCHITECTURE.md, invariants): a turn runs only under a claim, which the
  * store grants to one live owner at a time, so one session never runs two turns across bridges
- * (issue 29, "one turn per session"). A refused claim names the holder: the turn router forwards
+ * ("one turn per session"). A refused claim names the holder: the turn router forwards
  * the prompt there.
  */
 /** Which of a session's claims by this process each claim was (SessionClaims.started). */

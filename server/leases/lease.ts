@@ -45,7 +45,7 @@ export class OwnerLease {
   /**
    * After this process could not beat (the database was unreachable), the database time until
    * which it judges no one dead: every owner gets a TTL to write a heartbeat after the outage,
-   * since heartbeats from before it say nothing (issue 29, fault 1). Null when in good standing.
+   * since heartbeats from before it say nothing. Null when in good standing.
    */
   private trustAfter: Date | null = null;
   private beatFailed = false;

@@ -26,7 +26,7 @@ export async function sweepOrphans(deps: SweepDeps): Promise<void> {
   const settled: string[] = [];
   for (const turn of await store.orphanTurns(db, live)) {
     // Its log already ended it (the owner's status write was lost): the status follows the log,
-    // with no second ending and no "the bridge stopped" notice (issue 29, fault 3).
+    // with no second ending and no "the bridge stopped" notice.
     const outcome = await store.completedOutcome(db, turn.id);
     if (outcome !== null) {
       if (!(await store.settleCompletedTurn(db, turn.id, turn.ownerId, outcome))) continue;

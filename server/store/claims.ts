@@ -110,7 +110,7 @@ export async function fenced<T>(
 /**
  * The session's next checkpoint number (with `count`, the first of that many in a row), taken by
  * the store (one atomic increment), so any bridge can take the next one and two never take the
- * same (issue 29, fault 4).
+ * same.
  */
 export async function takeCheckpointNumber(db: Db, sessionId: string, count = 1): Promise<number> {
   const rows = await db.$queryRaw<{ nextCheckpoint: number }[]>`

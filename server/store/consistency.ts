@@ -17,7 +17,7 @@ export interface Finding {
 }
 
 /**
- * What `worldline doctor` and every start check (issue 29: a restart never needs a manual repair).
+ * What `worldline doctor` and every start check (a restart never needs a manual repair).
  * Repairs what has one right answer: a checkpoint an ended turn announced whose row was never
  * written (given a row without a snapshot, as the sweep does), a checkpoint counter behind the
  * numbers taken (raised past them), a claim held by an owner that no longer exists (released,

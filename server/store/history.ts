@@ -21,7 +21,7 @@ export class HistoryGapError extends Error {
 /**
  * Appends entries to the model-facing conversation (positions from 0, gap-free). The batch must
  * continue the stored history exactly: its first position is the stored count, so positions are
- * taken by the store's state and never jump (issue 29, fault 2). A retry of a batch that went
+ * taken by the store's state and never jump. A retry of a batch that went
  * through (its answer was lost) finds it already stored and succeeds. With `claim`, the write is
  * fenced on the session's epoch.
  */

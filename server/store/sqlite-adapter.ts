@@ -6,7 +6,7 @@ type Query = Parameters<Adapter["queryRaw"]>[0];
 /**
  * How long one statement may block the event loop waiting for another process's lock (SQLite's
  * busy timeout). better-sqlite3 is synchronous: with a 5 s busy timeout a lock held by another
- * process froze the whole bridge, health checks included (issue 29: /api/v1/health took 9.9 s).
+ * process froze the whole bridge, health checks included.
  */
 export const SQLITE_BUSY_SLICE_MS = 20;
 /** How long a statement is retried, between slices, before SQLITE_BUSY reaches its caller (the durable writer retries on). */

@@ -6,7 +6,7 @@ import type { ScreenSnapshot } from "../pty";
  * Every message one bridge sends another (server/team/rpc.ts), as zod schemas: the envelope, and
  * the arguments of each method. A bridge checks what it receives before acting on it, so a message
  * from a bridge of another version, or a corrupted one, is a clear `team:invalid` error, not a crash
- * or a call with undefined arguments (issue 30).
+ * or a call with undefined arguments.
  */
 
 const sessionId = z.string().min(1);

@@ -5,7 +5,7 @@ import { SessionPage } from "./pages/session-page";
 import { bridgeApi, e2e, expect, login, newSession, scriptLlm, test } from "./fixtures";
 
 /**
- * Issue 33: axe-core's WCAG 2.1 A/AA rules over every page and state a user reaches, in the dark and
+ * Axe-core's WCAG 2.1 A/AA rules over every page and state a user reaches, in the dark and
  * the light theme. No rule is switched off; a serious or critical violation fails the test. Every
  * violation found (any impact) is also appended to WORLDLINE_AXE_REPORT (JSON lines), for the before/after note.
  */

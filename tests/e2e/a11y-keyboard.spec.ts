@@ -5,7 +5,7 @@ import { SessionPage } from "./pages/session-page";
 import { bridgeApi, e2e, expect, freshWorkspace, login, newSession, scriptLlm, test } from "./fixtures";
 
 /**
- * Issue 33: every flow with the keyboard alone — no click, no `fill`, no `focus()` from the test.
+ * Every flow with the keyboard alone — no click, no `fill`, no `focus()` from the test.
  * Setup that is not the flow under test (a session made through the API) is the only exception.
  */
 

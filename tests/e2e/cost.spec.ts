@@ -2,7 +2,7 @@ import { HomePage } from "./pages/home-page";
 import { SessionPage } from "./pages/session-page";
 import { bridgeApi, e2e, expect, freshWorkspace, login, scriptLlm, test } from "./fixtures";
 
-// Issue 16: after two turns a session shows how much of its prompt came from the provider's cache and
+// After two turns a session shows how much of its prompt came from the provider's cache and
 // what it cost, at a price set on the Settings page.
 test("shows cache hit % and cost after two turns, at a price set in Settings", async ({ page }) => {
   await login(page);

@@ -40,7 +40,7 @@ test("a whole task: the agent edits, the diff and the file appear live, the user
   const ide = new IdePage(page);
   await ide.goto(e2e.baseUrl, sessionId);
 
-  // The tree hides only what git ignores (issue 33): debug.log; node_modules is not in this .gitignore.
+  // The tree hides only what git ignores: debug.log; node_modules is not in this .gitignore.
   await expect(ide.treeItem("src")).toBeVisible();
   await expect(ide.treeItem(".gitignore")).toBeVisible();
   await expect(ide.treeItem("node_modules")).toBeVisible();
@@ -112,7 +112,7 @@ test("input: @ mentions, / commands, history, status bar", async ({ page }) => {
   await ide.input().fill("/help");
   await ide.input().press("Escape");
   await ide.send("/help");
-  // One list of shortcuts and commands (issue 33): a dialog; Esc gives the keyboard back to the prompt.
+  // One list of shortcuts and commands: a dialog; Esc gives the keyboard back to the prompt.
   await expect(page.getByTestId("shortcuts-dialog")).toContainText("/undo");
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("shortcuts-dialog")).not.toBeVisible();

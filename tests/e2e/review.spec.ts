@@ -4,7 +4,7 @@ import type { Page } from "@playwright/test";
 import { SessionPage } from "./pages/session-page";
 import { bridgeApi, e2e, expect, freshWorkspace, login, scriptLlm, test } from "./fixtures";
 
-/** Review (issue 18): the Changes view, rewind from a message, the timeline as turns, plan mode. */
+/** Review: the Changes view, rewind from a message, the timeline as turns, plan mode. */
 
 const SCREENS = process.env.WORLDLINE_SCREENS_DIR ?? "/work/screens";
 const lines = (...values: string[]) => values.map((value) => `${value}\n`).join("");

@@ -10,7 +10,7 @@ export const TOKEN = "faults-token-0123456789abcdef";
 
 /**
  * Lease timings for the suite: short, so a takeover happens within a test, and shorter than the
- * outages, which is what made a bridge back from an outage sweep a live peer (issue 29, fault 1).
+ * outages, which is what made a bridge back from an outage sweep a live peer.
  */
 export const FAST_LEASES = { WORLDLINE_LEASE_TTL_MS: "3000", WORLDLINE_HEARTBEAT_MS: "1000" };
 

@@ -8,7 +8,7 @@ import { chat, expectConsistentLog, record, startBridge, tempDir, withLogs, with
 import { hold, waitFor } from "../support/wait";
 
 /**
- * The embedded default (SQLite in WORLDLINE_HOME) under faults (issue 29): another process holding
+ * The embedded default (SQLite in WORLDLINE_HOME) under faults: another process holding
  * the database's write lock, and the disk under it filling up mid-turn.
  */
 const LOCK_MS = Number(process.env.FAULTS_LOCK_MS ?? 10_000);

@@ -19,7 +19,7 @@ import { hold, waitFor } from "../support/wait";
 import { startPostgres, startRedis, type PrivatePostgres, type PrivateRedis } from "./services";
 
 /**
- * Team mode under faults (issue 29), against this run's own PostgreSQL cluster and Redis (never
+ * Team mode under faults, against this run's own PostgreSQL cluster and Redis (never
  * the machine's): two `worldline serve` processes A and B share them. Each test compares what was
  * streamed with the event log, the saved history and the checkpoints afterwards, and records the
  * time to recover.

@@ -1,4 +1,4 @@
-// `npm run test:install` (issue 32; README, "Quick start"): Worldline installed as a user installs it.
+// `npm run test:install` (README, "Quick start"): Worldline installed as a user installs it.
 //   1. `npm pack` (prepack builds the UI and the bridge); the tarball holds what runs, no sources;
 //   2. `npm install -g --prefix <tmp>` of the tarball, then in a fresh git repository `worldline`
 //      prints its ready line; the URL, opened in a real Chromium, lands in the folder's session,

@@ -1,4 +1,4 @@
-// Real open models' chat templates, rendered offline, and the prompt-cache reuse figure of issue 16.
+// Real open models' chat templates, rendered offline, and the prompt-cache reuse figure.
 // What a vLLM / llama.cpp `--jinja` / LM Studio server does with a Chat Completions request: it renders the
 // messages and tools through the model's Jinja template into one prompt string, and its prefix cache can only
 // reuse the part of the previous prompt that the new one starts with.

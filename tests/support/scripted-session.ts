@@ -1,4 +1,4 @@
-// The scripted session of issue 16: a real bridge (in this process) talking to the fake LLM over HTTP, driven
+// The scripted session: a real bridge (in this process) talking to the fake LLM over HTTP, driven
 // through the runtime for 10+ turns with tools, parallel tools, a stored memory, an AGENTS.md that is edited,
 // a new top-level file written mid-session, steering and a queued prompt; then optionally /compact and a
 // D-Mail. Every request the fake LLM receives is recorded, so tests and the bench can render them through

@@ -5,7 +5,7 @@ import { TEST_POSTGRES } from "../../db";
 import { loadCorpus, startReplayLlm, streamBody, type CorpusStream, type ReplayLlm } from "../../support/replay-llm";
 import { messagesOf, startAgentBridge, type AgentBridge } from "./harness";
 
-// Issue 28: every recorded provider stream in tests/fixtures/providers/ is replayed over real HTTP to a
+// Every recorded provider stream in tests/fixtures/providers/ is replayed over real HTTP to a
 // real bridge, and what the user sees (transcript, tool cards, done event, session usage) is checked
 // against what the recording says (corpus.json `expect`, computed by an independent reader).
 

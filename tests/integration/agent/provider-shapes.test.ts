@@ -3,7 +3,7 @@ import { applyEvents, emptyTranscript } from "../../../server/protocol";
 import { startReplayLlm, streamBody, type ReplayLlm } from "../../support/replay-llm";
 import { messagesOf, startAgentBridge, type AgentBridge } from "./harness";
 
-// Issue 28: shapes no recording in tests/fixtures/providers/ shows, and bad input. Every stream in
+// Shapes no recording in tests/fixtures/providers/ shows, and bad input. Every stream in
 // this file is SYNTHESIZED here (written for the test, modelled on what issue threads describe),
 // not recorded: they are kept out of the corpus on purpose. Faults applied to recorded streams
 // (a cut connection, an HTTP error before one) use the corpus recordings themselves.

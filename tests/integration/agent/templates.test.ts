@@ -3,7 +3,7 @@ import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { promptCacheReuse, renderPrompt, TEMPLATE_MODELS, type RecordedBody } from "../../support/chat-templates";
 import { runScriptedSession, type SessionRecording } from "../../support/scripted-session";
 
-// Issue 16: requests that every chat template accepts, and that a prefix cache can reuse.
+// Requests that every chat template accepts, and that a prefix cache can reuse.
 // The sessions run against the fake LLM in strict mode, which refuses two consecutive messages of one role.
 
 let fake: FakeLlm;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { messagesOf, startAgentBridge, useAgentBridge, type AgentBridge } from "./harness";
 
-// Issue 16: usage and cost a user can see, and the provider details a real user hits.
+// Usage and cost a user can see, and the provider details a real user hits.
 
 let fake: FakeLlm;
 let bridge: AgentBridge;

@@ -29,7 +29,7 @@ describe("HTTP API", () => {
       ok: true,
       version: expect.any(String),
       errors: { unhandled_rejections: expect.any(Number), uncaught_exceptions: expect.any(Number) },
-      // WORLDLINE_MAX_TURNS unset: the default capacity (issue 29).
+      // WORLDLINE_MAX_TURNS unset: the default capacity.
       turns: { running: 0, capacity: 8 },
       store: { fault: null },
     });

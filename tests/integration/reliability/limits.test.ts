@@ -106,7 +106,7 @@ describe("terminal and turn limits", () => {
     await expect(
       emitCommand(socket, "turn.prompt", { commandId: "cmd-over-limit-1", sessionId: extra, text: "again" }),
     ).rejects.toMatchObject({ code: "runtime:at_capacity" });
-    // Over HTTP it is a 429 with Retry-After, and health shows the bridge full (issue 29).
+    // Over HTTP it is a 429 with Retry-After, and health shows the bridge full.
     const refused = await bridge.api("/api/v1/chat/stream", { body: { message: "again", session_id: extra } });
     expect(refused.status).toBe(429);
     expect(refused.headers.get("retry-after")).toBe("5");

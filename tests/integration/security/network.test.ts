@@ -9,7 +9,7 @@ import { apiRoutes, probe, probeCount } from "./probe";
 import { tableCounts, testDatabaseUrl } from "../../db";
 
 /**
- * The network boundary (SECURITY.md; issue 12): a Host/Origin/token matrix
+ * The network boundary (SECURITY.md): a Host/Origin/token matrix
  * over every API route, the socket.io handshake and the websocket upgrade; CSRF
  * through forms, beacons and images; no state change on GET; the token never in
  * a URL after the first visit and never logged; LAN binding only when asked.

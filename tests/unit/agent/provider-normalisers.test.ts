@@ -8,7 +8,7 @@ import { ToolCallAssembler } from "../../../server/agent/provider/tool-call-delt
 import { readUsage } from "../../../server/agent/provider/usage";
 import { withReasoningHistory } from "../../../server/agent/provider-quirks";
 
-// Issue 28: each stream shape's normaliser on its own, on pieces cut where a network may cut them.
+// Each stream shape's normaliser on its own, on pieces cut where a network may cut them.
 
 async function* bytes(...pieces: string[]) {
   for (const piece of pieces) yield new TextEncoder().encode(piece);

@@ -5,7 +5,7 @@ import { emptyPartial, streamStep } from "../../../server/agent/stream-step";
 import type { SessionEvent } from "../../../server/protocol";
 import { ScriptedModel } from "../../support/scripted-model";
 
-// Issue 28: how one step's model call ends, on scripted streams (the recorded ones run in
+// How one step's model call ends, on scripted streams (the recorded ones run in
 // tests/integration/agent/provider-corpus.test.ts).
 
 async function step(model: ScriptedModel, maxRetries = 3) {
