@@ -113,6 +113,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const previews = createPreviews(parts, auth, port);
   const services = { ...bridgeServices(parts, auth), previews };
   services.push = await startNotifier(parts, services, options.push);
+  const notifier = services.push;
+  parts.routines.onEnded((run) => notifier.routineRun(run));
   server.on("request", createRequestHandler(services, pages?.handle ?? null));
   const io = attachSocketServer(server, services, { adapter: parts.redis?.adapter });
   parts.runners.attach(server, { hostAllowed: (req) => auth.hostAllowed(req) });

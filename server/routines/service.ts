@@ -4,6 +4,18 @@ import type { RoutineRunView, RoutineView } from "../protocol";
 import * as store from "../store";
 import { checkSchedule, Scheduler, SCHEDULE_SYNC_MS } from "./schedule";
 
+/** Outcomes a person hears of as a failure. */
+const FAILED = new Set(["failed", "error", "interrupted", "max_steps", "loop_detected"]);
+
+/** A run that ended, as the notifier (server/notify) tells of it. */
+export interface EndedRun {
+  runId: string;
+  sessionId: string;
+  routine: string;
+  failed: boolean;
+  summary?: string;
+}
+
 /** How often a bridge looks whether its routines' running sessions have ended. */
 const RUN_WATCH_MS = 1_000;
 /** Statuses of a turn that has not ended yet. */
@@ -52,6 +64,7 @@ export class Routines {
   private syncTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
   private watching = false;
+  private readonly ended = new Set<(run: EndedRun) => void>();
 
   constructor(private readonly deps: RoutineDeps) {}
 
@@ -65,6 +78,11 @@ export class Routines {
     clearInterval(this.syncTimer);
     clearInterval(this.watchTimer);
     this.scheduler.stop();
+  }
+
+  /** Hears each run's end, once across the bridges (the one whose store write ended it tells). */
+  onEnded(listener: (run: EndedRun) => void): void {
+    this.ended.add(listener);
   }
 
   async create(input: RoutineInput, ownerId: string | null): Promise<{ routine: RoutineView; token: string }> {
@@ -204,8 +222,18 @@ export class Routines {
     end: { status: string; error?: string; costUsd?: number | null },
   ): Promise<void> {
     if (!(await store.endRoutineRun(this.deps.db, run.id, end))) return;
+    const routine = await store.getRoutine(this.deps.db, run.routineId);
+    if (routine && run.sessionId) {
+      const told: EndedRun = {
+        runId: run.id,
+        sessionId: run.sessionId,
+        routine: routine.name,
+        failed: FAILED.has(end.status),
+        ...(end.error ? { summary: end.error } : {}),
+      };
+      for (const listener of this.ended) listener(told);
+    }
     const next = await store.promoteQueuedRun(this.deps.db, run.routineId);
-    const routine = next && (await store.getRoutine(this.deps.db, run.routineId));
     if (next && routine) await this.startRun(routine, next);
   }
 
