@@ -1,6 +1,6 @@
 import type { ToolHost } from "../host";
 import type { FileDiagnostic } from "../tools";
-import { LanguageServer } from "./language-server";
+import type { LanguageServer } from "./language-server";
 import { languageOf, serverSpec } from "./servers";
 
 /** The longest an edit's result waits for its diagnostics (a cold server usually misses it, a warm one rarely). */
@@ -107,7 +107,9 @@ export class DiagnosticsService {
       this.note(key, place.workspace, language, spec.missing);
       return undefined;
     }
-    const running = { server: LanguageServer.start(place.host, place.workspace, spec), sessions: new Set<string>() };
+    // The LSP client (vscode-jsonrpc and the protocol's types) loads with the first server, not at every start.
+    const { LanguageServer: Server } = await import("./language-server");
+    const running = { server: Server.start(place.host, place.workspace, spec), sessions: new Set<string>() };
     this.running.set(key, running);
     this.note(key, place.workspace, language);
     return running;
