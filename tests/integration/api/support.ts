@@ -1,4 +1,5 @@
 import fs from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import type { FakeLlm } from "../../fake-llm/server";
 import { readSse, startTestBridge, type TestBridge } from "../helpers";
@@ -36,9 +37,8 @@ export async function startApiBridge(fake: FakeLlm): Promise<ApiBridge> {
       return readSse(response);
     },
     async newWorkspace() {
-      const dir = path.join(bridge.home, `ws-${Math.random().toString(36).slice(2)}`);
-      await fs.mkdir(dir, { recursive: true });
-      return fs.realpath(dir);
+      // Beside the bridge's workspace, never in its WORLDLINE_HOME (no session may open there).
+      return fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-ws-")));
     },
   });
 }

@@ -1,7 +1,6 @@
 import fs from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
 import path from "node:path";
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -142,7 +141,8 @@ describe("a hub's smaller holes", () => {
   });
 
   it("recent folders and a session's rules are a person's own", async () => {
-    const own = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-ann-only-")));
+    // Under the hub's root for members (WORLDLINE_HUB_ROOTS: the test bridge's workspace).
+    const own = await fs.realpath(await fs.mkdtemp(path.join(hub.workspace, "ann-only-")));
     const response = await as("ann", "/api/v1/sessions", { body: { workspace: own } });
     expect(response.status).toBe(201);
     const { id } = (await response.json()) as { id: string };
