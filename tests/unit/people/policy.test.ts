@@ -38,11 +38,11 @@ describe("people policy", () => {
     expect(httpNeed("GET", "/api/v1/a-route-added-later")).toEqual({ kind: "role", role: "admin" });
   });
 
-  it("lets viewers use no route that changes anything outside their own tokens", () => {
+  it("lets viewers use no route that changes anything outside their own tokens and push devices", () => {
     for (const route of createApiRouter().list()) {
       const need = httpNeed(route.method, route.path.replace(/:([a-z_]+)/gi, "x"));
       if (route.method === "GET" || need.kind !== "role" || need.role !== "viewer") continue;
-      expect(route.path, `${route.method} ${route.path}`).toMatch(/^\/api\/v1\/me\/tokens/);
+      expect(route.path, `${route.method} ${route.path}`).toMatch(/^\/api\/v1\/(me\/tokens|push\/subscriptions)/);
     }
   });
 
