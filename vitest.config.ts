@@ -44,8 +44,7 @@ export default defineConfig({
           setupFiles: ["tests/integration/setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // One file at a time: with two at once, the ACP files (a `worldline acp` process and a web
-          // bridge on one data dir) timed out in a full run on two cores, while passing alone.
+          // One file at a time, as in every full run that passed: two at once has not had one yet.
           fileParallelism: false,
         },
       },

@@ -129,7 +129,9 @@ async function main() {
           "unit + integration (SQLite)",
           "npx",
           ["vitest", "run", "--project", "unit", "--project", "integration", "--project", "integration-serial"],
-          { WORLDLINE_TEST_POSTGRES: "", REDIS_URL: redis },
+          // Redis only when this run started its own: a test's `worldline acp` child that inherited
+          // REDIS_URL joined a team its in-process web bridge (no Redis) was not in.
+          { WORLDLINE_TEST_POSTGRES: "", ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}) },
         ),
       postgres: () =>
         step("integration (PostgreSQL)", ...npmRun("test:integration:postgres"), {

@@ -16,7 +16,8 @@ export async function tempDirs(): Promise<{ home: string; workspace: string }> {
 }
 
 export function cliEnv(home: string, llmUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { PORT: _port, WORLDLINE_TOKEN: _token, ...rest } = process.env;
+  // No REDIS_URL: the CLI shares its data dir with an in-process bridge that has no Redis (tests set it explicitly).
+  const { PORT: _port, WORLDLINE_TOKEN: _token, REDIS_URL: _redis, ...rest } = process.env;
   return {
     ...rest,
     WORLDLINE_HOME: home,
