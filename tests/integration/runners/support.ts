@@ -101,7 +101,8 @@ export interface CuttableProxy {
   close(): Promise<void>;
 }
 
-export async function startCuttableProxy(target: number): Promise<CuttableProxy> {
+/** `port`: where it listens (0: any free one); a hub allows that Host only when told (WORLDLINE_ALLOWED_HOSTS). */
+export async function startCuttableProxy(target: number, port = 0): Promise<CuttableProxy> {
   const sockets = new Set<net.Socket>();
   let cut = false;
   const server = net.createServer((client) => {
@@ -114,7 +115,7 @@ export async function startCuttableProxy(target: number): Promise<CuttableProxy>
     }
     client.pipe(upstream).pipe(client);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
     cut() {
@@ -127,4 +128,13 @@ export async function startCuttableProxy(target: number): Promise<CuttableProxy>
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A port free on loopback a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

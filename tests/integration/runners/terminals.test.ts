@@ -3,7 +3,7 @@ import type { TerminalInfo } from "../../../server/protocol";
 import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
 import { hold } from "../../support/wait";
 import { PtyViewer } from "../pty/pty-client";
-import { startCuttableProxy, startRunner, tempDir, type CuttableProxy, type RunnerProcess } from "./support";
+import { freePort, startCuttableProxy, startRunner, tempDir, type CuttableProxy, type RunnerProcess } from "./support";
 
 describe("terminals on a runner", () => {
   let hub: TestBridge;
@@ -13,8 +13,10 @@ describe("terminals on a runner", () => {
   let sessionId: string;
 
   beforeAll(async () => {
-    hub = await startTestBridge();
-    proxy = await startCuttableProxy(hub.port);
+    // The runner dials the hub through a proxy on its own port: the hub allows that Host (/runner.io/ checks it).
+    const proxyPort = await freePort();
+    hub = await startTestBridge({ env: { WORLDLINE_ALLOWED_HOSTS: `127.0.0.1:${proxyPort}` } });
+    proxy = await startCuttableProxy(hub.port, proxyPort);
     root = await tempDir("wl-runner-pty-root-");
     const token = await hub.services.runners!.add("shellbox");
     runner = startRunner({ hub: proxy.url, token, home: await tempDir("wl-runner-pty-home-"), roots: [root] });
