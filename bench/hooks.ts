@@ -1,5 +1,5 @@
 /**
- * Hooks and diagnostics benchmark (DESIGN.md §19):
+ * Hooks and diagnostics benchmark:
  * - `hook_overhead_ms`: the p50 cost per tool call of a PreToolUse hook that exits 0 at once,
  *   through HookService as a turn uses it (a trusted file, the event's JSON on stdin, the
  *   transcript line and the audit row), over the p50 of starting the same shell command bare

@@ -1,5 +1,5 @@
 /**
- * Previews (DESIGN.md §18): what the preview proxy adds to a dev server's answers, and what the
+ * Previews: what the preview proxy adds to a dev server's answers, and what the
  * agent's browser screenshot costs. A real bridge (in process), a real dev server (the tests'
  * tests/fixtures/preview/dev-server.mjs, HTTP + WebSocket) started as the session's background
  * shell task, so the session owns its port as it would in use.

@@ -112,7 +112,7 @@ const TARGETS: Target[] = [
   { key: "worktree_session_create_ratio", bench: "worktrees", kind: "max", limit: 1.5, unit: "" },
   // Print mode: what one quick shell call adds to a reply alone.
   { key: "print_shell_step_ms", bench: "print", kind: "max", limit: 60, unit: "ms" },
-  // Previews (DESIGN.md §18).
+  // Previews.
   { key: "preview_proxy_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
   { key: "preview_ws_echo_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
   { key: "hook_overhead_ms", bench: "hooks", kind: "max", limit: 15, unit: "ms" },

@@ -1,5 +1,5 @@
 /**
- * Worktree sessions (DESIGN.md §15): `worktree_session_create_ms` is a new worktree session on a
+ * Worktree sessions: `worktree_session_create_ms` is a new worktree session on a
  * 10,000-file repository, from `POST /api/v1/sessions {isolation: "worktree"}` until the answer
  * (the session is then ready for a prompt), against a bare `git worktree add` of the same
  * repository in the same run; `worktree_session_create_ratio` is the one over the other (target

@@ -58,7 +58,7 @@ const ERROR_KINDS = [
   "offline",
   "gone",
   "restarted",
-  // Worktrees and shipping (server/worktrees, DESIGN.md §15).
+  // Worktrees and shipping (server/worktrees).
   "not_a_repo",
   "bad_ref",
   "taken",

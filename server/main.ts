@@ -517,7 +517,7 @@ function createHosts(config: BridgeConfig, runners: RunnerHub) {
 
 /** This machine's host, with WORLDLINE_HOME for its shadow repositories (also for the loop bench). */
 export function thisMachine(home: string): { files: WorkspaceFiles; host: LocalWorkspaceHost } {
-  // No file route, tool, tree or search of a session opens a file in the data folder (DESIGN.md §20).
+  // No file route, tool, tree or search of a session opens a file in the data folder.
   const protectedHome = new ProtectedHome(home);
   const files = new WorkspaceFiles({ home: protectedHome });
   const shadowRepos = new LocalShadowRepos({ home });

@@ -21,7 +21,7 @@ const ARCHIVED_COLUMN = { state: "archived" as const, label: "Archived" };
 
 /**
  * `/board`: every session of the deployment, grouped by repository (or folder), in columns by
- * state, live from the bridge's board feed (DESIGN.md §15). On a phone the columns stack.
+ * state, live from the bridge's board feed. On a phone the columns stack.
  */
 export function BoardView() {
   const [showArchived, setShowArchived] = useState(false);

@@ -10,7 +10,7 @@ import {
 } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
 
-/** The fleet's routes (DESIGN.md §15) as the board calls them, each answer checked against its shape. */
+/** The fleet's routes as the board calls them, each answer checked against its shape. */
 
 /** A session as `GET /sessions` lists it, with the fleet's fields (older bridges leave them out). */
 const FleetSession = SessionSummary.extend({

@@ -15,7 +15,7 @@ import {
 } from "./fleet-api";
 import { useAction } from "./use-action";
 
-/** Shipping a worktree's work from its card: commit, merge into the base, push (DESIGN.md §15). */
+/** Shipping a worktree's work from its card: commit, merge into the base, push. */
 
 interface DialogProps {
   card: BoardCard;

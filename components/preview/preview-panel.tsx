@@ -14,7 +14,7 @@ type Width = keyof typeof WIDTHS;
 const FRAME_PATH = "/__worldline/frame";
 
 /**
- * The Preview panel (DESIGN.md §18): the session's ports, and the page of one of them on its own
+ * The Preview panel: the session's ports, and the page of one of them on its own
  * origin in a frame, with an address bar, reload, phone/tablet/desktop widths and "Pick element",
  * which puts the element's selector, text and a screenshot into the prompt. The frame starts at
  * the IDE's authorize address, which hands the preview origin its cookie.

@@ -1,7 +1,7 @@
 import type { ToolHost } from "../host";
 import type { TurnEmitter } from "./turn-emitter";
 
-/** The lifecycle events the loop tells hooks about (server/hooks runs them; DESIGN.md §19). */
+/** The lifecycle events the loop tells hooks about (server/hooks runs them). */
 export type HookEvent =
   "SessionStart" | "UserPromptSubmit" | "PreToolUse" | "PostToolUse" | "Stop" | "SessionEnd" | "Notification";
 

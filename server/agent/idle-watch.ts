@@ -6,7 +6,7 @@ const BUSY_STATES = new Set(["pending", "waiting_approval", "running"]);
 const MAX_CHECK_EVERY_MS = 5_000;
 
 /**
- * Ends a turn on inactivity, not on a wall clock (DESIGN.md §16): no model output and no running
+ * Ends a turn on inactivity, not on a wall clock: no model output and no running
  * tool for `idleMs`. Every event the turn emits counts as activity; a tool call counts from its
  * start to its end however quiet it is, and so does a wait on a person (`hold`).
  */

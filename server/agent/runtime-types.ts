@@ -61,7 +61,7 @@ export interface RuntimeDeps {
   decorateToolContext?: (ctx: ToolContext) => ToolContext;
   /** Runs turns of sessions backed by an external ACP agent command (server/acp). */
   externalAgents?: ExternalAgentPort;
-  /** Lifecycle hooks of the session's workspace and WORLDLINE_HOME (server/hooks, DESIGN.md §19). */
+  /** Lifecycle hooks of the session's workspace and WORLDLINE_HOME (server/hooks). */
   hooks?: HookPort;
   /** Names a session after its first prompt (server/titles). */
   titles?: TitlePort;

@@ -101,7 +101,7 @@ async function executeWith(
   const { sessionId, turnId, prompt } = pending;
   const { signal } = pending.controller;
   const read = <T>(query: () => Promise<T>) => env.read(pending, query);
-  // A new worktree's project setup runs first (DESIGN.md §15); a failed one was shown, and the turn goes on.
+  // A new worktree's project setup runs first; a failed one was shown, and the turn goes on.
   if (deps.ready) await deps.ready(sessionId, signal);
   // Read at every call, so plan mode switched on mid-turn stops writes at once.
   const planActive = async () => (await read(() => store.sessionMode(deps.db, sessionId))) === "plan";

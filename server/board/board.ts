@@ -29,7 +29,7 @@ const ACTIVITY_LOOKBACK = 60;
 const BOARD_SESSIONS = 200;
 
 /**
- * The board's live cards (DESIGN.md §15). While a tab watches, every session's log is followed, so
+ * The board's live cards. While a tab watches, every session's log is followed, so
  * the bus (the database tail, or Redis in team mode) brings other bridges' events too; each event
  * that can change a card rebuilds it from the store, and every viewer that may see the session
  * and has not seen that exact card gets it. A session made on another bridge is heard of through

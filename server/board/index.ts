@@ -1,2 +1,2 @@
-/** The board's live cards (DESIGN.md §15): one per session, rebuilt on every event that can change it. */
+/** The board's live cards: one per session, rebuilt on every event that can change it. */
 export { Board } from "./board";

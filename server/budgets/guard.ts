@@ -30,7 +30,7 @@ interface Over {
 }
 
 /**
- * Budgets (DESIGN.md §16): before each step, the turn's session, its owner's day and the
+ * Budgets: before each step, the turn's session, its owner's day and the
  * deployment's day are checked against their limits. A step that would start past one waits on a
  * `budget` request; allowing raises that budget by its own size, once, and the same turn goes on.
  */

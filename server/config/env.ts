@@ -55,7 +55,7 @@ const EnvSchema = z.object({
   WORLDLINE_PUBLIC_URL: z.string().url().optional(),
   /** Overrides the provider default for `reasoning_content` in history (see ModelConfig). */
   WORLDLINE_REASONING_HISTORY: z.enum(["drop", "tool_calls", "all"]).optional(),
-  /** Notices (DESIGN.md §17) also POSTed as JSON to this URL (ntfy, a chat webhook). */
+  /** Notices also POSTed as JSON to this URL (ntfy, a chat webhook). */
   WORLDLINE_NOTIFY_WEBHOOK: z.string().url().optional(),
   /** "1": the webhook's notices carry action tokens too. */
   WORLDLINE_NOTIFY_ACTIONS: z.enum(["0", "1"]).optional(),
@@ -69,7 +69,7 @@ const EnvSchema = z.object({
     .default(30 * 60_000),
   /** The deployment's spend limit per day, in USD (server/budgets). */
   WORLDLINE_DAILY_BUDGET_USD: z.coerce.number().finite().min(0).optional(),
-  /** Folders of the hub's own machine where members may open sessions (DESIGN.md §20), separated by the path delimiter (`:`); none by default. */
+  /** Folders of the hub's own machine where members may open sessions, separated by the path delimiter (`:`); none by default. */
   WORLDLINE_HUB_ROOTS: z
     .string()
     .refine(

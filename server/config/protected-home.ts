@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 /**
- * WORLDLINE_HOME as the sessions of a bridge see it (DESIGN.md §20): no route, tool, file tree or
+ * WORLDLINE_HOME as the sessions of a bridge see it: no route, tool, file tree or
  * search opens a file there. It holds the database (a file route reading it would drop SQLite's
  * locks), the provider keys and the runner credential. The exceptions are the folders the bridge
  * makes for a session: a fork's copy of its workspace under `<home>/forks/` and a worktree under

@@ -1,2 +1,2 @@
-/** Language-server diagnostics after the agent's edits (DESIGN.md §19). */
+/** Language-server diagnostics after the agent's edits. */
 export { DiagnosticsService } from "./service";

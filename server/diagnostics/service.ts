@@ -24,7 +24,7 @@ interface Running {
 }
 
 /**
- * Language-server diagnostics after edits (DESIGN.md §19): one server per workspace and language,
+ * Language-server diagnostics after edits: one server per workspace and language,
  * started on a file's first edit, kept warm, stopped when the last session using it is freed.
  */
 export class DiagnosticsService {

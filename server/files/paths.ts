@@ -7,7 +7,7 @@ import { lstatOrNull, nullIfNotFound } from "../stat-or-null";
 /**
  * Resolves a workspace-relative path and refuses anything that lands outside the
  * workspace, through `..` or through a symlink, or in the bridge's data folder
- * (`home`, DESIGN.md §20) when the workspace holds it. Returns the absolute path and
+ * (`home`) when the workspace holds it. Returns the absolute path and
  * the normalised posix relative path.
  */
 export async function resolveInside(

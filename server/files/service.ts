@@ -31,7 +31,7 @@ interface WorkspaceState {
 export class WorkspaceFiles {
   private readonly workspaces = new Map<string, WorkspaceState>();
   private readonly listeners = new Set<FilesChangedListener>();
-  /** The data folder no file route reaches (DESIGN.md §20); none for tests that build files alone. */
+  /** The data folder no file route reaches; none for tests that build files alone. */
   private readonly home?: ProtectedHome;
 
   constructor(options: { home?: ProtectedHome } = {}) {

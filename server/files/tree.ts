@@ -36,7 +36,7 @@ export async function listDir(
   const children: { name: string; isDir: boolean }[] = [];
   for (const dirent of dirents) {
     if (dirent.name === GIT_DIR) continue;
-    // The bridge's data folder inside a workspace that holds it is not shown (DESIGN.md §20).
+    // The bridge's data folder inside a workspace that holds it is not shown.
     if (home?.refuses(path.join(abs, dirent.name), root)) continue;
     const isDir =
       dirent.isDirectory() ||

@@ -1,3 +1,3 @@
-/** Lifecycle hooks (DESIGN.md §19): a team's hooks files run at the loop's events, once trusted. */
+/** Lifecycle hooks: a team's hooks files run at the loop's events, once trusted. */
 export { HookService } from "./service";
 export { matchesTool, parseHooksFile } from "./config";

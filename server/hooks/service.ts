@@ -36,7 +36,7 @@ interface SessionPlace {
 }
 
 /**
- * Lifecycle hooks (DESIGN.md §19): reads the hooks files of a session's workspace and of
+ * Lifecycle hooks: reads the hooks files of a session's workspace and of
  * WORLDLINE_HOME afresh each turn (a changed file is parsed again, by its hash), runs the
  * trusted ones on the session's host, and records each run in the transcript and the audit.
  */

@@ -29,7 +29,7 @@ import { walkFiles } from "./walk";
 export interface LocalHostOptions {
   /** Path of `rg`; undefined looks it up on PATH, null forces the JavaScript search. */
   ripgrep?: string | null;
-  /** The bridge's data folder, which no tool opens (DESIGN.md §20); none for tools built alone (tests). */
+  /** The bridge's data folder, which no tool opens; none for tools built alone (tests). */
   home?: ProtectedHome;
 }
 

@@ -3,7 +3,7 @@ import * as store from "../store";
 
 /** Recognisable, so the HTTP auth sends it to the one route it may open (server/transport/http/action-token.ts). */
 export const ACTION_TOKEN_PREFIX = "wla_";
-/** DESIGN.md §17: an action token is valid 15 minutes. */
+/** An action token is valid 15 minutes: long enough to reach the phone, short for a token in a payload. */
 export const ACTION_TOKEN_TTL_MS = 15 * 60 * 1000;
 const TOKEN_BYTES = 32;
 

@@ -44,7 +44,7 @@ export function noticeOwner(who: { personId?: string; tokenName?: string | null 
 }
 
 /**
- * Reaches people away from the page (DESIGN.md §17): Web Push to each device of everyone who may
+ * Reaches people away from the page: Web Push to each device of everyone who may
  * see the session, and the optional webhook, when a request starts waiting or a turn (or a
  * routine run) ends, never to a person who has the session in a focused tab. Every event is
  * handled off the turn's path: the log's listener only starts the work, so a slow push service

@@ -1,5 +1,5 @@
 /**
- * Preview addresses (DESIGN.md §18): `p<port>-<session>.localhost:<bridge port>`. Browsers resolve
+ * Preview addresses: `p<port>-<session>.localhost:<bridge port>`. Browsers resolve
  * every `*.localhost` name to loopback, and each such name is an origin (and a site) of its own, so a
  * previewed app never shares cookies or storage with the IDE or with another preview.
  */

@@ -1,4 +1,4 @@
-/** Live previews of a session's dev servers and the ports they listen on (DESIGN.md §18). */
+/** Live previews of a session's dev servers and the ports they listen on. */
 export { Previews } from "./service";
 export { servePreviewsFirst } from "./front-door";
 export { BrowserSessions } from "./browsers";

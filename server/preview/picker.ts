@@ -1,5 +1,5 @@
 /**
- * What the proxy serves on a preview origin itself (DESIGN.md §18, "Pick element"): a frame page
+ * What the proxy serves on a preview origin itself: a frame page
  * that holds the previewed page in a same-origin frame, and the picker script that reaches into it.
  * The IDE's Preview panel frames the frame page (a different origin) and talks to it with
  * postMessage only: `{worldline: "preview", type: "pick" | "reload" | "navigate", …}` in, and

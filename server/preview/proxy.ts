@@ -26,7 +26,7 @@ export interface PreviewProxyOptions {
 }
 
 /**
- * Previews on their own origins (DESIGN.md §18): every request and upgrade whose Host is a preview
+ * Previews on their own origins: every request and upgrade whose Host is a preview
  * host is answered here, before the IDE's own checks, and never reaches the IDE's routes. Without
  * the preview cookie a page load goes to the IDE for a ticket and anything else gets 401; a session
  * or port that is not there is 404; then the request is proxied (http-proxy-3, WebSockets included)

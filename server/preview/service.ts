@@ -25,7 +25,7 @@ export interface PreviewsOptions {
 }
 
 /**
- * Live previews of a session's dev servers (DESIGN.md §18): its listening ports, the tickets and
+ * Live previews of a session's dev servers: its listening ports, the tickets and
  * cookies of preview origins, and the proxy that serves them.
  */
 export class Previews {

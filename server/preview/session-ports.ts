@@ -2,7 +2,7 @@ import { rootsMembers } from "../processes";
 import type { PreviewTarget } from "./host-name";
 import { listeningInodes, socketsOf } from "./ports";
 
-/** A port a session's process listens on, with its preview address (DESIGN.md §18). */
+/** A port a session's process listens on, with its preview address. */
 export interface SessionPort {
   port: number;
   pid: number;

@@ -26,7 +26,7 @@ export const CreateSessionBody = z
       .optional()
       .describe("A connected runner's name: `workspace` is then a folder under one of its roots, on its machine"),
     isolation: SessionIsolation.optional().describe(
-      "`worktree`: the session works in a new git worktree of the repository `workspace` is in (DESIGN.md §15); default `none`",
+      "`worktree`: the session works in a new git worktree of the repository `workspace` is in; default `none`",
     ),
     base: z
       .string()
@@ -93,9 +93,9 @@ export const SessionSummary = z.object({
   /** The session's spend limit in USD (server/budgets); null = none. */
   budget_usd: z.number().nullable().optional(),
   budget_tokens: z.number().nullable().optional(),
-  /** The session's own git worktree (DESIGN.md §15); null for a session in place. Always sent by the bridge. */
+  /** The session's own git worktree; null for a session in place. Always sent by the bridge. */
   worktree: WorktreeInfo.nullable().optional(),
-  /** The board's column (DESIGN.md §15). Always sent by the bridge. */
+  /** The board's column. Always sent by the bridge. */
   state: SessionState.optional(),
   /** Diff stat against the worktree's base, committed or not; null without a worktree. Always sent by the bridge. */
   changes: ChangeStat.nullable().optional(),

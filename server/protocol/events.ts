@@ -72,7 +72,7 @@ export const eventPayloads = {
     archived: z.boolean().optional(),
     /** A worktree session's diff stat against its base, when it changed (server/worktrees). */
     changes: ChangeStat.optional(),
-    /** A worktree's project setup (DESIGN.md §15): running, then ok or failed. */
+    /** A worktree's project setup: running, then ok or failed. */
     setup: z.enum(["running", "ok", "failed"]).optional(),
   }),
   "turn.started": z.object({ ...turnRef, number: z.number().int(), prompt: z.string() }),
@@ -199,7 +199,7 @@ export const eventPayloads = {
   "terminal.renamed": z.object({ terminalId: z.string(), title: z.string() }),
   "terminal.closed": z.object({ terminalId: z.string(), exitCode: z.number().nullable().optional() }),
   notice: z.object({ level: z.enum(["info", "warning", "error"]), text: z.string(), turnId: z.string().optional() }),
-  /** A lifecycle hook ran (server/hooks, DESIGN.md §19): one line in the transcript, and a row in the audit. */
+  /** A lifecycle hook ran (server/hooks): one line in the transcript, and a row in the audit. */
   "hook.ran": z.object({
     turnId: z.string().optional(),
     /** The tool call a PreToolUse/PostToolUse hook ran for. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The fleet's shapes (DESIGN.md §15): a session's worktree, its board state and diff stat, and
+ * The fleet's shapes: a session's worktree, its board state and diff stat, and
  * the board's live feed. `GET /sessions` and `GET /sessions/:id` carry these fields; a tab that
  * sent `board.subscribe` gets a `board.card` for every session whose card changed.
  */

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** A hooks file a session's turns read (DESIGN.md §19): `GET /api/v1/sessions/:id/hooks`. */
+/** A hooks file a session's turns read: `GET /api/v1/sessions/:id/hooks`. */
 export const HooksFileView = z.object({
   file: z.string(),
   sha256: z.string(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Previews and ports (DESIGN.md §18): the API's shapes, the socket's, and the Preview panel's postMessage. */
+/** Previews and ports: the API's shapes, the socket's, and the Preview panel's postMessage. */
 
 export const SessionPort = z.object({
   port: z.number().int().min(1).max(65_535),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Web Push and notices (DESIGN.md §17): the subscription a browser hands over, and what a push carries. */
+/** Web Push and notices: the subscription a browser hands over, and what a push carries. */
 
 /** Longest endpoint kept: push services' URLs are a few hundred characters; more is not a push service. */
 export const MAX_PUSH_ENDPOINT_LENGTH = 1024;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** Routines (DESIGN.md §16): saved prompts run on a schedule or fired over HTTP with their own token. */
+/** Routines: saved prompts run on a schedule or fired over HTTP with their own token. */
 const RoutineFields = {
   name: z.string().trim().min(1).max(200),
   prompt: z.string().min(1).max(200_000),

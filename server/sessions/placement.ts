@@ -16,7 +16,7 @@ export interface Placement {
 }
 
 /**
- * Where a session may run on this machine (DESIGN.md §20, SECURITY.md "Who reaches what"): never
+ * Where a session may run on this machine: never
  * in WORLDLINE_HOME; a member or viewer only under WORLDLINE_HUB_ROOTS (runners have their own
  * roots); an external agent's command line on this machine only for admins and the operator.
  */

@@ -1,7 +1,7 @@
 import type { ChangeStat, SessionState, WorktreeInfo } from "../protocol";
 import * as store from "../store";
 
-/** What a session's JSON and its board card add to its row (DESIGN.md §15). */
+/** What a session's JSON and its board card add to its row. */
 export interface FleetView {
   worktree: WorktreeInfo | null;
   state: SessionState;
@@ -14,7 +14,7 @@ export interface FleetView {
 const FAILED_TURNS = new Set(["error", "interrupted"]);
 
 /**
- * Worktree, state and changes of many sessions in three queries. `state` follows DESIGN.md §15:
+ * Worktree, state and changes of many sessions in three queries. `state`:
  * archived, then needs_you (a request waits on a person), running, failed (the last turn ended in
  * error or was interrupted), review (idle with changes not yet merged), idle.
  */

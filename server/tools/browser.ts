@@ -37,7 +37,7 @@ const BrowserParameters = z
 type BrowserArgs = z.infer<typeof BrowserParameters>;
 
 /**
- * The agent's browser (DESIGN.md §18): a real Chromium page per session, to look at what it built.
+ * The agent's browser: a real Chromium page per session, to look at what it built.
  * Opening a page of the session's own previews or of a loopback address needs no approval; any
  * other host asks with its URL.
  */

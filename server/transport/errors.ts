@@ -69,7 +69,7 @@ export function toWireError(error: unknown): { status: number; error: WireError;
         code: error.code,
         message: redactForOutput(error.message),
         ...(error.details ? { details: error.details } : {}),
-        // A conflict names its paths on the error itself too (DESIGN.md §15: `{error:{code, message, paths}}`).
+        // A conflict names its paths on the error itself too (`{error:{code, message, paths}}`).
         ...conflictPaths(error.details),
       },
     };

@@ -12,7 +12,7 @@ export interface WorktreeFinding {
 }
 
 /**
- * `worldline doctor`'s look at the worktrees Worldline made (DESIGN.md §15): a folder deleted
+ * `worldline doctor`'s look at the worktrees Worldline made: a folder deleted
  * behind its back, and a folder whose link to its repository broke. Repairs what has one right
  * answer, and only for folders it made: git's record of a vanished worktree is pruned (that entry
  * alone, not `git worktree prune` of the whole repository) and its session archived, so its branch

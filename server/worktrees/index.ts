@@ -1,5 +1,5 @@
 /**
- * Worktree sessions (DESIGN.md §15): each in its own `git worktree` on a branch `worldline/<slug>`,
+ * Worktree sessions: each in its own `git worktree` on a branch `worldline/<slug>`,
  * under WORLDLINE_HOME; their setup, diff stat, commit, merge, push, archive, restore and doctor.
  * See README.md.
  */

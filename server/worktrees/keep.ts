@@ -8,7 +8,7 @@ import { describeLoss, wouldLose } from "./lost";
 import type { WorktreeCore, WorktreeRow } from "./service";
 
 /**
- * Never losing a worktree (DESIGN.md §15): archiving refuses while the worktree holds work found
+ * Never losing a worktree: archiving refuses while the worktree holds work found
  * nowhere else (`worktree:unmerged`, with exactly what), unless forced; then takes a snapshot of
  * its files (server/checkpoints' shadow repository, untracked files included) and removes the
  * folder, keeping the branch. Restore puts the folder back on the branch and the snapshot over it.

@@ -6,7 +6,7 @@ import { dirtyPaths } from "./repo";
 const LOST_COMMITS_SHOWN = 50;
 
 /**
- * What removing a worktree would lose (DESIGN.md §15): its branch's commits reachable from neither
+ * What removing a worktree would lose: its branch's commits reachable from neither
  * the base, a remote-tracking branch, nor the tips Worldline merged or pushed; and its uncommitted
  * paths, untracked files included. The branch itself is always kept, so "lose" means: only the
  * branch would still hold them, unmerged and unpushed.

@@ -17,7 +17,7 @@ export interface MergeInput {
 
 /**
  * Merges the worktree's branch into its base without touching any checkout until the result is
- * known (DESIGN.md §15): `git merge-tree --write-tree` makes the merged tree in the object store
+ * known: `git merge-tree --write-tree` makes the merged tree in the object store
  * (a conflict: 409 `merge:conflict` with its paths, and nothing else changed), `commit-tree` makes
  * the commit, and `update-ref <base> <new> <old>` moves the base only if nobody moved it meanwhile
  * (`merge:base_moved`; of two merges at once, one wins). A checkout that has the base checked out

@@ -2,7 +2,7 @@ import { WorldlineError } from "../errors";
 import { git, gitFailure, runGit } from "./git";
 
 /**
- * Pushes the branch (DESIGN.md §15). `remote` is a configured remote's name or a URL/path; absent,
+ * Pushes the branch. `remote` is a configured remote's name or a URL/path; absent,
  * the branch's own remote, else `origin`, else the only remote. A named remote gets the branch as
  * upstream (and so a remote-tracking ref, which is what "pushed" means to archive).
  */

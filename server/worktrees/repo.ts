@@ -10,7 +10,7 @@ export interface RepoBase {
 }
 
 /**
- * The repository `workspace` is in and the base a worktree of it starts from (DESIGN.md §15):
+ * The repository `workspace` is in and the base a worktree of it starts from:
  * `worktree:not_a_repo` outside a repository or before its first commit, `worktree:bad_ref` for a
  * base that names no commit. Reads only.
  */

@@ -38,7 +38,7 @@ const CHANGES_DEBOUNCE_MS = 300;
 export type WorktreeRow = store.WorktreeRow;
 
 /**
- * Worktree sessions (DESIGN.md §15): creation with `git worktree add`, the project's setup in a
+ * Worktree sessions: creation with `git worktree add`, the project's setup in a
  * terminal, and the cached diff stat the session list and the board read. Shipping (commit,
  * merge, push) and keeping (archive, restore) are in ship.ts and keep.ts, on top of this.
  */

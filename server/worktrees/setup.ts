@@ -7,7 +7,7 @@ import { WorldlineError } from "../errors";
 const ProjectConfig = z.object({ setup: z.string().min(1).max(10_000).optional() }).passthrough();
 
 /**
- * The project's setup command for a new worktree (DESIGN.md §15): `.worldline/setup` when it is
+ * The project's setup command for a new worktree: `.worldline/setup` when it is
  * executable, else `"setup"` in `.worldline/worldline.json`; null when the project has neither.
  * A `worldline.json` that is not valid JSON is an error the session shows, not a silent skip.
  */

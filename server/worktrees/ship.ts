@@ -12,7 +12,7 @@ import type { WorktreeCore } from "./service";
 const MESSAGE_TIMEOUT_MS = 45_000;
 
 /**
- * Shipping a worktree's work (DESIGN.md §15): commit on its branch, merge into its base, push, and
+ * Shipping a worktree's work: commit on its branch, merge into its base, push, and
  * "Ask the agent to resolve" a conflict. One operation at a time per session in this process; across
  * bridges a merge is still one-wins (merge.ts moves the base with compare-and-swap).
  */

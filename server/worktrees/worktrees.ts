@@ -4,7 +4,7 @@ import { Keeping } from "./keep";
 import { WorktreeCore, type WorktreeDeps } from "./service";
 import { Shipping } from "./ship";
 
-/** Everything transport and the runtime ask of worktree sessions, in one object (DESIGN.md §15). */
+/** Everything transport and the runtime ask of worktree sessions, in one object. */
 export class Worktrees {
   private readonly core: WorktreeCore;
   private readonly shipping: Shipping;

@@ -7,7 +7,7 @@ import { BoardPage } from "./pages/board-page";
 import { bridgeApi, e2e, expect, freshWorkspace, login, scriptLlm, test } from "./fixtures";
 
 /**
- * A fleet from the board (DESIGN.md §15), in real git: three agents on one prompt, each in its own
+ * A fleet from the board, in real git: three agents on one prompt, each in its own
  * worktree; an approval decided on a card; cards moving from running to review; a commit merged
  * (squash) into the base; a branch pushed to a bare remote; a conflict the agent is asked to
  * resolve; a worktree archived with uncommitted and untracked files and restored byte for byte.

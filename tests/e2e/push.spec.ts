@@ -5,7 +5,7 @@ import { SessionPage } from "./pages/session-page";
 import { bridgeApi, e2e, expect, login, newSession, scriptLlm, test } from "./fixtures";
 
 /**
- * Web Push on a phone-sized page (DESIGN.md §17): the bridge pushes a waiting approval to a push
+ * Web Push on a phone-sized page: the bridge pushes a waiting approval to a push
  * service on loopback (which decrypts it); the test hands that payload to the app's service worker
  * with the DevTools protocol, the notification shows its actions, a tap on one is dispatched as the
  * worker's `notificationclick` (decided by the worker's fetch with the action token, no cookie),

@@ -32,7 +32,7 @@ export async function startTestBridge(
     WORLDLINE_HOME: home,
     DATABASE_URL: testDatabaseUrl(home),
     WORLDLINE_TOKEN: TEST_TOKEN,
-    // Members of a hub open sessions on this machine only under its roots (DESIGN.md §20): the test workspace is one.
+    // Members of a hub open sessions on this machine only under its roots: the test workspace is one.
     WORLDLINE_HUB_ROOTS: workspace,
     ...(options.llmUrl
       ? { OPENAI_BASE_URL: options.llmUrl, OPENAI_API_KEY: "test-key", WORLDLINE_MODEL: "fake-model" }

@@ -9,7 +9,7 @@ import { readJson, sendJson } from "./io";
 const APPROVAL_ROUTE = /^\/api\/v1\/approvals\/([^/]+)$/;
 
 /**
- * A notification's action token (DESIGN.md §17) opens one route for one approval:
+ * A notification's action token opens one route for one approval:
  * `POST /api/v1/approvals/:id`, without a cookie. It is used up by the decision's first step, so a
  * replay, another approval's token or an expired one is a 401 and decides nothing. False when the
  * request carries no action token (the other credentials are checked as usual).

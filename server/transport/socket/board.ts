@@ -6,7 +6,7 @@ import { personOfSocket } from "../people";
 import { WorldlineError } from "../../errors";
 
 /**
- * The board's feed (DESIGN.md §15): after `board.subscribe` the tab gets a `board.card` for every
+ * The board's feed: after `board.subscribe` the tab gets a `board.card` for every
  * session it may see, then one whenever a card changes, and `board.removed` when a session goes.
  * A named person sees the sessions their level allows, as in the session list.
  */

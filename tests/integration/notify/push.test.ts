@@ -14,7 +14,7 @@ import { connectedSocket, emitCommand, TEST_TOKEN, uniqueId, waitFor } from "../
 import { PushService, startWebhook, type Device } from "./push-service";
 
 /**
- * Web Push end to end on one bridge (DESIGN.md §17): a real bridge, the real shell tool and the
+ * Web Push end to end on one bridge: a real bridge, the real shell tool and the
  * fake model; a push service on loopback that decrypts what it gets with the keys the test made.
  */
 let fake: FakeLlm;

@@ -6,7 +6,7 @@ import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { readSse, startTestBridge, waitFor, type TestBridge } from "../helpers";
 
 /*
- * Budgets (DESIGN.md §16): a step past a session's budget waits on a `budget` request that only a
+ * Budgets: a step past a session's budget waits on a `budget` request that only a
  * person decides; allow raises the budget by its size once and the same turn goes on, reject ends
  * it with stop_reason "budget". And turns that end on inactivity, never on a wall clock.
  */

@@ -7,7 +7,7 @@ import { queryTestDb } from "../../db";
 import { startTestBridge, waitFor, type TestBridge } from "../helpers";
 
 /*
- * Routines (DESIGN.md §16) on a real bridge and the fake model: the fire route and its token,
+ * Routines on a real bridge and the fake model: the fire route and its token,
  * schedules, one run at a time with one queued, a folder that is gone, and two bridges sharing
  * one store that each schedule the same routine (exactly one fires each slot).
  */

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestBridge, type TestBridge } from "../helpers";
 
 /**
- * What a member, an admin and the hub's operator reach on the hub's own machine (DESIGN.md §20,
+ * What a member, an admin and the hub's operator reach on the hub's own machine (
  * SECURITY.md "Who reaches what"): where sessions may run, WORLDLINE_HOME through the editor's
  * routes, and the editor's save through a hard link.
  */

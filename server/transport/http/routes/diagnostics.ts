@@ -6,7 +6,7 @@ import type { Route } from "../router";
 
 const tags = ["diagnostics"];
 
-/** Language-server diagnostics (DESIGN.md §19): the servers' states for Settings, and a file's errors for the editor. */
+/** Language-server diagnostics: the servers' states for Settings, and a file's errors for the editor. */
 export const diagnosticRoutes: Route[] = [
   {
     method: "GET",

@@ -12,7 +12,7 @@ function hooksOf(services: BridgeServices): NonNullable<BridgeServices["hooks"]>
   return services.hooks;
 }
 
-/** Lifecycle hooks (DESIGN.md §19): which files a session's turns read, and trusting one content of one. */
+/** Lifecycle hooks: which files a session's turns read, and trusting one content of one. */
 export const hookRoutes: Route[] = [
   {
     method: "GET",

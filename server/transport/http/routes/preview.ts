@@ -4,7 +4,7 @@ import type { BridgeServices } from "../../services";
 import { readJson } from "../io";
 import type { Route } from "../router";
 
-/** Ports and previews of a session (DESIGN.md §18; server/preview). */
+/** Ports and previews of a session (server/preview). */
 export const previewRoutes: Route[] = [
   {
     method: "GET",

@@ -5,7 +5,7 @@ import { readJson } from "../io";
 import { personOfRequest } from "../../people";
 import type { Route, RouteContext } from "../router";
 
-/** Web Push devices (DESIGN.md §17), each stored with the person or the token that made it. */
+/** Web Push devices, each stored with the person or the token that made it. */
 export const pushRoutes: Route[] = [
   {
     method: "GET",

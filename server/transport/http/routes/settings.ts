@@ -108,7 +108,7 @@ export const sessionListRoutes: Route[] = [
     method: "DELETE",
     path: "/api/v1/sessions/:id",
     handler: async ({ services, params, query }) => {
-      // A worktree that holds unmerged work refuses, as archive does (DESIGN.md §15), unless `?force=1`.
+      // A worktree that holds unmerged work refuses, as archive does, unless `?force=1`.
       const { force } = ForceQuery.parse({ force: query.get("force") ?? undefined });
       await services.worktrees?.beforeDelete(params.id, force === "1" || force === "true");
       // On whichever bridge runs the turn; prompts queued behind it end too, never reaching the model.

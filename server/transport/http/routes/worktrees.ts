@@ -4,7 +4,7 @@ import type { BridgeServices } from "../../services";
 import { readJson } from "../io";
 import type { Route } from "../router";
 
-/** Shipping and keeping a worktree session's work (DESIGN.md §15; server/worktrees). */
+/** Shipping and keeping a worktree session's work (server/worktrees). */
 export const worktreeRoutes: Route[] = [
   {
     method: "POST",
