@@ -1,8 +1,8 @@
 import fs from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { e2e, expect, login, newSession, scriptLlm, test } from "./fixtures";
+import { freePort } from "../support/ports";
 
 const DEV_SERVER = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -11,14 +11,6 @@ const DEV_SERVER = path.join(
   "preview",
   "dev-server.mjs",
 );
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 test("the agent's dev server shows in the Preview panel, reloads over WebSocket, picks an element and is screenshotted by the agent", async ({
   page,

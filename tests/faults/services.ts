@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { waitFor } from "../support/wait";
+import { freePort } from "../support/ports";
 
 /**
  * Private services for the fault suite: a PostgreSQL cluster and a Redis of this run's own, on free
@@ -17,17 +18,6 @@ const run = promisify(execFile);
 const PG_BIN =
   process.env.PG_BIN ??
   `/usr/lib/postgresql/${readdirSync("/usr/lib/postgresql").sort((a, b) => Number(b) - Number(a))[0]}/bin`;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface PrivatePostgres {
   url(database?: string): string;

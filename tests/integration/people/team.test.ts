@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_POSTGRES } from "../../db";
 import { databaseUrl, onAdmin } from "./team-db";
 import { startOidcProvider, type TestOidcProvider } from "../../support/oidc-provider";
 import { startTestBridge, type TestBridge } from "../helpers";
 import { signInThroughProvider } from "./oidc-flow";
+import { freePort } from "../../support/ports";
 
 /**
  * A hub in team mode: two bridges on one PostgreSQL database and one Redis, behind one public
@@ -18,14 +18,6 @@ let provider: TestOidcProvider;
 let database: string;
 let a: TestBridge;
 let b: TestBridge;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 // Team mode is PostgreSQL + Redis: it runs in the PostgreSQL pass (package.json, test:integration:postgres).
 describe.skipIf(!TEST_POSTGRES)("named people on a team of bridges", () => {

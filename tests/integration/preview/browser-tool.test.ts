@@ -6,7 +6,8 @@ import { startApprovalBridge, type ApprovalBridge } from "../approvals/support";
 import { emitCommand, uniqueId, waitFor } from "../helpers";
 import { createBrowserTool } from "../../../server/tools/browser";
 import { MAX_IMAGE_SIDE } from "../../../server/preview/browsers";
-import { DEV_SERVER, freePort } from "./support";
+import { freePort } from "../../support/ports";
+import { DEV_SERVER } from "./support";
 
 let fake: FakeLlm;
 let bridge: ApprovalBridge;

@@ -6,7 +6,8 @@ import { startTestBridge, type TestBridge } from "../helpers";
 import { builtinTools, sharedTaskRegistry } from "../../../server/tools";
 import { SessionPorts, type SessionPort } from "../../../server/protocol";
 import { waitFor } from "../../support/wait";
-import { DEV_SERVER, freePort, hostRequest, upgradeStatus } from "./support";
+import { freePort } from "../../support/ports";
+import { DEV_SERVER, hostRequest, upgradeStatus } from "./support";
 
 let bridge: TestBridge;
 let sessionId: string;

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
-import { createServer, type AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -12,15 +11,6 @@ export const DEV_SERVER = path.join(
   "preview",
   "dev-server.mjs",
 );
-
-/** A port nobody listens on right now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export interface RawResponse {
   status: number;

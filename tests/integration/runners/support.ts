@@ -129,12 +129,3 @@ export async function startCuttableProxy(target: number, port = 0): Promise<Cutt
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/** A port free on loopback a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

@@ -10,6 +10,7 @@ import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { emitCommand, readSse, uniqueId, waitFor } from "../helpers";
 import { PtyViewer } from "../pty/pty-client";
 import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "../reliability/child-bridge";
+import { freePort } from "../../support/ports";
 import { startCuttableProxy, startRunner, tempDir, type CuttableProxy, type RunnerProcess } from "./support";
 
 /** Short, so the kill -9 test sees the grace end without waiting the real 30 s. */
@@ -76,11 +77,14 @@ describe.skipIf(!TEST_POSTGRES)("runners in team mode (PostgreSQL + Redis; set W
   beforeAll(async () => {
     fake = await startFakeLlm();
     database = `wlt_runners_${randomUUID().replaceAll("-", "")}`;
+    // The south runner dials B, later A, through a proxy whose Host both allow (/runner.io/ checks it).
+    const proxyPort = await freePort();
     const env = {
       DATABASE_URL: databaseUrl(database),
       REDIS_URL,
       WORLDLINE_REDIS_PREFIX: `wlt-${randomUUID()}`,
       WORLDLINE_RUNNER_GRACE_MS: String(GRACE_MS),
+      WORLDLINE_ALLOWED_HOSTS: `127.0.0.1:${proxyPort}`,
     };
     // One at a time: the first creates and migrates the database.
     for (const name of ["A", "B"]) {
@@ -89,7 +93,7 @@ describe.skipIf(!TEST_POSTGRES)("runners in team mode (PostgreSQL + Redis; set W
       if (name === "A") A = bridge;
       else B = bridge;
     }
-    proxy = await startCuttableProxy(Number(new URL(B.url).port));
+    proxy = await startCuttableProxy(Number(new URL(B.url).port), proxyPort);
     northRoot = await tempDir("wl-runners-team-north-root-");
     southRoot = await tempDir("wl-runners-team-south-root-");
     northHome = await tempDir("wl-runners-team-north-home-");

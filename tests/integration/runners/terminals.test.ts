@@ -3,7 +3,8 @@ import type { TerminalInfo } from "../../../server/protocol";
 import { emitCommand, startTestBridge, uniqueId, waitFor, type TestBridge } from "../helpers";
 import { hold } from "../../support/wait";
 import { PtyViewer } from "../pty/pty-client";
-import { freePort, startCuttableProxy, startRunner, tempDir, type CuttableProxy, type RunnerProcess } from "./support";
+import { freePort } from "../../support/ports";
+import { startCuttableProxy, startRunner, tempDir, type CuttableProxy, type RunnerProcess } from "./support";
 
 describe("terminals on a runner", () => {
   let hub: TestBridge;
