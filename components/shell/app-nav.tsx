@@ -1,20 +1,26 @@
 "use client";
 
 import Link from "next/link";
+import { useEffect, useState } from "react";
 import { usePathname } from "next/navigation";
 import { PendingBadge } from "@/components/approvals/pending-badge";
 import { TabBadge } from "@/components/attention/tab-badge";
 import { showShortcuts } from "./shortcuts";
 import { PersonMenu } from "@/components/people/person-menu";
 
+/** `more`: on a phone these sit behind "More", so the bar fits 390 px with 44 px targets. */
 const LINKS = [
-  { href: "/board", label: "Board" },
-  { href: "/", label: "Sessions" },
-  { href: "/approvals", label: "Approvals" },
-  { href: "/routines", label: "Routines" },
-  { href: "/memory", label: "Memory" },
-  { href: "/settings", label: "Settings" },
+  { href: "/board", label: "Board", more: false },
+  { href: "/", label: "Sessions", more: false },
+  { href: "/approvals", label: "Approvals", more: false },
+  { href: "/routines", label: "Routines", more: true },
+  { href: "/memory", label: "Memory", more: true },
+  { href: "/settings", label: "Settings", more: true },
 ];
+
+function isActive(href: string, pathname: string): boolean {
+  return href === "/" ? pathname === "/" : pathname.startsWith(href);
+}
 
 export function AppNav() {
   const pathname = usePathname();
@@ -30,20 +36,21 @@ export function AppNav() {
         Worldline
       </Link>
       {LINKS.map((link) => {
-        const active = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
+        const active = isActive(link.href, pathname);
         return (
           <Link
             key={link.href}
             href={link.href}
             data-testid={`nav-${link.label.toLowerCase()}`}
             aria-current={active ? "page" : undefined}
-            className={`flex items-center rounded px-2 py-1 max-md:min-h-[44px] max-md:px-1.5 ${active ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
+            className={`flex items-center rounded px-2 py-1 max-md:min-h-[44px] max-md:px-1.5 ${link.more ? "max-md:hidden" : ""} ${active ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
           >
             {link.label}
             {link.href === "/approvals" ? <PendingBadge /> : null}
           </Link>
         );
       })}
+      <MoreLinks pathname={pathname} />
       <button
         type="button"
         className="ml-auto rounded px-2 py-1 text-muted hover:bg-raised hover:text-fg max-md:min-h-[44px] max-md:min-w-[44px]"
@@ -57,5 +64,46 @@ export function AppNav() {
       </button>
       <PersonMenu />
     </nav>
+  );
+}
+
+/** A phone's "More": the links the bar has no room for, in a disclosure that closes on navigation. */
+function MoreLinks({ pathname }: { pathname: string }) {
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [pathname]);
+  const current = LINKS.some((link) => link.more && isActive(link.href, pathname));
+  return (
+    <div className="relative md:hidden">
+      <button
+        type="button"
+        aria-expanded={open}
+        aria-controls="nav-more-links"
+        onClick={() => setOpen((was) => !was)}
+        onKeyDown={(event) => event.key === "Escape" && setOpen(false)}
+        data-testid="nav-more"
+        className={`flex min-h-[44px] min-w-[44px] items-center justify-center rounded px-1.5 ${current ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
+      >
+        More
+      </button>
+      {open ? (
+        <ul
+          id="nav-more-links"
+          className="absolute left-0 top-full z-50 min-w-[10rem] rounded border border-border bg-panel py-1 shadow-lg"
+        >
+          {LINKS.filter((link) => link.more).map((link) => (
+            <li key={link.href}>
+              <Link
+                href={link.href}
+                data-testid={`nav-more-${link.label.toLowerCase()}`}
+                aria-current={isActive(link.href, pathname) ? "page" : undefined}
+                className="flex min-h-[44px] items-center px-3 text-fg hover:bg-raised"
+              >
+                {link.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </div>
   );
 }

@@ -61,5 +61,19 @@ test("the phone header fits 390 px: no overlap, nothing cut, 44 px targets, and 
     clip: { x: 0, y: 0, width: PHONE.width, height: 150 },
     maxDiffPixelRatio: 0.01,
   });
+
+  // What the bar has no room for is one tap away, behind "More", and Escape closes it.
+  await expect(page.getByTestId("nav-settings")).toBeHidden();
+  const more = page.getByTestId("nav-more");
+  await more.click();
+  await expect(more).toHaveAttribute("aria-expanded", "true");
+  for (const name of ["routines", "memory", "settings"])
+    expect((await page.getByTestId(`nav-more-${name}`).boundingBox())!.height).toBeGreaterThanOrEqual(MIN_TARGET_PX);
+  await more.press("Escape");
+  await expect(page.getByTestId("nav-more-settings")).toHaveCount(0);
+  await more.click();
+  await page.getByTestId("nav-more-settings").click();
+  await expect(page).toHaveURL(/\/settings$/);
+  await expect(more).toHaveAttribute("aria-expanded", "false");
   await context.close();
 });
