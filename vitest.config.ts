@@ -61,7 +61,7 @@ export default defineConfig({
       },
       {
         test: {
-          // `npm run test:faults`: private PostgreSQL/Redis clusters, stopped and started on purpose (issue 29).
+          // `npm run test:faults`: private PostgreSQL/Redis clusters, stopped and started on purpose.
           name: "faults",
           include: ["tests/faults/**/*.test.ts"],
           environment: "node",

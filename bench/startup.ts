@@ -1,5 +1,5 @@
 /**
- * Start-up benchmark (issues 13, 20): time from spawning `node bin/worldline.mjs serve` (what
+ * Start-up benchmark: time from spawning `node bin/worldline.mjs serve` (what
  * `npm start` runs) to its `Worldline ready:` line, with the production UI and the bundled
  * bridge already built —
  * the first start builds what is missing and is reported apart. Also the API-only bridge
