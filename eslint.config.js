@@ -19,6 +19,19 @@ const prismaImports = [
   "@prisma/adapter-pg",
 ];
 
+/** The UI reaches the bridge only through the protocol module (and the transport client). */
+const uiServerImports = {
+  group: [
+    "@/server/*",
+    "!@/server/protocol",
+    "../server/*",
+    "../../server/*",
+    "../../../server/*",
+    "!**/server/protocol",
+  ],
+  message: "The UI may import only server/protocol from the bridge.",
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -82,20 +95,21 @@ export default tseslint.config(
     rules: {
       "react-hooks/rules-of-hooks": "error",
       "react-hooks/exhaustive-deps": "warn",
+      "no-restricted-imports": ["error", { patterns: [uiServerImports] }],
+    },
+  },
+  {
+    // The pieces every feature folder uses sit below them all: no import back up into a feature.
+    files: ["components/shared/**"],
+    rules: {
       "no-restricted-imports": [
         "error",
         {
           patterns: [
+            uiServerImports,
             {
-              group: [
-                "@/server/*",
-                "!@/server/protocol",
-                "../server/*",
-                "../../server/*",
-                "../../../server/*",
-                "!**/server/protocol",
-              ],
-              message: "The UI may import only server/protocol from the bridge.",
+              regex: "^(@/components/(?!transport(/|$))|\\.\\./(?!\\.\\./server/protocol$))",
+              message: "components/shared imports only the transport client and other shared pieces.",
             },
           ],
         },

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import type { ApprovalDecisionKind, ApprovalView, PendingApproval } from "@/server/protocol";
 import { BridgeError, command } from "@/components/transport/client";
-import { canDrive, DECIDED_BY_OTHERS, useAccess } from "@/components/session/use-access";
+import { canDrive, DECIDED_BY_OTHERS, useAccess } from "@/components/shared/use-access";
 import { RiskBadge } from "./risk-badge";
 
 /** What the card shows; built from an ApprovalView (queue) or a PendingApproval (transcript). */

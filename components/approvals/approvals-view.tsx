@@ -3,10 +3,10 @@
 import { useState } from "react";
 import { AttentionMenu } from "@/components/attention/attention-menu";
 import { useApprovalsAttention } from "@/components/attention/use-approvals-attention";
-import { usePendingApprovals } from "./approvals-store";
+import { usePendingApprovals } from "@/components/shared/approvals-store";
 import { HistoryPanel } from "./history-panel";
-import { shortcutsOf } from "@/components/shell/shortcuts";
-import { useDrivenSessions } from "@/components/session/use-access";
+import { shortcutsOf } from "@/components/shared/shortcuts";
+import { useDrivenSessions } from "@/components/shared/use-access";
 import { PendingQueue } from "./pending-queue";
 import { RulesPanel } from "./rules-panel";
 

@@ -5,7 +5,7 @@ import { useEffect, useState } from "react";
 import { ApprovalView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { RiskBadge } from "./risk-badge";
-import { useDecidedVersion } from "./approvals-store";
+import { useDecidedVersion } from "@/components/shared/approvals-store";
 
 const STATUS_STYLE: Record<string, string> = {
   approved: "text-ok",

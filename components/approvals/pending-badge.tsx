@@ -1,6 +1,6 @@
 "use client";
 
-import { usePendingApprovals } from "./approvals-store";
+import { usePendingApprovals } from "@/components/shared/approvals-store";
 
 /** The pending count next to "Approvals" in the nav (the tab title and favicon: components/attention/tab-badge). */
 export function PendingBadge() {

@@ -4,8 +4,8 @@ import { useAttentionPrefs, type AttentionPrefs } from "./prefs";
 import { PermissionNote } from "./attention-settings";
 import { usePermission } from "./use-permission";
 import { PushDevices } from "./push-devices";
-import { usePopover } from "@/components/shell/use-popover";
-import { BellIcon } from "@/components/shell/icons";
+import { usePopover } from "@/components/shared/use-popover";
+import { BellIcon } from "@/components/shared/icons";
 
 type Choice = "default" | "on" | "off";
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useSyncExternalStore } from "react";
-import { usePendingApprovals } from "@/components/approvals/approvals-store";
+import { usePendingApprovals } from "@/components/shared/approvals-store";
 import { isAway } from "./notify";
 
 /**

@@ -1,8 +1,8 @@
 "use client";
 
 import { useEffect } from "react";
-import { onNewRequest } from "@/components/approvals/approvals-store";
-import { accessOf, canDrive } from "@/components/session/use-access";
+import { onNewRequest } from "@/components/shared/approvals-store";
+import { accessOf, canDrive } from "@/components/shared/use-access";
 import { playChime } from "./chime";
 import { approvalSubject } from "./describe";
 import { effectivePrefs } from "./prefs";

@@ -1,9 +1,9 @@
 "use client";
 
 import { useEffect, useRef } from "react";
-import { checkedEvents } from "@/components/session/checked-events";
+import { checkedEvents } from "@/components/shared/checked-events";
 import { onMessage } from "@/components/transport/client";
-import { canDrive, DECIDED_BY_OTHERS, useAccess } from "@/components/session/use-access";
+import { canDrive, DECIDED_BY_OTHERS, useAccess } from "@/components/shared/use-access";
 import { playChime } from "./chime";
 import { approvalSubject, turnEnding } from "./describe";
 import { effectivePrefs } from "./prefs";

@@ -2,7 +2,7 @@
 
 import { useMemo, useState } from "react";
 import type { BoardCard as Card, SessionState } from "@/server/protocol";
-import { usePendingApprovals } from "@/components/approvals/approvals-store";
+import { usePendingApprovals } from "@/components/shared/approvals-store";
 import { ArchiveDialog } from "./archive-dialog";
 import { BoardCard, type CardDialog } from "./board-card";
 import { PRIMARY } from "./buttons";

@@ -1,6 +1,6 @@
 "use client";
 
-import { Modal } from "@/components/shell/modal";
+import { Modal } from "@/components/shared/modal";
 import { PRIMARY } from "./buttons";
 import { MAX_AGENTS, useNewAgent } from "./use-new-agent";
 

@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import type { BoardCard } from "@/server/protocol";
-import { Modal } from "@/components/shell/modal";
+import { Modal } from "@/components/shared/modal";
 import { PRIMARY } from "./buttons";
 import {
   commitSession,

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { RecentWorkspaces, RunnerList, SettingsView, type RunnerView, type SessionIsolation } from "@/server/protocol";
 import { api, BridgeError, command } from "@/components/transport/client";
-import { useIsRepo } from "@/components/shell/use-is-repo";
+import { useIsRepo } from "@/components/shared/use-is-repo";
 import { createSession } from "./fleet-api";
 
 /** How many agents one "New agent" may start on the same prompt, each in its own worktree. */

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { DirectoryListing, RunnerList, SessionSummary, type RunnerView } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
-import { useIsRepo } from "@/components/shell/use-is-repo";
+import { useIsRepo } from "@/components/shared/use-is-repo";
 
 export function NewSessionForm({ recent }: { recent: string[] }) {
   const router = useRouter();

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { PreviewCapture, PreviewFrameMessage, type SessionPort } from "@/server/protocol";
 import { api } from "@/components/transport/client";
-import { insertIntoPrompt } from "@/components/session/prompt-inserts";
+import { insertIntoPrompt } from "@/components/shared/prompt-inserts";
 import { usePorts } from "./use-ports";
 
 /** The widths a page is looked at in: a phone's, a tablet's, and all the room there is. */

@@ -2,7 +2,7 @@
 
 import { useMemo, useState } from "react";
 import type { ReviewFile, TranscriptState } from "@/server/protocol";
-import { owns, useAccess } from "@/components/session/use-access";
+import { owns, useAccess } from "@/components/shared/use-access";
 import { HunkList } from "./hunk-list";
 import { MergeDiff, type DiffLayout } from "./merge-diff";
 import { useChanges } from "./use-changes";

@@ -2,9 +2,9 @@
 
 import { useState } from "react";
 import { SessionSummary, type TranscriptItem } from "@/server/protocol";
-import { Markdown } from "@/components/session/markdown";
+import { Markdown } from "@/components/shared/markdown";
 import { api, command } from "@/components/transport/client";
-import { canDrive, owns, useAccess } from "@/components/session/use-access";
+import { canDrive, owns, useAccess } from "@/components/shared/use-access";
 
 type ToolItem = Extract<TranscriptItem, { kind: "tool" }>;
 

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import type { CheckpointFile, CheckpointView, TranscriptItem, TranscriptState } from "@/server/protocol";
-import { canDrive, useAccess } from "@/components/session/use-access";
+import { canDrive, useAccess } from "@/components/shared/use-access";
 import {
   checkpointDiff,
   describeRewind,

@@ -2,7 +2,7 @@
 
 import { useEffect } from "react";
 import type { PresenceState } from "@/server/protocol";
-import { EyeIcon } from "@/components/shell/icons";
+import { EyeIcon } from "@/components/shared/icons";
 
 interface PresenceBarProps {
   presence: PresenceState | null;

@@ -10,7 +10,7 @@ import { AttachmentStrip, CompletionMenu, InputNotice, ThinkingToggle } from "./
 import { runSlashCommand } from "./slash-commands";
 import { PlanModeToggle, setPlanMode } from "@/components/review/plan-mode";
 import { useAttachments } from "./use-attachments";
-import { usePromptInserts } from "./prompt-inserts";
+import { usePromptInserts } from "@/components/shared/prompt-inserts";
 import { useCompletionMenu } from "./use-completion-menu";
 import { usePromptHistory } from "./use-prompt-history";
 

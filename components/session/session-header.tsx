@@ -2,7 +2,7 @@
 
 import type { IdeLayout, PresenceState } from "@/server/protocol";
 import { AttentionMenu } from "@/components/attention/attention-menu";
-import { MoonIcon, SunIcon } from "@/components/shell/icons";
+import { MoonIcon, SunIcon } from "@/components/shared/icons";
 import { McpStatus } from "./mcp-status";
 import { PresenceBar } from "./presence-bar";
 import { SessionTitle } from "./session-title";

@@ -18,7 +18,7 @@ import { HooksTrust } from "./hooks-trust";
 import { OpenFileContext } from "./open-file-context";
 import { PromptInput } from "./prompt-input";
 import { PaneBar, SessionHeader, type Pane, type SessionHeaderProps } from "./session-header";
-import { canDrive, useAccess } from "./use-access";
+import { canDrive, useAccess } from "@/components/shared/use-access";
 import { Splitter } from "./splitter";
 import { StatusBar } from "./status-bar";
 import { Transcript } from "./transcript";

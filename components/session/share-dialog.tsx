@@ -4,8 +4,8 @@ import { z } from "zod";
 import { useCallback, useEffect, useState } from "react";
 import { CreatedShareLink, ShareLinkView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
-import { usePopover } from "@/components/shell/use-popover";
-import { useAccess } from "./use-access";
+import { usePopover } from "@/components/shared/use-popover";
+import { useAccess } from "@/components/shared/use-access";
 import { SessionPeople } from "@/components/people/session-people";
 
 const EXPIRIES = [

@@ -1,4 +1,4 @@
-import { showShortcuts } from "@/components/shell/shortcuts";
+import { showShortcuts } from "@/components/shared/shortcuts";
 import { z } from "zod";
 import { CheckpointView, ForkResult, RewindResult, SessionSummary, SettingsView } from "@/server/protocol";
 import { api, BridgeError, command } from "@/components/transport/client";

@@ -4,7 +4,7 @@ import { useState, type ReactNode } from "react";
 import type { PendingApproval, TranscriptItem } from "@/server/protocol";
 import { diffOf, UnifiedDiff } from "@/components/editor/unified-diff";
 import { ApprovalCard, fromPending } from "@/components/approvals/approval-card";
-import { OpenOutIcon } from "@/components/shell/icons";
+import { OpenOutIcon } from "@/components/shared/icons";
 import { toolCardName } from "./tool-name";
 import { ToolDiagnostics } from "./tool-diagnostics";
 

@@ -9,9 +9,9 @@ import {
   type UserImageRef,
 } from "@/server/protocol";
 import { command } from "@/components/transport/client";
-import { ImageIcon } from "@/components/shell/icons";
+import { ImageIcon } from "@/components/shared/icons";
 import { RESUME_PROMPT } from "./resume";
-import { canDrive, useAccess } from "./use-access";
+import { canDrive, useAccess } from "@/components/shared/use-access";
 
 /** Thumbnails of the images a user message carried (the log keeps previews, not the images). */
 export function UserImages({ images }: { images: UserImageRef[] }) {

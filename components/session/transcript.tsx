@@ -4,7 +4,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { useEffect, useMemo, useRef } from "react";
 import type { TranscriptItem, TranscriptState } from "@/server/protocol";
 import { InterruptedTurn, TurnFooter, UserImages } from "./transcript-extras";
-import { Markdown } from "./markdown";
+import { Markdown } from "@/components/shared/markdown";
 import { HookRow } from "./hook-row";
 import { ToolCard } from "./tool-card";
 import { PlanCard } from "@/components/review/plan-mode";

@@ -2,7 +2,7 @@
 
 import { useEffect, type Dispatch, type SetStateAction } from "react";
 import type { IdeLayout } from "@/server/protocol";
-import { focusWhenReady } from "@/components/shell/focus";
+import { focusWhenReady } from "@/components/shared/focus";
 import { isTerminalToggle } from "@/components/terminal/terminal-keys";
 import type { Pane } from "./session-header";
 

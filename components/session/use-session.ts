@@ -9,7 +9,7 @@ import {
   type TranscriptState,
 } from "@/server/protocol";
 import { command, getSocket, onMessage, send } from "@/components/transport/client";
-import { checkedEvents } from "./checked-events";
+import { checkedEvents } from "@/components/shared/checked-events";
 
 export type ConnectionState = "connecting" | "live" | "offline";
 

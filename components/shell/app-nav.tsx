@@ -1,11 +1,12 @@
 "use client";
 
 import Link from "next/link";
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { usePathname } from "next/navigation";
 import { PendingBadge } from "@/components/approvals/pending-badge";
 import { TabBadge } from "@/components/attention/tab-badge";
-import { showShortcuts } from "./shortcuts";
+import { showShortcuts } from "@/components/shared/shortcuts";
+import { onMenuKeyDown, usePopover } from "@/components/shared/use-popover";
 import { PersonMenu } from "@/components/people/person-menu";
 
 /** `more`: on a phone these sit behind "More", so the bar fits 390 px with 44 px targets. */
@@ -67,42 +68,45 @@ export function AppNav() {
   );
 }
 
-/** A phone's "More": the links the bar has no room for, in a disclosure that closes on navigation. */
+/** A phone's "More": the links the bar has no room for, a menu that closes on navigation. */
 function MoreLinks({ pathname }: { pathname: string }) {
-  const [open, setOpen] = useState(false);
-  useEffect(() => setOpen(false), [pathname]);
+  const { open, toggle, setOpen, root, panel, trigger } = usePopover();
+  useEffect(() => setOpen(false), [pathname, setOpen]);
   const current = LINKS.some((link) => link.more && isActive(link.href, pathname));
   return (
-    <div className="relative md:hidden">
+    <div ref={root} className="relative md:hidden">
       <button
+        ref={trigger}
         type="button"
+        aria-haspopup="menu"
         aria-expanded={open}
-        aria-controls="nav-more-links"
-        onClick={() => setOpen((was) => !was)}
-        onKeyDown={(event) => event.key === "Escape" && setOpen(false)}
+        onClick={toggle}
         data-testid="nav-more"
         className={`flex min-h-[44px] min-w-[44px] items-center justify-center rounded px-1.5 ${current ? "bg-raised text-fg" : "text-muted hover:text-fg"}`}
       >
         More
       </button>
       {open ? (
-        <ul
-          id="nav-more-links"
+        <div
+          ref={panel as React.RefObject<HTMLDivElement>}
+          role="menu"
+          aria-label="More pages"
+          onKeyDown={onMenuKeyDown}
           className="absolute left-0 top-full z-50 min-w-[10rem] rounded border border-border bg-panel py-1 shadow-lg"
         >
           {LINKS.filter((link) => link.more).map((link) => (
-            <li key={link.href}>
-              <Link
-                href={link.href}
-                data-testid={`nav-more-${link.label.toLowerCase()}`}
-                aria-current={isActive(link.href, pathname) ? "page" : undefined}
-                className="flex min-h-[44px] items-center px-3 text-fg hover:bg-raised"
-              >
-                {link.label}
-              </Link>
-            </li>
+            <Link
+              key={link.href}
+              href={link.href}
+              role="menuitem"
+              data-testid={`nav-more-${link.label.toLowerCase()}`}
+              aria-current={isActive(link.href, pathname) ? "page" : undefined}
+              className="flex min-h-[44px] items-center px-3 text-fg hover:bg-raised focus:bg-raised"
+            >
+              {link.label}
+            </Link>
           ))}
-        </ul>
+        </div>
       ) : null}
     </div>
   );

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, useState } from "react";
 import { SLASH_COMMANDS } from "@/components/session/slash-commands";
-import { SHORTCUT_GROUPS, SHORTCUTS_EVENT } from "./shortcuts";
+import { SHORTCUT_GROUPS, SHORTCUTS_EVENT } from "@/components/shared/shortcuts";
 
 /**
  * The keyboard shortcuts and slash commands, in a modal dialog: `?` outside a text field,

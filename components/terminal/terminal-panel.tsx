@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { TerminalInfo } from "@/server/protocol";
 import { command, getSocket, onMessage } from "@/components/transport/client";
-import { canDrive, useAccess } from "@/components/session/use-access";
+import { canDrive, useAccess } from "@/components/shared/use-access";
 import { TerminalTabs } from "./terminal-tabs";
 import { TerminalView } from "./terminal-view";
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { onMenuKeyDown, usePopover } from "@/components/shell/use-popover";
+import { onMenuKeyDown, usePopover } from "@/components/shared/use-popover";
 import type { CheckpointView } from "@/server/protocol";
 import type { RewindMode } from "@/components/review/rewind-api";
 

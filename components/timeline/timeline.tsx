@@ -11,7 +11,7 @@ import {
   type TranscriptState,
 } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
-import { canDrive, owns, useAccess } from "@/components/session/use-access";
+import { canDrive, owns, useAccess } from "@/components/shared/use-access";
 import type { RewindMode } from "@/components/review/rewind-api";
 import type { CheckpointActions } from "./checkpoint-menu";
 import { TurnRow } from "./turn-row";

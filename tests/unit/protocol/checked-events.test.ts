@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkedEvents } from "../../../components/session/checked-events";
+import { checkedEvents } from "../../../components/shared/checked-events";
 import type { EventEnvelope } from "../../../server/protocol";
 
 describe("the UI's check of bridge events", () => {
