@@ -5,6 +5,7 @@ import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { ApiTokenView, CreatedApiToken, CreatedUser, type Role, UserView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 import { useMe } from "./use-me";
+import { Button } from "@/components/shared/button";
 
 const ROLES: Role[] = ["admin", "member", "viewer"];
 
@@ -66,9 +67,9 @@ function ApiTokens() {
           placeholder="what it is for"
           className="min-w-0 flex-1 rounded border border-border bg-bg px-2 py-1"
         />
-        <button type="submit" className="rounded bg-accent px-3 py-1 font-medium text-bg">
+        <Button type="submit" look="primary">
           Create token
-        </button>
+        </Button>
       </form>
       {created ? (
         <ShownOnce label="Copy it now, it is not shown again:" secret={created.token} testId="token-created" />
@@ -162,9 +163,9 @@ function People() {
             <option key={role}>{role}</option>
           ))}
         </select>
-        <button type="submit" className="rounded bg-accent px-3 py-1 font-medium text-bg">
+        <Button type="submit" look="primary">
           Add person
-        </button>
+        </Button>
       </form>
       {added ? <ShownOnce label={`${added.name}'s password (shown once):`} secret={added.password} /> : null}
       <ErrorLine error={error} />
