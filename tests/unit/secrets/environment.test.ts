@@ -23,15 +23,15 @@ describe("which variables are secret", () => {
       expect(isSecretName(name), name).toBe(true);
     for (const name of ["PATH", "HOME", "SSH_AUTH_SOCK", "XAUTHORITY", "LANG", "WORLDLINE_HOME"])
       expect(isSecretName(name), name).toBe(false);
-    expect(scrubEnvironment({ PATH: "/bin", GH_TOKEN: "x", DATABASE_URL: "postgres://u:p@h/d" })).toEqual({
-      PATH: "/bin",
-    });
+    expect(
+      scrubEnvironment({ NODE_ENV: "test", PATH: "/bin", GH_TOKEN: "x", DATABASE_URL: "postgres://u:p@h/d" }),
+    ).toEqual({ NODE_ENV: "test", PATH: "/bin" });
   });
 
   it("seals an environment object that is not the process's without touching /proc", () => {
-    const env: NodeJS.ProcessEnv = { PLAIN: "stays", SOME_API_KEY: "gone-value-123" };
+    const env: NodeJS.ProcessEnv = { NODE_ENV: "test", PLAIN: "stays", SOME_API_KEY: "gone-value-123" };
     expect(sealSecretEnvironment(env)).toEqual({ removed: ["SOME_API_KEY"], clean: true });
-    expect(env).toEqual({ PLAIN: "stays" });
+    expect(env).toEqual({ NODE_ENV: "test", PLAIN: "stays" });
   });
 });
 
@@ -49,6 +49,7 @@ describe.skipIf(process.platform !== "linux")("a sealed process seen from outsid
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       cwd: ROOT,
       env: {
+        NODE_ENV: "test",
         PATH: process.env.PATH ?? "",
         HOME: process.env.HOME ?? "/tmp",
         PLAIN_SETTING: "plain-value",
