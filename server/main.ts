@@ -471,7 +471,7 @@ async function openCore(config: BridgeConfig, options: BridgeOptions) {
   const sessions = new Sessions(
     db,
     log,
-    (runner, workspace) => hosts.of(runner).checkWorkspace(workspace),
+    (runner, workspace, options) => hosts.of(runner).checkWorkspace(workspace, options),
     new WorkspacePlacement(new ProtectedHome(config.home), config.hubRoots),
   );
   const lease = new OwnerLease(db, { kind: options.kind ?? "web", ...options.lease });

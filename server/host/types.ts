@@ -161,8 +161,11 @@ export interface WorkspaceHost extends ToolHost {
    * `spawn.env` holds the terminal's own variables, added to the host's own environment there.
    */
   readonly openPty: PtyOpener;
-  /** A folder for a new session: its real path, an existing directory the host may serve. */
-  checkWorkspace(workspace: string): Promise<string>;
+  /**
+   * A folder for a new session: its real path, an existing directory the host may serve. `made`: the
+   * bridge made it for the session (a fork, a worktree), the one way a runner's own forks folder is used.
+   */
+  checkWorkspace(workspace: string, options?: { made?: boolean }): Promise<string>;
   /** The checkpoints' shadow repository of a workspace, kept where the workspace is. */
   snapshots(workspace: string): Promise<SnapshotRepo>;
   /** The workspace's own skills, read where they are. */

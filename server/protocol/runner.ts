@@ -99,8 +99,11 @@ export const RunnerOperation = z.discriminatedUnion("op", [
   /** Stops a running search or glob the hub no longer waits for. */
   z.object({ op: z.literal("cancel"), requestId: z.string().min(1).max(64) }),
   z.object({ op: z.literal("workspacePrompt"), workspace: AbsolutePath }),
-  /** A folder a session may use: an existing directory under a root, as its real path. */
-  z.object({ op: z.literal("checkWorkspace"), path: z.string().min(1).max(4096) }),
+  /**
+   * A folder a session may use: an existing directory under a root, as its real path. In the runner's
+   * own forks folder only with `made` (a fork or worktree the runner made for this session), never the folder itself.
+   */
+  z.object({ op: z.literal("checkWorkspace"), path: z.string().min(1).max(4096), made: z.boolean().optional() }),
   /** The folder picker: sub-folders of a folder under a root (the first root without a path). */
   z.object({ op: z.literal("listFolders"), path: AbsolutePath.optional() }),
   // The IDE's file tree, editor, @-mentions and git markers (server/files), on the runner's copy.

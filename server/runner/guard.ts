@@ -66,6 +66,12 @@ export class RootGuard {
     return [...this.roots, ...this.also].some((root) => isWithin(root, real));
   }
 
+  /** The runner's own folder (its forks folder) a path is in, when it is under no root. */
+  ownFolderOf(real: string): string | undefined {
+    if (this.rootOf(real) !== undefined) return undefined;
+    return this.also.find((own) => isWithin(own, real));
+  }
+
   /** The root a path is under (for the folder picker, which does not climb above it). */
   rootOf(real: string): string | undefined {
     return this.roots.find((root) => isWithin(root, real));

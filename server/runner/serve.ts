@@ -216,7 +216,7 @@ export class RunnerWorker {
         return { ...prompt, agentsMd };
       }
       case "checkWorkspace":
-        return { path: await this.folder(operation.path) };
+        return { path: await this.workspace(operation.path, operation.made === true) };
       case "listFolders":
         return this.listFolders(operation.path);
       case "files.list":
@@ -352,8 +352,27 @@ export class RunnerWorker {
     return real;
   }
 
+  /**
+   * A folder for a new session. The runner's own forks folder holds every session's forks: it is no
+   * workspace, and a fork in it is one only for the session the runner made it for (`made`, the hub's
+   * word, as WORLDLINE_HOME's forks are on the hub's machine).
+   */
+  private async workspace(input: string, made: boolean): Promise<string> {
+    const real = await this.folder(input);
+    const own = this.guard.ownFolderOf(real);
+    if (own !== undefined && (real === own || !made))
+      throw new WorldlineError(
+        "workspace:forbidden",
+        `${input} is in the runner's own forks folder (${own}); sessions open there only on a fork the runner made for them. Choose a folder under the runner's roots.`,
+      );
+    return real;
+  }
+
   private async listFolders(input: string | undefined) {
     const dir = await this.folder(input ?? this.guard.roots[0]);
+    // The picker stays under the roots: the runner's forks folder is not for choosing.
+    if (this.guard.rootOf(dir) === undefined)
+      throw new WorldlineError("runner:outside_roots", `${input} is outside the folders this runner offers.`);
     const entries = await fs.readdir(dir, { withFileTypes: true });
     const folders = entries
       .filter((entry) => entry.isDirectory())

@@ -15,3 +15,14 @@ export const LAST_SEEN_EVERY_MS = 15_000;
 
 /** Requests waiting for an answer per runner; more means a stuck runner or a runaway caller. */
 export const MAX_PENDING_PER_RUNNER = 10_000;
+
+/** Refused runner frames logged per runner per window; the rest are counted in one line. */
+export const REFUSALS_LOGGED_PER_WINDOW = 10;
+export const REFUSAL_LOG_WINDOW_MS = 60_000;
+
+/**
+ * Malformed frames one runner connection may send per window before the hub closes it: a runner of
+ * this version sends none, so this is a hostile or broken one filling the hub's log and CPU.
+ */
+export const MALFORMED_FRAMES_PER_WINDOW = 20;
+export const MALFORMED_WINDOW_MS = 10_000;

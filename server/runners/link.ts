@@ -1,13 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Socket } from "socket.io";
-import { errorMessage, WorldlineError, type ErrorCode } from "../errors";
+import { WorldlineError, type ErrorCode } from "../errors";
 import {
-  RunnerExit,
-  RunnerFilesChanged,
-  RunnerOutput,
-  RunnerPtyData,
-  RunnerPtyExit,
-  RunnerResponse,
   RunnerResults,
   RunnerFrameEvent,
   type RunnerOp,
@@ -16,6 +10,7 @@ import {
   type RunnerResult,
 } from "../protocol";
 import type { Fence } from "../host";
+import { FrameRefusals, parseFrame, type RunnerFrame } from "./frames";
 import { MAX_PENDING_PER_RUNNER } from "./limits";
 
 /** Where a runner's started commands send their output and end. */
@@ -69,6 +64,7 @@ export class RunnerLink {
   private readonly pending = new Map<string, PendingCall>();
   private readonly processes = new Map<string, { sink: ProcessSink; instance: string | undefined }>();
   private readonly ptys = new Map<string, { sink: PtySink; instance: string | undefined }>();
+  private readonly refusals: FrameRefusals;
   private goneTimer: NodeJS.Timeout | null = null;
   private closedWith: WorldlineError | null = null;
   /** Set when the grace ran out while away: later calls fail at once until the runner is back. */
@@ -89,6 +85,7 @@ export class RunnerLink {
       forward?: (route: string, event: RunnerFrameEvent, raw: unknown) => boolean;
     },
   ) {
+    this.refusals = new FrameRefusals(name, options.log);
     this.startGrace();
   }
 
@@ -113,7 +110,8 @@ export class RunnerLink {
 
   /** The runner (re)connected to this bridge. */
   attach(socket: Socket, instance: string): void {
-    for (const event of RunnerFrameEvent.options) socket.on(event, (raw: unknown) => this.fromSocket(event, raw));
+    for (const event of RunnerFrameEvent.options)
+      socket.on(event, (raw: unknown) => this.fromSocket(socket, event, raw));
     socket.on("disconnect", () => {
       if (this.connection?.socket === socket) this.detach();
     });
@@ -139,18 +137,20 @@ export class RunnerLink {
     return true;
   }
 
-  /** A frame from the runner, from its socket here or passed on by the bridge holding it. */
+  /** A frame from the runner passed on by the bridge holding its socket (server/runners/relay.ts). */
   receive(event: RunnerFrameEvent, raw: unknown): void {
-    if (event === "runner.response") this.onResponse(raw);
-    else if (event === "runner.output") this.onOutput(raw);
-    else if (event === "runner.exit") this.onExit(raw);
-    else if (event === "runner.pty_data") this.onPtyData(raw);
-    else if (event === "runner.pty_exit") this.onPtyExit(raw);
-    else {
-      const parsed = RunnerFilesChanged.safeParse(raw);
-      if (!parsed.success) return this.refuse("a malformed file change", raw);
-      this.options.filesChanged?.(parsed.data.root, parsed.data.paths);
-    }
+    const parsed = parseFrame(event, raw);
+    if (!parsed) return this.refusals.refused(`a malformed ${event} frame (through another bridge)`, raw);
+    this.dispatch(parsed);
+  }
+
+  private dispatch(parsed: RunnerFrame): void {
+    if (parsed.event === "runner.response") this.onResponse(parsed.frame);
+    else if (parsed.event === "runner.output") this.onOutput(parsed.frame);
+    else if (parsed.event === "runner.exit") this.onExit(parsed.frame);
+    else if (parsed.event === "runner.pty_data") this.onPtyData(parsed.frame);
+    else if (parsed.event === "runner.pty_exit") this.onPtyExit(parsed.frame);
+    else this.options.filesChanged?.(parsed.frame.root, parsed.frame.paths);
   }
 
   /**
@@ -175,10 +175,16 @@ export class RunnerLink {
     else this.startGrace();
   }
 
-  private fromSocket(event: RunnerFrameEvent, raw: unknown): void {
-    const route = (raw as { route?: unknown } | null)?.route;
-    if (typeof route === "string" && this.options.forward?.(route, event, raw)) return;
-    this.receive(event, raw);
+  /**
+   * A frame from the runner's socket here, parsed before it goes anywhere (here, or on to the bridge it
+   * is for): a malformed one counts against that connection, which is closed when it keeps sending them.
+   */
+  private fromSocket(socket: Socket, event: RunnerFrameEvent, raw: unknown): void {
+    const parsed = parseFrame(event, raw);
+    if (!parsed) return this.refusals.malformedFrom(socket, event, raw);
+    const route = "route" in parsed.frame ? parsed.frame.route : undefined;
+    if (route !== undefined && this.options.forward?.(route, event, raw)) return;
+    this.dispatch(parsed);
   }
 
   /** Revoked or removed: everything waiting fails now. */
@@ -277,10 +283,7 @@ export class RunnerLink {
     return this.call({ op: "cancel", requestId }).catch(() => undefined);
   }
 
-  private onResponse(raw: unknown): void {
-    const parsed = RunnerResponse.safeParse(raw);
-    if (!parsed.success) return this.refuse("a malformed response", raw);
-    const response = parsed.data;
+  private onResponse(response: FrameOf<"runner.response">): void {
     const call = this.pending.get(response.id);
     if (!call || call.sentTo === undefined) return this.refuse(`an answer to request ${response.id} it was not sent`);
     this.pending.delete(response.id);
@@ -299,44 +302,36 @@ export class RunnerLink {
     call.resolve(result.data);
   }
 
-  private onOutput(raw: unknown): void {
-    const parsed = RunnerOutput.safeParse(raw);
-    if (!parsed.success) return this.refuse("malformed command output", raw);
-    const tracked = this.processes.get(parsed.data.processId);
-    if (!tracked) return this.refuse(`output of command ${parsed.data.processId} it was not asked to run`);
-    tracked.sink.output(parsed.data.chunk, parsed.data.stream);
+  private onOutput(output: FrameOf<"runner.output">): void {
+    const tracked = this.processes.get(output.processId);
+    if (!tracked) return this.refuse(`output of command ${output.processId} it was not asked to run`);
+    tracked.sink.output(output.chunk, output.stream);
   }
 
-  private onExit(raw: unknown): void {
-    const parsed = RunnerExit.safeParse(raw);
-    if (!parsed.success) return this.refuse("a malformed command exit", raw);
-    const tracked = this.processes.get(parsed.data.processId);
-    if (!tracked) return this.refuse(`the exit of command ${parsed.data.processId} it was not asked to run`);
-    this.processes.delete(parsed.data.processId);
-    const { code, signal, leftoversStopped } = parsed.data;
+  private onExit(exit: FrameOf<"runner.exit">): void {
+    const tracked = this.processes.get(exit.processId);
+    if (!tracked) return this.refuse(`the exit of command ${exit.processId} it was not asked to run`);
+    this.processes.delete(exit.processId);
+    const { code, signal, leftoversStopped } = exit;
     tracked.sink.exit({ code, signal: signal as NodeJS.Signals | null, leftoversStopped });
   }
 
-  private onPtyData(raw: unknown): void {
-    const parsed = RunnerPtyData.safeParse(raw);
-    if (!parsed.success) return this.refuse("malformed terminal output");
-    const tracked = this.ptys.get(parsed.data.ptyId);
-    if (!tracked) return this.refuse(`output of terminal ${parsed.data.ptyId} it was not asked to open`);
-    tracked.sink.data(parsed.data.data);
+  private onPtyData(data: FrameOf<"runner.pty_data">): void {
+    const tracked = this.ptys.get(data.ptyId);
+    if (!tracked) return this.refuse(`output of terminal ${data.ptyId} it was not asked to open`);
+    tracked.sink.data(data.data);
   }
 
-  private onPtyExit(raw: unknown): void {
-    const parsed = RunnerPtyExit.safeParse(raw);
-    if (!parsed.success) return this.refuse("a malformed terminal exit", raw);
-    const tracked = this.ptys.get(parsed.data.ptyId);
-    if (!tracked) return this.refuse(`the exit of terminal ${parsed.data.ptyId} it was not asked to open`);
-    this.ptys.delete(parsed.data.ptyId);
-    tracked.sink.exit(parsed.data.exitCode);
+  private onPtyExit(exit: FrameOf<"runner.pty_exit">): void {
+    const tracked = this.ptys.get(exit.ptyId);
+    if (!tracked) return this.refuse(`the exit of terminal ${exit.ptyId} it was not asked to open`);
+    this.ptys.delete(exit.ptyId);
+    tracked.sink.exit(exit.exitCode);
   }
 
-  private refuse(what: string, raw?: unknown): void {
-    const sample = raw === undefined ? "" : `: ${safeSample(raw)}`;
-    this.options.log(`runner "${this.name}" sent ${what}; refused${sample}`);
+  /** Logged at a bounded rate (server/runners/frames.ts). */
+  private refuse(what: string): void {
+    this.refusals.refused(what);
   }
 
   private startGrace(): void {
@@ -407,15 +402,9 @@ export class RunnerLink {
   }
 }
 
+type FrameOf<E extends RunnerFrame["event"]> = Extract<RunnerFrame, { event: E }>["frame"];
+
 /** The runner's code as one of ours: a bare kind gets the `runner` domain, a kind this version does not know becomes `internal`. */
 function ensureCode(code: string): ErrorCode {
   return WorldlineError.fromWire({ code: code.includes(":") ? code : `runner:${code}`, message: "" }).code;
-}
-
-function safeSample(raw: unknown): string {
-  try {
-    return JSON.stringify(raw).slice(0, 200);
-  } catch (error) {
-    return `(not serialisable: ${errorMessage(error)})`;
-  }
 }

@@ -62,10 +62,13 @@ export class RemoteHost implements WorkspaceHost {
   }
 
   /** A folder for a new session: an existing directory under one of the runner's roots, as the runner sees it. */
-  async checkWorkspace(workspace: string): Promise<string> {
+  async checkWorkspace(workspace: string, options: { made?: boolean } = {}): Promise<string> {
     // Before the link: a name nobody enrolled must not leave a connection waiting for it.
     await this.hub.requireKnown(this.runner);
-    const { path: real } = await this.link.call({ op: "checkWorkspace", path: workspace }, { now: true });
+    const { path: real } = await this.link.call(
+      { op: "checkWorkspace", path: workspace, ...(options.made ? { made: true } : {}) },
+      { now: true },
+    );
     return real;
   }
 

@@ -53,6 +53,20 @@ export function sealSecretEnvironment(env: NodeJS.ProcessEnv = process.env): { r
  * (between `env_start` and `env_end` of /proc/self/stat, fields 50 and 51), which is what another
  * process of the same user reads as /proc/<pid>/environ. The block is this process's own memory;
  * libc's `environ` no longer points into the wiped entries once `process.env` has dropped them.
+ *
+ * Why this and not a supported API: Linux has none that an unprivileged process can use to change
+ * what /proc/<pid>/environ shows (`prctl(PR_SET_MM_ENV_START/END)` needs CAP_SYS_RESOURCE), and
+ * Node cannot exec itself again with another environment. The designs that avoid it do not hold:
+ * - terminals started by a helper process (so their parent is not the bridge) still reach the
+ *   bridge: /proc/<pid>/environ is readable by every process of the same user (a read, which Yama's
+ *   ptrace_scope does not restrict), and `ps` names the bridge's pid;
+ * - a launcher that starts the bridge without the secrets and hands them over a pipe keeps them in
+ *   its own start-up block, with the same problem one pid up, unless it exits (which a foreground
+ *   `worldline serve`, `run` or `acp` cannot: stdio, signals and the exit code go through it).
+ * So the bridge clears its own block. It writes only inside that block, only zeros, only over values
+ * of names `isSecretName` picks, and checks the result; where any step fails it says so at start-up.
+ * Tests: tests/unit/secrets/environment.test.ts (a sealed process read from outside),
+ * tests/integration/security/terminal-env.test.ts (a terminal reading /proc/$PPID/environ).
  */
 function wipeExecEnvironment(): boolean {
   let fd: number | undefined;

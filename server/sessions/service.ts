@@ -13,7 +13,16 @@ export type Session = store.SessionRow;
  * Checks a folder for a new session where it is: its host's `checkWorkspace` (server/host), this
  * machine's (`runner` null) or a runner's. Its real path, or a `workspace:*` / `runner:*` error.
  */
-export type WorkspaceCheck = (runner: string | null, workspace: string) => Promise<string>;
+export type WorkspaceCheck = (
+  runner: string | null,
+  workspace: string,
+  options?: WorkspaceCheckOptions,
+) => Promise<string>;
+
+/** `made`: a folder the bridge (or runner) made for this session, a fork's or a worktree's. */
+export interface WorkspaceCheckOptions {
+  made?: boolean;
+}
 
 /** Sessions built without hosts (tests) know this machine only. */
 const thisMachineOnly: WorkspaceCheck = async (runner, workspace) => {
@@ -68,7 +77,7 @@ export class Sessions {
     agentCommand?: string;
     made?: boolean;
   }): Promise<string> {
-    const workspace = await this.checkWorkspace(input.runner ?? null, input.workspace);
+    const workspace = await this.checkWorkspace(input.runner ?? null, input.workspace, { made: input.made ?? false });
     this.placement?.check({
       runner: input.runner ?? null,
       workspace,

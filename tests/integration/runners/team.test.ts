@@ -131,6 +131,44 @@ describe.skipIf(!TEST_POSTGRES)("runners in team mode (PostgreSQL + Redis; set W
         await waitFor(() => connectedOn(bridge, name), 10_000, `${name} connected on ${bridge.url}`);
   });
 
+  it("refuses a copy of a runner's credential on the other bridge while the runner is connected, and reports it to admins", async () => {
+    // north's socket is on A; a copy of its credential (read from its machine) dials B as another process.
+    await waitFor(() => connectedOn(B, "north"), 10_000, "B to know north is connected to A");
+    const { credential } = JSON.parse(await fs.readFile(path.join(northHome, "runner.json"), "utf8")) as {
+      credential: string;
+    };
+    const answer = await new Promise<string>((resolve) => {
+      const thief = io(B.url, {
+        path: "/runner.io/",
+        transports: ["websocket"],
+        auth: { credential, roots: [northRoot], instance: "thief-instance-2", version: "x" },
+        reconnection: false,
+      });
+      thief.on("connect", () => {
+        thief.disconnect();
+        resolve("connected");
+      });
+      thief.on("connect_error", (error) => resolve(error.message));
+    });
+    expect(answer).toMatch(/runner:busy/);
+    expect(B.stderr()).toMatch(
+      /SECURITY: runner "north" is connected, and another connection with its credential was refused/,
+    );
+    // Both bridges list it (one database), and north still works from both, its credential unchanged.
+    for (const bridge of [A, B]) {
+      const list = await json<{ name: string; connected: boolean; duplicate_at: string | null }[]>(
+        bridge,
+        "/api/v1/runners",
+      );
+      const entry = list.find((runner) => runner.name === "north");
+      expect(entry?.connected).toBe(true);
+      expect(entry?.duplicate_at).not.toBeNull();
+    }
+    const saved = JSON.parse(await fs.readFile(path.join(northHome, "runner.json"), "utf8")) as { credential: string };
+    expect(saved.credential).toBe(credential);
+    expect(north.stdout().match(/connected to /g)).toHaveLength(1);
+  }, 30_000);
+
   it("runs a whole turn's tools on a runner connected to the other bridge", async () => {
     // north's socket is on A; the session is made, prompted and run on B.
     const session = await json<{ id: string; runner: string }>(B, "/api/v1/sessions", {

@@ -129,6 +129,20 @@ describe("a runner session's checkpoints, skills and MCP servers", () => {
     expect(fork.workspace.startsWith(path.join(runner.home, "forks"))).toBe(true);
     expect(await fs.readFile(path.join(fork.workspace, "keep.txt"), "utf8")).toBe("one\nTWO\nthree\n");
     expect((await get<{ runner: string | null }>(`/api/v1/sessions/${fork.id}`)).runner).toBe("gamma");
+
+    // The runner's forks folder is no workspace (as WORLDLINE_HOME is none on the hub): not the folder
+    // holding every session's forks, and not a fork for a session the runner did not make it for.
+    const forks = path.join(runner.home, "forks");
+    for (const workspace of [forks, fork.workspace]) {
+      const refused = await hub.api("/api/v1/sessions", { body: { workspace, runner: "gamma" } });
+      expect(refused.status, workspace).toBe(403);
+      const body = (await refused.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("workspace:forbidden");
+      expect(body.error.message).toContain("forks folder");
+    }
+    // Nor is it offered by the folder picker.
+    const picked = await hub.api(`/api/v1/runners/gamma/folders?path=${encodeURIComponent(forks)}`);
+    expect(picked.status).toBeGreaterThanOrEqual(400);
   });
 
   it("finds and loads a skill in the runner's workspace", async () => {

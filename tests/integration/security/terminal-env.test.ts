@@ -98,14 +98,27 @@ describe("a terminal's environment", () => {
   });
 });
 
+const PROBES = ["WL_PROBE_TOKEN", "WL_PROBE_API_KEY", "DATABASE_URL", "REDIS_URL", "WL_PROBE_CONFIGURED"];
+
+/** Runs `dump` (which returns an environment dump of a child of this process) with secrets in this process's environment. */
+async function withProbes(dump: () => Promise<string>): Promise<Map<string, string>> {
+  addSecretNames(["WL_PROBE_CONFIGURED"]);
+  const saved = Object.fromEntries(PROBES.map((name) => [name, process.env[name]]));
+  for (const name of PROBES) process.env[name] = `value-of-${name}`;
+  process.env.WL_PROBE_PLAIN = "plain-value";
+  try {
+    return parseEnvironment(await dump());
+  } finally {
+    for (const name of PROBES)
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    delete process.env.WL_PROBE_PLAIN;
+  }
+}
+
 describe("a shell tool's environment", () => {
   it("is scrubbed the same way: names that say secret, connection URLs and the configured list", async () => {
-    const names = ["WL_PROBE_TOKEN", "WL_PROBE_API_KEY", "DATABASE_URL", "REDIS_URL", "WL_PROBE_CONFIGURED"];
-    addSecretNames(["WL_PROBE_CONFIGURED"]);
-    const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
-    for (const name of names) process.env[name] = `value-of-${name}`;
-    process.env.WL_PROBE_PLAIN = "plain-value";
-    try {
+    const seen = await withProbes(async () => {
       let output = "";
       const run = await new LocalHost({ ripgrep: null }).exec({
         command: "env",
@@ -114,14 +127,38 @@ describe("a shell tool's environment", () => {
         onOutput: (chunk) => (output += chunk),
       });
       await run.finish();
-      const seen = parseEnvironment(output);
-      for (const name of names) expect(seen.has(name), name).toBe(false);
-      expect(seen.get("WL_PROBE_PLAIN")).toBe("plain-value");
-    } finally {
-      for (const name of names)
-        if (saved[name] === undefined) delete process.env[name];
-        else process.env[name] = saved[name];
-      delete process.env.WL_PROBE_PLAIN;
-    }
+      return output;
+    });
+    for (const name of PROBES) expect(seen.has(name), name).toBe(false);
+    expect(seen.get("WL_PROBE_PLAIN")).toBe("plain-value");
+  });
+});
+
+describe("an external agent's and an MCP server's environment", () => {
+  it("is scrubbed too: an external agent inherits everything else, an MCP server only the basic names", async () => {
+    const dump = (inherit: "all" | "basic") => async () => {
+      let output = "";
+      const exited = new Promise<void>((resolve) => {
+        void new LocalHost({ ripgrep: null }).spawnStdio({
+          command: "env",
+          args: [],
+          cwd: workspace,
+          env: { GIVEN_BY_CONFIG: "given" },
+          inherit,
+          onStdout: (chunk) => (output += chunk),
+          onStderr: () => undefined,
+          onExit: () => resolve(),
+        });
+      });
+      await exited;
+      return output;
+    };
+    const agent = await withProbes(dump("all"));
+    for (const name of PROBES) expect(agent.has(name), name).toBe(false);
+    expect(agent.get("WL_PROBE_PLAIN")).toBe("plain-value");
+    expect(agent.get("GIVEN_BY_CONFIG")).toBe("given");
+    const mcp = await withProbes(dump("basic"));
+    for (const name of [...PROBES, "WL_PROBE_PLAIN"]) expect(mcp.has(name), name).toBe(false);
+    expect(mcp.get("GIVEN_BY_CONFIG")).toBe("given");
   });
 });
