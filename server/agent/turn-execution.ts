@@ -258,6 +258,7 @@ async function buildTurnRun(
       db: deps.db,
       sessionId,
       dailyUsd: deps.config.dailyBudgetUsd,
+      sessionBudgetRaised: (budget_usd) => emit.event({ type: "session.updated", payload: { budget_usd } }),
       ask: deps.gate.askBudget
         ? ({ description, args }) =>
             idle.hold(deps.gate.askBudget!({ sessionId, turnId: emit.turnId, description, args, signal }))

@@ -12,6 +12,8 @@ export interface BudgetDeps {
   sessionId: string;
   /** WORLDLINE_DAILY_BUDGET_USD; null = none. */
   dailyUsd: number | null;
+  /** Told the session's new budget after an allow raised it (the header and the board show it). */
+  sessionBudgetRaised?: (budgetUsd: number) => void;
   /** Asks a person (the approvals queue); true = raise and go on. Absent: a budget simply stops the turn. */
   ask?: (request: { description: string; args: Record<string, unknown> }) => Promise<boolean>;
   now?: () => Date;
@@ -101,8 +103,10 @@ export class BudgetGuard {
 
   private async raise(over: Over): Promise<void> {
     const { db, sessionId } = this.deps;
-    if (over.scope === "session") await store.raiseSessionBudget(db, sessionId, over.step);
-    else if (over.scope === "session_tokens") await store.raiseSessionTokenBudget(db, sessionId, over.step);
+    if (over.scope === "session") {
+      const raised = await store.raiseSessionBudget(db, sessionId, over.step);
+      if (raised.budgetUsd !== null) this.deps.sessionBudgetRaised?.(raised.budgetUsd);
+    } else if (over.scope === "session_tokens") await store.raiseSessionTokenBudget(db, sessionId, over.step);
     else {
       const day = startOfDay(this.deps.now?.() ?? new Date());
       const key = over.scope === "person" ? personKey(over.personId ?? "") : "deployment";
