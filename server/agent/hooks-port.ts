@@ -14,6 +14,8 @@ export interface HookEventFields {
   message?: string;
   source?: string;
   reason?: string;
+  /** Notification: what waits (`permission_prompt`, `elicitation_dialog`, `idle_prompt`); matchers match it. */
+  notification_type?: string;
   /** The tool call the hook ran for: its transcript line sits with the call. */
   toolCallId?: string;
 }
