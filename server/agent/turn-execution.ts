@@ -156,7 +156,8 @@ async function executeWith(
     : undefined;
   try {
     const result = await runTurn(run);
-    await hooks?.run("Stop", { reason: result.outcome });
+    // A completed turn's Stop hooks ran in the loop, where a block sends the turn on (server/agent/stop-hooks.ts).
+    if (result.outcome !== "completed") await hooks?.run("Stop", { reason: result.outcome, stop_hook_active: false });
     // An idle turn's cancel is the watch's, not a person's: it ends waiting for one like any other.
     await notifications?.ended(idle.fired && result.outcome === "cancelled" ? "interrupted" : result.outcome);
     // Before turn.completed, so the memory and reflection events belong to the turn's stream.

@@ -5,11 +5,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ApprovalView, EventEnvelope, HooksFileView } from "../../../server/protocol";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { waitFor } from "../helpers";
-import { completedOutcomes, startAgentBridge, type AgentBridge } from "../agent/harness";
+import { completedOutcomes, plainMessages, startAgentBridge, type AgentBridge } from "../agent/harness";
 
 /*
  * Notification hooks fire when the agent needs a person (an approval, a password, a budget) and
- * when a turn ends waiting for the next prompt, in Claude Code's shape.
+ * when a turn ends waiting for the next prompt, in Claude Code's shape; a Stop hook that blocks
+ * sends the turn back to work with its reason, a few times at most, with `stop_hook_active` on the
+ * re-runs.
  */
 
 let fake: FakeLlm;
@@ -173,5 +175,58 @@ describe("Notification hooks", () => {
     await bridge.api(`/api/v1/approvals/${request.approval_id}`, { decision: "reject" });
     await chat;
     expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe("Stop hooks that block", () => {
+  it("send the turn on with the hook's reason, and run again with stop_hook_active true", async () => {
+    const check =
+      `${record(".stops")}; [ -f "$CLAUDE_PROJECT_DIR/.tests-pass" ] && exit 0; ` +
+      "echo 'The tests fail: run make test and fix them before stopping.' >&2; exit 2";
+    const { workspace, sessionId } = await trustedSession(
+      { Stop: [{ hooks: [{ type: "command", command: check }] }] },
+      true,
+    );
+    fake.script(
+      { text: "All done." },
+      { toolCalls: [{ name: "shell", arguments: { command: "touch .tests-pass" } }] },
+      { text: "Now the tests pass." },
+    );
+    await bridge.chat(sessionId, "fix the build");
+
+    expect(fake.requests).toHaveLength(3);
+    // For the model only, after its answer (checkpoint markers aside).
+    const fed = plainMessages(fake.requests[1]).at(-1);
+    expect(fed).toEqual({
+      role: "user",
+      content: "Stop hook feedback:\nThe tests fail: run make test and fix them before stopping.",
+    });
+    const stops = await lines(path.join(workspace, ".stops"));
+    expect(stops.map((stop) => [stop.hook_event_name, stop.stop_hook_active])).toEqual([
+      ["Stop", false],
+      ["Stop", true],
+    ]);
+    const events = await bridge.events(sessionId);
+    // One turn, from the prompt to the answer after the fix.
+    expect(completedOutcomes(events)).toEqual(["completed"]);
+    expect(events.filter((event) => event.type === "turn.started")).toHaveLength(1);
+    expect(hookRuns(events).map((run) => `${run.event}:${run.outcome}`)).toEqual(["Stop:blocked", "Stop:ok"]);
+    // The person's transcript shows their prompt only: the feedback is the hook's line.
+    expect(events.filter((event) => event.type === "message.user")).toHaveLength(1);
+  });
+
+  it("a Stop hook that always blocks (JSON decision) sends the turn on 3 times, then the answer stands with a notice", async () => {
+    const always = `echo '{"decision":"block","reason":"Not yet: write the changelog."}'`;
+    const { sessionId } = await trustedSession({ Stop: [{ hooks: [{ type: "command", command: always }] }] }, true);
+    fake.script({ text: "one" }, { text: "two" }, { text: "three" }, { text: "four" }, { text: "five" });
+    await bridge.chat(sessionId, "finish");
+
+    expect(fake.requests).toHaveLength(4);
+    expect(plainMessages(fake.requests[3]).at(-1)?.content).toBe("Stop hook feedback:\nNot yet: write the changelog.");
+    const events = await bridge.events(sessionId);
+    expect(completedOutcomes(events)).toEqual(["completed"]);
+    expect(hookRuns(events).map((run) => run.outcome)).toEqual(["blocked", "blocked", "blocked", "blocked"]);
+    const notices = events.flatMap((event) => (event.type === "notice" ? [event.payload.text] : []));
+    expect(notices.join("\n")).toContain("after 3 continuations the turn ends here");
   });
 });
