@@ -5,10 +5,10 @@ import type { TurnRun } from "./turn-run";
  * a few are enough to act on a check's reason (tests still fail, a file is missing), and each
  * continuation is model steps a person pays for.
  */
-export const MAX_STOP_CONTINUATIONS = 3;
+const MAX_STOP_CONTINUATIONS = 3;
 
 /** What the model reads when a Stop hook blocked its answer: the hook's reason, as Claude Code frames it. */
-export function stopFeedback(reason: string): string {
+function stopFeedback(reason: string): string {
   return `Stop hook feedback:\n${reason}`;
 }
 
