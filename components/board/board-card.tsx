@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useEffect, useState } from "react";
-import { formatCost, type BoardCard as Card } from "@/server/protocol";
+import { formatSpend, type BoardCard as Card } from "@/server/protocol";
 import { BUTTON } from "./buttons";
 import { decideApproval, restoreSession } from "./fleet-api";
 import { useAction } from "./use-action";
@@ -54,8 +54,12 @@ export function BoardCard({
       </div>
       <div className="flex flex-wrap items-center gap-x-3 text-xs">
         <ChangeStatLine card={card} />
-        <span className="text-muted" title="Cost so far" data-testid="card-cost">
-          {formatCost(card.cost_usd)}
+        <span
+          className="text-muted"
+          title={card.budget_usd != null ? "Cost so far of the session's budget" : "Cost so far"}
+          data-testid="card-cost"
+        >
+          {formatSpend(card.cost_usd, card.budget_usd)}
         </span>
         {card.turn_started_at ? <Elapsed since={card.turn_started_at} /> : null}
       </div>

@@ -47,6 +47,7 @@ function cardOf(session: FleetSession): BoardCard {
     worktree,
     changes: session.changes ?? null,
     cost_usd: session.cost_usd ?? null,
+    budget_usd: session.budget_usd ?? null,
     turn_started_at: null,
     updated_at: session.updated_at,
     last_activity: null,

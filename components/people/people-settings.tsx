@@ -6,15 +6,17 @@ import { ApiTokenView, CreatedApiToken, CreatedUser, type Role, UserView } from 
 import { api } from "@/components/transport/client";
 import { useMe } from "./use-me";
 import { Button } from "@/components/shared/button";
+import { MyBudget, PersonBudgetInput } from "./budget-controls";
 
 const ROLES: Role[] = ["admin", "member", "viewer"];
 
-/** Settings on a hub: your personal API tokens, and (admins) the people and their roles. */
+/** Settings on a hub: your daily budget, your personal API tokens, and (admins) the people, their roles and budgets. */
 export function PeopleSettings() {
   const me = useMe();
   if (!me?.person) return null;
   return (
     <>
+      <MyBudget />
       <ApiTokens />
       {me.person.role === "admin" ? <People /> : null}
     </>
@@ -111,7 +113,7 @@ function People() {
   }, []);
   useEffect(refresh, [refresh]);
 
-  const change = async (name: string, patch: { role?: Role; disabled?: boolean }) => {
+  const change = async (name: string, patch: { role?: Role; disabled?: boolean; budget_usd?: number | null }) => {
     setError(null);
     await api(`/api/v1/users/${encodeURIComponent(name)}`, UserView, { method: "PATCH", body: patch }).catch(
       (err: Error) => setError(err.message),
@@ -189,6 +191,7 @@ function People() {
                 <option key={role}>{role}</option>
               ))}
             </select>
+            <PersonBudgetInput person={person} onChange={(budget) => change(person.name, { budget_usd: budget })} />
             <button
               type="button"
               onClick={() => void change(person.name, { disabled: !person.disabled })}

@@ -1,6 +1,6 @@
 "use client";
 
-import type { IdeLayout, PresenceState } from "@/server/protocol";
+import { formatSpend, type IdeLayout, type PresenceState } from "@/server/protocol";
 import { AttentionMenu } from "@/components/attention/attention-menu";
 import { MoonIcon, SunIcon } from "@/components/shared/icons";
 import { McpStatus } from "./mcp-status";
@@ -29,6 +29,9 @@ export interface SessionHeaderProps {
   presence: PresenceState | null;
   running: boolean;
   turnId: string | null;
+  /** What the session's turns cost so far, and its budget (null = none: the status bar shows the cost alone). */
+  costUsd: number | null;
+  budgetUsd: number | null;
   noteTyping: () => void;
   narrow: boolean;
   layout: IdeLayout;
@@ -58,6 +61,16 @@ export function SessionHeader(props: SessionHeaderProps) {
       <span className="shrink-0 text-xs" data-testid="session-machine" title="Where the session's tools and files are">
         {props.machine}
       </span>
+      {props.budgetUsd !== null ? (
+        <span
+          className="shrink-0 text-xs tabular-nums"
+          title="Spent of this session's budget (allowing past it raises the budget by its size)"
+          data-testid="session-budget"
+        >
+          <span className="sr-only">Budget: </span>
+          {formatSpend(props.costUsd, props.budgetUsd)}
+        </span>
+      ) : null}
       <span className="ml-auto flex shrink-0 items-center gap-1 text-xs">
         <PresenceBar presence={props.presence} running={props.running} noteTyping={props.noteTyping} />
         <McpStatus sessionId={sessionId} refreshKey={props.turnId} />

@@ -111,6 +111,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     presence,
     running: state.running !== null,
     turnId: state.running?.turnId ?? null,
+    // The log's totals and budget are live; the summary covers what the loaded log has not said.
+    costUsd: state.usage?.cost ?? summary?.cost_usd ?? null,
+    budgetUsd: state.budgetUsd !== undefined ? state.budgetUsd : (summary?.budget_usd ?? null),
     noteTyping,
     narrow,
     layout,

@@ -14,6 +14,10 @@ export interface HookEventFields {
   message?: string;
   source?: string;
   reason?: string;
+  /** Stop: a Stop hook already sent this turn back to work (so a hook can let it end). */
+  stop_hook_active?: boolean;
+  /** Notification: what waits (`permission_prompt`, `elicitation_dialog`, `idle_prompt`); matchers match it. */
+  notification_type?: string;
   /** The tool call the hook ran for: its transcript line sits with the call. */
   toolCallId?: string;
 }

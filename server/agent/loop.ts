@@ -8,6 +8,7 @@ import { checkpoint, travelBack } from "./loop-checkpoints";
 import { HOOK_BLOCK_STOP_AFTER, LOOP_WARNING, LoopGuard } from "./loop-guard";
 import type { ToolSpec } from "./provider";
 import { StatsCollector } from "./stats";
+import { stopHooksContinue } from "./stop-hooks";
 import { assistantMessage, emptyPartial, streamStep, type StepResult } from "./stream-step";
 import { StepTools, type CallResult } from "./tool-runner";
 import type { AgentTool } from "./tools-port";
@@ -33,6 +34,8 @@ interface TurnProgress {
   continued: boolean;
   /** The context's length when compaction last found nothing to summarise: not tried again until it changes. */
   compactionFutileAt: number;
+  /** Times a Stop hook sent this turn back to work (server/agent/stop-hooks.ts). */
+  stopContinuations: number;
 }
 
 /** Sent (for the model only) after an answer the output limit cut off, once per turn. */
@@ -47,6 +50,7 @@ export async function runTurn(run: TurnRun): Promise<TurnResult> {
     guard: new LoopGuard(),
     continued: false,
     compactionFutileAt: -1,
+    stopContinuations: 0,
   };
   const result = (outcome: TurnOutcome, message?: string): TurnResult => ({
     outcome,
@@ -77,6 +81,10 @@ export async function runTurn(run: TurnRun): Promise<TurnResult> {
       if (outcome.kind === "continue") continue;
       // A message that arrived while the model wrote its final answer still gets a reply.
       if (outcome.outcome === "completed" && injectSteering(run)) continue;
+      if (outcome.outcome === "completed" && (await stopHooksContinue(run, progress.stopContinuations))) {
+        progress.stopContinuations += 1;
+        continue;
+      }
       await context.save();
       return result(outcome.outcome, outcome.message);
     }

@@ -25,6 +25,7 @@ import { nameAfterFirstPrompt } from "./title-port";
 import type { TurnEmitter } from "./turn-emitter";
 import type { TurnRun } from "./turn-run";
 import type { TurnHooks } from "./hooks-port";
+import { NotificationHooks } from "./notification-hooks";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
@@ -150,13 +151,23 @@ async function executeWith(
     markRunning();
     return runCompactionTurn(run, compact[1]?.trim() || undefined);
   }
-  const result = await runTurn(run);
-  await hooks?.run("Stop", { reason: result.outcome });
-  // Before turn.completed, so the memory and reflection events belong to the turn's stream.
-  const { context, workspace } = run;
-  const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
-  await afterTurnMemory(deps.memory, memoryInput);
-  return result;
+  const notifications = hooks
+    ? new NotificationHooks(hooks, (listener) => deps.log.subscribe(sessionId, listener), turnId)
+    : undefined;
+  try {
+    const result = await runTurn(run);
+    // A completed turn's Stop hooks ran in the loop, where a block sends the turn on (server/agent/stop-hooks.ts).
+    if (result.outcome !== "completed") await hooks?.run("Stop", { reason: result.outcome, stop_hook_active: false });
+    // An idle turn's cancel is the watch's, not a person's: it ends waiting for one like any other.
+    await notifications?.ended(idle.fired && result.outcome === "cancelled" ? "interrupted" : result.outcome);
+    // Before turn.completed, so the memory and reflection events belong to the turn's stream.
+    const { context, workspace } = run;
+    const memoryInput = { sessionId, workspace, prompt, result, context, emit, provider, model, signal };
+    await afterTurnMemory(deps.memory, memoryInput);
+    return result;
+  } finally {
+    notifications?.unfollow();
+  }
 }
 
 /** What executeTurn knows of a model turn before its TurnRun is built. */
@@ -258,6 +269,7 @@ async function buildTurnRun(
       db: deps.db,
       sessionId,
       dailyUsd: deps.config.dailyBudgetUsd,
+      sessionBudgetRaised: (budget_usd) => emit.event({ type: "session.updated", payload: { budget_usd } }),
       ask: deps.gate.askBudget
         ? ({ description, args }) =>
             idle.hold(deps.gate.askBudget!({ sessionId, turnId: emit.turnId, description, args, signal }))

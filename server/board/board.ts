@@ -185,6 +185,7 @@ export class Board {
           worktree: view?.worktree ?? null,
           changes: view?.changes ?? null,
           cost_usd: usage.cost_usd,
+          budget_usd: session.budgetUsd,
           turn_started_at: view?.turnStartedAt ?? null,
           updated_at: session.updatedAt.toISOString(),
           last_activity: this.activity.get(session.id) ?? null,

@@ -1,3 +1,4 @@
+import type { MyBudgetView } from "../protocol";
 import * as store from "../store";
 
 /** What a turn has spent so far (its finished steps, every billed attempt), not yet in the store. */
@@ -11,6 +12,8 @@ export interface BudgetDeps {
   sessionId: string;
   /** WORLDLINE_DAILY_BUDGET_USD; null = none. */
   dailyUsd: number | null;
+  /** Told the session's new budget after an allow raised it (the header and the board show it). */
+  sessionBudgetRaised?: (budgetUsd: number) => void;
   /** Asks a person (the approvals queue); true = raise and go on. Absent: a budget simply stops the turn. */
   ask?: (request: { description: string; args: Record<string, unknown> }) => Promise<boolean>;
   now?: () => Date;
@@ -78,16 +81,16 @@ export class BudgetGuard {
     }
     const day = startOfDay(this.deps.now?.() ?? new Date());
     if (person?.budgetUsd != null) {
-      const extra = await this.extra(`person.${person.id}`, day);
-      const spent = ((await store.usageSince(db, day, person.id)).cost_usd ?? 0) + (turn.usd ?? 0);
-      const limit = person.budgetUsd + extra;
+      const today = await dayOf(db, person.id, person.budgetUsd, day);
+      const spent = (today.spent_usd ?? 0) + (turn.usd ?? 0);
+      const limit = today.limit_usd ?? person.budgetUsd;
       if (spent >= limit) {
         const label = "Your budget for today";
         return { scope: "person", label, spent, limit, step: person.budgetUsd, unit: "usd", personId: person.id };
       }
     }
     if (this.deps.dailyUsd !== null) {
-      const extra = await this.extra("deployment", day);
+      const extra = await raisedToday(db, "deployment", day);
       const spent = ((await store.usageSince(db, day)).cost_usd ?? 0) + (turn.usd ?? 0);
       const limit = this.deps.dailyUsd + extra;
       if (spent >= limit) {
@@ -100,20 +103,44 @@ export class BudgetGuard {
 
   private async raise(over: Over): Promise<void> {
     const { db, sessionId } = this.deps;
-    if (over.scope === "session") await store.raiseSessionBudget(db, sessionId, over.step);
-    else if (over.scope === "session_tokens") await store.raiseSessionTokenBudget(db, sessionId, over.step);
+    if (over.scope === "session") {
+      const raised = await store.raiseSessionBudget(db, sessionId, over.step);
+      if (raised.budgetUsd !== null) this.deps.sessionBudgetRaised?.(raised.budgetUsd);
+    } else if (over.scope === "session_tokens") await store.raiseSessionTokenBudget(db, sessionId, over.step);
     else {
       const day = startOfDay(this.deps.now?.() ?? new Date());
-      const key = over.scope === "person" ? `person.${over.personId}` : "deployment";
-      await store.putSetting(db, raiseKey(key, day), (await this.extra(key, day)) + over.step);
+      const key = over.scope === "person" ? personKey(over.personId ?? "") : "deployment";
+      await store.putSetting(db, raiseKey(key, day), (await raisedToday(db, key, day)) + over.step);
     }
   }
+}
 
-  /** What allows added to a daily budget today. */
-  private async extra(key: string, day: Date): Promise<number> {
-    const value = await store.getSetting(this.deps.db, raiseKey(key, day));
-    return typeof value === "number" ? value : 0;
-  }
+/**
+ * A person's daily budget today, as the guard counts it: its size, that plus what allowing a `budget`
+ * request added today, and what their sessions spent since midnight (GET /api/v1/me/budget).
+ */
+export async function personBudgetToday(db: store.Db, personId: string, now = new Date()): Promise<MyBudgetView> {
+  const { budgetUsd } = (await store.userBudget(db, personId)) ?? { budgetUsd: null };
+  if (budgetUsd === null) return { budget_usd: null, limit_usd: null, spent_usd: null };
+  return dayOf(db, personId, budgetUsd, startOfDay(now));
+}
+
+async function dayOf(db: store.Db, personId: string, budgetUsd: number, day: Date): Promise<MyBudgetView> {
+  const [raised, usage] = await Promise.all([
+    raisedToday(db, personKey(personId), day),
+    store.usageSince(db, day, personId),
+  ]);
+  return { budget_usd: budgetUsd, limit_usd: budgetUsd + raised, spent_usd: usage.cost_usd };
+}
+
+function personKey(personId: string): string {
+  return `person.${personId}`;
+}
+
+/** What allows added to a daily budget today. */
+async function raisedToday(db: store.Db, key: string, day: Date): Promise<number> {
+  const value = await store.getSetting(db, raiseKey(key, day));
+  return typeof value === "number" ? value : 0;
 }
 
 function raiseKey(key: string, day: Date): string {

@@ -1,1 +1,1 @@
-export { BudgetGuard } from "./guard";
+export { BudgetGuard, personBudgetToday } from "./guard";

@@ -240,10 +240,14 @@ export class HookService implements HookPort {
   }
 }
 
-/** Tool events match the tool's name; SessionStart matches its source; the other events run every entry. */
+/**
+ * Tool events match the tool's name; SessionStart matches its source, Notification its type (as in
+ * Claude Code); the other events run every entry.
+ */
 function fires(entry: HookEntry, event: HookEvent, fields: HookEventFields): boolean {
   if (event === "PreToolUse" || event === "PostToolUse") return matchesTool(entry.matcher, fields.tool_name ?? "");
   if (event === "SessionStart") return matchesTool(entry.matcher, fields.source ?? "");
+  if (event === "Notification") return matchesTool(entry.matcher, fields.notification_type ?? "");
   return true;
 }
 

@@ -60,7 +60,7 @@ const ID = "([^/]+)";
 /** Routes every signed-in person (viewers too) may use; lists among them are filtered by the route. */
 const ANYONE: [string, RegExp][] = [
   ["GET", /^\/api\/v1\/(csrf|access|me|settings|settings\/layout|openapi\.json|sessions|sessions-search|approvals)$/],
-  ["GET", /^\/api\/v1\/me\/tokens$/],
+  ["GET", /^\/api\/v1\/me\/(tokens|budget)$/],
   ["POST", /^\/api\/v1\/me\/tokens$/],
   ["DELETE", /^\/api\/v1\/me\/tokens\/[^/]+$/],
   // A person's own devices for Web Push (server/notify): pushes follow what they may see.

@@ -3,11 +3,13 @@ import {
   RESERVED_USER_NAMES,
   type ApiTokenView,
   type CreatedApiToken,
+  type MyBudgetView,
   type Role,
   type SessionAccessView,
   type ShareScope,
   type UserView,
 } from "../protocol";
+import { personBudgetToday } from "../budgets";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { effectiveLevel, higherLevel, type Level } from "./policy";
@@ -117,12 +119,16 @@ export class People {
     return (await store.listUsers(this.db)).map(toUserView);
   }
 
-  async updateUser(name: string, patch: { role?: Role; password?: string; disabled?: boolean }): Promise<UserView> {
+  async updateUser(
+    name: string,
+    patch: { role?: Role; password?: string; disabled?: boolean; budget_usd?: number | null },
+  ): Promise<UserView> {
     const user = await this.userNamed(name);
     const row = await store.updateUser(this.db, user.id, {
       role: patch.role,
       passwordHash: patch.password === undefined ? undefined : await hashPassword(patch.password),
       disabledAt: patch.disabled === undefined ? undefined : patch.disabled ? new Date() : null,
+      budgetUsd: patch.budget_usd,
     });
     // Less power or a new password: every signed-in browser of theirs signs in again, and every open socket
     // of theirs (API tokens included) is closed, so it reconnects with what they are now.
@@ -131,6 +137,11 @@ export class People {
     this.forgetCached(user.id);
     if (changed) this.credentials.ended({ kind: "person", personId: user.id });
     return toUserView(row);
+  }
+
+  /** A person's daily budget today and what their sessions spent (GET /api/v1/me/budget). */
+  async budgetToday(personId: string): Promise<MyBudgetView> {
+    return personBudgetToday(this.db, personId);
   }
 
   /** A sign-in cookie's value for a name and password, or `auth:unauthorized` (the same for a wrong name or password). */
@@ -396,6 +407,7 @@ function toUserView(row: store.UserRow): UserView {
     role: asRole(row.role),
     disabled: row.disabledAt !== null,
     has_password: row.passwordHash !== null,
+    budget_usd: row.budgetUsd,
     created_at: row.createdAt.toISOString(),
   };
 }

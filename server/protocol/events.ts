@@ -72,6 +72,8 @@ export const eventPayloads = {
     archived: z.boolean().optional(),
     /** A worktree session's diff stat against its base, when it changed (server/worktrees). */
     changes: ChangeStat.optional(),
+    /** The session's spend limit in USD, when it was set, removed (null) or raised by an allow (server/budgets). */
+    budget_usd: z.number().nullable().optional(),
     /** A worktree's project setup: running, then ok or failed. */
     setup: z.enum(["running", "ok", "failed"]).optional(),
   }),

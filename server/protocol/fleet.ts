@@ -48,6 +48,8 @@ export const BoardCard = z.object({
   worktree: WorktreeInfo.nullable(),
   changes: ChangeStat.nullable(),
   cost_usd: z.number().nullable(),
+  /** The session's spend limit in USD (server/budgets); null or absent = none. */
+  budget_usd: z.number().nullable().optional(),
   /** When the running turn started (elapsed time on the card); null when none runs. */
   turn_started_at: z.string().nullable(),
   updated_at: z.string(),

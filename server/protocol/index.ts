@@ -36,7 +36,7 @@ export * from "./preview";
 export { approvalCommands } from "./approval-commands";
 export { applyEvents, emptyTranscript } from "./transcript";
 export type { PendingApproval, TranscriptItem, TranscriptState } from "./transcript";
-export { cacheHitPercent, formatCost } from "./usage";
+export { cacheHitPercent, formatCost, formatSpend } from "./usage";
 export * from "./ide";
 export { PTY_ACK_EVERY_BYTES, PtyDataArgs, TerminalInfo, ptyCommands } from "./pty";
 export {

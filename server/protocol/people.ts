@@ -65,8 +65,16 @@ export const CreateUserBody = z
   .object({ name: UserName, role: Role, password: Password.optional(), display_name: z.string().max(200).optional() })
   .strict();
 
+/** A person's daily spend limit in USD over their sessions (server/budgets); null removes it. */
+export const PersonBudgetUsd = z.number().finite().min(0).max(1_000_000).nullable();
+
 export const UpdateUserBody = z
-  .object({ role: Role.optional(), password: Password.optional(), disabled: z.boolean().optional() })
+  .object({
+    role: Role.optional(),
+    password: Password.optional(),
+    disabled: z.boolean().optional(),
+    budget_usd: PersonBudgetUsd.optional(),
+  })
   .strict();
 
 export const CreateApiTokenBody = z
@@ -95,6 +103,8 @@ export const UserView = z.object({
   role: Role,
   disabled: z.boolean(),
   has_password: z.boolean(),
+  /** Daily spend limit in USD over their sessions; null = none. */
+  budget_usd: z.number().nullable(),
   created_at: z.string(),
 });
 export type UserView = z.infer<typeof UserView>;
@@ -124,6 +134,18 @@ export const SessionAccessView = z.object({
   access: z.enum(["owner", "drive", "view"]),
 });
 export type SessionAccessView = z.infer<typeof SessionAccessView>;
+
+/**
+ * GET /api/v1/me/budget: your daily budget today. `limit_usd` is the budget plus what allowing a
+ * `budget` request added today; `spent_usd` what your sessions spent since midnight (the bridge's time
+ * zone), every billed attempt, null when no step had a known price.
+ */
+export const MyBudgetView = z.object({
+  budget_usd: z.number().nullable(),
+  limit_usd: z.number().nullable(),
+  spent_usd: z.number().nullable(),
+});
+export type MyBudgetView = z.infer<typeof MyBudgetView>;
 
 /** GET /auth/options: what the sign-in page offers. */
 export const SignInOptions = z.object({ oidc: z.boolean(), password: z.boolean() });

@@ -63,6 +63,8 @@ export interface TranscriptState {
   model?: string | null;
   /** Plan mode (session.updated `mode`). */
   mode?: "default" | "plan";
+  /** The session's budget in USD as last told (session.updated `budget_usd`); undefined when the log never said. */
+  budgetUsd?: number | null;
   /** Turn number by turn id (from turn.started), to find a message's checkpoints. */
   turnNumbers?: Record<string, number>;
   /** Counts review actions (accept/revert in the Changes view), so views refresh in every tab. */
@@ -109,8 +111,9 @@ function append(next: TranscriptState, item: TranscriptItem): TranscriptState {
 
 const sessionReducers = {
   "session.updated": (next, { payload }) => {
-    const { title, yolo, model, mode } = payload;
+    const { title, yolo, model, mode, budget_usd } = payload;
     if (mode !== undefined) next.mode = mode;
+    if (budget_usd !== undefined) next.budgetUsd = budget_usd;
     if (title !== undefined) next.title = title;
     if (yolo !== undefined) next.yolo = yolo;
     if (model !== undefined) next.model = model;

@@ -30,3 +30,9 @@ export function formatCost(usd: number | null | undefined): string {
   if (usd === 0) return "$0";
   return usd < 0.01 ? `$${usd.toPrecision(2)}` : `$${usd.toFixed(2)}`;
 }
+
+/** Spend against a budget, "$0.42 / $2.00"; the spend alone without one. */
+export function formatSpend(usd: number | null | undefined, budgetUsd: number | null | undefined): string {
+  if (typeof budgetUsd !== "number") return formatCost(usd);
+  return `${formatCost(usd ?? 0)} / ${formatCost(budgetUsd)}`;
+}

@@ -122,7 +122,8 @@ export class Sessions {
       ...(budget_tokens !== undefined ? { budgetTokens: budget_tokens } : {}),
     };
     const session = await store.updateSession(this.db, id, { ...rest, ...budget });
-    if (Object.keys(rest).length > 0) this.log.append(id, { type: "session.updated", payload: rest });
+    const told = budget_usd !== undefined ? { ...rest, budget_usd } : rest;
+    if (Object.keys(told).length > 0) this.log.append(id, { type: "session.updated", payload: told });
     return session;
   }
 

@@ -95,6 +95,7 @@ export {
   sessionOwnerOf,
   touchApiToken,
   updateUser,
+  userBudget,
 } from "./people";
 export type { ApiTokenRow, UserRow } from "./people";
 export {

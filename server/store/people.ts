@@ -41,9 +41,20 @@ export async function listUsers(db: Db) {
 export async function updateUser(
   db: Db,
   id: string,
-  data: { role?: string; passwordHash?: string | null; disabledAt?: Date | null; displayName?: string | null },
+  data: {
+    role?: string;
+    passwordHash?: string | null;
+    disabledAt?: Date | null;
+    displayName?: string | null;
+    budgetUsd?: number | null;
+  },
 ) {
   return db.user.update({ where: { id }, data });
+}
+
+/** A person's daily budget in USD (server/budgets); null when they have none or are not a person. */
+export async function userBudget(db: Db, id: string) {
+  return db.user.findUnique({ where: { id }, select: { budgetUsd: true } });
 }
 
 export async function findIdentity(db: Db, issuer: string, subject: string) {

@@ -82,7 +82,9 @@ test("signs in through the OpenID Connect provider in Chromium, and signs out", 
   await expect(page).toHaveURL(`${hubUrl}/signin?next=%2Fsettings`);
 });
 
-test("signs in with a password made by `worldline users add`; a wrong one says so", async ({ page }) => {
+test("signs in with a password made by `worldline users add` (a wrong one says so), and sets daily budgets in Settings", async ({
+  page,
+}) => {
   await page.goto(`${hubUrl}/signin?next=%2Fsettings`);
   await page.getByLabel("Name").fill("root");
   await page.getByLabel("Password").fill("not-the-password");
@@ -100,6 +102,33 @@ test("signs in with a password made by `worldline users add`; a wrong one says s
   expect(token).toMatch(/^wlp_/);
   const me = await fetch(`${hubUrl}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } });
   expect(((await me.json()) as { person: { name: string } }).person.name).toBe("root");
+
+  // Daily budgets: an admin sets a person's in the people list (a bad value is refused on the spot),
+  // and each person reads their own with today's spend.
+  await expect(page.getByTestId("my-budget")).toContainText("No daily budget");
+  const graceBudget = page.getByTestId("person-budget-grace");
+  await graceBudget.fill("-3");
+  await graceBudget.press("Enter");
+  await expect(graceBudget).toHaveAttribute("aria-invalid", "true");
+  await graceBudget.fill("1.5");
+  await graceBudget.press("Enter");
+  await expect(graceBudget).toHaveAttribute("aria-invalid", "false");
+  await page.getByLabel("Daily budget of root in USD (empty for none)").fill("2");
+  await page.getByLabel("Daily budget of root in USD (empty for none)").press("Enter");
+  await expect
+    .poll(async () => {
+      const users = await fetch(`${hubUrl}/api/v1/users`, { headers: { authorization: `Bearer ${token}` } });
+      return ((await users.json()) as { name: string; budget_usd: number | null }[]).map((u) => [u.name, u.budget_usd]);
+    })
+    .toEqual(
+      expect.arrayContaining([
+        ["grace", 1.5],
+        ["root", 2],
+      ]),
+    );
+  await page.reload();
+  await expect(page.getByTestId("person-budget-grace")).toHaveValue("1.5");
+  await expect(page.getByTestId("my-budget")).toContainText("$0 spent of $2.00 today.");
 });
 
 function readyUrl(child: ChildProcess): Promise<string> {

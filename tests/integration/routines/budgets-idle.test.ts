@@ -80,6 +80,15 @@ describe("budgets", () => {
     });
     const session = await json<{ budget_usd: number }>(`/api/v1/sessions/${sessionId}`);
     expect(session.budget_usd).toBeCloseTo(0.002, 9);
+    // Set, then raised: each told to the page and the board as it happens.
+    const told = await json<{ type: string; payload: { budget_usd?: number } }[]>(
+      `/api/v1/sessions/${sessionId}/events`,
+    );
+    expect(
+      told.flatMap((e) =>
+        e.type === "session.updated" && e.payload.budget_usd !== undefined ? [e.payload.budget_usd] : [],
+      ),
+    ).toEqual([0.001, 0.002]);
     expect(fake.requests).toHaveLength(2);
     // The same turn: one task from the prompt to the answer.
     const task = await json<{ type: string }[]>(`/api/v1/tasks/${taskId}/events`);

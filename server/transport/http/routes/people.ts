@@ -5,6 +5,7 @@ import {
   SessionAccessView,
   UserView,
   MeView,
+  MyBudgetView,
   CreateApiTokenBody,
   CreateUserBody,
   PutSessionAccessBody,
@@ -69,6 +70,16 @@ export const peopleRoutes: Route[] = [
   },
   {
     method: "GET",
+    path: "/api/v1/me/budget",
+    doc: {
+      summary: "Your daily budget today (set by an admin), with what allows added and what your sessions spent",
+      tags: people,
+      response: MyBudgetView,
+    },
+    handler: async ({ req, services }) => services.people.budgetToday(requirePerson(req).id),
+  },
+  {
+    method: "GET",
     path: "/api/v1/users",
     doc: { summary: "People on this hub (admin)", tags: people, response: z.array(UserView) },
     handler: async ({ services }) => services.people.listUsers(),
@@ -92,7 +103,8 @@ export const peopleRoutes: Route[] = [
     method: "PATCH",
     path: "/api/v1/users/:name",
     doc: {
-      summary: "Change a person's role or password, or disable them (admin)",
+      summary:
+        "Change a person's role, password or daily budget (`budget_usd`, null for none), or disable them (admin)",
       tags: people,
       body: UpdateUserBody,
       response: UserView,
