@@ -248,13 +248,19 @@ function createPreviews(parts: Parts, auth: BridgeServices["auth"], port: number
       const row = await store.getSession(parts.db, id);
       return row ? { runner: row.runner ?? null } : null;
     },
-    localRoots: (id) => [
-      ...parts.ptys.list(id).map((terminal) => ({ pid: terminal.pid, kind: "terminal" as const })),
+    // A runner session's terminals and commands carry the runner's pids: its runner reads the ports under them.
+    sessionRoots: (id) => [
+      ...parts.ptys
+        .list(id)
+        .filter((terminal) => terminal.pid > 0) // a runner terminal still opening has no pid yet
+        .map((terminal) => ({ pid: terminal.pid, kind: "terminal" as const })),
       ...sharedTaskRegistry
         .list(id)
         .filter((task) => task.status === "running")
+        .filter((task) => task.group.pid > 0)
         .map((task) => ({ pid: task.group.pid, kind: "group" as const })),
     ],
+    runners: parts.runners.previews,
   });
   parts.browsers.usePreviews(previews);
   return previews;

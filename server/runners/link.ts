@@ -10,6 +10,8 @@ import {
   RunnerResponse,
   RunnerResults,
   RunnerFrameEvent,
+  RunnerStreamData,
+  RunnerStreamEnd,
   type RunnerOp,
   type RunnerOperation,
   type RunnerRequest,
@@ -17,6 +19,7 @@ import {
 } from "../protocol";
 import type { Fence } from "../host";
 import { MAX_PENDING_PER_RUNNER } from "./limits";
+import type { StreamSink } from "./remote-stream";
 
 /** Where a runner's started commands send their output and end. */
 export interface ProcessSink {
@@ -69,6 +72,8 @@ export class RunnerLink {
   private readonly pending = new Map<string, PendingCall>();
   private readonly processes = new Map<string, { sink: ProcessSink; instance: string | undefined }>();
   private readonly ptys = new Map<string, { sink: PtySink; instance: string | undefined }>();
+  /** Preview streams (server/runners/remote-stream.ts), by id, with the runner process they were opened on. */
+  private readonly streams = new Map<string, { sink: StreamSink; instance: string | undefined }>();
   private goneTimer: NodeJS.Timeout | null = null;
   private closedWith: WorldlineError | null = null;
   /** Set when the grace ran out while away: later calls fail at once until the runner is back. */
@@ -146,6 +151,7 @@ export class RunnerLink {
     else if (event === "runner.exit") this.onExit(raw);
     else if (event === "runner.pty_data") this.onPtyData(raw);
     else if (event === "runner.pty_exit") this.onPtyExit(raw);
+    else if (event === "runner.stream_data" || event === "runner.stream_end") this.onStream(event, raw);
     else {
       const parsed = RunnerFilesChanged.safeParse(raw);
       if (!parsed.success) return this.refuse("a malformed file change", raw);
@@ -257,6 +263,15 @@ export class RunnerLink {
     this.ptys.set(ptyId, { sink, instance: this.connection?.instance });
   }
 
+  /** Registers where a preview stream's bytes go before the `stream.open` that connects it is sent. */
+  trackStream(streamId: string, sink: StreamSink): void {
+    this.streams.set(streamId, { sink, instance: this.connection?.instance });
+  }
+
+  forgetStream(streamId: string): void {
+    this.streams.delete(streamId);
+  }
+
   private send(call: PendingCall): void {
     const connection = this.connection!;
     call.sentTo = connection.instance;
@@ -265,8 +280,8 @@ export class RunnerLink {
       const tracked = this.processes.get(op.processId);
       if (tracked) tracked.instance = connection.instance;
     }
-    if (op.op === "pty.open") {
-      const tracked = this.ptys.get(op.ptyId);
+    if (op.op === "pty.open" || op.op === "stream.open") {
+      const tracked = op.op === "pty.open" ? this.ptys.get(op.ptyId) : this.streams.get(op.streamId);
       if (tracked) tracked.instance = connection.instance;
     }
     connection.send(call.request);
@@ -334,6 +349,17 @@ export class RunnerLink {
     tracked.sink.exit(parsed.data.exitCode);
   }
 
+  private onStream(event: "runner.stream_data" | "runner.stream_end", raw: unknown): void {
+    const parsed = (event === "runner.stream_data" ? RunnerStreamData : RunnerStreamEnd).safeParse(raw);
+    if (!parsed.success) return this.refuse("a malformed preview stream frame");
+    const tracked = this.streams.get(parsed.data.streamId);
+    // A stream this side closed meanwhile still gets what was in flight: dropped without a word.
+    if (!tracked) return;
+    if ("data" in parsed.data) return tracked.sink.data(parsed.data.data);
+    this.streams.delete(parsed.data.streamId);
+    tracked.sink.end(parsed.data.error);
+  }
+
   private refuse(what: string, raw?: unknown): void {
     const sample = raw === undefined ? "" : `: ${safeSample(raw)}`;
     this.options.log(`runner "${this.name}" sent ${what}; refused${sample}`);
@@ -388,6 +414,11 @@ export class RunnerLink {
       this.ptys.delete(id);
       tracked.sink.exit(null);
     }
+    for (const [id, tracked] of this.streams) {
+      if (tracked.instance === undefined || tracked.instance === instance) continue;
+      this.streams.delete(id);
+      tracked.sink.end(error.message);
+    }
   }
 
   private failAll(error: WorldlineError): void {
@@ -397,6 +428,9 @@ export class RunnerLink {
     const processes = [...this.processes.values()];
     this.processes.clear();
     for (const tracked of processes) tracked.sink.lost(error);
+    const streams = [...this.streams.values()];
+    this.streams.clear();
+    for (const tracked of streams) tracked.sink.end(error.message);
   }
 
   /** Terminals outlive the grace (their shells keep running on the runner); they end when the link closes for good. */
