@@ -611,7 +611,13 @@ function createRuntime(
       // Edits end with the language server's errors in the file (server/diagnostics), on the session's host.
       diagnose: (file, text) =>
         parts.diagnostics.afterEdit(
-          { sessionId: ctx.sessionId, workspace: ctx.cwd, host: ctx.host ?? localHost },
+          // The server is the workspace's, shared by its sessions and their turns: its host carries no turn's
+          // claim (a later turn's claim would make a runner refuse the first turn's writes to it). It only reads.
+          {
+            sessionId: ctx.sessionId,
+            workspace: ctx.cwd,
+            host: ctx.host?.runner ? hosts.of(ctx.host.runner) : (ctx.host ?? localHost),
+          },
           file,
           text,
         ),
