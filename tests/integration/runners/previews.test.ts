@@ -206,3 +206,19 @@ describe("the preview proxy for a session on a runner", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
+
+describe("the browser tool's Chromium on a runner session", () => {
+  it("opens the session's preview through the front door, and the page's hot-reload WebSocket connects through the runner", async () => {
+    const browsers = hub.services.browsers!;
+    const url = `http://p${devPort}-${sessionId}.localhost:${hub.port}/`;
+    const opened = await browsers.navigate(sessionId, url);
+    expect(opened.status).toBe(200);
+    expect(opened.title).toBe("Dev page");
+    const page = await browsers.page(sessionId);
+    await page.waitForFunction(() => document.body.dataset.hmr === "connected", undefined, { timeout: 15_000 });
+    expect(await page.textContent("#title")).toBe("Hello from dev");
+    const shot = await browsers.screenshot(sessionId);
+    expect(shot.width).toBeGreaterThan(0);
+    await browsers.closeSession(sessionId);
+  }, 60_000);
+});
