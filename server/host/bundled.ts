@@ -6,11 +6,11 @@ const require = createRequire(import.meta.url);
 export const BUNDLED_PROGRAMS = ["typescript-language-server"] as const;
 export type BundledProgram = (typeof BUNDLED_PROGRAMS)[number];
 
-const SCRIPTS: Record<BundledProgram, string> = {
-  "typescript-language-server": "typescript-language-server/lib/cli.mjs",
+const SCRIPTS: Record<BundledProgram, () => string> = {
+  "typescript-language-server": () => require.resolve("typescript-language-server/lib/cli.mjs"),
 };
 
 /** How this machine starts a bundled program: its own Node running its own copy of the script. */
 export function bundledCommand(program: BundledProgram, args: string[]): { command: string; args: string[] } {
-  return { command: process.execPath, args: [require.resolve(SCRIPTS[program]), ...args] };
+  return { command: process.execPath, args: [SCRIPTS[program](), ...args] };
 }

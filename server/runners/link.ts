@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Socket } from "socket.io";
-import { errorMessage, WorldlineError, type ErrorCode } from "../errors";
+import { WorldlineError } from "../errors";
 import {
   RunnerExit,
   RunnerFilesChanged,
@@ -17,25 +17,10 @@ import {
   type RunnerRequest,
   type RunnerResult,
 } from "../protocol";
-import type { Fence } from "../host";
 import { MAX_PENDING_PER_RUNNER } from "./limits";
+import { ensureCode, safeSample, type CallOptions, type ProcessSink, type PtySink } from "./link-parts";
+export type { CallOptions, ProcessSink, PtySink } from "./link-parts";
 import type { StreamSink } from "./remote-stream";
-
-/** Where a runner's started commands send their output and end. */
-export interface ProcessSink {
-  /** `stream` is "stderr" for a stdio program's stderr (server/runners/remote-stdio.ts). */
-  output(chunk: string, stream?: "stderr"): void;
-  exit(info: { code: number | null; signal: NodeJS.Signals | null; leftoversStopped: boolean }): void;
-  /** The runner is gone (grace over, or it came back as a new process): the command's fate is unknown. */
-  lost(error: WorldlineError): void;
-}
-
-/** Where a runner terminal's output and end go (server/runners/remote-pty.ts). */
-export interface PtySink {
-  data(chunk: Uint8Array): void;
-  /** null: the shell's exit status is unknown (the runner is gone). */
-  exit(exitCode: number | null): void;
-}
 
 interface PendingCall {
   request: RunnerRequest;
@@ -52,13 +37,6 @@ interface Connection {
   /** The bridge (owner id) holding the runner's socket (server/runners/relay.ts); undefined: this one. */
   via?: string;
   send(request: RunnerRequest): void;
-}
-
-export interface CallOptions {
-  fence?: Fence;
-  signal?: AbortSignal;
-  /** Fail at once when the runner is not connected (a session being created), instead of waiting the grace. */
-  now?: boolean;
 }
 
 /**
@@ -438,18 +416,5 @@ export class RunnerLink {
     const ptys = [...this.ptys.values()];
     this.ptys.clear();
     for (const tracked of ptys) tracked.sink.exit(null);
-  }
-}
-
-/** The runner's code as one of ours: a bare kind gets the `runner` domain, a kind this version does not know becomes `internal`. */
-function ensureCode(code: string): ErrorCode {
-  return WorldlineError.fromWire({ code: code.includes(":") ? code : `runner:${code}`, message: "" }).code;
-}
-
-function safeSample(raw: unknown): string {
-  try {
-    return JSON.stringify(raw).slice(0, 200);
-  } catch (error) {
-    return `(not serialisable: ${errorMessage(error)})`;
   }
 }

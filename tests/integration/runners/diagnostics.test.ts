@@ -20,6 +20,15 @@ async function turn(message: string): Promise<void> {
   await readSse(response);
 }
 
+/** One turn whose one tool call replaces `from` with `to` in count.ts; the tool's result as the model saw it. */
+async function replace(from: string, to: string): Promise<string> {
+  fake.reset();
+  const edits = [{ old_text: from, new_text: to }];
+  fake.script({ toolCalls: [{ name: "str_replace", arguments: { path: "count.ts", edits } }] }, { text: "done" });
+  await turn(`replace ${from}`);
+  return lastToolOutput(fake.requests[1]);
+}
+
 function lastToolOutput(request: FakeLlm["requests"][number]): string {
   return String(
     plainMessages(request)
@@ -72,30 +81,10 @@ describe("diagnostics on a runner", () => {
     );
     fake.reset();
 
-    fake.script(
-      {
-        toolCalls: [
-          { name: "str_replace", arguments: { path: "count.ts", edits: [{ old_text: "= 1;", new_text: '= "one";' }] } },
-        ],
-      },
-      { text: "oops" },
-    );
-    await turn("break it");
-    const broken = lastToolOutput(fake.requests[1]);
+    const broken = await replace("= 1;", '= "one";');
     expect(broken).toMatch(/^Edited count\.ts \(1 edit applied\)\.\n\nDiagnostics \(not an edit failure/);
     expect(broken).toContain("count.ts:1:14: error typescript2322: Type 'string' is not assignable to type 'number'.");
-    fake.reset();
-
-    fake.script(
-      {
-        toolCalls: [
-          { name: "str_replace", arguments: { path: "count.ts", edits: [{ old_text: '= "one";', new_text: "= 1;" }] } },
-        ],
-      },
-      { text: "fixed" },
-    );
-    await turn("fix it");
-    expect(lastToolOutput(fake.requests[1])).toBe("Edited count.ts (1 edit applied).");
+    expect(await replace('= "one";', "= 1;")).toBe("Edited count.ts (1 edit applied).");
 
     const status = (await (await hub.api("/api/v1/diagnostics")).json()) as LanguageServerStatus[];
     expect(status).toContainEqual(
