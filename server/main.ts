@@ -248,13 +248,19 @@ function createPreviews(parts: Parts, auth: BridgeServices["auth"], port: number
       const row = await store.getSession(parts.db, id);
       return row ? { runner: row.runner ?? null } : null;
     },
-    localRoots: (id) => [
-      ...parts.ptys.list(id).map((terminal) => ({ pid: terminal.pid, kind: "terminal" as const })),
+    // A runner session's terminals and commands carry the runner's pids: its runner reads the ports under them.
+    sessionRoots: (id) => [
+      ...parts.ptys
+        .list(id)
+        .filter((terminal) => terminal.pid > 0) // a runner terminal still opening has no pid yet
+        .map((terminal) => ({ pid: terminal.pid, kind: "terminal" as const })),
       ...sharedTaskRegistry
         .list(id)
         .filter((task) => task.status === "running")
+        .filter((task) => task.group.pid > 0)
         .map((task) => ({ pid: task.group.pid, kind: "group" as const })),
     ],
+    runners: parts.runners.previews,
   });
   parts.browsers.usePreviews(previews);
   return previews;
@@ -605,7 +611,13 @@ function createRuntime(
       // Edits end with the language server's errors in the file (server/diagnostics), on the session's host.
       diagnose: (file, text) =>
         parts.diagnostics.afterEdit(
-          { sessionId: ctx.sessionId, workspace: ctx.cwd, host: ctx.host ?? localHost },
+          // The server is the workspace's, shared by its sessions and their turns: its host carries no turn's
+          // claim (a later turn's claim would make a runner refuse the first turn's writes to it). It only reads.
+          {
+            sessionId: ctx.sessionId,
+            workspace: ctx.cwd,
+            host: ctx.host?.runner ? hosts.of(ctx.host.runner) : (ctx.host ?? localHost),
+          },
           file,
           text,
         ),

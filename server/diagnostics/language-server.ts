@@ -12,7 +12,7 @@ import {
   type InitializeParams,
   type PublishDiagnosticsParams,
 } from "vscode-languageserver-protocol";
-import type { StdioProcess, ToolHost } from "../host";
+import type { StdioProcess, StdioSpec, ToolHost } from "../host";
 import type { FileDiagnostic } from "../tools";
 
 /** How a language server is started, and which files it handles. */
@@ -20,6 +20,8 @@ export interface ServerSpec {
   language: string;
   command: string;
   args: string[];
+  /** Ships with Worldline: the host runs its own copy (a runner's install is not where the hub's is). */
+  bundled?: StdioSpec["bundled"];
   /** LSP language ids by file extension. */
   languageIds: Record<string, string>;
   initializationOptions?: unknown;
@@ -119,6 +121,7 @@ export class LanguageServer {
       .spawnStdio({
         command: spec.command,
         args: spec.args,
+        ...(spec.bundled ? { bundled: spec.bundled } : {}),
         cwd: root,
         env: {},
         inherit: "all",

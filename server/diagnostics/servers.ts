@@ -40,16 +40,24 @@ export async function serverSpec(
 ): Promise<ServerSpec | { missing: string }> {
   if (language === "typescript") {
     const own = path.join(workspace, "node_modules/typescript/lib/tsserver.js");
-    const tsserver = (await host.stat(own).catch(() => null)) ? own : require.resolve("typescript/lib/tsserver.js");
+    // On a runner, without the workspace's own TypeScript the server finds the one beside it in the runner's install.
+    const tsserver = (await host.stat(own).catch(() => null))
+      ? own
+      : host.runner
+        ? undefined
+        : require.resolve("typescript/lib/tsserver.js");
     return {
       language,
-      command: process.execPath,
-      args: [require.resolve("typescript-language-server/lib/cli.mjs"), "--stdio"],
+      command: "typescript-language-server",
+      args: ["--stdio"],
+      bundled: "typescript-language-server",
       languageIds: TYPESCRIPT_IDS,
-      initializationOptions: { tsserver: { path: tsserver }, preferences: {} },
+      initializationOptions: { ...(tsserver ? { tsserver: { path: tsserver } } : {}), preferences: {} },
       pull: tsserverErrors,
     };
   }
+  // A runner's PATH is its own: it looks for pyright itself (missing, the server fails to start and says so).
+  if (host.runner) return { language, command: "pyright-langserver", args: ["--stdio"], languageIds: PYTHON_IDS };
   const pyright = onPath("pyright-langserver");
   if (!pyright) return { missing: "pyright is not installed (pyright-langserver is not on PATH)" };
   return { language, command: pyright, args: ["--stdio"], languageIds: PYTHON_IDS };

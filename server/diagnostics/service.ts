@@ -40,14 +40,8 @@ export class DiagnosticsService {
   ): Promise<FileDiagnostic[] | undefined> {
     const language = languageOf(file);
     if (!language) return undefined;
-    const key = `${place.workspace}\u0000${language}`;
+    const key = serverKey(place.host.runner, place.workspace, language);
     const note = (why: string) => this.note(key, place.workspace, language, why);
-    if (place.host.runner) {
-      note(
-        `language servers run on the bridge's machine only; sessions on runner ${place.host.runner} get no diagnostics`,
-      );
-      return undefined;
-    }
     const started = performance.now();
     const running = await this.serverFor(key, place, language);
     if (!running) return undefined;
@@ -67,9 +61,9 @@ export class DiagnosticsService {
   }
 
   /** The errors last published for a file (the editor's squiggles); undefined when no server has it open. */
-  lastErrors(workspace: string, file: string): FileDiagnostic[] | undefined {
+  lastErrors(workspace: string, file: string, runner: string | null = null): FileDiagnostic[] | undefined {
     const language = languageOf(file);
-    return language ? this.running.get(`${workspace}\u0000${language}`)?.server.lastErrors(file) : undefined;
+    return language ? this.running.get(serverKey(runner, workspace, language))?.server.lastErrors(file) : undefined;
   }
 
   status(): ServerStatus[] {
@@ -118,7 +112,7 @@ export class DiagnosticsService {
   private retire(key: string, running: Running, why: string): void {
     this.running.delete(key);
     this.failedAt.set(key, Date.now());
-    const [workspace, language] = key.split("\u0000");
+    const [, workspace, language] = key.split("\u0000");
     this.note(key, workspace, language, `the server stopped working: ${why}`);
     void running.server.stop();
   }
@@ -132,4 +126,9 @@ export class DiagnosticsService {
       at: new Date().toISOString(),
     });
   }
+}
+
+/** One server per host, workspace and language: a runner's /work/app is not this machine's. */
+function serverKey(runner: string | null, workspace: string, language: string): string {
+  return `${runner ?? ""}\u0000${workspace}\u0000${language}`;
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { forgetProcess, killProcesses, recordProcess } from "../processes";
 import { scrubEnvironment } from "../secrets";
 import type { ExitInfo, StdioProcess, StdioSpec } from "./types";
+import { bundledCommand } from "./bundled";
 
 /** What a stdio program started with `inherit: "basic"` gets of the host's environment (the MCP SDK's list). */
 const BASIC_ENVIRONMENT = ["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"] as const;
@@ -25,7 +26,8 @@ function baseEnvironment(inherit: StdioSpec["inherit"]): NodeJS.ProcessEnv {
  * (`tree`) and a bridge or runner killed with SIGKILL has them ended at its next start.
  */
 export async function startStdioProcess(spec: StdioSpec, label: string): Promise<StdioProcess> {
-  const child: ChildProcessWithoutNullStreams = spawn(spec.command, spec.args, {
+  const { command, args } = spec.bundled ? bundledCommand(spec.bundled, spec.args) : spec;
+  const child: ChildProcessWithoutNullStreams = spawn(command, args, {
     cwd: spec.cwd,
     env: { ...baseEnvironment(spec.inherit), ...spec.env },
     detached: true,

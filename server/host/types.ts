@@ -4,6 +4,7 @@ import type { SkillView } from "../protocol";
 import type { PtyOpener } from "../pty";
 import type { ResolvedPath } from "./paths";
 import type { SearchOutcome, SearchRequest } from "./search/types";
+import type { BundledProgram } from "./bundled";
 
 /** What a stat tells the tools; `null` from `stat` means nothing is there. */
 export interface FileStat {
@@ -84,6 +85,11 @@ export interface HostProcess {
 export interface StdioSpec {
   command: string;
   args: string[];
+  /**
+   * A program that ships with Worldline: the host runs its own copy (server/host/bundled.ts) with
+   * `args`, and `command` only names it. A runner's install is not where its hub's is.
+   */
+  bundled?: BundledProgram;
   cwd: string;
   /** Environment on top of the host's own (a runner's own, never the hub's). */
   env: Record<string, string>;

@@ -1,4 +1,4 @@
-import { Agent, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent, type ClientRequestArgs, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { createProxyServer } from "http-proxy-3";
 import { PreviewGrants } from "./grants";
@@ -19,6 +19,10 @@ export interface PreviewProxyOptions {
   grants: PreviewGrants;
   /** Whether a session exists (on this bridge's store). */
   sessionExists(sessionId: string): Promise<boolean>;
+  /** The runner a session runs on, or null for this machine. */
+  runnerOf(sessionId: string): Promise<string | null>;
+  /** A connection to a port on a runner's machine, through its link (server/runners/remote-stream.ts). */
+  connect(runner: string, port: number): Duplex;
   /** The bridge's port: preview hosts are `p<port>-<session>.localhost:<this port>`. */
   bridgePort: number;
   /** The IDE's origins (the bridge's allowed hosts): the only pages that may frame a preview or talk to its picker. */
@@ -30,11 +34,13 @@ export interface PreviewProxyOptions {
  * host is answered here, before the IDE's own checks, and never reaches the IDE's routes. Without
  * the preview cookie a page load goes to the IDE for a ticket and anything else gets 401; a session
  * or port that is not there is 404; then the request is proxied (http-proxy-3, WebSockets included)
- * to the port on 127.0.0.1.
+ * to the port on 127.0.0.1: this machine's, or for a runner session its runner's, reached through
+ * the runner's link by an agent whose connections are streams over it.
  */
 export class PreviewProxy {
   private readonly proxy = createProxyServer({ ws: true, xfwd: true, proxyTimeout: UPSTREAM_TIMEOUT_MS });
   private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: MAX_FREE_SOCKETS });
+  private readonly runnerAgents = new Map<string, RunnerAgent>();
   private readonly frameAncestors: string;
 
   constructor(private readonly options: PreviewProxyOptions) {
@@ -72,6 +78,8 @@ export class PreviewProxy {
   close(): void {
     this.proxy.close();
     this.agent.destroy();
+    for (const agent of this.runnerAgents.values()) agent.destroy();
+    this.runnerAgents.clear();
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, target: PreviewTarget | "malformed"): Promise<void> {
@@ -89,7 +97,8 @@ export class PreviewProxy {
     if (url.pathname === PICKER_PATH) return sendText(res, "text/javascript", pickerScript(this.options.ideOrigins));
     if (url.pathname === FRAME_PATH)
       return sendText(res, "text/html", framePage(), { "content-security-policy": this.frameAncestors });
-    this.proxy.web(req, res, { target: `http://127.0.0.1:${target.port}`, agent: this.agent }, (error) => {
+    const agent = (await this.runnerAgent(target.sessionId)) ?? this.agent;
+    this.proxy.web(req, res, { target: `http://127.0.0.1:${target.port}`, agent }, (error) => {
       const refused = (error as NodeJS.ErrnoException).code === "ECONNREFUSED";
       if (res.headersSent) return void res.destroy();
       shortPage(res, 502, refused ? "Nothing answers on this port any more." : "The dev server closed the connection.");
@@ -100,7 +109,22 @@ export class PreviewProxy {
     if (target === "malformed") return refuseUpgrade(socket, 400);
     if (!this.options.grants.allowed(req, target)) return refuseUpgrade(socket, 401);
     if (await this.missing(target)) return refuseUpgrade(socket, 404);
-    this.proxy.ws(req, socket, head, { target: `http://127.0.0.1:${target.port}` }, () => refuseUpgrade(socket, 502));
+    const agent = await this.runnerAgent(target.sessionId);
+    this.proxy.ws(req, socket, head, { target: `http://127.0.0.1:${target.port}`, ...(agent ? { agent } : {}) }, () =>
+      refuseUpgrade(socket, 502),
+    );
+  }
+
+  /** For a runner session, the agent whose connections go through its runner; undefined on this machine. */
+  private async runnerAgent(sessionId: string): Promise<Agent | undefined> {
+    const runner = await this.options.runnerOf(sessionId);
+    if (runner === null) return undefined;
+    let agent = this.runnerAgents.get(runner);
+    if (!agent) {
+      agent = new RunnerAgent((port) => this.options.connect(runner, port));
+      this.runnerAgents.set(runner, agent);
+    }
+    return agent;
   }
 
   /** Why a target cannot be previewed (unknown session, a port it does not listen on), or undefined. */
@@ -140,6 +164,17 @@ export class PreviewProxy {
   /** The preview origin of a target on this bridge. */
   origin(target: PreviewTarget): string {
     return previewOrigin(target, this.options.bridgePort);
+  }
+}
+
+/** Keep-alive connections to a runner's ports, each a stream over the runner's link. */
+class RunnerAgent extends Agent {
+  constructor(private readonly open: (port: number) => Duplex) {
+    super({ keepAlive: true, maxFreeSockets: MAX_FREE_SOCKETS });
+  }
+
+  override createConnection(options: ClientRequestArgs): Duplex {
+    return this.open(Number(options.port));
   }
 }
 

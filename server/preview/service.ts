@@ -1,6 +1,8 @@
+import type { Duplex } from "node:stream";
 import { WorldlineError } from "../errors";
 import { PreviewGrants } from "./grants";
 import { previewableSession, previewOrigin, type PreviewTarget } from "./host-name";
+import type { ListeningSocket } from "./ports";
 import { PreviewProxy } from "./proxy";
 import { SessionPorts, type ProcessRoot, type SessionPort } from "./session-ports";
 
@@ -20,8 +22,16 @@ export interface PreviewsOptions {
   secret: string;
   /** The session's row, or null when there is none. */
   session(sessionId: string): Promise<PreviewSession | null>;
-  /** The session's terminals and running shell tasks on this machine. */
-  localRoots(sessionId: string): ProcessRoot[];
+  /** The session's terminals and running shell tasks, on its host (a runner session's pids are the runner's). */
+  sessionRoots(sessionId: string): ProcessRoot[];
+  /** Ports and connections on runners' machines (server/runners/previews.ts). */
+  runners: RunnerPorts;
+}
+
+/** What previews need of runners: their sessions' listening sockets, and connections to them. */
+export interface RunnerPorts {
+  ports(runner: string, roots: ProcessRoot[]): Promise<ListeningSocket[]>;
+  connect(runner: string, port: number): Duplex;
 }
 
 /**
@@ -37,17 +47,17 @@ export class Previews {
   constructor(private readonly options: PreviewsOptions) {
     this.grants = new PreviewGrants(options.secret);
     this.ports = new SessionPorts({
-      roots: async (sessionId) => {
-        const session = await this.session(sessionId);
-        // A runner's processes are on its machine: this machine's pids mean nothing for it.
-        return session && session.runner === null ? options.localRoots(sessionId) : [];
-      },
+      roots: async (sessionId) => ((await this.session(sessionId)) ? options.sessionRoots(sessionId) : []),
+      runner: async (sessionId) => (await this.session(sessionId))?.runner ?? null,
+      runnerSockets: (runner, roots) => options.runners.ports(runner, roots),
       url: (target) => this.origin(target),
     });
     this.proxy = new PreviewProxy({
       ports: this.ports,
       grants: this.grants,
       sessionExists: async (sessionId) => (await this.session(sessionId)) !== null,
+      runnerOf: async (sessionId) => (await this.session(sessionId))?.runner ?? null,
+      connect: (runner, port) => options.runners.connect(runner, port),
       bridgePort: options.bridgePort,
       ideOrigins: options.ideOrigins,
     });
@@ -61,12 +71,10 @@ export class Previews {
     return previewOrigin(target, this.options.bridgePort);
   }
 
-  /** The session's listening ports; a runner session's are not read yet (its runner would have to answer). */
+  /** The session's listening ports, on this machine or (read by the runner) on its runner's. */
   async list(sessionId: string): Promise<SessionPort[]> {
     const session = await this.session(sessionId);
     if (!session) throw new WorldlineError("session:not_found", `No session with id "${sessionId}".`);
-    if (session.runner !== null)
-      throw new WorldlineError("preview:unsupported", "Previews of a session on a runner are not available yet.");
     if (!previewableSession(sessionId)) return [];
     return this.ports.list(sessionId);
   }

@@ -1,6 +1,6 @@
 import { rootsMembers } from "../processes";
 import type { PreviewTarget } from "./host-name";
-import { listeningInodes, socketsOf } from "./ports";
+import { listeningInodes, socketsOf, type ListeningSocket } from "./ports";
 
 /** A port a session's process listens on, with its preview address. */
 export interface SessionPort {
@@ -44,8 +44,12 @@ interface Known {
 }
 
 export interface SessionPortsOptions {
-  /** The session's process roots on this machine now (none for a session on a runner). */
+  /** The session's process roots now, on its host (a runner session's pids are the runner's). */
   roots(sessionId: string): Promise<ProcessRoot[]>;
+  /** The runner the session runs on, or null for this machine. */
+  runner(sessionId: string): Promise<string | null>;
+  /** The listening sockets under `roots` on a runner's machine, as the runner reads them from its /proc. */
+  runnerSockets(runner: string, roots: ProcessRoot[]): Promise<ListeningSocket[]>;
   /** The preview address of a port (it depends on the bridge's port, known once it listens). */
   url(target: PreviewTarget): string;
 }
@@ -54,7 +58,8 @@ export interface SessionPortsOptions {
  * The TCP ports a session's processes listen on, read from the kernel: the process tree under its
  * terminals and shell tasks, each process's socket descriptors, and /proc/net/tcp{,6}'s listening
  * sockets. Watched sessions are polled, cheaply: a tick reads the two socket tables and walks the
- * process tree only when the set of listening sockets (or the session's roots) changed.
+ * process tree only when the set of listening sockets (or the session's roots) changed. A runner
+ * session's are read by its runner, the same way, on its machine (server/runner/streams.ts).
  */
 export class SessionPorts {
   private readonly known = new Map<string, Known>();
@@ -139,14 +144,18 @@ export class SessionPorts {
     const startedAt = Date.now();
     const roots = await this.options.roots(sessionId);
     const rootsKey = roots.map((root) => `${root.kind}:${root.pid}`).join(",");
-    const listening = await listeningInodes();
-    const inodesKey = [...listening.keys()].sort().join(",");
+    const runner = await this.options.runner(sessionId);
+    // The runner keeps its own "nothing changed" shortcut; this machine's socket tables say nothing of its.
+    const listening = runner === null ? await listeningInodes() : undefined;
+    const inodesKey = listening ? [...listening.keys()].sort().join(",") : `runner:${runner}`;
     const before = this.known.get(sessionId);
-    if (before && before.inodes === inodesKey && before.roots === rootsKey) {
+    if (listening && before && before.inodes === inodesKey && before.roots === rootsKey) {
       before.at = Math.max(before.at, startedAt);
       return before;
     }
-    const sockets = await socketsOf(await rootsMembers(roots), listening);
+    const sockets = listening
+      ? await socketsOf(await rootsMembers(roots), listening)
+      : await this.options.runnerSockets(runner!, roots);
     const ports = sockets.map((socket) => ({
       ...socket,
       url: `${this.options.url({ sessionId, port: socket.port })}/`,

@@ -74,6 +74,8 @@ export const WorkspaceOperations = [
     cwd: Path,
     env: z.record(z.string(), z.string().max(100_000)),
     inherit: z.enum(["all", "basic"]),
+    /** A program that ships with Worldline: the runner runs its own copy (server/host/bundled.ts) with `args`. */
+    bundled: z.enum(["typescript-language-server"]).optional(),
   }),
   z.object({ op: z.literal("stdio.write"), processId: Id, data: z.string().max(16 * 1024 * 1024) }),
   z.object({ op: z.literal("stdio.stop"), processId: Id }),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FileContent, FileTreeListing, GitMarker } from "./ide";
+import { PreviewOperations, PreviewResults } from "./runner-preview";
 import { WorkspaceOperations, WorkspaceResults } from "./runner-workspace";
 
 /**
@@ -150,6 +151,8 @@ export const RunnerOperation = z.discriminatedUnion("op", [
   z.object({ op: z.literal("pty.kill"), ptyId: z.string().min(1).max(64) }),
   // Checkpoints, skills and stdio programs on the runner (runner-workspace.ts).
   ...WorkspaceOperations,
+  // Ports and preview streams of a runner session's dev servers (runner-preview.ts).
+  ...PreviewOperations,
 ]);
 export type RunnerOperation = z.infer<typeof RunnerOperation>;
 export type RunnerOp = RunnerOperation["op"];
@@ -234,6 +237,8 @@ export const RunnerFrameEvent = z.enum([
   "runner.pty_data",
   "runner.pty_exit",
   "runner.files_changed",
+  "runner.stream_data",
+  "runner.stream_end",
 ]);
 export type RunnerFrameEvent = z.infer<typeof RunnerFrameEvent>;
 
@@ -298,6 +303,7 @@ export const RunnerResults = {
   "pty.flow": z.null(),
   "pty.kill": z.null(),
   ...WorkspaceResults,
+  ...PreviewResults,
 } satisfies Record<RunnerOp, z.ZodType>;
 export type RunnerResult<O extends RunnerOp> = z.infer<(typeof RunnerResults)[O]>;
 

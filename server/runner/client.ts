@@ -82,6 +82,9 @@ export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promi
       ptyData: (ptyId, data, route) => socket.emit("runner.pty_data", { ptyId, data, ...routed(route) }),
       ptyExit: (ptyId, exitCode, route) => socket.emit("runner.pty_exit", { ptyId, exitCode, ...routed(route) }),
       filesChanged: (root, paths) => socket.emit("runner.files_changed", { root, paths }),
+      streamData: (streamId, data, route) => socket.emit("runner.stream_data", { streamId, data, ...routed(route) }),
+      streamEnd: (streamId, error, route) =>
+        socket.emit("runner.stream_end", { streamId, ...(error ? { error } : {}), ...routed(route) }),
       log: options.log,
     },
     options.home,

@@ -5,13 +5,20 @@ import { defaultHome } from "../checkpoints";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
 import { WorkspaceFiles } from "../files";
 import { LocalHost, type HostProcess, type ResolvedPath } from "../host";
-import { RunnerRequest, WORKSPACE_ONCE_ONLY, type RunnerOperation, type RunnerResponse } from "../protocol";
+import {
+  PREVIEW_ONCE_ONLY,
+  RunnerRequest,
+  WORKSPACE_ONCE_ONLY,
+  type RunnerOperation,
+  type RunnerResponse,
+} from "../protocol";
 import { redactKnownValues, secretEnvValues } from "../secrets";
 import { listSkills } from "../skills";
 import { statOrNull } from "../stat-or-null";
 import type { RootGuard } from "./guard";
 import { RunnerSnapshots } from "./snapshots";
 import { RunnerStdio, type StdioReplies } from "./stdio";
+import { RunnerStreams, type StreamReplies } from "./streams";
 import { RunnerTerminals } from "./terminals";
 
 /**
@@ -27,6 +34,7 @@ const ONCE_ONLY = new Set<string>([
   "pty.input",
   "pty.kill",
   ...WORKSPACE_ONCE_ONLY,
+  ...PREVIEW_ONCE_ONLY,
 ]);
 /** Answers (or "running") of once-only requests remembered; a hub resends only what was in flight at a drop. */
 const MAX_REMEMBERED_ANSWERS = 2_000;
@@ -41,7 +49,7 @@ const MAX_READ_TEXT_BYTES = 10 * 1024 * 1024;
  * How the runner talks back: answers, and the output and exit of commands it started. `route` is
  * the request's (server/protocol/runner.ts): the hub bridge they go back to, put on each frame.
  */
-export interface RunnerReplies extends StdioReplies {
+export interface RunnerReplies extends StdioReplies, StreamReplies {
   response(response: RunnerResponse): void;
   ptyData(ptyId: string, data: Buffer, route: string | undefined): void;
   ptyExit(ptyId: string, exitCode: number | null, route: string | undefined): void;
@@ -66,6 +74,7 @@ export class RunnerWorker {
   private readonly opening = new Map<string, Promise<unknown>>();
   private readonly snapshots: RunnerSnapshots;
   private readonly stdio: RunnerStdio;
+  private readonly streams: RunnerStreams;
   // The runner's own secrets (its environment) never leave it in command output.
   private readonly secrets = secretEnvValues(process.env);
 
@@ -83,6 +92,7 @@ export class RunnerWorker {
       exit: replies.exit,
       log: replies.log,
     });
+    this.streams = new RunnerStreams(replies);
     this.files.onChange((root, paths) => replies.filesChanged(root, paths));
   }
 
@@ -150,6 +160,7 @@ export class RunnerWorker {
   /** Stops every command (the runner is shutting down). */
   async stopAll(): Promise<void> {
     await Promise.all([...this.processes.values()].map((process) => process.stop()));
+    this.streams.closeAll();
     await Promise.all([this.terminals.closeAll(), this.stdio.stopAll()]);
   }
 
@@ -279,6 +290,21 @@ export class RunnerWorker {
       case "stdio.stop":
         await this.stdio.stop(operation.processId);
         return null;
+      case "ports.list":
+        return this.streams.ports(operation.roots, this.ownPids());
+      case "stream.open":
+        return this.streams.open(operation.streamId, operation.port, route);
+      case "stream.write":
+        return this.streams.write(operation.streamId, operation.data);
+      case "stream.flow":
+        this.streams.flow(operation.streamId, operation.paused);
+        return null;
+      case "stream.end":
+        this.streams.end(operation.streamId);
+        return null;
+      case "stream.close":
+        this.streams.close(operation.streamId);
+        return null;
     }
   }
 
@@ -310,6 +336,11 @@ export class RunnerWorker {
       },
     );
     return { pid: process.pid };
+  }
+
+  /** The processes this runner started for its hubs: its terminals' shells and its commands' groups. */
+  private ownPids(): Set<number> {
+    return new Set([...this.terminals.pids(), ...[...this.processes.values()].map((process) => process.pid)]);
   }
 
   /** The workspace's skills (the hub adds those of its own home); one linked in from outside the roots stays here. */

@@ -32,7 +32,7 @@ export class RunnerStdio {
 
   /** `route`: the hub bridge that asked (server/protocol/runner.ts), put on the program's output and exit. */
   async open(
-    spec: Pick<StdioSpec, "command" | "args" | "cwd" | "env" | "inherit"> & { processId: string },
+    spec: Pick<StdioSpec, "command" | "args" | "cwd" | "env" | "inherit" | "bundled"> & { processId: string },
     route: string | undefined,
   ) {
     const { processId } = spec;
@@ -46,6 +46,7 @@ export class RunnerStdio {
       cwd: spec.cwd,
       env: spec.env,
       inherit: spec.inherit,
+      ...(spec.bundled ? { bundled: spec.bundled } : {}),
       onStdout: (chunk) => this.send.output(processId, chunk, route),
       onStderr: (chunk) => this.send.output(processId, chunk, route, "stderr"),
       onExit: ({ code, signal }) => {

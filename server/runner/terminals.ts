@@ -82,6 +82,11 @@ export class RunnerTerminals {
     return pty.pid;
   }
 
+  /** The shells' pids (the roots of what their sessions run here). */
+  pids(): number[] {
+    return [...this.terminals.values()].map((terminal) => terminal.pty.pid);
+  }
+
   input(ptyId: string, data: string): void {
     this.get(ptyId).pty.write(data);
   }

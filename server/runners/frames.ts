@@ -1,6 +1,5 @@
 import type { Socket } from "socket.io";
 import type { z } from "zod";
-import { errorMessage } from "../errors";
 import {
   RunnerExit,
   RunnerFilesChanged,
@@ -8,6 +7,8 @@ import {
   RunnerPtyData,
   RunnerPtyExit,
   RunnerResponse,
+  RunnerStreamData,
+  RunnerStreamEnd,
   type RunnerFrameEvent,
 } from "../protocol";
 import {
@@ -16,6 +17,7 @@ import {
   REFUSALS_LOGGED_PER_WINDOW,
   REFUSAL_LOG_WINDOW_MS,
 } from "./limits";
+import { safeSample } from "./link-parts";
 
 /** A runner's frame, parsed with its event's schema. */
 export type RunnerFrame =
@@ -24,7 +26,9 @@ export type RunnerFrame =
   | { event: "runner.exit"; frame: z.infer<typeof RunnerExit> }
   | { event: "runner.pty_data"; frame: z.infer<typeof RunnerPtyData> }
   | { event: "runner.pty_exit"; frame: z.infer<typeof RunnerPtyExit> }
-  | { event: "runner.files_changed"; frame: z.infer<typeof RunnerFilesChanged> };
+  | { event: "runner.files_changed"; frame: z.infer<typeof RunnerFilesChanged> }
+  | { event: "runner.stream_data"; frame: z.infer<typeof RunnerStreamData> }
+  | { event: "runner.stream_end"; frame: z.infer<typeof RunnerStreamEnd> };
 
 /** Parses what a runner sent under `event`; null when its schema refuses it. */
 export function parseFrame(event: RunnerFrameEvent, raw: unknown): RunnerFrame | null {
@@ -41,6 +45,10 @@ export function parseFrame(event: RunnerFrameEvent, raw: unknown): RunnerFrame |
       return wrap(event, RunnerPtyExit.safeParse(raw));
     case "runner.files_changed":
       return wrap(event, RunnerFilesChanged.safeParse(raw));
+    case "runner.stream_data":
+      return wrap(event, RunnerStreamData.safeParse(raw));
+    case "runner.stream_end":
+      return wrap(event, RunnerStreamEnd.safeParse(raw));
   }
 }
 
@@ -104,13 +112,5 @@ export class FrameRefusals {
         `check its machine, or revoke it (worldline runners revoke ${this.name}).`,
     );
     socket.disconnect(true);
-  }
-}
-
-function safeSample(raw: unknown): string {
-  try {
-    return JSON.stringify(raw).slice(0, 200);
-  } catch (error) {
-    return `(not serialisable: ${errorMessage(error)})`;
   }
 }

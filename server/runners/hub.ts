@@ -15,6 +15,7 @@ import {
 import * as store from "../store";
 import { LAST_SEEN_EVERY_MS, REVOCATION_CHECK_MS, RUNNER_GRACE_MS, RUNNER_MAX_FRAME_BYTES } from "./limits";
 import { RunnerLink } from "./link";
+import { RunnerPreviews } from "./previews";
 import { RunnerRelay, type Team } from "./relay";
 import { RemoteHost } from "./remote-host";
 import { ENROLLMENT_TTL_MS, hashSecret, newCredential, newEnrollmentToken } from "./secrets";
@@ -54,6 +55,8 @@ export class RunnerHub {
     requireKnown: (name: string) => this.requireKnown(name),
   };
   private readonly fileListeners = new Set<(runner: string, root: string, paths: string[]) => void>();
+  /** Ports and preview streams of runner sessions' dev servers (server/preview asks). */
+  readonly previews = new RunnerPreviews((name) => this.link(name));
 
   constructor(options: RunnerHubOptions) {
     this.db = options.db;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Socket } from "socket.io";
-import { WorldlineError, type ErrorCode } from "../errors";
+import { WorldlineError } from "../errors";
 import {
   RunnerResults,
   RunnerFrameEvent,
@@ -9,25 +9,11 @@ import {
   type RunnerRequest,
   type RunnerResult,
 } from "../protocol";
-import type { Fence } from "../host";
 import { FrameRefusals, parseFrame, type RunnerFrame } from "./frames";
 import { MAX_PENDING_PER_RUNNER } from "./limits";
-
-/** Where a runner's started commands send their output and end. */
-export interface ProcessSink {
-  /** `stream` is "stderr" for a stdio program's stderr (server/runners/remote-stdio.ts). */
-  output(chunk: string, stream?: "stderr"): void;
-  exit(info: { code: number | null; signal: NodeJS.Signals | null; leftoversStopped: boolean }): void;
-  /** The runner is gone (grace over, or it came back as a new process): the command's fate is unknown. */
-  lost(error: WorldlineError): void;
-}
-
-/** Where a runner terminal's output and end go (server/runners/remote-pty.ts). */
-export interface PtySink {
-  data(chunk: Uint8Array): void;
-  /** null: the shell's exit status is unknown (the runner is gone). */
-  exit(exitCode: number | null): void;
-}
+import { ensureCode, type CallOptions, type ProcessSink, type PtySink } from "./link-parts";
+export type { CallOptions, ProcessSink, PtySink } from "./link-parts";
+import type { StreamSink } from "./remote-stream";
 
 interface PendingCall {
   request: RunnerRequest;
@@ -46,13 +32,6 @@ interface Connection {
   send(request: RunnerRequest): void;
 }
 
-export interface CallOptions {
-  fence?: Fence;
-  signal?: AbortSignal;
-  /** Fail at once when the runner is not connected (a session being created), instead of waiting the grace. */
-  now?: boolean;
-}
-
 /**
  * One runner as this bridge sees it: its connection (or none while it is away), the requests
  * waiting for answers, and the commands it runs for this bridge. Requests made while it is away
@@ -65,6 +44,8 @@ export class RunnerLink {
   private readonly processes = new Map<string, { sink: ProcessSink; instance: string | undefined }>();
   private readonly ptys = new Map<string, { sink: PtySink; instance: string | undefined }>();
   private readonly refusals: FrameRefusals;
+  /** Preview streams (server/runners/remote-stream.ts), by id, with the runner process they were opened on. */
+  private readonly streams = new Map<string, { sink: StreamSink; instance: string | undefined }>();
   private goneTimer: NodeJS.Timeout | null = null;
   private closedWith: WorldlineError | null = null;
   /** Set when the grace ran out while away: later calls fail at once until the runner is back. */
@@ -150,6 +131,7 @@ export class RunnerLink {
     else if (parsed.event === "runner.exit") this.onExit(parsed.frame);
     else if (parsed.event === "runner.pty_data") this.onPtyData(parsed.frame);
     else if (parsed.event === "runner.pty_exit") this.onPtyExit(parsed.frame);
+    else if (parsed.event === "runner.stream_data" || parsed.event === "runner.stream_end") this.onStream(parsed.frame);
     else this.options.filesChanged?.(parsed.frame.root, parsed.frame.paths);
   }
 
@@ -263,6 +245,15 @@ export class RunnerLink {
     this.ptys.set(ptyId, { sink, instance: this.connection?.instance });
   }
 
+  /** Registers where a preview stream's bytes go before the `stream.open` that connects it is sent. */
+  trackStream(streamId: string, sink: StreamSink): void {
+    this.streams.set(streamId, { sink, instance: this.connection?.instance });
+  }
+
+  forgetStream(streamId: string): void {
+    this.streams.delete(streamId);
+  }
+
   private send(call: PendingCall): void {
     const connection = this.connection!;
     call.sentTo = connection.instance;
@@ -271,8 +262,8 @@ export class RunnerLink {
       const tracked = this.processes.get(op.processId);
       if (tracked) tracked.instance = connection.instance;
     }
-    if (op.op === "pty.open") {
-      const tracked = this.ptys.get(op.ptyId);
+    if (op.op === "pty.open" || op.op === "stream.open") {
+      const tracked = op.op === "pty.open" ? this.ptys.get(op.ptyId) : this.streams.get(op.streamId);
       if (tracked) tracked.instance = connection.instance;
     }
     connection.send(call.request);
@@ -329,6 +320,15 @@ export class RunnerLink {
     tracked.sink.exit(exit.exitCode);
   }
 
+  private onStream(frame: FrameOf<"runner.stream_data"> | FrameOf<"runner.stream_end">): void {
+    const tracked = this.streams.get(frame.streamId);
+    // A stream this side closed meanwhile still gets what was in flight: dropped without a word.
+    if (!tracked) return;
+    if ("data" in frame) return tracked.sink.data(frame.data);
+    this.streams.delete(frame.streamId);
+    tracked.sink.end(frame.error);
+  }
+
   /** Logged at a bounded rate (server/runners/frames.ts). */
   private refuse(what: string): void {
     this.refusals.refused(what);
@@ -383,6 +383,11 @@ export class RunnerLink {
       this.ptys.delete(id);
       tracked.sink.exit(null);
     }
+    for (const [id, tracked] of this.streams) {
+      if (tracked.instance === undefined || tracked.instance === instance) continue;
+      this.streams.delete(id);
+      tracked.sink.end(error.message);
+    }
   }
 
   private failAll(error: WorldlineError): void {
@@ -392,6 +397,9 @@ export class RunnerLink {
     const processes = [...this.processes.values()];
     this.processes.clear();
     for (const tracked of processes) tracked.sink.lost(error);
+    const streams = [...this.streams.values()];
+    this.streams.clear();
+    for (const tracked of streams) tracked.sink.end(error.message);
   }
 
   /** Terminals outlive the grace (their shells keep running on the runner); they end when the link closes for good. */
@@ -403,8 +411,3 @@ export class RunnerLink {
 }
 
 type FrameOf<E extends RunnerFrame["event"]> = Extract<RunnerFrame, { event: E }>["frame"];
-
-/** The runner's code as one of ours: a bare kind gets the `runner` domain, a kind this version does not know becomes `internal`. */
-function ensureCode(code: string): ErrorCode {
-  return WorldlineError.fromWire({ code: code.includes(":") ? code : `runner:${code}`, message: "" }).code;
-}

@@ -126,7 +126,7 @@ export class RunnerRelay {
   forward(runner: string, route: string, event: RunnerFrameEvent, raw: unknown): boolean {
     if (route === this.me) return false;
     const frame = raw as Record<string, unknown>;
-    if (event === "runner.pty_data" && frame.data instanceof Uint8Array) {
+    if ((event === "runner.pty_data" || event === "runner.stream_data") && frame.data instanceof Uint8Array) {
       const { data, ...rest } = frame;
       const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64");
       this.team.rpc.send(route, "runner.frame", { runner, event, frame: rest, data: bytes });

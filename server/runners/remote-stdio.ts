@@ -27,10 +27,13 @@ export async function startRemoteStdio(link: RunnerLink, spec: StdioSpec, option
       exit({ code: null, signal: null }, error);
     },
   });
-  const { command, args, cwd, env, inherit } = spec;
+  const { command, args, cwd, env, inherit, bundled } = spec;
   let pid: number;
   try {
-    ({ pid } = await link.call({ op: "stdio.open", processId, command, args, cwd, env, inherit }, options));
+    ({ pid } = await link.call(
+      { op: "stdio.open", processId, command, args, cwd, env, inherit, ...(bundled ? { bundled } : {}) },
+      options,
+    ));
   } catch (error) {
     link.forgetProcess(processId);
     throw error;

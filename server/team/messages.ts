@@ -51,7 +51,7 @@ export const TeamMethods = {
   ]),
   // A runner's socket is on one bridge; the others reach it through that one (server/runners/relay.ts).
   "runner.request": z.object({ runner: RunnerName, request: RunnerRequest }),
-  /** A frame the runner sent for this bridge; a terminal's bytes travel as base64 in `data`. */
+  /** A frame the runner sent for this bridge; a terminal's or a preview stream's bytes travel as base64 in `data`. */
   "runner.frame": z.object({
     runner: RunnerName,
     event: RunnerFrameEvent,

@@ -34,6 +34,8 @@ describe("read_file through a runner", () => {
         ptyData: () => undefined,
         ptyExit: () => undefined,
         filesChanged: () => undefined,
+        streamData: () => undefined,
+        streamEnd: () => undefined,
         log: () => undefined,
       },
       await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-read-home-"))),

@@ -38,6 +38,8 @@ describe("a runner's own checks", () => {
         ptyData: (_ptyId, data) => (terminalOutput += data.toString("utf8")),
         ptyExit: () => undefined,
         filesChanged: () => undefined,
+        streamData: () => undefined,
+        streamEnd: () => undefined,
         log: (line) => logs.push(line),
       },
       // Its own data directory: shadow repositories of its workspaces go there.

@@ -35,7 +35,10 @@ export const diagnosticRoutes: Route[] = [
       if (path.relative(workspace, file).startsWith("..")) {
         throw new WorldlineError("fs:outside_workspace", "`path` must be inside the session's workspace.");
       }
-      return { path: relative, diagnostics: services.diagnostics?.lastErrors(workspace, file) ?? null };
+      return {
+        path: relative,
+        diagnostics: services.diagnostics?.lastErrors(workspace, file, session.runner ?? null) ?? null,
+      };
     },
   },
 ];
