@@ -21,23 +21,25 @@ export function ShipBar({ target, running }: { target: ShipTarget; running: bool
   const [open, setOpen] = useState<ShipAction | null>(null);
   const props = { card: target, open: true, onClose: () => setOpen(null) };
   return (
-    <span className="flex gap-1" role="group" aria-label={`Ship ${target.worktree?.branch ?? "the work"}`}>
-      {ACTIONS.map(({ action, label }) => (
-        <button
-          key={action}
-          type="button"
-          className={BUTTON}
-          disabled={running}
-          title={`${label} the worktree's work (branch ${target.worktree?.branch ?? ""})`}
-          onClick={() => setOpen(action)}
-          data-testid={`changes-${action}`}
-        >
-          {label}
-        </button>
-      ))}
+    <>
+      <span className="flex gap-1" role="group" aria-label={`Ship ${target.worktree?.branch ?? "the work"}`}>
+        {ACTIONS.map(({ action, label }) => (
+          <button
+            key={action}
+            type="button"
+            className={BUTTON}
+            disabled={running}
+            title={`${label} the worktree's work (branch ${target.worktree?.branch ?? ""})`}
+            onClick={() => setOpen(action)}
+            data-testid={`changes-${action}`}
+          >
+            {label}
+          </button>
+        ))}
+      </span>
       {open === "commit" ? <CommitDialog {...props} /> : null}
       {open === "merge" ? <MergeDialog {...props} /> : null}
       {open === "push" ? <PushDialog {...props} /> : null}
-    </span>
+    </>
   );
 }
