@@ -7,7 +7,7 @@ const ACTIVITY_MAX_CHARS = 80;
  * The last thing the agent did, in one line, from one event of its log ("ran npm test",
  * "edited src/a.ts"); null for events that say nothing a card should show.
  */
-export function activityOf(event: EventEnvelope): string | null {
+function activityOf(event: EventEnvelope): string | null {
   switch (event.type) {
     case "tool.call":
       return cut(describeCall(event.payload.name, event.payload.args));
