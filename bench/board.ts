@@ -5,13 +5,17 @@
  * tool calls (`glob`, each with its own pattern, so each changes its card's last activity); an
  * event counts as shown by the first card of its session carrying its activity or a later one
  * (the board rebuilds a card once per burst, so a newer card stands for the events before it).
- * The bridge and the tab share this process and its clock: the tab reads only when the bridge's
- * work lets it, so the figure is if anything high. Run with `npx tsx bench/board.ts`; the last
+ * The tab lives in a process of its own, as a browser tab does (the bridge's work does not delay its
+ * reading); both sides stamp with the same wall clock. Run with `npx tsx bench/board.ts`; the last
  * line printed is one JSON object.
  */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { io, type Socket } from "socket.io-client";
 import { loadConfig } from "../server/config";
@@ -58,12 +62,8 @@ export async function run(): Promise<BoardBenchResult> {
     }),
     ui: false,
   });
-  const socket = io(bridge.url, { auth: { token: TOKEN }, transports: ["websocket"], forceNew: true });
+  const socket = await connect(bridge.url);
   try {
-    await new Promise<void>((resolve, reject) => {
-      socket.once("connect", () => resolve());
-      socket.once("connect_error", reject);
-    });
     const ids: string[] = [];
     for (let i = 0; i < SESSIONS; i++) ids.push(await createSession(bridge, workspace, i));
     const latencies = await measure(bridge, fake, socket, ids);
@@ -95,23 +95,48 @@ async function measure(
   bridge.services.log.onEvery((sessionId, event) => {
     if (event.type !== "tool.call") return;
     const step = stepOf(String((event.payload.args as { pattern?: unknown }).pattern));
-    if (step !== null) waiting.get(sessionId)?.push({ step, at: performance.now() });
+    if (step !== null) waiting.get(sessionId)?.push({ step, at: wallNow() });
   });
-  socket.on("board.card", (card: BoardCard) => {
-    const step = stepOf(card.last_activity?.replace(/^searched /, "") ?? "");
-    const list = waiting.get(card.id);
-    if (step === null || !list) return;
-    const now = performance.now();
+  const tab = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), "--tab", bridge.url], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let ready = false;
+  createInterface({ input: tab.stdout! }).on("line", (line) => {
+    if (line === "ready") ready = true;
+    const [id, step, at] = line.split(" ");
+    const list = waiting.get(id);
+    if (!list || step === undefined) return;
     // The first card showing this step (or a later one) shows every step appended before it.
-    const shown = list.filter((entry) => entry.step <= step);
-    for (const entry of shown) latencies.push(now - entry.at);
+    for (const entry of list) if (entry.step <= Number(step)) latencies.push(Number(at) - entry.at);
     waiting.set(
-      card.id,
-      list.filter((entry) => entry.step > step),
+      id,
+      list.filter((entry) => entry.step > Number(step)),
     );
   });
-  const subscribed = (await socket.timeout(30_000).emitWithAck("board.subscribe", {})) as Ack;
-  if (!subscribed.ok) throw new Error(subscribed.error.message);
+  const exited = once(tab, "exit");
+  try {
+    await runTurns(bridge, fake, socket, ids, () => ready, waiting, latencies);
+  } finally {
+    tab.kill("SIGTERM");
+    await exited;
+  }
+  return latencies;
+}
+
+async function runTurns(
+  bridge: Bridge,
+  fake: Awaited<ReturnType<typeof startFakeLlm>>,
+  socket: Socket,
+  ids: string[],
+  ready: () => boolean,
+  waiting: Map<string, Waiting[]>,
+  latencies: number[],
+): Promise<void> {
+  const started = Date.now() + 30_000;
+  while (!ready()) {
+    if (Date.now() > started) throw new Error("board bench: the board tab did not subscribe");
+    await sleep(20);
+  }
 
   fake.script(
     ...Array.from({ length: SESSIONS * STEPS }, (_, step) => ({
@@ -135,7 +160,32 @@ async function measure(
     if (Date.now() > deadline) throw new Error(`board bench: ${latencies.length} shown, turns or cards still missing`);
     await sleep(50);
   }
-  return latencies;
+}
+
+async function connect(url: string): Promise<Socket> {
+  const socket = io(url, { auth: { token: TOKEN }, transports: ["websocket"], forceNew: true });
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", () => resolve());
+    socket.once("connect_error", reject);
+  });
+  return socket;
+}
+
+function wallNow(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** Tab mode: subscribes to the board; prints `<session> <step> <when>` for each card showing a step. */
+async function runTab(url: string): Promise<void> {
+  const socket = await connect(url);
+  socket.on("board.card", (card: BoardCard) => {
+    const step = stepOf(card.last_activity?.replace(/^searched /, "") ?? "");
+    if (step !== null) process.stdout.write(`${card.id} ${step} ${wallNow()}\n`);
+  });
+  const subscribed = (await socket.timeout(30_000).emitWithAck("board.subscribe", {})) as Ack;
+  if (!subscribed.ok) throw new Error(subscribed.error.message);
+  process.stdout.write("ready\n");
+  process.once("SIGTERM", () => process.exit(0));
 }
 
 async function createSession(bridge: Bridge, workspace: string, index: number): Promise<string> {
@@ -155,6 +205,8 @@ function stepOf(pattern: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
-if (isMain(import.meta.url)) {
+if (process.argv[2] === "--tab") {
+  await runTab(process.argv[3]);
+} else if (isMain(import.meta.url)) {
   printJsonLine(await run());
 }
