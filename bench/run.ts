@@ -52,6 +52,12 @@ const BENCHES: Bench[] = [
     timeoutS: 120,
   },
   { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay", timeoutS: 90 },
+  {
+    name: "board",
+    file: "./board.ts",
+    what: "the board: an event in one of 20 running sessions to a board tab",
+    timeoutS: 120,
+  },
   { name: "bridges", file: "./bridges.ts", what: "fan-out between two bridges (PostgreSQL + Redis)", timeoutS: 60 },
   // 60 s of flood plus a 100 MB cat and the echo run.
   { name: "pty", file: "./pty.ts", what: "terminal throughput, flood memory, echo", timeoutS: 300 },
@@ -110,6 +116,8 @@ const TARGETS: Target[] = [
   { key: "runner_pty_ratio", bench: "runners", kind: "min", limit: 0.8, unit: "" },
   // A worktree session against a bare `git worktree add` of the same repository.
   { key: "worktree_session_create_ratio", bench: "worktrees", kind: "max", limit: 1.5, unit: "" },
+  // An event in one of 20 running sessions until a board tab shows it.
+  { key: "board_update_p99_ms", bench: "board", kind: "max", limit: 100, unit: "ms" },
   // Print mode: what one quick shell call adds to a reply alone.
   { key: "print_shell_step_ms", bench: "print", kind: "max", limit: 60, unit: "ms" },
   // Previews.

@@ -15,10 +15,14 @@ import {
 } from "./fleet-api";
 import { useAction } from "./use-action";
 
-/** Shipping a worktree's work from its card: commit, merge into the base, push. */
+/**
+ * Shipping a worktree's work: commit, merge into the base, push. Opened from a board card and from
+ * the session's Changes view (ship-bar.tsx), so they need only what both know of the session.
+ */
+export type ShipTarget = Pick<BoardCard, "id" | "title" | "worktree">;
 
 interface DialogProps {
-  card: BoardCard;
+  card: ShipTarget;
   open: boolean;
   onClose: () => void;
 }

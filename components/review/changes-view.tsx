@@ -3,6 +3,8 @@
 import { useMemo, useState } from "react";
 import type { ReviewFile, TranscriptState } from "@/server/protocol";
 import { owns, useAccess } from "@/components/shared/use-access";
+import { ShipBar } from "@/components/board/ship-bar";
+import type { ShipTarget } from "@/components/board/ship-dialogs";
 import { HunkList } from "./hunk-list";
 import { MergeDiff, type DiffLayout } from "./merge-diff";
 import { useChanges } from "./use-changes";
@@ -18,15 +20,19 @@ const STATUS_MARK: Record<ReviewFile["status"], { mark: string; className: strin
  * Review: every file the session changed against its start or a turn's checkpoint, side by side
  * or inline, with accept and revert per hunk and per file. Reverts are checkpointed and undoable
  * (Timeline → Undo rewind, or the rewind notice); accepting marks them reviewed for that base.
- * Only the session's owner reviews; any other page sees the changes without those controls.
+ * Only the session's owner reviews; any other page sees the changes without those controls. A
+ * worktree session's owner also ships the work from here: commit, merge, push (`ship`).
  */
 export function ChangesView({
   sessionId,
   state,
+  ship,
   onClose,
 }: {
   sessionId: string;
   state: TranscriptState;
+  /** The session with its worktree; null or absent for a session in place. */
+  ship?: ShipTarget | null;
   onClose?: () => void;
 }) {
   const [base, setBase] = useState("start");
@@ -75,7 +81,8 @@ export function ChangesView({
             </button>
           ))}
         </div>
-        <span className="ml-auto flex gap-1">
+        <span className="ml-auto flex flex-wrap gap-1">
+          {reviews && ship?.worktree ? <ShipBar target={ship} running={state.running !== null} /> : null}
           {reviews ? (
             <button
               type="button"

@@ -169,7 +169,16 @@ export function SessionView({ sessionId }: { sessionId: string }) {
                   {centre === "preview" ? (
                     <PreviewPanel sessionId={sessionId} canDrive={canDrive(access)} />
                   ) : changesOpen ? (
-                    <ChangesView sessionId={sessionId} state={state} onClose={() => setChangesOpen(false)} />
+                    <ChangesView
+                      sessionId={sessionId}
+                      state={state}
+                      ship={
+                        summary?.worktree
+                          ? { id: sessionId, title: state.title ?? summary.title, worktree: summary.worktree }
+                          : null
+                      }
+                      onClose={() => setChangesOpen(false)}
+                    />
                   ) : (
                     <EditorArea files={files} state={state} />
                   )}

@@ -7,7 +7,7 @@ const ACTIVITY_MAX_CHARS = 80;
  * The last thing the agent did, in one line, from one event of its log ("ran npm test",
  * "edited src/a.ts"); null for events that say nothing a card should show.
  */
-export function activityOf(event: EventEnvelope): string | null {
+function activityOf(event: EventEnvelope): string | null {
   switch (event.type) {
     case "tool.call":
       return cut(describeCall(event.payload.name, event.payload.args));
@@ -22,6 +22,34 @@ export function activityOf(event: EventEnvelope): string | null {
     default:
       return null;
   }
+}
+
+/** A session's last-activity line, and the call that waits for approval (its line once allowed). */
+export interface Activity {
+  line: string | null;
+  asked: { tool: string; line: string } | null;
+}
+
+export const NO_ACTIVITY: Activity = { line: null, asked: null };
+
+/**
+ * The activity after `event`: a decided approval replaces "waits for approval" with what the call
+ * did once allowed, or says it did not run; other events as `activityOf` says.
+ */
+export function nextActivity(activity: Activity, event: EventEnvelope): Activity {
+  if (event.type === "approval.requested") {
+    const asked = { tool: event.payload.tool, line: cut(describeCall(event.payload.tool, event.payload.args)) };
+    return { line: activityOf(event), asked };
+  }
+  if (event.type === "approval.decided" && activity.asked) {
+    const { tool, line } = activity.asked;
+    return {
+      line: event.payload.status === "approved" ? line : cut(`${tool} not run (${event.payload.status})`),
+      asked: null,
+    };
+  }
+  const line = activityOf(event);
+  return line === null ? activity : { ...activity, line };
 }
 
 function describeCall(name: string, args: unknown): string {

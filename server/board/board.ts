@@ -2,7 +2,7 @@ import { errorMessage, isWorldlineError } from "../errors";
 import type { BoardCard, EventEnvelope, EventType } from "../protocol";
 import type { EventLog, Session, Sessions } from "../sessions";
 import * as store from "../store";
-import { activityOf } from "./activity";
+import { NO_ACTIVITY, nextActivity, type Activity } from "./activity";
 
 /** A tab on the board: what it may see, and where its messages go. */
 export interface BoardViewer {
@@ -38,7 +38,7 @@ const BOARD_SESSIONS = 200;
 export class Board {
   private readonly viewers = new Map<BoardViewer, Map<string, string>>();
   private readonly followed = new Map<string, () => void>();
-  private readonly activity = new Map<string, string | null>();
+  private readonly activity = new Map<string, Activity>();
   private readonly building = new Map<string, { again: boolean }>();
   private stops: (() => void)[] = [];
 
@@ -92,8 +92,9 @@ export class Board {
 
   private heard(sessionId: string, event: EventEnvelope): void {
     if (this.viewers.size === 0 || !CARD_EVENTS.has(event.type)) return;
-    const line = activityOf(event);
-    if (line !== null) this.activity.set(sessionId, line);
+    const before = this.activity.get(sessionId) ?? NO_ACTIVITY;
+    const after = nextActivity(before, event);
+    if (after !== before) this.activity.set(sessionId, after);
     if (!this.followed.has(sessionId)) void this.follow(sessionId);
     this.rebuild(sessionId);
   }
@@ -115,9 +116,8 @@ export class Board {
     if (this.activity.has(sessionId)) return;
     const last = this.deps.log.lastSeq(sessionId);
     const events = await this.deps.log.read(sessionId, Math.max(0, last - ACTIVITY_LOOKBACK));
-    let line: string | null = null;
-    for (const event of events) line = activityOf(event) ?? line;
-    if (!this.activity.has(sessionId)) this.activity.set(sessionId, line);
+    const activity = events.reduce(nextActivity, NO_ACTIVITY);
+    if (!this.activity.has(sessionId)) this.activity.set(sessionId, activity);
   }
 
   private unfollow(sessionId: string): void {
@@ -188,7 +188,7 @@ export class Board {
           budget_usd: session.budgetUsd,
           turn_started_at: view?.turnStartedAt ?? null,
           updated_at: session.updatedAt.toISOString(),
-          last_activity: this.activity.get(session.id) ?? null,
+          last_activity: this.activity.get(session.id)?.line ?? null,
           approval,
         };
       }),

@@ -43,6 +43,18 @@ export class Worktrees {
   restore(sessionId: string) {
     return this.keeping.restore(sessionId);
   }
+  /**
+   * `PATCH /sessions/:id {archived}` of a worktree session: the same archive and restore as their
+   * own routes (checkpoint, folder removed, branch kept; 409 `worktree:unmerged` unless forced).
+   * False for a session in place, or one already as asked, which the plain update handles.
+   */
+  async setArchived(sessionId: string, archived: boolean, force: boolean): Promise<boolean> {
+    if (!(await this.core.row(sessionId))) return false;
+    if ((await this.core.deps.sessions.get(sessionId)).archived === archived) return false;
+    if (archived) await this.keeping.archive(sessionId, { force });
+    else await this.keeping.restore(sessionId);
+    return true;
+  }
   /** Before a session is deleted: refuses (409 `worktree:unmerged`) as archive does, unless forced. */
   beforeDelete(sessionId: string, force: boolean): Promise<void> {
     return this.keeping.beforeDelete(sessionId, force);

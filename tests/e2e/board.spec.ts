@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Locator, Page } from "@playwright/test";
 import { BoardPage } from "./pages/board-page";
-import { bridgeApi, e2e, expect, freshWorkspace, login, scriptLlm, test } from "./fixtures";
+import { bridgeApi, e2e, expect, login, scriptLlm, test } from "./fixtures";
+import { git, makeRepo } from "./fleet-repo";
 
 /**
  * A fleet from the board, in real git: three agents on one prompt, each in its own
@@ -23,25 +23,6 @@ interface SessionJson {
   title: string;
   state: string;
   worktree: { path: string; branch: string; base: string; repo: string } | null;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
-}
-
-/** A repository with one commit on `main`, an author in its config, and a bare repository as `origin`. */
-async function makeRepo(): Promise<{ repo: string; remote: string }> {
-  const repo = await freshWorkspace("fleet-repo");
-  const remote = `${await freshWorkspace("fleet-remote")}/origin.git`;
-  git(path.dirname(remote), "init", "--bare", "-q", remote);
-  git(repo, "init", "-q", "-b", "main");
-  git(repo, "config", "user.name", "Fleet Tester");
-  git(repo, "config", "user.email", "fleet@example.test");
-  await fs.writeFile(path.join(repo, "README.md"), "# fleet\n");
-  git(repo, "add", "-A");
-  git(repo, "commit", "-q", "-m", "First commit");
-  git(repo, "remote", "add", "origin", remote);
-  return { repo, remote };
 }
 
 /** Every file of a folder (outside `.git`) with its bytes, to compare two moments byte for byte. */

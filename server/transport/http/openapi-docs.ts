@@ -138,7 +138,8 @@ export const DOCS: Record<string, RouteDoc> = {
     }),
   },
   "PATCH /api/v1/sessions/:id": {
-    summary: "Change yolo, title, model, archived or mode (`plan`: read, search and propose a plan only)",
+    summary:
+      "Change yolo, title, model, archived or mode (`plan`: read, search and propose a plan only); archiving a worktree session removes its folder as POST …/archive does (409 worktree:unmerged unless `?force=1`)",
     tags: sessions,
     body: UpdateSessionBody,
     response: SessionSummary,

@@ -85,6 +85,41 @@ describe("worktree sessions: archive, restore, delete, doctor", () => {
     await expect(fs.stat(clean.worktree!.path)).rejects.toThrow();
   });
 
+  it("PATCH {archived} of a worktree session archives and restores by the same rule", async () => {
+    const repo = await makeRepo();
+    const created = await worktreeSession(bridge, repo);
+    const wt = created.worktree!.path;
+    const patch = (query: string, body: unknown) =>
+      bridge.api(`/api/v1/sessions/${created.id}${query}`, { method: "PATCH", body });
+    await fs.writeFile(path.join(wt, "wip.txt"), "work in progress\n");
+    await fs.mkdir(path.join(wt, "notes"));
+    await fs.writeFile(path.join(wt, "notes/untracked.md"), "never added\n");
+    const before = await checkoutState(wt);
+
+    const refused = await patch("", { archived: true, title: "renamed" });
+    expect(refused.status).toBe(409);
+    const error = ((await refused.json()) as any).error;
+    expect(error.code).toBe("worktree:unmerged");
+    expect([...error.details.files].sort()).toEqual(["notes/untracked.md", "wip.txt"]);
+    expect(await checkoutState(wt)).toEqual(before);
+    const untouched = await session(bridge, created.id);
+    expect([untouched.archived, untouched.title]).toEqual([false, created.title]); // nothing of the PATCH applied
+
+    const forced = await patch("?force=1", { archived: true, title: "renamed" });
+    expect(forced.status).toBe(200);
+    expect(((await forced.json()) as any).archived).toBe(true);
+    await expect(fs.stat(wt)).rejects.toThrow();
+    expect(worktreeList(repo)).not.toContain(wt);
+    expect(branches(repo)).toContain(created.worktree!.branch);
+    const archived = await session(bridge, created.id);
+    expect([archived.archived, archived.state, archived.title]).toEqual([true, "archived", "renamed"]);
+
+    const restored = await patch("", { archived: false });
+    expect(restored.status).toBe(200);
+    expect(await checkoutState(wt)).toEqual(before);
+    expect((await session(bridge, created.id)).archived).toBe(false);
+  });
+
   it("doctor finds a vanished worktree folder and prunes only that entry; a broken link is repaired", async () => {
     const repo = await makeRepo();
     const userTree = path.join(path.dirname(repo), `${path.basename(repo)}-users-own`);

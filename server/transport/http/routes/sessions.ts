@@ -1,4 +1,4 @@
-import { CreateSessionBody, DirectoryQuery, EventsQuery, UpdateSessionBody } from "../../../protocol";
+import { CreateSessionBody, DirectoryQuery, EventsQuery, ForceQuery, UpdateSessionBody } from "../../../protocol";
 import { listDirectories } from "../../../sessions";
 import { WorldlineError } from "../../../errors";
 import { readJson } from "../io";
@@ -51,9 +51,15 @@ export const sessionRoutes: Route[] = [
   {
     method: "PATCH",
     path: "/api/v1/sessions/:id",
-    handler: async ({ services, params, req }) => {
+    handler: async ({ services, params, req, query }) => {
       const body = UpdateSessionBody.parse(await readJson(req));
-      return services.sessions.summary(await services.sessions.update(params.id, body));
+      // Archiving a worktree session removes its folder, by the worktree's rule (`?force=1` as for DELETE).
+      const { force } = ForceQuery.parse({ force: query.get("force") ?? undefined });
+      const { archived, ...rest } = body;
+      const done =
+        archived !== undefined &&
+        (await services.worktrees?.setArchived(params.id, archived, force === "1" || force === "true"));
+      return services.sessions.summary(await services.sessions.update(params.id, done ? rest : body));
     },
   },
   {
