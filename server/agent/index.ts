@@ -6,7 +6,7 @@ export type { TurnResult } from "./loop";
 export { createOpenAIProvider } from "./openai-provider";
 export { detectedFormsFor } from "./provider/detected-forms";
 export type { ChatProvider, ChatRequest } from "./provider";
-export type { AgentTool, ApprovalGate, GateRequest } from "./tools-port";
+export type { AgentTool, ApprovalGate, GateOutcome, GateRequest, RejoinRequest } from "./tools-port";
 export type { TitlePort } from "./title-port";
 export type { RetryPolicy } from "./retry";
 export { costUsd, defaultPrices } from "./pricing";
