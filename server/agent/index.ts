@@ -11,3 +11,4 @@ export type { TitlePort } from "./title-port";
 export type { RetryPolicy } from "./retry";
 export { costUsd, defaultPrices } from "./pricing";
 export type { HookEvent, HookEventFields, HookPort, HookVerdict, TurnHooks } from "./hooks-port";
+export { resumableTurnIds } from "./take-over";

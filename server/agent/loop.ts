@@ -7,6 +7,8 @@ import type { HistoryRecord } from "./context";
 import { checkpoint, travelBack } from "./loop-checkpoints";
 import { HOOK_BLOCK_STOP_AFTER, LOOP_WARNING, LoopGuard } from "./loop-guard";
 import type { ToolSpec } from "./provider";
+import { resumeStep } from "./resume-step";
+import type { RunState } from "./run-state";
 import { StatsCollector } from "./stats";
 import { assistantMessage, emptyPartial, streamStep, type StepResult } from "./stream-step";
 import { StepTools, type CallResult } from "./tool-runner";
@@ -35,6 +37,8 @@ interface TurnProgress {
   compactionFutileAt: number;
 }
 
+const BUDGET_STOP = "Stopped at a budget.";
+
 /** Sent (for the model only) after an answer the output limit cut off, once per turn. */
 const CONTINUE_NOTE =
   "[Your previous answer was cut off at the output-token limit. Continue exactly where it stopped, without repeating it.]";
@@ -56,9 +60,19 @@ export async function runTurn(run: TurnRun): Promise<TurnResult> {
   });
 
   try {
-    await checkpoint(run, 0, "turn");
-    appendUser(run, run.prompt, run.images, run.userContext, run.modelNote);
-    for (let step = 1; step <= run.maxSteps; step++) {
+    let first = 1;
+    if (run.resume) {
+      const resumed = await resumeWaits(run, progress, run.resume);
+      if (resumed.kind === "stop") {
+        await context.save();
+        return result(resumed.outcome, resumed.message);
+      }
+      first = resumed.next;
+    } else {
+      await checkpoint(run, 0, "turn");
+      appendUser(run, run.prompt, run.images, run.userContext, run.modelNote);
+    }
+    for (let step = first; step <= run.maxSteps; step++) {
       if (signal.aborted) {
         await context.save();
         return result("cancelled");
@@ -68,9 +82,10 @@ export async function runTurn(run: TurnRun): Promise<TurnResult> {
         const compaction = await compact(run, "auto");
         if (compaction.outcome === "skipped") progress.compactionFutileAt = context.length;
       }
+      run.runState?.stepStarted(step);
       if ((await checkBudget(run, progress)) === "stop") {
         await context.save();
-        return result("rejected", "Stopped at a budget.");
+        return result("rejected", BUDGET_STOP);
       }
       await checkpoint(run, step, "step");
       const outcome = await runStep(run, progress, step);
@@ -113,14 +128,50 @@ export async function runCompactionTurn(run: TurnRun, focus: string | undefined)
   }
 }
 
+/**
+ * A turn taken over while it waited (server/agent/run-state.ts): the step it waited in finishes
+ * once its requests are decided, then the loop goes on from the next step (from the same one
+ * after a budget was allowed).
+ */
+async function resumeWaits(
+  run: TurnRun,
+  progress: TurnProgress,
+  state: RunState,
+): Promise<{ kind: "continue"; next: number } | Extract<StepOutcome, { kind: "stop" }>> {
+  const resumed = await resumeStep(run, state);
+  if (run.signal.aborted) return { kind: "stop", outcome: "cancelled" };
+  if (resumed.kind === "budget") {
+    if (resumed.allowed) return { kind: "continue", next: state.step };
+    budgetStopped(run, progress);
+    return { kind: "stop", outcome: "rejected", message: BUDGET_STOP };
+  }
+  const outcome = await finishStep(run, progress, state.step, resumed.result, resumed.results);
+  if (outcome.kind === "continue" || (outcome.outcome === "completed" && injectSteering(run))) {
+    return { kind: "continue", next: state.step + 1 };
+  }
+  return outcome;
+}
+
 async function runStep(run: TurnRun, progress: TurnProgress, step: number): Promise<StepOutcome> {
-  const { emit, signal } = run;
   const tools = new StepTools(run);
   const result = await streamWithTools(run, progress, step, tools);
   if (result === "cancelled") return { kind: "stop", outcome: "cancelled" };
   progress.stats.addStep(result.outputTokens, result.seconds);
   progress.stats.addUsage(result.usage);
-  const results = await tools.results(result.toolCalls);
+  // A call may wait on a person now: the answer that made it is what a restart resumes from.
+  await run.runState?.streamed(result.message);
+  return finishStep(run, progress, step, result, await tools.results(result.toolCalls));
+}
+
+/** A step whose calls all have results: recorded, then whether the turn goes on. */
+async function finishStep(
+  run: TurnRun,
+  progress: TurnProgress,
+  step: number,
+  result: StepResult,
+  results: CallResult[],
+): Promise<StepOutcome> {
+  const { emit, signal } = run;
   const verdict = progress.guard.observe(result.toolCalls);
   if (verdict !== "ok" && results.length) {
     const last = results[results.length - 1];
@@ -301,14 +352,16 @@ async function checkBudget(run: TurnRun, progress: TurnProgress): Promise<"go" |
   const spent = progress.stats.result();
   const tokens = (spent.input_tokens ?? 0) + spent.output_tokens;
   const verdict = await run.budget.beforeStep({ usd: spent.cost_usd ?? null, tokens });
-  if (verdict === "stop") {
-    progress.stop = "budget";
-    run.emit.event({
-      type: "notice",
-      payload: { level: "warning", text: "Stopped: going past the budget was rejected.", turnId: run.emit.turnId },
-    });
-  }
+  if (verdict === "stop") budgetStopped(run, progress);
   return verdict;
+}
+
+function budgetStopped(run: TurnRun, progress: TurnProgress): void {
+  progress.stop = "budget";
+  run.emit.event({
+    type: "notice",
+    payload: { level: "warning", text: "Stopped: going past the budget was rejected.", turnId: run.emit.turnId },
+  });
 }
 
 function needsCompaction(run: TurnRun): boolean {

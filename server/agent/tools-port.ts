@@ -38,8 +38,6 @@ export interface RejoinRequest {
   approvalId: string;
   sessionId: string;
   turnId: string;
-  toolCallId: string;
-  tool: string;
   kind: "tool" | "password";
   /** The pattern "allow for this session" records. */
   scope: string | null;

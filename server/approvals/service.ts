@@ -268,7 +268,7 @@ export class ApprovalService {
     const row = await store.durably(() => store.getApproval(this.deps.db, request.approvalId), this.forTurn(request));
     if (!row || request.signal.aborted) return null;
     this.known.set(row.id, "pending");
-    const outcome = this.wait(row.id, request);
+    const outcome = this.wait(row.id, { ...request, toolCallId: row.toolCallId, tool: row.tool });
     // Decided before the waiter was in place (here, or by another process): it takes that answer.
     const now = await store.durably(() => store.getApproval(this.deps.db, row.id), this.forTurn(request));
     if (now?.status !== "pending" && this.waiters.has(row.id)) {

@@ -12,11 +12,18 @@ export interface BudgetDeps {
   /** WORLDLINE_DAILY_BUDGET_USD; null = none. */
   dailyUsd: number | null;
   /** Asks a person (the approvals queue); true = raise and go on. Absent: a budget simply stops the turn. */
-  ask?: (request: { description: string; args: Record<string, unknown> }) => Promise<boolean>;
+  ask?: (request: { description: string; args: Record<string, unknown>; raise: BudgetRaise }) => Promise<boolean>;
   now?: () => Date;
 }
 
 type Scope = "session" | "session_tokens" | "person" | "deployment";
+
+/** What allowing a budget request raises: kept with a turn that waits on it across a restart. */
+export interface BudgetRaise {
+  scope: Scope;
+  step: number;
+  personId?: string;
+}
 
 interface Over {
   scope: Scope;
@@ -43,9 +50,10 @@ export class BudgetGuard {
       const over = await this.firstOver(turn);
       if (!over) return "go";
       if (!this.deps.ask) return "stop";
-      const allowed = await this.deps.ask({ description: describe(over), args: argsOf(over) });
+      const raise = { scope: over.scope, step: over.step, ...(over.personId ? { personId: over.personId } : {}) };
+      const allowed = await this.deps.ask({ description: describe(over), args: argsOf(over), raise });
       if (!allowed) return "stop";
-      await this.raise(over);
+      await this.raise(raise);
     }
   }
 
@@ -98,7 +106,8 @@ export class BudgetGuard {
     return null;
   }
 
-  private async raise(over: Over): Promise<void> {
+  /** Raises the budget by its own size, as a person allowed. */
+  async raise(over: BudgetRaise): Promise<void> {
     const { db, sessionId } = this.deps;
     if (over.scope === "session") await store.raiseSessionBudget(db, sessionId, over.step);
     else if (over.scope === "session_tokens") await store.raiseSessionTokenBudget(db, sessionId, over.step);
