@@ -4,7 +4,14 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { errorMessage } from "./errors";
 import { installProcessErrorPolicy } from "./process-errors";
-import { AgentRuntime, resumableTurnIds, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
+import {
+  AgentRuntime,
+  resumableTurnIds,
+  type AgentTool,
+  type ChatProvider,
+  type RetryPolicy,
+  type RuntimeDeps,
+} from "./agent";
 import { readWorkspacePrompt } from "./agent/system-prompt";
 import { connectRedis } from "./bus";
 import { ExternalAgents } from "./external-agents";

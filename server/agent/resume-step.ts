@@ -11,8 +11,7 @@ const RESTARTED_OUTPUT =
 
 /** The waited-on step of a turn taken over, finished: its calls' results, or the budget's answer. */
 export type ResumedStep =
-  | { kind: "tools"; result: StepResult; results: CallResult[] }
-  | { kind: "budget"; allowed: boolean };
+  { kind: "tools"; result: StepResult; results: CallResult[] } | { kind: "budget"; allowed: boolean };
 
 /**
  * Finishes the step a turn was waiting in when its bridge stopped (server/agent/run-state.ts),
@@ -89,7 +88,8 @@ function resumedGate(
     async check(request): Promise<ApprovalDecision> {
       const waited = waits.get(request.toolCallId);
       if (!waited) return gate.check(request);
-      if (passwords.has(request.toolCallId)) return { approved: true, decidedBy: "allowed before the bridge restarted" };
+      if (passwords.has(request.toolCallId))
+        return { approved: true, decidedBy: "allowed before the bridge restarted" };
       const outcome = await waited;
       if (!outcome || !("decision" in outcome)) return { approved: false, decidedBy: "cancelled before a decision" };
       const decidedBy = outcome.decidedBy ?? "unknown";

@@ -131,7 +131,9 @@ export class RunStateRecorder {
     this.writing = this.writing
       .then(() => this.save(json))
       .catch((error: unknown) => {
-        console.error(`[worldline] the turn's run state was not stored (${errorMessage(error)}); a restart now interrupts it`);
+        console.error(
+          `[worldline] the turn's run state was not stored (${errorMessage(error)}); a restart now interrupts it`,
+        );
       });
     return this.writing;
   }

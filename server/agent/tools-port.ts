@@ -30,8 +30,7 @@ export interface GateRequest {
 
 /** How a request a person was asked ended: a decision, or a password (null: declined). */
 export type GateOutcome =
-  | { decision: ApprovalDecisionKind; feedback?: string; decidedBy?: string }
-  | { password: string | null };
+  { decision: ApprovalDecisionKind; feedback?: string; decidedBy?: string } | { password: string | null };
 
 /** A request asked before a restart, waited on again by the turn that took it over (server/agent/run-state.ts). */
 export interface RejoinRequest {

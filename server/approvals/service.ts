@@ -280,7 +280,10 @@ export class ApprovalService {
   }
 
   /** The call waits on the request until it is decided, or its turn is cancelled (the request too, then). */
-  private async wait(approvalId: string, waiter: Omit<Waiter, "resolve"> & { signal: AbortSignal }): Promise<Outcome | null> {
+  private async wait(
+    approvalId: string,
+    waiter: Omit<Waiter, "resolve"> & { signal: AbortSignal },
+  ): Promise<Outcome | null> {
     const { signal, kind, sessionId, turnId, toolCallId, tool, scope } = waiter;
     const outcome = new Promise<Outcome | null>((resolve) => {
       const onAbort = () => void this.cancel(approvalId).finally(() => resolve(null));

@@ -1,0 +1,137 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { io, type Socket } from "socket.io-client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
+import { queryTestDb } from "../../db";
+import { waitFor } from "../../support/wait";
+import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge";
+
+/**
+ * A turn waiting on an approval outlives its bridge: `kill -9` while it waits, a new bridge on
+ * the same WORLDLINE_HOME takes the turn over, the request is still pending, and allowing it
+ * runs the call and finishes the same turn. (SQLite; on PostgreSQL with WORLDLINE_TEST_POSTGRES.)
+ */
+
+interface WireEvent {
+  seq: number;
+  type: string;
+  payload: Record<string, unknown>;
+}
+interface ApprovalWire {
+  approval_id: string;
+  task_id: string | null;
+  status: string;
+}
+
+const WAIT_MS = 30_000;
+let fake: FakeLlm;
+let home: string;
+let workspace: string;
+let bridge: ChildBridge | undefined;
+
+beforeAll(async () => {
+  fake = await startFakeLlm();
+  home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-restart-home-"));
+  workspace = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "wl-restart-ws-")));
+});
+
+afterAll(async () => {
+  if (bridge && bridge.child.exitCode === null) {
+    bridge.child.kill("SIGKILL");
+    await bridge.exited;
+  }
+  await fake.close();
+});
+
+async function json<T>(response: Promise<Response>): Promise<T> {
+  const res = await response;
+  if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+const events = (b: ChildBridge, sessionId: string) => json<WireEvent[]>(b.api(`/api/v1/sessions/${sessionId}/events`));
+const pending = (b: ChildBridge) => json<ApprovalWire[]>(b.api("/api/v1/approvals?status=pending"));
+
+function connect(b: ChildBridge): Promise<Socket> {
+  const socket = io(b.url, {
+    auth: { token: CHILD_TOKEN },
+    transports: ["websocket"],
+    forceNew: true,
+    reconnection: false,
+  });
+  return new Promise((resolve, reject) => {
+    socket.once("connect", () => resolve(socket));
+    socket.once("connect_error", reject);
+  });
+}
+
+function waitForBridge<T>(what: string, check: () => Promise<T>): Promise<NonNullable<T>> {
+  return waitFor(check, WAIT_MS, () => `${what}\n${bridge?.stderr() ?? ""}`);
+}
+
+describe("a turn waiting on an approval across kill -9", () => {
+  it("stays waiting on the new bridge, and allowing it finishes the same turn", async () => {
+    bridge = await startChildBridge({ home, llmUrl: fake.url });
+    const sessionId = (await json<{ id: string }>(bridge.api("/api/v1/sessions", { body: { workspace } }))).id;
+    fake.script(
+      { toolCalls: [{ name: "write_file", arguments: { path: "after-restart.txt", content: "written" } }] },
+      { text: "Wrote it." },
+    );
+    const socket = await connect(bridge);
+    const prompted = (await socket
+      .timeout(10_000)
+      .emitWithAck("turn.prompt", { commandId: "cmd-restart-1", sessionId, text: "write the file" })) as {
+      ok: boolean;
+    };
+    expect(prompted.ok).toBe(true);
+    const [asked] = await waitForBridge("a pending approval", async () => {
+      const rows = await pending(bridge!);
+      return rows.length ? rows : undefined;
+    });
+    // The run state is stored once the request is asked.
+    await waitForBridge("the stored run state", async () => {
+      const rows = await queryTestDb<{ runState: string | null }>(
+        home,
+        `SELECT "runState" FROM "Turn" WHERE "id" = '${asked.task_id}'`,
+      );
+      return rows[0]?.runState ?? undefined;
+    });
+    socket.disconnect();
+    bridge.child.kill("SIGKILL");
+    expect((await bridge.exited).signal).toBe("SIGKILL");
+
+    bridge = await startChildBridge({ home, llmUrl: fake.url });
+    // Still pending, the same request, its turn still running (not interrupted).
+    expect((await pending(bridge)).map((row) => row.approval_id)).toEqual([asked.approval_id]);
+    const [turn] = await queryTestDb<{ status: string }>(
+      home,
+      `SELECT "status" FROM "Turn" WHERE "id" = '${asked.task_id}'`,
+    );
+    expect(["running", "waiting"]).toContain(turn.status);
+    const before = await events(bridge, sessionId);
+    expect(before.some((event) => event.type === "turn.completed")).toBe(false);
+
+    const allowed = await json<{ status: string }>(
+      bridge.api(`/api/v1/approvals/${asked.approval_id}`, { body: { decision: "allow_once" } }),
+    );
+    expect(allowed.status).toBe("approved");
+    const completed = await waitForBridge("the resumed turn's end", async () =>
+      (await events(bridge!, sessionId)).find((event) => event.type === "turn.completed"),
+    );
+    expect(completed.payload).toMatchObject({ turnId: asked.task_id, outcome: "completed" });
+    expect(await fs.readFile(path.join(workspace, "after-restart.txt"), "utf8")).toBe("written");
+    // One turn, started once; the model saw the call's result in the same conversation.
+    const all = await events(bridge, sessionId);
+    expect(all.filter((event) => event.type === "turn.started")).toHaveLength(1);
+    expect(all.map((event) => event.seq)).toEqual(all.map((_event, i) => i + 1));
+    const last = fake.requests.at(-1)!.body as { messages: { role: string; content: unknown }[] };
+    expect(last.messages.map((message) => message.role).slice(-3)).toEqual(["user", "assistant", "tool"]);
+    const [row] = await queryTestDb<{ status: string; runState: string | null }>(
+      home,
+      `SELECT "status", "runState" FROM "Turn" WHERE "id" = '${asked.task_id}'`,
+    );
+    expect(row).toEqual({ status: "completed", runState: null });
+  }, 180_000);
+});
