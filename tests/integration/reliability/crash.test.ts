@@ -13,9 +13,9 @@ import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge"
  * WORLDLINE_HOME each time. After every restart: the database passes
  * `PRAGMA integrity_check`, each session's seqs run 1..n without a gap, every event
  * a client had read through GET /events before the kill is still there unchanged,
- * the turns that were running are interrupted with a visible note, their pending
- * approvals are interrupted, the processes they started (background task,
- * foreground command, terminal) are gone, and a new prompt works.
+ * the turns that were running are interrupted with a visible note, a turn that waited on
+ * an approval still waits on it (allowing it finishes the turn), the processes they started
+ * (background task, foreground command, terminal) are gone, and a new prompt works.
  */
 const KILLS = Number(process.env.CRASH_KILLS ?? 5);
 
@@ -128,10 +128,20 @@ describe("kill -9 mid-turn", () => {
         (await ack("turn.prompt", { commandId: `cmd-${marker}-a`, sessionId: careful, text: `write round ${round}` }))
           .ok,
       ).toBe(true);
-      await waitForBridge(
-        "a pending approval",
-        async () => (await json<unknown[]>(bridge!.api("/api/v1/approvals?status=pending"))).length > 0,
-      );
+      const [asked] = await waitForBridge("a pending approval", async () => {
+        const rows = await json<{ approval_id: string; task_id: string }[]>(
+          bridge!.api("/api/v1/approvals?status=pending"),
+        );
+        return rows.length ? rows : undefined;
+      });
+      // Once its run state is stored, the waiting turn outlives the kill (server/agent/run-state.ts).
+      await waitForBridge("the waiting turn's run state", async () => {
+        const rows = await queryTestDb<{ runState: string | null }>(
+          home,
+          `SELECT "runState" FROM "Turn" WHERE "id" = '${asked.task_id}'`,
+        );
+        return rows[0]?.runState ?? undefined;
+      });
 
       // 2. A turn in a tool call, with a background task and a terminal running.
       const mode = round % 3;
@@ -199,9 +209,12 @@ describe("kill -9 mid-turn", () => {
 
       const db = await dbCheck();
       expect(db.integrity).toBe("ok");
-      expect(db.turns.filter((turn) => turn.status === "running" || turn.status === "waiting")).toEqual([]);
-      expect(db.approvals.filter((approval) => approval.status === "pending")).toEqual([]);
-      expect(db.approvals.some((approval) => approval.status === "interrupted")).toBe(true);
+      // The turn waiting on a person still waits, on its request still pending; the busy one was interrupted.
+      const unfinished = db.turns.filter((turn) => turn.status === "running" || turn.status === "waiting");
+      expect(unfinished.map((turn) => turn.id)).toEqual([asked.task_id]);
+      expect(db.approvals.filter((approval) => approval.status === "pending")).toEqual([
+        { status: "pending", turnId: asked.task_id },
+      ]);
 
       for (const sessionId of [yolo, careful]) {
         const after = await events(bridge, sessionId);
@@ -213,6 +226,7 @@ describe("kill -9 mid-turn", () => {
           if (!now || now.type !== before.type || JSON.stringify(now.payload) !== JSON.stringify(before.payload))
             stats.eventsLost += 1;
         }
+        if (sessionId === careful) continue;
         // The interrupted turn says so, visibly.
         const tail = after.slice(acknowledged.get(sessionId)!.length);
         expect(tail.some((event) => event.type === "notice" && /interrupted/.test(String(event.payload.text)))).toBe(
@@ -224,7 +238,21 @@ describe("kill -9 mid-turn", () => {
       }
       expect(stats.eventsLost).toBe(0);
 
-      // 5. The session continues.
+      // 5. Allowing the waiting request finishes its turn on the new bridge.
+      const waited = (await events(bridge, careful)).length;
+      fake.script({ text: `written in round ${round}` });
+      const allowed = await json<{ status: string }>(
+        bridge.api(`/api/v1/approvals/${asked.approval_id}`, { body: { decision: "allow_once" } }),
+      );
+      expect(allowed.status).toBe("approved");
+      const resumed = await waitForBridge("the resumed turn", async () =>
+        (await events(bridge!, careful)).slice(waited).find((event) => event.type === "turn.completed"),
+      );
+      expect(resumed.payload).toMatchObject({ turnId: asked.task_id, outcome: "completed" });
+      expect(await fs.readFile(path.join(workspace, `round-${round}.txt`), "utf8")).toBe("x");
+      fake.reset();
+
+      // 6. The session continues.
       const next = await connect(bridge);
       const before = (await events(bridge, yolo)).length;
       fake.script({ text: `alive after kill ${round}` });
