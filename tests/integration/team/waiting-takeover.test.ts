@@ -148,13 +148,15 @@ describe.skipIf(!TEST_POSTGRES)("a waiting turn taken over by another bridge (Po
       decision: "allow_once",
     });
     expect(allowed.status).toBe("approved");
+    let seen: string[] = [];
     const completed = await waitFor(
-      async () =>
-        (await api<WireEvent[]>(b, `/api/v1/sessions/${sessionId}/events`)).find(
-          (event) => event.type === "turn.completed",
-        ),
+      async () => {
+        const events = await api<WireEvent[]>(b, `/api/v1/sessions/${sessionId}/events`);
+        seen = events.map((event) => event.type);
+        return events.find((event) => event.type === "turn.completed");
+      },
       30_000,
-      () => `the turn's end on B\n${b.stderr()}`,
+      () => `the turn's end on B\n${b.stderr()}\n${seen.join(" ")}`,
     );
     expect(completed.payload).toMatchObject({ turnId: asked.task_id, outcome: "completed" });
     expect(await fs.readFile(path.join(workspace, "taken-over.txt"), "utf8")).toBe("by B");
