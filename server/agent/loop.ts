@@ -3,11 +3,11 @@ import { imageRef, type StopReason, type TurnOutcome } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
 import { afterRequest } from "./after-request";
 import { compactContext } from "./compaction";
-import type { HistoryRecord } from "./context";
 import { checkpoint, travelBack } from "./loop-checkpoints";
 import { HOOK_BLOCK_STOP_AFTER, LOOP_WARNING, LoopGuard } from "./loop-guard";
 import type { ToolSpec } from "./provider";
 import { resumeStep } from "./resume-step";
+import { recordStep, toolMessages } from "./step-record";
 import type { RunState } from "./run-state";
 import { StatsCollector } from "./stats";
 import { assistantMessage, emptyPartial, streamStep, type StepResult } from "./stream-step";
@@ -273,36 +273,6 @@ async function streamWithTools(
 }
 
 /**
- * The assistant message and all its results are appended together, in call order: a cancel can
- * never leave a tool call without a result in history.
- */
-async function recordStep(run: TurnRun, result: StepResult, results: readonly CallResult[]): Promise<void> {
-  const { context, emit } = run;
-  const usage: HistoryRecord[] = result.usage
-    ? [
-        {
-          kind: "usage",
-          tokens: result.usage.inputTokens + result.usage.outputTokens,
-          input: result.usage.inputTokens,
-          cached: result.usage.cachedInputTokens,
-          output: result.usage.outputTokens,
-        },
-      ]
-    : [];
-  await context.append({ kind: "message", message: result.message }, ...usage, ...toolMessages(results));
-  emit.event({
-    type: "context.usage",
-    payload: {
-      tokens: context.estimatedTokens(),
-      window: run.contextWindow,
-      inputTokens: result.usage?.inputTokens,
-      outputTokens: result.usage?.outputTokens,
-      cachedInputTokens: result.usage?.cachedInputTokens,
-    },
-  });
-}
-
-/**
  * A step the provider ended early (server/agent/provider/README.md): a cut-off text answer continues
  * once; a cut-off tool call never runs and the turn stops; a refusal or a content filter stops it.
  * Each gets a notice in the transcript. Undefined: the step ended normally.
@@ -403,23 +373,6 @@ function appendUser(
     : forModel;
   // Written with the next save (while the step's model request is on its way, at the latest when the step ends).
   run.context.stage({ kind: "message", message: { role: "user", content } }, ...(userContext?.records ?? []));
-}
-
-function toolMessages(results: readonly CallResult[]): HistoryRecord[] {
-  const records: HistoryRecord[] = results.map(({ call, result }) => ({
-    kind: "message" as const,
-    message: { role: "tool" as const, tool_call_id: call.id, content: result.output },
-  }));
-  // A tool message carries text only (Chat Completions): images a tool returned (the browser's
-  // screenshots) follow the results as one user message, as a pasted image would.
-  const withImages = results.filter(({ result }) => result.images?.length);
-  if (withImages.length === 0) return records;
-  const text = `Images returned by ${withImages.map(({ call }) => `tool call ${call.id}`).join(", ")}:`;
-  const parts = withImages.flatMap(({ result }) =>
-    (result.images ?? []).map((url) => ({ type: "image_url" as const, image_url: { url } })),
-  );
-  records.push({ kind: "message", message: { role: "user", content: [{ type: "text", text }, ...parts] } });
-  return records;
 }
 
 function toSpec(tool: AgentTool): ToolSpec {
