@@ -142,13 +142,15 @@ export class ApprovalService {
       decidedBy: input.decidedBy,
     });
     if (!row) throw await this.notPending(approvalId);
-    if (!waiter) return this.recordDecided(row, { decision: input.decision, feedback: feedback ?? undefined });
-    if (input.decision === "allow_session" && waiter.scope) {
+    // A turn taken over here may have started waiting on it meanwhile (rejoin): it gets this decision.
+    const waiting = waiter ?? this.waiters.get(approvalId);
+    if (!waiting) return this.recordDecided(row, { decision: input.decision, feedback: feedback ?? undefined });
+    if (input.decision === "allow_session" && waiting.scope) {
       // Recorded before the waiting call resumes, so the next matching call in this turn already passes.
-      await allowForSession(this.deps.db, row, waiter.scope, (write) => this.forPerson(write));
+      await allowForSession(this.deps.db, row, waiting.scope, (write) => this.forPerson(write));
     }
     const view = this.finish(row, { decision: input.decision, feedback: feedback ?? undefined });
-    waiter.resolve({ decision: input.decision, feedback: feedback ?? undefined, decidedBy: input.decidedBy });
+    waiting.resolve({ decision: input.decision, feedback: feedback ?? undefined, decidedBy: input.decidedBy });
     return view;
   }
 
@@ -271,7 +273,7 @@ export class ApprovalService {
     const outcome = this.wait(row.id, { ...request, toolCallId: row.toolCallId, tool: row.tool });
     // Decided before the waiter was in place (here, or by another process): it takes that answer.
     const now = await store.durably(() => store.getApproval(this.deps.db, row.id), this.forTurn(request));
-    if (now?.status !== "pending" && this.waiters.has(row.id)) {
+    if (now?.status !== "pending" && this.known.get(row.id) === "pending" && this.waiters.has(row.id)) {
       this.known.delete(row.id);
       if (now) await this.decidedElsewhere(now);
       else this.waiters.get(row.id)?.resolve(null);
