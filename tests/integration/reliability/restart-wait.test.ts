@@ -11,7 +11,8 @@ import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge"
 /**
  * A turn waiting on an approval outlives its bridge: `kill -9` while it waits, a new bridge on
  * the same WORLDLINE_HOME takes the turn over, the request is still pending, and allowing it
- * runs the call and finishes the same turn. (SQLite; on PostgreSQL with WORLDLINE_TEST_POSTGRES.)
+ * runs the call and finishes the same turn; the same for a budget request (allowing it raises the
+ * budget, and the turn goes on). (SQLite; on PostgreSQL with WORLDLINE_TEST_POSTGRES.)
  */
 
 interface WireEvent {
@@ -23,6 +24,7 @@ interface ApprovalWire {
   approval_id: string;
   task_id: string | null;
   status: string;
+  tool: string;
 }
 
 const WAIT_MS = 30_000;
@@ -133,5 +135,56 @@ describe("a turn waiting on an approval across kill -9", () => {
       `SELECT "status", "runState" FROM "Turn" WHERE "id" = '${asked.task_id}'`,
     );
     expect(row).toEqual({ status: "completed", runState: null });
+  }, 180_000);
+
+  it("a turn waiting on a budget request goes on after the restart once it is allowed", async () => {
+    bridge ??= await startChildBridge({ home, llmUrl: fake.url });
+    fake.reset();
+    await json(
+      bridge.api("/api/v1/settings/prices", {
+        method: "PUT",
+        body: { prices: { "fake-model": { input: 1, cached_input: 0.1, output: 2 } } },
+      }),
+    );
+    const sessionId = (await json<{ id: string }>(bridge.api("/api/v1/sessions", { body: { workspace, yolo: true } })))
+      .id;
+    await json(bridge.api(`/api/v1/sessions/${sessionId}`, { method: "PATCH", body: { budget_usd: 0.001 } }));
+    await fs.writeFile(path.join(workspace, "a.txt"), "alpha\n");
+    // A step that costs $0.0012 at the prices above: past the $0.001 budget.
+    fake.script(
+      {
+        toolCalls: [{ name: "read_file", arguments: { path: "a.txt" } }],
+        usage: { prompt_tokens: 1000, completion_tokens: 100 },
+      },
+      { text: "Under budget again." },
+    );
+    const socket = await connect(bridge);
+    const prompted = (await socket
+      .timeout(10_000)
+      .emitWithAck("turn.prompt", { commandId: "cmd-restart-2", sessionId, text: "read it" })) as { ok: boolean };
+    expect(prompted.ok).toBe(true);
+    const asked = await waitForBridge("a pending budget request", async () =>
+      (await pending(bridge!)).find((row) => row.tool === "budget"),
+    );
+    await waitForBridge("the stored run state", async () => {
+      const rows = await queryTestDb<{ runState: string | null }>(
+        home,
+        `SELECT "runState" FROM "Turn" WHERE "id" = '${asked.task_id}'`,
+      );
+      return rows[0]?.runState ?? undefined;
+    });
+    socket.disconnect();
+    bridge.child.kill("SIGKILL");
+    await bridge.exited;
+
+    bridge = await startChildBridge({ home, llmUrl: fake.url });
+    expect((await pending(bridge)).map((row) => row.approval_id)).toEqual([asked.approval_id]);
+    await json(bridge.api(`/api/v1/approvals/${asked.approval_id}`, { body: { decision: "allow_once" } }));
+    const completed = await waitForBridge("the resumed turn's end", async () =>
+      (await events(bridge!, sessionId)).find((event) => event.type === "turn.completed"),
+    );
+    expect(completed.payload).toMatchObject({ turnId: asked.task_id, outcome: "completed" });
+    const session = await json<{ budget_usd: number }>(bridge.api(`/api/v1/sessions/${sessionId}`));
+    expect(session.budget_usd).toBeCloseTo(0.002, 9);
   }, 180_000);
 });
