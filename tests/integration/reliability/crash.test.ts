@@ -1,12 +1,11 @@
 import { promises as fs, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { queryTestDb, TEST_POSTGRES } from "../../db";
 import { hold, waitFor } from "../../support/wait";
-import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge";
+import { CHILD_TOKEN, connectTo, startChildBridge, type ChildBridge } from "./child-bridge";
 
 /**
  * `kill -9` of the bridge mid-turn, KILLS times, restarting it on the same
@@ -64,18 +63,7 @@ function waitForBridge<T>(what: string, check: () => Promise<T>): Promise<NonNul
 
 const events = (b: ChildBridge, sessionId: string) => json<WireEvent[]>(b.api(`/api/v1/sessions/${sessionId}/events`));
 
-function connect(b: ChildBridge): Promise<Socket> {
-  const socket = io(b.url, {
-    auth: { token: CHILD_TOKEN },
-    transports: ["websocket"],
-    forceNew: true,
-    reconnection: false,
-  });
-  return new Promise((resolve, reject) => {
-    socket.once("connect", () => resolve(socket));
-    socket.once("connect_error", reject);
-  });
-}
+const connect = connectTo;
 
 /** Live processes whose command line contains `marker`. */
 function processesWith(marker: string): number[] {

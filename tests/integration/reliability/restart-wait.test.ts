@@ -1,12 +1,11 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { queryTestDb } from "../../db";
 import { waitFor } from "../../support/wait";
-import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge";
+import { connectTo, startChildBridge, type ChildBridge } from "./child-bridge";
 
 /**
  * A turn waiting on an approval outlives its bridge: `kill -9` while it waits, a new bridge on
@@ -56,18 +55,7 @@ async function json<T>(response: Promise<Response>): Promise<T> {
 const events = (b: ChildBridge, sessionId: string) => json<WireEvent[]>(b.api(`/api/v1/sessions/${sessionId}/events`));
 const pending = (b: ChildBridge) => json<ApprovalWire[]>(b.api("/api/v1/approvals?status=pending"));
 
-function connect(b: ChildBridge): Promise<Socket> {
-  const socket = io(b.url, {
-    auth: { token: CHILD_TOKEN },
-    transports: ["websocket"],
-    forceNew: true,
-    reconnection: false,
-  });
-  return new Promise((resolve, reject) => {
-    socket.once("connect", () => resolve(socket));
-    socket.once("connect_error", reject);
-  });
-}
+const connect = connectTo;
 
 function waitForBridge<T>(what: string, check: () => Promise<T>): Promise<NonNullable<T>> {
   return waitFor(check, WAIT_MS, () => `${what}\n${bridge?.stderr() ?? ""}`);

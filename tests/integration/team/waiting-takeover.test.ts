@@ -6,11 +6,11 @@ import pg from "pg";
 import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Ack } from "../../../server/protocol";
-import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { TEST_POSTGRES } from "../../db";
-import { uniqueId } from "../helpers";
+import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { waitFor } from "../../support/wait";
 import { startChildBridge, type ChildBridge } from "../reliability/child-bridge";
+import { uniqueId } from "../helpers";
 
 /**
  * Team mode (PostgreSQL + Redis), two bridges: a turn on A waits on an approval, A is killed
