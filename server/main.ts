@@ -4,7 +4,14 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { errorMessage } from "./errors";
 import { installProcessErrorPolicy } from "./process-errors";
-import { AgentRuntime, type AgentTool, type ChatProvider, type RetryPolicy, type RuntimeDeps } from "./agent";
+import {
+  AgentRuntime,
+  resumableTurnIds,
+  type AgentTool,
+  type ChatProvider,
+  type RetryPolicy,
+  type RuntimeDeps,
+} from "./agent";
 import { readWorkspacePrompt } from "./agent/system-prompt";
 import { connectRedis } from "./bus";
 import { ExternalAgents } from "./external-agents";
@@ -323,6 +330,12 @@ async function startParts(options: BridgeOptions) {
     hooks,
   });
   checkpoints.attach(runtime);
+  // A bridge serving the UI takes over turns left waiting by one that stopped (a restart, a dead
+  // peer); `worldline acp` and `run` leave them waiting for one.
+  if ((options.kind ?? "web") === "web") {
+    core.waiting.keep = (live) => runtime.takeOverWaiting(live);
+    await core.sweep();
+  }
   // What a session holds in this process, freed on delete and after it idles unwatched.
   const janitor = new SessionJanitor({
     resources: [
@@ -488,13 +501,22 @@ async function openCore(config: BridgeConfig, options: BridgeOptions) {
     ownerId: lease.id,
     liveness: (ownerId) => lease.liveness(ownerId),
   });
-  // Turns and requests of owners that are gone (killed, crashed) are interrupted now and whenever another dies.
-  const sweep = () => sweepOrphans({ db, log, lease, interruptApprovals: (live) => approvals.interruptOrphans(live) });
+  // Turns and requests of owners that are gone (killed, crashed) are interrupted now and whenever
+  // another dies, except turns waiting on a person: the runtime takes those over once it exists.
+  const waiting = { keep: (live: string[]) => resumableTurnIds(db, live) };
+  const sweep = () =>
+    sweepOrphans({
+      db,
+      log,
+      lease,
+      keepWaiting: (live) => waiting.keep(live),
+      interruptApprovals: (live, kept) => approvals.interruptOrphans(live, kept),
+    });
   await lease.start();
   await sweep();
   lease.onBeat(sweep);
   await reportConsistency(db);
-  return { config, db, processRecords, redis, log, runners, files, hosts, sessions, lease, approvals };
+  return { config, db, processRecords, redis, log, runners, files, hosts, sessions, lease, approvals, waiting, sweep };
 }
 
 type Core = Awaited<ReturnType<typeof openCore>>;

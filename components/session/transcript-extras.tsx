@@ -73,7 +73,7 @@ export function InterruptedTurn({
       data-testid="turn-interrupted"
     >
       <span className="min-w-0 flex-1">
-        The agent can pick up where this turn stopped; the tool call that waited did not run.
+        The agent can pick up where this turn stopped; what it was doing then did not finish.
       </span>
       <button
         type="button"

@@ -3,10 +3,12 @@ import { imageRef, type StopReason, type TurnOutcome } from "../protocol";
 import { errorMessage, WorldlineError } from "../errors";
 import { afterRequest } from "./after-request";
 import { compactContext } from "./compaction";
-import type { HistoryRecord } from "./context";
 import { checkpoint, travelBack } from "./loop-checkpoints";
 import { HOOK_BLOCK_STOP_AFTER, LOOP_WARNING, LoopGuard } from "./loop-guard";
 import type { ToolSpec } from "./provider";
+import { resumeStep } from "./resume-step";
+import { recordStep, toolMessages } from "./step-record";
+import type { RunState } from "./run-state";
 import { StatsCollector } from "./stats";
 import { stopHooksContinue } from "./stop-hooks";
 import { assistantMessage, emptyPartial, streamStep, type StepResult } from "./stream-step";
@@ -38,6 +40,8 @@ interface TurnProgress {
   stopContinuations: number;
 }
 
+const BUDGET_STOP = "Stopped at a budget.";
+
 /** Sent (for the model only) after an answer the output limit cut off, once per turn. */
 const CONTINUE_NOTE =
   "[Your previous answer was cut off at the output-token limit. Continue exactly where it stopped, without repeating it.]";
@@ -60,9 +64,19 @@ export async function runTurn(run: TurnRun): Promise<TurnResult> {
   });
 
   try {
-    await checkpoint(run, 0, "turn");
-    appendUser(run, run.prompt, run.images, run.userContext, run.modelNote);
-    for (let step = 1; step <= run.maxSteps; step++) {
+    let first = 1;
+    if (run.resume) {
+      const resumed = await resumeWaits(run, progress, run.resume);
+      if (resumed.kind === "stop") {
+        await context.save();
+        return result(resumed.outcome, resumed.message);
+      }
+      first = resumed.next;
+    } else {
+      await checkpoint(run, 0, "turn");
+      appendUser(run, run.prompt, run.images, run.userContext, run.modelNote);
+    }
+    for (let step = first; step <= run.maxSteps; step++) {
       if (signal.aborted) {
         await context.save();
         return result("cancelled");
@@ -72,9 +86,10 @@ export async function runTurn(run: TurnRun): Promise<TurnResult> {
         const compaction = await compact(run, "auto");
         if (compaction.outcome === "skipped") progress.compactionFutileAt = context.length;
       }
+      run.runState?.stepStarted(step);
       if ((await checkBudget(run, progress)) === "stop") {
         await context.save();
-        return result("rejected", "Stopped at a budget.");
+        return result("rejected", BUDGET_STOP);
       }
       await checkpoint(run, step, "step");
       const outcome = await runStep(run, progress, step);
@@ -121,14 +136,50 @@ export async function runCompactionTurn(run: TurnRun, focus: string | undefined)
   }
 }
 
+/**
+ * A turn taken over while it waited (server/agent/run-state.ts): the step it waited in finishes
+ * once its requests are decided, then the loop goes on from the next step (from the same one
+ * after a budget was allowed).
+ */
+async function resumeWaits(
+  run: TurnRun,
+  progress: TurnProgress,
+  state: RunState,
+): Promise<{ kind: "continue"; next: number } | Extract<StepOutcome, { kind: "stop" }>> {
+  const resumed = await resumeStep(run, state);
+  if (run.signal.aborted) return { kind: "stop", outcome: "cancelled" };
+  if (resumed.kind === "budget") {
+    if (resumed.allowed) return { kind: "continue", next: state.step };
+    budgetStopped(run, progress);
+    return { kind: "stop", outcome: "rejected", message: BUDGET_STOP };
+  }
+  const outcome = await finishStep(run, progress, state.step, resumed.result, resumed.results);
+  if (outcome.kind === "continue" || (outcome.outcome === "completed" && injectSteering(run))) {
+    return { kind: "continue", next: state.step + 1 };
+  }
+  return outcome;
+}
+
 async function runStep(run: TurnRun, progress: TurnProgress, step: number): Promise<StepOutcome> {
-  const { emit, signal } = run;
   const tools = new StepTools(run);
   const result = await streamWithTools(run, progress, step, tools);
   if (result === "cancelled") return { kind: "stop", outcome: "cancelled" };
   progress.stats.addStep(result.outputTokens, result.seconds);
   progress.stats.addUsage(result.usage);
-  const results = await tools.results(result.toolCalls);
+  // A call may wait on a person now: the answer that made it is what a restart resumes from.
+  await run.runState?.streamed(result.message);
+  return finishStep(run, progress, step, result, await tools.results(result.toolCalls));
+}
+
+/** A step whose calls all have results: recorded, then whether the turn goes on. */
+async function finishStep(
+  run: TurnRun,
+  progress: TurnProgress,
+  step: number,
+  result: StepResult,
+  results: CallResult[],
+): Promise<StepOutcome> {
+  const { emit, signal } = run;
   const verdict = progress.guard.observe(result.toolCalls);
   if (verdict !== "ok" && results.length) {
     const last = results[results.length - 1];
@@ -230,36 +281,6 @@ async function streamWithTools(
 }
 
 /**
- * The assistant message and all its results are appended together, in call order: a cancel can
- * never leave a tool call without a result in history.
- */
-async function recordStep(run: TurnRun, result: StepResult, results: readonly CallResult[]): Promise<void> {
-  const { context, emit } = run;
-  const usage: HistoryRecord[] = result.usage
-    ? [
-        {
-          kind: "usage",
-          tokens: result.usage.inputTokens + result.usage.outputTokens,
-          input: result.usage.inputTokens,
-          cached: result.usage.cachedInputTokens,
-          output: result.usage.outputTokens,
-        },
-      ]
-    : [];
-  await context.append({ kind: "message", message: result.message }, ...usage, ...toolMessages(results));
-  emit.event({
-    type: "context.usage",
-    payload: {
-      tokens: context.estimatedTokens(),
-      window: run.contextWindow,
-      inputTokens: result.usage?.inputTokens,
-      outputTokens: result.usage?.outputTokens,
-      cachedInputTokens: result.usage?.cachedInputTokens,
-    },
-  });
-}
-
-/**
  * A step the provider ended early (server/agent/provider/README.md): a cut-off text answer continues
  * once; a cut-off tool call never runs and the turn stops; a refusal or a content filter stops it.
  * Each gets a notice in the transcript. Undefined: the step ended normally.
@@ -309,14 +330,16 @@ async function checkBudget(run: TurnRun, progress: TurnProgress): Promise<"go" |
   const spent = progress.stats.result();
   const tokens = (spent.input_tokens ?? 0) + spent.output_tokens;
   const verdict = await run.budget.beforeStep({ usd: spent.cost_usd ?? null, tokens });
-  if (verdict === "stop") {
-    progress.stop = "budget";
-    run.emit.event({
-      type: "notice",
-      payload: { level: "warning", text: "Stopped: going past the budget was rejected.", turnId: run.emit.turnId },
-    });
-  }
+  if (verdict === "stop") budgetStopped(run, progress);
   return verdict;
+}
+
+function budgetStopped(run: TurnRun, progress: TurnProgress): void {
+  progress.stop = "budget";
+  run.emit.event({
+    type: "notice",
+    payload: { level: "warning", text: "Stopped: going past the budget was rejected.", turnId: run.emit.turnId },
+  });
 }
 
 function needsCompaction(run: TurnRun): boolean {
@@ -358,23 +381,6 @@ function appendUser(
     : forModel;
   // Written with the next save (while the step's model request is on its way, at the latest when the step ends).
   run.context.stage({ kind: "message", message: { role: "user", content } }, ...(userContext?.records ?? []));
-}
-
-function toolMessages(results: readonly CallResult[]): HistoryRecord[] {
-  const records: HistoryRecord[] = results.map(({ call, result }) => ({
-    kind: "message" as const,
-    message: { role: "tool" as const, tool_call_id: call.id, content: result.output },
-  }));
-  // A tool message carries text only (Chat Completions): images a tool returned (the browser's
-  // screenshots) follow the results as one user message, as a pasted image would.
-  const withImages = results.filter(({ result }) => result.images?.length);
-  if (withImages.length === 0) return records;
-  const text = `Images returned by ${withImages.map(({ call }) => `tool call ${call.id}`).join(", ")}:`;
-  const parts = withImages.flatMap(({ result }) =>
-    (result.images ?? []).map((url) => ({ type: "image_url" as const, image_url: { url } })),
-  );
-  records.push({ kind: "message", message: { role: "user", content: [{ type: "text", text }, ...parts] } });
-  return records;
 }
 
 function toSpec(tool: AgentTool): ToolSpec {

@@ -81,6 +81,8 @@ export interface ClaimPort {
   claim(sessionId: string): Promise<store.Claim>;
   release(claim: store.Claim): Promise<void>;
   holds(claim: store.Claim): Promise<boolean>;
+  /** Registers a claim taken over with a waiting turn (server/agent/take-over.ts), to be released like one claimed. */
+  adopted(claim: store.Claim): void;
 }
 
 /** A turn of a session whose agent is an external command (Session.agentCommand): server/acp drives it. */

@@ -9,6 +9,7 @@ import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
 import type { PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
 import type { SessionToolSource } from "./session-tools";
+import { resumableTurnIds, takeOverWaitingTurns, type ResumableTurn } from "./take-over";
 import { ToolLayers } from "./tool-layers";
 import { COMPACT_COMMAND, emptyStats, executeTurn, type TurnExecutionEnv } from "./turn-execution";
 import { TurnQueue, turnCapacity, type PendingTurn } from "./turn-queue";
@@ -131,13 +132,7 @@ export class AgentRuntime {
       settle,
       claim,
     };
-    if (claim) {
-      pending.fence = new TurnFence(sessionId, turn.id, claim.epoch, (error) => {
-        // Said once per turn, whichever write or heartbeat noticed first; the turn stops at once.
-        console.error(`[worldline] ${error.message} (turn ${turn.id})`);
-        controller.abort(error);
-      });
-    }
+    pending.fence = this.fenceOf(pending);
     const position = this.queue.admit(pending);
     if (position > 0) {
       this.append(sessionId, turn.id, { type: "turn.queued", payload: { turnId: turn.id, prompt, position } });
@@ -146,6 +141,45 @@ export class AgentRuntime {
     pending.session = session;
     this.run(pending);
     return { turnId: turn.id, done, queued: false };
+  }
+
+  /**
+   * Takes over turns that waited on a person when their bridge stopped, and goes on with them
+   * here (server/agent/take-over.ts); the ids of every such turn, which the orphan sweep leaves waiting.
+   */
+  takeOverWaiting(live: string[]): Promise<Set<string>> {
+    const { db, ownerId } = this.deps;
+    if (!ownerId || !this.deps.claims) return resumableTurnIds(db, live);
+    return takeOverWaitingTurns({ db, ownerId, start: (found, claim) => this.resume(found, claim) }, live);
+  }
+
+  /** A turn taken over from a bridge that stopped while it waited: it waits here, then goes on. */
+  private async resume({ turn, state }: ResumableTurn, claim: store.Claim): Promise<void> {
+    this.deps.claims?.adopted(claim);
+    const { sessionId } = turn;
+    const session = await this.deps.sessions.get(sessionId);
+    let settle!: (result: TurnResult) => void;
+    const done = new Promise<TurnResult>((resolve) => (settle = resolve));
+    const controller = new AbortController();
+    const pending: PendingTurn = {
+      ...{ sessionId, turnId: turn.id, number: turn.number, prompt: turn.prompt, options: {} },
+      ...{ controller, done, settle, claim, session, resume: state },
+    };
+    pending.fence = this.fenceOf(pending);
+    const text = "The bridge running this turn stopped while it waited; this bridge took the turn over.";
+    this.append(sessionId, turn.id, { type: "notice", payload: { level: "info", text, turnId: turn.id } });
+    if (this.queue.admit(pending) === 0) this.run(pending);
+  }
+
+  /** The turn's writes hold only while its claim does; a lost claim stops the turn at once. */
+  private fenceOf(pending: PendingTurn): TurnFence | undefined {
+    const { claim, sessionId, turnId, controller } = pending;
+    if (!claim) return undefined;
+    return new TurnFence(sessionId, turnId, claim.epoch, (error) => {
+      // Said once per turn, whichever write or heartbeat noticed first; the turn stops at once.
+      console.error(`[worldline] ${error.message} (turn ${turnId})`);
+      controller.abort(error);
+    });
   }
 
   /** A message for the running turn, injected before its next step; with no turn running it starts one. */
@@ -271,10 +305,13 @@ export class AgentRuntime {
       // From here to its turn.completed, the turn's events, checkpoint rows and approval requests
       // are stored only while its claim holds (server/sessions/fence.ts).
       const unfence = pending.fence && this.deps.log.fence(pending.fence);
-      this.append(sessionId, turnId, {
-        type: "turn.started",
-        payload: { turnId, number: pending.number, prompt: pending.prompt },
-      });
+      // A turn taken over started on the bridge that stopped.
+      if (!pending.resume) {
+        this.append(sessionId, turnId, {
+          type: "turn.started",
+          payload: { turnId, number: pending.number, prompt: pending.prompt },
+        });
+      }
       let result: TurnResult;
       try {
         (await this.read(pending, () => this.context(sessionId))).setWriter(this.writerFor(pending));

@@ -2,6 +2,7 @@ import path from "node:path";
 import { errorMessage } from "../errors";
 import type { ApprovalNeed, ToolContext, ToolResult } from "../tools/types";
 import type { ToolCallMessagePart } from "./provider";
+import type { Wait } from "./run-state";
 import type { TurnRun } from "./turn-run";
 
 /**
@@ -10,7 +11,16 @@ import type { TurnRun } from "./turn-run";
  */
 type ToolRun = Pick<
   TurnRun,
-  "sessionId" | "workspace" | "tools" | "gate" | "emit" | "signal" | "decorateToolContext" | "checkpoints" | "hooks"
+  | "sessionId"
+  | "workspace"
+  | "tools"
+  | "gate"
+  | "emit"
+  | "signal"
+  | "decorateToolContext"
+  | "checkpoints"
+  | "hooks"
+  | "runState"
 >;
 
 export interface CallResult {
@@ -28,7 +38,19 @@ export class StepTools {
   private readonly firstBySignature = new Map<string, ToolCallMessagePart>();
   private readonly ran: ToolCallMessagePart[] = [];
 
-  constructor(private readonly run: ToolRun) {}
+  /**
+   * `announced`: calls whose `tool.call` event is already in the log (a step resumed after a
+   * restart, server/agent/resume-step.ts): they run without announcing themselves again.
+   */
+  constructor(
+    private readonly run: ToolRun,
+    private readonly announced: ReadonlySet<string> = new Set(),
+  ) {}
+
+  /** A call whose result is already known (a resumed step's): it does not run. */
+  settle(call: ToolCallMessagePart, result: ToolResult): void {
+    this.running.set(call.id, Promise.resolve(result));
+  }
 
   start(call: ToolCallMessagePart): void {
     if (this.running.has(call.id)) return;
@@ -40,7 +62,7 @@ export class StepTools {
     }
     this.firstBySignature.set(signature, call);
     this.ran.push(call);
-    this.running.set(call.id, runTool(this.run, call));
+    this.running.set(call.id, runTool(this.run, call, !this.announced.has(call.id)));
   }
 
   /** Results in call order, starting whatever has not started yet. */
@@ -100,16 +122,32 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
-async function runTool(run: ToolRun, call: ToolCallMessagePart): Promise<ToolResult> {
-  const { emit, signal } = run;
+async function runTool(run: ToolRun, call: ToolCallMessagePart, announce: boolean): Promise<ToolResult> {
+  const { emit, signal, runState } = run;
   const args = parseArgs(call.function.arguments);
-  emit.event({
-    type: "tool.call",
-    payload: { turnId: emit.turnId, messageId: call.id, toolCallId: call.id, name: call.function.name, args },
-  });
+  if (announce) {
+    emit.event({
+      type: "tool.call",
+      payload: { turnId: emit.turnId, messageId: call.id, toolCallId: call.id, name: call.function.name, args },
+    });
+  }
   const finish = (result: ToolResult): ToolResult => {
     emitFinished(run, call, result);
+    runState?.finished(call.id, result);
     return result;
+  };
+  // The request this call waits on, if a person is asked: kept in the turn's run state meanwhile.
+  let asked: string | undefined;
+  const onAsked = (wait: (approvalId: string) => Wait) =>
+    runState
+      ? (approvalId: string) => {
+          asked = approvalId;
+          return runState.asked(wait(approvalId));
+        }
+      : undefined;
+  const answered = () => {
+    if (asked) runState?.answered(asked);
+    asked = undefined;
   };
   const tool = run.tools.find((candidate) => candidate.name === call.function.name);
   if (!tool) {
@@ -133,7 +171,8 @@ async function runTool(run: ToolRun, call: ToolCallMessagePart): Promise<ToolRes
             tool: tool.name,
             signal,
             prompt,
-          })
+            onAsked: onAsked((approvalId) => ({ kind: "password", approvalId, callId: call.id })),
+          }).finally(answered)
       : undefined,
     emit: (progress) =>
       emit.event({ type: "tool.progress", payload: { turnId: emit.turnId, toolCallId: call.id, text: progress.text } }),
@@ -158,7 +197,9 @@ async function runTool(run: ToolRun, call: ToolCallMessagePart): Promise<ToolRes
       need,
       signal,
       ...(pre?.approve ? { hookApproved: pre.approve } : {}),
+      onAsked: onAsked((approvalId) => ({ kind: "tool", approvalId, callId: call.id, scope: need.scope })),
     });
+    answered();
     if (signal.aborted) return finish(cancelledResult());
     if (!decision.approved) {
       await auditRejected(ctx, need, decision.decidedBy);

@@ -12,6 +12,7 @@ import { afterTurnMemory, recallForTurn, type RememberArgs } from "./memory-port
 import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
 import { DEFAULT_RETRY_POLICY } from "./retry";
+import { RunStateRecorder } from "./run-state";
 import type { RuntimeDeps } from "./runtime-types";
 import { gateToolsForPlanMode, PLAN_MODE_NOTE, planModeGate } from "./plan-mode";
 import { createSubagentRunner } from "./subagent";
@@ -141,7 +142,8 @@ async function executeWith(
   const compact = COMPACT_COMMAND.exec(prompt.trim());
   const host = sessionHost(deps, pending, session);
   const hooks = await deps.hooks?.forTurn({ sessionId, workspace: session.workspace.path, host, emit, signal });
-  const hookNote = compact ? { context: [] } : await promptHooks(hooks, prompt);
+  // A resumed turn (server/agent/run-state.ts) was submitted before its bridge stopped.
+  const hookNote = compact || pending.resume ? { context: [] } : await promptHooks(hooks, prompt);
   if (hookNote.block !== undefined) {
     return refuse(pending, emit, "hook:blocked", `A UserPromptSubmit hook blocked this prompt: ${hookNote.block}`);
   }
@@ -240,6 +242,10 @@ async function buildTurnRun(
     ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills), host }),
     plan: { active: planActive },
   });
+  // Written only while the turn waits on a person, fenced on its claim.
+  const runState = new RunStateRecorder((json) =>
+    read(() => store.saveRunState(deps.db, pending.turnId, json, pending.claim)),
+  );
   const turnPrompt = prepareTurnPrompt({ context, workspace, workspacePrompt, recall, todos: session.todos });
   context.stage(...turnPrompt.before);
   return {
@@ -271,11 +277,16 @@ async function buildTurnRun(
       dailyUsd: deps.config.dailyBudgetUsd,
       sessionBudgetRaised: (budget_usd) => emit.event({ type: "session.updated", payload: { budget_usd } }),
       ask: deps.gate.askBudget
-        ? ({ description, args }) =>
-            idle.hold(deps.gate.askBudget!({ sessionId, turnId: emit.turnId, description, args, signal }))
+        ? ({ description, args, raise }) => {
+            const onAsked = (approvalId: string) => runState.asked({ kind: "budget", approvalId, raise });
+            const request = { sessionId, turnId: emit.turnId, description, args, signal, onAsked };
+            return idle.hold(deps.gate.askBudget!(request));
+          }
         : undefined,
     }),
     onRequestSent: markRunning,
+    runState,
+    resume: pending.resume,
   };
 }
 

@@ -2,6 +2,7 @@ import { WorldlineError } from "../errors";
 import type * as store from "../store";
 import type { Session, TurnFence } from "../sessions";
 import type { TurnResult } from "./loop";
+import type { RunState } from "./run-state";
 
 /** How one prompt is to be run (server/agent/runtime.ts `prompt`). */
 export interface PromptOptions {
@@ -45,6 +46,8 @@ export interface PendingTurn {
   claim?: store.Claim;
   /** The claim as the turn's writers see it: lost once the store refuses one of them (server/sessions/fence.ts). */
   fence?: TurnFence;
+  /** A turn taken over while it waited on a person: it goes on from here (server/agent/run-state.ts). */
+  resume?: RunState;
 }
 
 interface SessionState {

@@ -6,6 +6,7 @@ import type { DMailBox } from "./dmail";
 import type { TurnHooks } from "./hooks-port";
 import type { ChatProvider } from "./provider";
 import type { RetryPolicy } from "./retry";
+import type { BudgetRaise, RunState, RunStateRecorder } from "./run-state";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 import type { TurnEmitter } from "./turn-emitter";
 
@@ -46,7 +47,11 @@ export interface TurnRun {
   /** Share of the window above which the context is compacted before a step; omitted = never. */
   compactionThreshold?: number;
   /** Checked before each step (server/budgets): "stop" ends the turn with `stop_reason: "budget"`. */
-  budget?: { beforeStep(spent: { usd: number | null; tokens: number }): Promise<"go" | "stop"> };
+  budget?: {
+    beforeStep(spent: { usd: number | null; tokens: number }): Promise<"go" | "stop">;
+    /** Raises a budget as a person allowed (a budget request decided after a restart). */
+    raise(raise: BudgetRaise): Promise<void>;
+  };
   /** The model's price, for the turn's `cost_usd` (server/agent/pricing.ts). */
   price?: ModelPrice;
 
@@ -69,4 +74,8 @@ export interface TurnRun {
    * first token need not wait for (the runtime's `running` status row).
    */
   onRequestSent?: () => void;
+  /** Keeps the loop's state while the turn waits on a person (server/agent/run-state.ts). */
+  runState?: RunStateRecorder;
+  /** The state this turn resumes from: it was waiting when its bridge stopped, and was taken over. */
+  resume?: RunState;
 }

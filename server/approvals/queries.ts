@@ -94,9 +94,11 @@ export async function interruptOrphanRequests(
   deps: ApprovalServiceDeps,
   live: string[],
   decider: string,
+  keptTurns: ReadonlySet<string>,
 ): Promise<number> {
   let count = 0;
   for (const orphan of await store.orphanApprovals(deps.db, live)) {
+    if (orphan.turnId !== null && keptTurns.has(orphan.turnId)) continue;
     if (!(await store.interruptOrphanApproval(deps.db, orphan.id, orphan.ownerId, decider))) continue;
     count += 1;
     await deps.log.open(orphan.sessionId);

@@ -1,4 +1,5 @@
 import type { Liveness } from "../leases";
+import type { GateOutcome } from "../agent";
 import type { ApprovalDecisionKind } from "../protocol";
 import type { EventLog, Sessions } from "../sessions";
 import type * as store from "../store";
@@ -23,6 +24,7 @@ export interface PasswordRequest {
   tool: string;
   prompt: string;
   signal: AbortSignal;
+  onAsked?: (approvalId: string) => Promise<void>;
 }
 
 export interface DecideInput {
@@ -36,8 +38,7 @@ export interface DecideInput {
 /** Runs a store call while the store does not answer, for as long as its caller can wait (server/store/durable.ts). */
 export type Retry = <T>(call: () => Promise<T>) => Promise<T>;
 
-export type Outcome =
-  { decision: ApprovalDecisionKind; feedback?: string; decidedBy?: string } | { password: string | null };
+export type Outcome = GateOutcome;
 
 export interface Waiter {
   kind: "tool" | "password";

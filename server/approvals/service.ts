@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalGate, GateRequest } from "../agent";
+import type { ApprovalGate, GateRequest, RejoinRequest } from "../agent";
 import { errorMessage, WorldlineError } from "../errors";
 import type { ApprovalChange, ApprovalsQuery, ApprovalView, EventEnvelope } from "../protocol";
 import * as store from "../store";
@@ -51,6 +51,7 @@ export class ApprovalService {
     check: (request) => this.check(request),
     askPassword: (request) => this.askPassword(request),
     askBudget: (request) => this.askBudget(request),
+    rejoin: (request) => this.rejoin(request),
   };
   private readonly waiters = new Map<string, Waiter>();
   private readonly listeners = new Set<(change: ApprovalChange) => void>();
@@ -141,13 +142,15 @@ export class ApprovalService {
       decidedBy: input.decidedBy,
     });
     if (!row) throw await this.notPending(approvalId);
-    if (!waiter) return this.recordDecided(row, { decision: input.decision, feedback: feedback ?? undefined });
-    if (input.decision === "allow_session" && waiter.scope) {
+    // A turn taken over here may have started waiting on it meanwhile (rejoin): it gets this decision.
+    const waiting = waiter ?? this.waiters.get(approvalId);
+    if (!waiting) return this.recordDecided(row, { decision: input.decision, feedback: feedback ?? undefined });
+    if (input.decision === "allow_session" && waiting.scope) {
       // Recorded before the waiting call resumes, so the next matching call in this turn already passes.
-      await allowForSession(this.deps.db, row, waiter.scope, (write) => this.forPerson(write));
+      await allowForSession(this.deps.db, row, waiting.scope, (write) => this.forPerson(write));
     }
     const view = this.finish(row, { decision: input.decision, feedback: feedback ?? undefined });
-    waiter.resolve({ decision: input.decision, feedback: feedback ?? undefined, decidedBy: input.decidedBy });
+    waiting.resolve({ decision: input.decision, feedback: feedback ?? undefined, decidedBy: input.decidedBy });
     return view;
   }
 
@@ -198,16 +201,17 @@ export class ApprovalService {
 
   /**
    * Pending requests of owners that are gone (server/leases: none of `live`) are marked
-   * interrupted, visibly; requests a live process waits on are left to it.
+   * interrupted, visibly; requests a live process waits on are left to it, and so are those of
+   * `keptTurns` (turns that wait across the restart, server/agent/run-state.ts).
    */
-  async interruptOrphans(live: string[]): Promise<number> {
-    const interrupted = await interruptOrphanRequests(this.deps, live, RESTART_DECIDER);
+  async interruptOrphans(live: string[], keptTurns: ReadonlySet<string> = new Set()): Promise<number> {
+    const interrupted = await interruptOrphanRequests(this.deps, live, RESTART_DECIDER, keptTurns);
     if (interrupted > 0) this.deps.log.approvalsChanged();
     return interrupted;
   }
 
   private async ask(
-    request: Pick<GateRequest, "sessionId" | "turnId" | "toolCallId" | "tool" | "signal">,
+    request: Pick<GateRequest, "sessionId" | "turnId" | "toolCallId" | "tool" | "signal" | "onAsked">,
     what: {
       kind: "tool" | "password";
       args: unknown;
@@ -223,22 +227,8 @@ export class ApprovalService {
     if (!row) return null;
     this.known.set(row.id, "pending");
     this.deps.log.approvalsChanged();
-    const outcome = new Promise<Outcome | null>((resolve) => {
-      const onAbort = () => void this.cancel(row.id).finally(() => resolve(null));
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.waiters.set(row.id, {
-        kind: what.kind,
-        sessionId,
-        turnId,
-        toolCallId,
-        tool,
-        scope: what.scope,
-        resolve: (value) => {
-          signal.removeEventListener("abort", onAbort);
-          resolve(value);
-        },
-      });
-    });
+    await request.onAsked?.(row.id);
+    const outcome = this.wait(row.id, { ...request, kind: what.kind, scope: what.scope });
     const { log } = this.deps;
     log.append(
       sessionId,
@@ -268,10 +258,55 @@ export class ApprovalService {
       turnId,
     );
     this.broadcast({ change: "requested", approval: toApprovalView(row, what.scope) });
+    return outcome;
+  }
+
+  /**
+   * Waits again on a request a turn asked before its bridge stopped, for the bridge that took the
+   * turn over (server/agent/run-state.ts): the request stayed pending, and is decided here or
+   * anywhere as if this process had asked it. Null when it ended without a decision.
+   */
+  async rejoin(request: RejoinRequest): Promise<Outcome | null> {
+    const row = await store.durably(() => store.getApproval(this.deps.db, request.approvalId), this.forTurn(request));
+    if (!row || request.signal.aborted) return null;
+    this.known.set(row.id, "pending");
+    const outcome = this.wait(row.id, { ...request, toolCallId: row.toolCallId, tool: row.tool });
+    // Decided before the waiter was in place (here, or by another process): it takes that answer.
+    const now = await store.durably(() => store.getApproval(this.deps.db, row.id), this.forTurn(request));
+    if (now?.status !== "pending" && this.known.get(row.id) === "pending" && this.waiters.has(row.id)) {
+      this.known.delete(row.id);
+      if (now) await this.decidedElsewhere(now);
+      else this.waiters.get(row.id)?.resolve(null);
+    }
+    return outcome;
+  }
+
+  /** The call waits on the request until it is decided, or its turn is cancelled (the request too, then). */
+  private async wait(
+    approvalId: string,
+    waiter: Omit<Waiter, "resolve"> & { signal: AbortSignal },
+  ): Promise<Outcome | null> {
+    const { signal, kind, sessionId, turnId, toolCallId, tool, scope } = waiter;
+    const outcome = new Promise<Outcome | null>((resolve) => {
+      const onAbort = () => void this.cancel(approvalId).finally(() => resolve(null));
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiters.set(approvalId, {
+        kind,
+        sessionId,
+        turnId,
+        toolCallId,
+        tool,
+        scope,
+        resolve: (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+      });
+    });
     try {
       return await outcome;
     } finally {
-      this.waiters.delete(row.id);
+      this.waiters.delete(approvalId);
     }
   }
 

@@ -15,11 +15,18 @@ export interface BudgetDeps {
   /** Told the session's new budget after an allow raised it (the header and the board show it). */
   sessionBudgetRaised?: (budgetUsd: number) => void;
   /** Asks a person (the approvals queue); true = raise and go on. Absent: a budget simply stops the turn. */
-  ask?: (request: { description: string; args: Record<string, unknown> }) => Promise<boolean>;
+  ask?: (request: { description: string; args: Record<string, unknown>; raise: BudgetRaise }) => Promise<boolean>;
   now?: () => Date;
 }
 
 type Scope = "session" | "session_tokens" | "person" | "deployment";
+
+/** What allowing a budget request raises: kept with a turn that waits on it across a restart. */
+export interface BudgetRaise {
+  scope: Scope;
+  step: number;
+  personId?: string;
+}
 
 interface Over {
   scope: Scope;
@@ -46,9 +53,10 @@ export class BudgetGuard {
       const over = await this.firstOver(turn);
       if (!over) return "go";
       if (!this.deps.ask) return "stop";
-      const allowed = await this.deps.ask({ description: describe(over), args: argsOf(over) });
+      const raise = { scope: over.scope, step: over.step, ...(over.personId ? { personId: over.personId } : {}) };
+      const allowed = await this.deps.ask({ description: describe(over), args: argsOf(over), raise });
       if (!allowed) return "stop";
-      await this.raise(over);
+      await this.raise(raise);
     }
   }
 
@@ -101,7 +109,8 @@ export class BudgetGuard {
     return null;
   }
 
-  private async raise(over: Over): Promise<void> {
+  /** Raises the budget by its own size, as a person allowed. */
+  async raise(over: BudgetRaise): Promise<void> {
     const { db, sessionId } = this.deps;
     if (over.scope === "session") {
       const raised = await store.raiseSessionBudget(db, sessionId, over.step);

@@ -60,6 +60,13 @@ export class SessionClaims {
     );
   }
 
+  /** A claim taken with a waiting turn it took over (server/agent/take-over.ts): released like one claimed here. */
+  adopted(claim: store.Claim): void {
+    const generation = (this.started.get(claim.sessionId) ?? 0) + 1;
+    this.started.set(claim.sessionId, generation);
+    claimGenerations.set(claim, generation);
+  }
+
   /** Gives the claim up once no turn of the session is running or queued here, unless it was claimed again since. */
   async release(claim: store.Claim): Promise<void> {
     const { sessionId } = claim;

@@ -6,13 +6,19 @@ export interface SweepDeps {
   db: store.Db;
   log: EventLog;
   lease: OwnerLease;
-  /** Marks pending requests of dead owners interrupted (server/approvals). */
-  interruptApprovals(live: string[]): Promise<unknown>;
+  /** Marks pending requests of dead owners interrupted, except those of `keptTurns` (server/approvals). */
+  interruptApprovals(live: string[], keptTurns: ReadonlySet<string>): Promise<unknown>;
+  /**
+   * Turns of dead owners that wait on a person and go on after a restart (server/agent/take-over.ts),
+   * taken over by this process when it can run them: their ids, left waiting.
+   */
+  keepWaiting(live: string[]): Promise<ReadonlySet<string>>;
 }
 
 /**
- * Settles what owners that are gone left behind: their pending requests, then their running
- * turns, become `interrupted`, visibly (the turn can be resumed from here, as after a restart);
+ * Settles what owners that are gone left behind. A turn that waits on a person with its run
+ * state stored stays waiting (taken over by a process that can run it, server/agent/take-over.ts);
+ * other pending requests, then other running turns, become `interrupted`, visibly (the turn can be resumed from here, as after a restart);
  * a checkpoint such a turn announced but never stored gets a row without a snapshot.
  * Only rows of no live owner are touched, so a process starting next to a running
  * `worldline acp` leaves its turn and approval alone. Each row is settled by a conditional
@@ -21,10 +27,12 @@ export interface SweepDeps {
 export async function sweepOrphans(deps: SweepDeps): Promise<void> {
   const { db, log } = deps;
   const live = await deps.lease.liveOwners();
+  const kept = await deps.keepWaiting(live);
   // Requests are settled before their turns, so the log reads "request interrupted, then turn".
-  await deps.interruptApprovals(live);
+  await deps.interruptApprovals(live, kept);
   const settled: string[] = [];
   for (const turn of await store.orphanTurns(db, live)) {
+    if (kept.has(turn.id)) continue;
     // Its log already ended it (the owner's status write was lost): the status follows the log,
     // with no second ending and no "the bridge stopped" notice.
     const outcome = await store.completedOutcome(db, turn.id);

@@ -22,6 +22,7 @@ export { appendHistory, readHistory, truncateHistory } from "./history";
 export type { HistoryRow } from "./history";
 export { claimSession, FencedError, isFenced, releaseClaim, sessionEpoch, takeCheckpointNumber } from "./claims";
 export type { Claim } from "./claims";
+export { adoptWaitingTurn, orphanWaitingTurns, saveRunState, type WaitingTurn } from "./waiting-turns";
 export { durably, storeHealth, turnNotices } from "./durable";
 export { checkConsistency, completedOutcome, settleCompletedTurn } from "./consistency";
 

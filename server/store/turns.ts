@@ -49,6 +49,7 @@ export async function createTurn(
     endedAt: null,
     ownerId,
     epoch,
+    runState: null,
   };
 }
 
@@ -66,11 +67,11 @@ export async function finishTurn(
 ): Promise<boolean> {
   const endedAt = new Date();
   if (!claim) {
-    const { count } = await db.turn.updateMany({ where: { id }, data: { ...data, endedAt } });
+    const { count } = await db.turn.updateMany({ where: { id }, data: { ...data, endedAt, runState: null } });
     return count === 1;
   }
   const count = await db.$executeRaw`
-    UPDATE "Turn" SET "status" = ${data.status}, "stats" = ${data.stats ?? null}, "error" = ${data.error ?? null}, "endedAt" = ${endedAt}
+    UPDATE "Turn" SET "status" = ${data.status}, "stats" = ${data.stats ?? null}, "error" = ${data.error ?? null}, "endedAt" = ${endedAt}, "runState" = NULL
     WHERE "id" = ${id} AND "status" IN ('running', 'waiting')
       AND ${heldAt(db, claim)}`;
   if (count === 1) return true;

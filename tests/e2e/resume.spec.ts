@@ -7,9 +7,9 @@ import { RESUME_PROMPT } from "../../components/session/resume";
 import { e2e, freshWorkspace, scriptLlm } from "./fixtures";
 
 /**
- * Restart safety: a bridge killed (SIGKILL, no shutdown) while a turn waits on an
- * approval; the next bridge marks the request and the turn interrupted, and the
- * session page offers Resume, which continues the task in a new turn.
+ * Restart safety, with a bridge killed (SIGKILL, no shutdown): a turn waiting on an approval
+ * still waits on the next bridge, its card still pending, and Allow finishes the same turn; a
+ * turn killed mid-stream is shown interrupted, and Resume continues the task in a new turn.
  */
 const TOKEN = "e2e-resume-token-0123456789";
 
@@ -51,24 +51,30 @@ function killed(child: ChildProcess): Promise<void> {
   });
 }
 
-test("a turn waiting on an approval when the bridge died is shown interrupted and can be resumed", async ({ page }) => {
+async function newSession(baseUrl: string, workspace: string, title: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/v1/sessions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ workspace, title }),
+  });
+  return ((await response.json()) as { id: string }).id;
+}
+
+test("a turn waiting on an approval when the bridge died still waits, and Allow finishes it", async ({ page }) => {
   test.setTimeout(480_000);
   const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-e2e-resume-"));
   const workspace = await freshWorkspace("ide-resume");
   let bridge = await startBridge(home);
   try {
-    const session = (await (
-      await fetch(`${bridge.baseUrl}/api/v1/sessions`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ workspace, title: "Resume after restart" }),
-      })
-    ).json()) as { id: string };
+    const sessionId = await newSession(bridge.baseUrl, workspace, "Waiting across a restart");
     await page.goto(bridge.readyUrl);
-    await page.goto(`${bridge.baseUrl}/s/${session.id}`);
+    await page.goto(`${bridge.baseUrl}/s/${sessionId}`);
     await expect(page.getByTestId("connection-state")).toContainText("live");
 
-    await scriptLlm({ toolCalls: [{ name: "shell", arguments: { command: "touch made-by-agent.txt" } }] });
+    await scriptLlm(
+      { toolCalls: [{ name: "shell", arguments: { command: "touch made-by-agent.txt" } }] },
+      { text: "Done: the file is made." },
+    );
     await page.getByTestId("prompt-input").fill("make the file");
     await page.getByTestId("prompt-input").press("Enter");
     await expect(page.getByTestId("approval-card")).toBeVisible();
@@ -77,11 +83,47 @@ test("a turn waiting on an approval when the bridge died is shown interrupted an
     await killed(bridge.child);
     bridge = await startBridge(home);
     await page.goto(bridge.readyUrl);
-    await page.goto(`${bridge.baseUrl}/s/${session.id}`);
+    await page.goto(`${bridge.baseUrl}/s/${sessionId}`);
+    const card = page.getByTestId("approval-card");
+    await expect(card.getByTestId("approval-allow-once")).toBeVisible();
+    await expect(page.getByTestId("turn-interrupted")).toHaveCount(0);
+    await page.screenshot({ path: "/tmp/ide-resume.png" });
+
+    await card.getByTestId("approval-allow-once").click();
+    await expect(page.getByTestId("message-text").last()).toContainText("the file is made");
+    await fs.access(path.join(workspace, "made-by-agent.txt"));
+    // The same turn went on: no second user message, nothing to resume.
+    await expect(page.getByTestId("message-user")).toHaveCount(1);
+    await expect(page.getByTestId("resume-turn")).toHaveCount(0);
+  } finally {
+    await killed(bridge.child);
+  }
+});
+
+test("a turn killed mid-stream is shown interrupted and can be resumed", async ({ page }) => {
+  test.setTimeout(480_000);
+  const home = await fs.mkdtemp(path.join(os.tmpdir(), "wl-e2e-resume-"));
+  const workspace = await freshWorkspace("ide-resume-stream");
+  let bridge = await startBridge(home);
+  try {
+    const sessionId = await newSession(bridge.baseUrl, workspace, "Resume after restart");
+    await page.goto(bridge.readyUrl);
+    await page.goto(`${bridge.baseUrl}/s/${sessionId}`);
+    await expect(page.getByTestId("connection-state")).toContainText("live");
+
+    // Still streaming when the bridge dies (a minute of text).
+    await scriptLlm({ text: "Starting on it. ".repeat(50), chunkSize: 4, delayMs: 300 });
+    await page.getByTestId("prompt-input").fill("make the file");
+    await page.getByTestId("prompt-input").press("Enter");
+    await expect(page.getByTestId("message-text").last()).toContainText("Starting");
+
+    await killed(bridge.child);
+    bridge = await startBridge(home);
+    await page.goto(bridge.readyUrl);
+    await page.goto(`${bridge.baseUrl}/s/${sessionId}`);
     const interrupted = page.getByTestId("turn-interrupted");
     await expect(interrupted).toBeVisible();
     await expect(page.getByTestId("notice").filter({ hasText: "interrupted" })).toBeVisible();
-    await page.screenshot({ path: "/tmp/ide-resume.png" });
 
     await scriptLlm({ text: "Picking up again: the file is made." });
     await interrupted.getByTestId("resume-turn").click();

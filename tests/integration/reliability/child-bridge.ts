@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { io, type Socket } from "socket.io-client";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { testDatabaseUrl } from "../../db";
@@ -74,4 +75,18 @@ export async function startChildBridge(options: {
       });
     },
   };
+}
+
+/** A socket to the child bridge, connected (no reconnection: a killed bridge stays gone). */
+export function connectTo(bridge: ChildBridge): Promise<Socket> {
+  const socket = io(bridge.url, {
+    auth: { token: CHILD_TOKEN },
+    transports: ["websocket"],
+    forceNew: true,
+    reconnection: false,
+  });
+  return new Promise((resolve, reject) => {
+    socket.once("connect", () => resolve(socket));
+    socket.once("connect_error", reject);
+  });
 }

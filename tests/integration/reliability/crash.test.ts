@@ -1,21 +1,20 @@
 import { promises as fs, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { io, type Socket } from "socket.io-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { queryTestDb, TEST_POSTGRES } from "../../db";
 import { hold, waitFor } from "../../support/wait";
-import { CHILD_TOKEN, startChildBridge, type ChildBridge } from "./child-bridge";
+import { CHILD_TOKEN, connectTo, startChildBridge, type ChildBridge } from "./child-bridge";
 
 /**
  * `kill -9` of the bridge mid-turn, KILLS times, restarting it on the same
  * WORLDLINE_HOME each time. After every restart: the database passes
  * `PRAGMA integrity_check`, each session's seqs run 1..n without a gap, every event
  * a client had read through GET /events before the kill is still there unchanged,
- * the turns that were running are interrupted with a visible note, their pending
- * approvals are interrupted, the processes they started (background task,
- * foreground command, terminal) are gone, and a new prompt works.
+ * the turns that were running are interrupted with a visible note, a turn that waited on
+ * an approval still waits on it (allowing it finishes the turn), the processes they started
+ * (background task, foreground command, terminal) are gone, and a new prompt works.
  */
 const KILLS = Number(process.env.CRASH_KILLS ?? 5);
 
@@ -64,18 +63,7 @@ function waitForBridge<T>(what: string, check: () => Promise<T>): Promise<NonNul
 
 const events = (b: ChildBridge, sessionId: string) => json<WireEvent[]>(b.api(`/api/v1/sessions/${sessionId}/events`));
 
-function connect(b: ChildBridge): Promise<Socket> {
-  const socket = io(b.url, {
-    auth: { token: CHILD_TOKEN },
-    transports: ["websocket"],
-    forceNew: true,
-    reconnection: false,
-  });
-  return new Promise((resolve, reject) => {
-    socket.once("connect", () => resolve(socket));
-    socket.once("connect_error", reject);
-  });
-}
+const connect = connectTo;
 
 /** Live processes whose command line contains `marker`. */
 function processesWith(marker: string): number[] {
@@ -128,10 +116,20 @@ describe("kill -9 mid-turn", () => {
         (await ack("turn.prompt", { commandId: `cmd-${marker}-a`, sessionId: careful, text: `write round ${round}` }))
           .ok,
       ).toBe(true);
-      await waitForBridge(
-        "a pending approval",
-        async () => (await json<unknown[]>(bridge!.api("/api/v1/approvals?status=pending"))).length > 0,
-      );
+      const [asked] = await waitForBridge("a pending approval", async () => {
+        const rows = await json<{ approval_id: string; task_id: string }[]>(
+          bridge!.api("/api/v1/approvals?status=pending"),
+        );
+        return rows.length ? rows : undefined;
+      });
+      // Once its run state is stored, the waiting turn outlives the kill (server/agent/run-state.ts).
+      await waitForBridge("the waiting turn's run state", async () => {
+        const rows = await queryTestDb<{ runState: string | null }>(
+          home,
+          `SELECT "runState" FROM "Turn" WHERE "id" = '${asked.task_id}'`,
+        );
+        return rows[0]?.runState ?? undefined;
+      });
 
       // 2. A turn in a tool call, with a background task and a terminal running.
       const mode = round % 3;
@@ -199,9 +197,12 @@ describe("kill -9 mid-turn", () => {
 
       const db = await dbCheck();
       expect(db.integrity).toBe("ok");
-      expect(db.turns.filter((turn) => turn.status === "running" || turn.status === "waiting")).toEqual([]);
-      expect(db.approvals.filter((approval) => approval.status === "pending")).toEqual([]);
-      expect(db.approvals.some((approval) => approval.status === "interrupted")).toBe(true);
+      // The turn waiting on a person still waits, on its request still pending; the busy one was interrupted.
+      const unfinished = db.turns.filter((turn) => turn.status === "running" || turn.status === "waiting");
+      expect(unfinished.map((turn) => turn.id)).toEqual([asked.task_id]);
+      expect(db.approvals.filter((approval) => approval.status === "pending")).toEqual([
+        { status: "pending", turnId: asked.task_id },
+      ]);
 
       for (const sessionId of [yolo, careful]) {
         const after = await events(bridge, sessionId);
@@ -213,6 +214,7 @@ describe("kill -9 mid-turn", () => {
           if (!now || now.type !== before.type || JSON.stringify(now.payload) !== JSON.stringify(before.payload))
             stats.eventsLost += 1;
         }
+        if (sessionId === careful) continue;
         // The interrupted turn says so, visibly.
         const tail = after.slice(acknowledged.get(sessionId)!.length);
         expect(tail.some((event) => event.type === "notice" && /interrupted/.test(String(event.payload.text)))).toBe(
@@ -224,7 +226,21 @@ describe("kill -9 mid-turn", () => {
       }
       expect(stats.eventsLost).toBe(0);
 
-      // 5. The session continues.
+      // 5. Allowing the waiting request finishes its turn on the new bridge.
+      const waited = (await events(bridge, careful)).length;
+      fake.script({ text: `written in round ${round}` });
+      const allowed = await json<{ status: string }>(
+        bridge.api(`/api/v1/approvals/${asked.approval_id}`, { body: { decision: "allow_once" } }),
+      );
+      expect(allowed.status).toBe("approved");
+      const resumed = await waitForBridge("the resumed turn", async () =>
+        (await events(bridge!, careful)).slice(waited).find((event) => event.type === "turn.completed"),
+      );
+      expect(resumed.payload).toMatchObject({ turnId: asked.task_id, outcome: "completed" });
+      expect(await fs.readFile(path.join(workspace, `round-${round}.txt`), "utf8")).toBe("x");
+      fake.reset();
+
+      // 6. The session continues.
       const next = await connect(bridge);
       const before = (await events(bridge, yolo)).length;
       fake.script({ text: `alive after kill ${round}` });

@@ -60,10 +60,12 @@ describe("leases: the sweep", () => {
         for (const orphan of await store.orphanApprovals(db, live))
           await store.interruptOrphanApproval(db, orphan.id, orphan.ownerId, "test");
       };
+      // No turn here waits with a run state (server/agent/take-over.ts).
+      const keepWaiting = async () => new Set<string>();
       // Two processes sweep at once: each row is settled by one of them.
       await Promise.all([
-        sweepOrphans({ db, log, lease: leaseA, interruptApprovals }),
-        sweepOrphans({ db, log, lease: leaseB, interruptApprovals }),
+        sweepOrphans({ db, log, lease: leaseA, interruptApprovals, keepWaiting }),
+        sweepOrphans({ db, log, lease: leaseB, interruptApprovals, keepWaiting }),
       ]);
       const status = async (id: string) => (await store.getTurn(db, id))?.status;
       expect(await status(turns.alive.id)).toBe("running");
