@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { expect, test } from "@playwright/test";
 import { RESUME_PROMPT } from "../../components/session/resume";
-import { e2e, freshWorkspace, scriptLlm } from "./fixtures";
+// The fixtures' `test` empties the fake model's queue first: an earlier spec's leftover reply would answer this one.
+import { e2e, expect, freshWorkspace, scriptLlm, test } from "./fixtures";
 
 /**
  * Restart safety, with a bridge killed (SIGKILL, no shutdown): a turn waiting on an approval
