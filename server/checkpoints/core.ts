@@ -267,6 +267,7 @@ export class CheckpointCore {
       const repo = await this.repo(input.sessionId, workspace);
       const result = await repo.snapshot({
         message: `${input.reason} ${input.sessionId} turn ${input.turn} step ${input.step}`,
+        changes: false, // store() diffs from the previous checkpoint's snapshot, not the repository's
       });
       return { repo, result };
     } catch (error) {

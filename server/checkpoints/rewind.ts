@@ -190,7 +190,7 @@ async function restoreFiles(
 ): Promise<RestoreResult> {
   if (!target.snapshot) throw noSnapshot(target);
   const outcome = await repo.restore(target.snapshot, { force: true });
-  await core.setBaseline(repo, (await repo.snapshot({ message })).commit);
+  await core.setBaseline(repo, (await repo.snapshot({ message, changes: false })).commit);
   return outcome;
 }
 

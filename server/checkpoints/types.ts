@@ -20,10 +20,19 @@ export interface SkippedPath {
   reason: string;
 }
 
+export interface SnapshotOptions {
+  message?: string;
+  /**
+   * List `changed` (default true). Listing reads every changed blob to count its lines: for a
+   * workspace's first snapshot, every file. Checkpoints diff what they need themselves and pass false.
+   */
+  changes?: boolean;
+}
+
 export interface SnapshotResult {
   /** The snapshot's commit in the shadow repository; equal to the previous one when nothing changed. */
   commit: string;
-  /** Changes since the previous snapshot. */
+  /** Changes since the previous snapshot (empty with `changes: false`). */
   changed: FileChange[];
   /** Paths whose current content this snapshot could not capture (limits, unreadable, …). */
   skipped: SkippedPath[];
@@ -93,7 +102,7 @@ export interface RevertSpec {
 export interface SnapshotRepo {
   /** Names the repository among every machine's (setting keys): the path here, `<runner>:<path>` on a runner. */
   readonly key: string;
-  snapshot(options?: { message?: string }): Promise<SnapshotResult>;
+  snapshot(options?: SnapshotOptions): Promise<SnapshotResult>;
   diff(from: string, to?: string): Promise<DiffResult>;
   changedSince(commit: string): Promise<string[]>;
   restore(target: string, options?: RestoreOptions): Promise<RestoreResult>;

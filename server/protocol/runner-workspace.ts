@@ -32,7 +32,12 @@ const SkippedShape = z.object({ path: z.string(), reason: z.string() });
 const WrittenShape = z.object({ written: z.array(z.string()), deleted: z.array(z.string()) });
 
 export const WorkspaceOperations = [
-  z.object({ op: z.literal("snapshots.snapshot"), workspace: Path, message: z.string().max(1000) }),
+  z.object({
+    op: z.literal("snapshots.snapshot"),
+    workspace: Path,
+    message: z.string().max(1000),
+    changes: z.boolean().default(true),
+  }),
   z.object({ op: z.literal("snapshots.diff"), workspace: Path, from: Commit, to: Commit.optional() }),
   z.object({ op: z.literal("snapshots.changedSince"), workspace: Path, commit: Commit }),
   z.object({

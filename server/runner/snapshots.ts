@@ -18,7 +18,7 @@ export class RunnerSnapshots {
     const repo = await this.repo(workspace);
     switch (operation.op) {
       case "snapshots.snapshot":
-        return repo.snapshot({ message: operation.message });
+        return repo.snapshot({ message: operation.message, changes: operation.changes });
       case "snapshots.diff":
         return repo.diff(operation.from, operation.to);
       case "snapshots.changedSince":
