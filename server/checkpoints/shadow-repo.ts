@@ -167,7 +167,10 @@ export class ShadowRepo implements SnapshotRepo {
       this.fingerprint = undefined; // the stats would tell too; the next snapshot asks git anyway
       // Paths skipped now were never captured, so whatever the target says about them was not applied.
       const untouched = [...new Set([...plan.untouched, ...before.skipped.map((entry) => entry.path)])].sort();
-      return { before: before.commit, written, deleted, untouched };
+      const message = options.message ?? `restored ${targetCommit.slice(0, 12)}`;
+      const after =
+        protectedPaths.size === 0 ? await this.recordRestored(before.commit, targetCommit, message) : undefined;
+      return { before: before.commit, written, deleted, untouched, ...(after ? { after } : {}) };
     });
   }
 
@@ -276,6 +279,25 @@ export class ShadowRepo implements SnapshotRepo {
     const changed = listChanges ? await treeChanges(this.target, head?.commit ?? EMPTY_TREE, commit) : [];
     await this.maybeCollectGarbage();
     return { commit, changed, skipped: staged.skipped };
+  }
+
+  /**
+   * The snapshot after a restore that left nothing alone: the work tree now holds the target's
+   * tree, so it is committed as it is instead of asking `git status` of every file again (a
+   * quarter second on 25,000 files). The shadow index still describes the files as they were: the
+   * next snapshot re-hashes the restored ones (their stat changed) and finds this tree.
+   */
+  private async recordRestored(before: string, target: string, message: string): Promise<string | undefined> {
+    const head = await this.head();
+    if (head?.commit !== before) return undefined; // moved by another process meanwhile: the caller snapshots
+    const tree = await gitText(this.target, ["rev-parse", `${target}^{tree}`]);
+    if (tree === head.tree) return before;
+    const commit = await gitText(this.target, ["commit-tree", tree, "-p", before, "-F", "-"], {
+      input: `${message}\n`,
+    });
+    await git(this.target, ["update-ref", SNAPSHOT_REF, commit, before]);
+    this.remember(commit, { tree, skipped: [] });
+    return commit;
   }
 
   private async stage(target: GitTarget, listIgnored = false): Promise<StageResult> {

@@ -53,6 +53,8 @@ export interface RestoreOptions {
   baseline?: string;
   /** Overwrite changes made outside the agent instead of refusing. */
   force?: boolean;
+  /** The message of the snapshot of the result (`after`). */
+  message?: string;
 }
 
 export interface RestoreResult {
@@ -64,6 +66,12 @@ export interface RestoreResult {
   deleted: string[];
   /** Paths the restore left alone because their content was not captured (size limits) then or now. */
   untouched: string[];
+  /**
+   * A snapshot of the result, when it is known without looking (nothing was left alone: the work
+   * tree is the target's tree), so the caller needs no snapshot of its own; a change made in the
+   * meantime shows up against it like any later edit.
+   */
+  after?: string;
 }
 
 export interface MaterializeResult {

@@ -24,7 +24,11 @@ export class RunnerSnapshots {
       case "snapshots.changedSince":
         return repo.changedSince(operation.commit);
       case "snapshots.restore":
-        return repo.restore(operation.target, { baseline: operation.baseline, force: operation.force });
+        return repo.restore(operation.target, {
+          baseline: operation.baseline,
+          force: operation.force,
+          message: operation.message,
+        });
       case "snapshots.fileAt":
         return (await repo.fileAt(operation.commit, operation.path)) ?? null;
       case "snapshots.readNow":
