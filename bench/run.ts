@@ -51,6 +51,13 @@ const BENCHES: Bench[] = [
     what: "a worktree session on 10,000 files vs git worktree add",
     timeoutS: 120,
   },
+  // ~200 MB of files written and committed, three bridges started, six rewinds.
+  {
+    name: "bigrepo",
+    file: "./bigrepo.ts",
+    what: "a 25,000-file git repository: first turn's end, rewind",
+    timeoutS: 240,
+  },
   { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay", timeoutS: 90 },
   { name: "bridges", file: "./bridges.ts", what: "fan-out between two bridges (PostgreSQL + Redis)", timeoutS: 60 },
   // 60 s of flood plus a 100 MB cat and the echo run.
@@ -116,6 +123,9 @@ const TARGETS: Target[] = [
   { key: "preview_proxy_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
   { key: "preview_ws_echo_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
   { key: "hook_overhead_ms", bench: "hooks", kind: "max", limit: 15, unit: "ms" },
+  // A 25,000-file git repository: the first turn's end after its last token, and a rewind with files.
+  { key: "bigrepo_first_turn_end_ms", bench: "bigrepo", kind: "max", limit: 1000, unit: "ms" },
+  { key: "bigrepo_rewind_ms", bench: "bigrepo", kind: "max", limit: 1000, unit: "ms" },
 ];
 
 /** Headline figures without a target in the issue, reported as measured. */
