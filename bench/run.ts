@@ -145,6 +145,8 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   // Team mode, an event appended on one bridge until a tab on another has it.
   { key: "bridge_fanout_p50_ms", bench: "bridges", unit: "ms" },
   { key: "bridge_fanout_p99_ms", bench: "bridges", unit: "ms" },
+  // Team mode, a key typed on one bridge into a terminal on another until its echo.
+  { key: "team_keystroke_echo_p50_ms", bench: "bridges", unit: "ms" },
   // What the turn path's raw SQL saves against the Prisma calls it replaced.
   { key: "first_token_saving_ms", bench: "store", unit: "ms" },
   { key: "step_saving_ms", bench: "store", unit: "ms" },
