@@ -25,8 +25,8 @@ import { git, joinNul, splitNul, type GitTarget } from "./git.ts";
 /** Index file signature, then versions git 2.x reads. */
 const INDEX_SIGNATURE = "DIRC";
 const INDEX_VERSIONS = new Set([2, 3, 4]);
-/** Extensions whose index only makes sense next to files in the repository's own git dir. */
-const FOREIGN_EXTENSIONS = ["link", "sdir"];
+/** A sparse index's folder entry: a whole folder git has not checked out. */
+const SPARSE_DIR_MODE = "040000";
 
 export interface GitRepository {
   /** The object store (the common dir's `objects`). */
@@ -53,13 +53,11 @@ export async function repositoryAt(workTree: string): Promise<GitRepository | un
   return { objects, index: join(gitDir, "index") };
 }
 
-/** Whether git in another git dir can read this index as it is (see FOREIGN_EXTENSIONS). */
-async function portableIndex(path: string): Promise<boolean> {
+/** Whether this is an index file git reads (a split index's shared part is checked by git itself, below). */
+async function readableIndex(path: string): Promise<boolean> {
   const bytes = await readFile(path).catch(() => undefined); // no index yet: nothing to borrow
   if (!bytes || bytes.length < 12 || bytes.toString("latin1", 0, 4) !== INDEX_SIGNATURE) return false;
-  if (!INDEX_VERSIONS.has(bytes.readUInt32BE(4))) return false;
-  // Extension signatures are four bytes each; a false match only costs the shortcut.
-  return !FOREIGN_EXTENSIONS.some((signature) => bytes.includes(Buffer.from(signature, "latin1")));
+  return INDEX_VERSIONS.has(bytes.readUInt32BE(4));
 }
 
 /**
@@ -67,7 +65,7 @@ async function portableIndex(path: string): Promise<boolean> {
  * shadow as it was) when the index cannot be used.
  */
 export async function seedFromRepository(target: GitTarget, repo: GitRepository): Promise<boolean> {
-  if (!(await portableIndex(repo.index))) return false;
+  if (!(await readableIndex(repo.index))) return false;
   const times = await stat(repo.index);
   await writeFile(join(target.gitDir, "objects", "info", "alternates"), `${repo.objects}\n`);
   // Copied beside, then renamed: a crash half-way never leaves a torn index for git to choke on.
@@ -75,13 +73,15 @@ export async function seedFromRepository(target: GitTarget, repo: GitRepository)
   await copyFile(repo.index, copy);
   await utimes(copy, times.atime, times.mtime);
   await rename(copy, target.indexFile);
-  const listed = await git(target, ["ls-files", "-v", "-s", "-z"], { okCodes: [128] });
-  if (listed.code !== 0) {
+  // A split index names its shared part in the repository's git dir, which git cannot find from here: it fails.
+  const listed = await git(target, ["ls-files", "--sparse", "-v", "-s", "-z"], { okCodes: [128] });
+  const records = listed.code === 0 ? splitNul(listed.stdout) : [];
+  if (listed.code !== 0 || records.some((record) => record.split(" ")[1] === SPARSE_DIR_MODE)) {
     await unseed(target);
     return false;
   }
   const drop = new Set<string>();
-  for (const record of splitNul(listed.stdout)) {
+  for (const record of records) {
     // `<tag> <mode> <blob> <stage>\t<path>`: tag H is a plain cached entry.
     const tab = record.indexOf("\t");
     const [tag, mode, , stage] = record.slice(0, tab).split(" ");

@@ -38,6 +38,7 @@ describe("the first snapshot of a git repository", () => {
   it("borrows the repository's objects and index, hashing only what changed since git looked", async () => {
     const files: Record<string, string> = {};
     for (let i = 0; i < 50; i++) files[`src/file${i}.ts`] = `export const n = ${i};\n`;
+    files["src/symlink-linker.ts"] = "// a name with the split index's extension signature in it\n";
     committedRepo(files);
     write(box.ws, "src/file3.ts", "export const n = 'edited, not staged';\n");
     write(box.ws, "notes/new.md", "untracked\n");
