@@ -4,6 +4,8 @@
  * a tab (socket.io-client) subscribed to the session on bridge B receives it after A's insert
  * commits, A publishes on Redis, B reads the rows and fans them out to its socket:
  *   bridge_fanout_p50_ms / bridge_fanout_p99_ms — append on A → event in the tab on B.
+ *   team_keystroke_echo_p50_ms — a key typed in a tab on B into a terminal running on A, until its
+ *     echo is back in that tab (B → Redis → A's pty → Redis → B); KEYSTROKES of them, one at a time.
  * Needs PostgreSQL and Redis on 127.0.0.1 (or WL_BENCH_POSTGRES / REDIS_URL); the database and
  * the Redis key prefix are this run's own. Run with `npx tsx bench/bridges.ts`.
  */
@@ -16,7 +18,9 @@ import pg from "pg";
 import { io } from "socket.io-client";
 import { loadConfig } from "../server/config";
 import { startBridge, type Bridge } from "../server/main";
-import type { Ack, EventEnvelope, SubscribeResult } from "../server/protocol";
+import type { Ack, EventEnvelope, SubscribeResult, TerminalInfo } from "../server/protocol";
+import { PtyViewer } from "../tests/integration/pty/pty-client";
+import { command, connectSocket } from "./lib/bridge-child";
 import { isMain, printJsonLine } from "./lib/cli";
 import { percentile, round, sleep } from "./lib/stats";
 
@@ -24,12 +28,17 @@ const TOKEN = "bench-token-0123456789abcdef";
 /** Events measured, one at a time with a pause between, so each sample is one event's trip. */
 const SAMPLES = 300;
 const PAUSE_MS = 5;
+/** Keystrokes timed for the echo through another bridge, with a pause between them like typing. */
+const KEYSTROKES = 100;
+const KEYSTROKE_GAP_MS = 15;
 
 export interface BridgesBenchResult {
   bridge_fanout_samples: number;
   bridge_fanout_p50_ms: number;
   bridge_fanout_p99_ms: number;
   bridge_fanout_max_ms: number;
+  team_keystroke_echo_p50_ms: number;
+  team_keystroke_echo_p95_ms: number;
 }
 
 export async function run(): Promise<BridgesBenchResult> {
@@ -96,12 +105,45 @@ async function measure(a: Bridge, b: Bridge, workspace: string): Promise<Bridges
     await sleep(PAUSE_MS);
   }
   tab.disconnect();
+  const echoes = await keystrokeEchoes(a, b, sessionId);
   return {
     bridge_fanout_samples: samples.length,
     bridge_fanout_p50_ms: round(percentile(samples, 50)),
     bridge_fanout_p99_ms: round(percentile(samples, 99)),
     bridge_fanout_max_ms: round(Math.max(...samples)),
+    team_keystroke_echo_p50_ms: round(percentile(echoes, 50)),
+    team_keystroke_echo_p95_ms: round(percentile(echoes, 95)),
   };
+}
+
+/** A terminal opened on A, typed into from a tab on B: each key until its echo is back on B. */
+async function keystrokeEchoes(a: Bridge, b: Bridge, sessionId: string): Promise<number[]> {
+  const onA = await connectSocket(a.url, TOKEN);
+  const onB = await connectSocket(b.url, TOKEN);
+  try {
+    const { terminalId } = await command<TerminalInfo>(onA, "pty.create", { sessionId, cols: 120, rows: 30 });
+    const viewer = new PtyViewer(onB, sessionId, terminalId, { cols: 120, rows: 30, xterm: false });
+    await viewer.attach();
+    const deadline = performance.now() + 10_000;
+    while (viewer.received === 0 && performance.now() < deadline) await sleep(20);
+    await sleep(200); // the shell's first prompt settles
+    const samples: number[] = [];
+    for (let i = 0; i < KEYSTROKES; i++) {
+      const key = String.fromCharCode(97 + (i % 26));
+      const echoed = new Promise<void>((resolve) => viewer.onData((chunk) => chunk.includes(key) && resolve()));
+      const start = performance.now();
+      viewer.input(key);
+      await echoed;
+      samples.push(performance.now() - start);
+      if (i % 40 === 39) viewer.input("\x15"); // Ctrl-U keeps the line short.
+      await sleep(KEYSTROKE_GAP_MS);
+    }
+    viewer.dispose();
+    return samples;
+  } finally {
+    onA.disconnect();
+    onB.disconnect();
+  }
 }
 
 if (isMain(import.meta.url)) printJsonLine(await run());

@@ -51,6 +51,13 @@ const BENCHES: Bench[] = [
     what: "a worktree session on 10,000 files vs git worktree add",
     timeoutS: 120,
   },
+  // ~200 MB of files written and committed, three bridges started, six rewinds.
+  {
+    name: "bigrepo",
+    file: "./bigrepo.ts",
+    what: "a 25,000-file git repository: first turn's end, rewind",
+    timeoutS: 240,
+  },
   { name: "sync", file: "./sync.ts", what: "live sync fan-out and 10k-event replay", timeoutS: 90 },
   {
     name: "board",
@@ -124,6 +131,9 @@ const TARGETS: Target[] = [
   { key: "preview_proxy_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
   { key: "preview_ws_echo_overhead_ms", bench: "preview", kind: "max", limit: 3, unit: "ms" },
   { key: "hook_overhead_ms", bench: "hooks", kind: "max", limit: 15, unit: "ms" },
+  // A 25,000-file git repository: the first turn's end after its last token, and a rewind with files.
+  { key: "bigrepo_first_turn_end_ms", bench: "bigrepo", kind: "max", limit: 1000, unit: "ms" },
+  { key: "bigrepo_rewind_ms", bench: "bigrepo", kind: "max", limit: 1000, unit: "ms" },
 ];
 
 /** Headline figures without a target in the issue, reported as measured. */
@@ -143,6 +153,8 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   // Team mode, an event appended on one bridge until a tab on another has it.
   { key: "bridge_fanout_p50_ms", bench: "bridges", unit: "ms" },
   { key: "bridge_fanout_p99_ms", bench: "bridges", unit: "ms" },
+  // Team mode, a key typed on one bridge into a terminal on another until its echo.
+  { key: "team_keystroke_echo_p50_ms", bench: "bridges", unit: "ms" },
   // What the turn path's raw SQL saves against the Prisma calls it replaced.
   { key: "first_token_saving_ms", bench: "store", unit: "ms" },
   { key: "step_saving_ms", bench: "store", unit: "ms" },

@@ -363,6 +363,7 @@ async function startParts(options: BridgeOptions) {
   if (redis && rpc) await runners.joinTeam({ rpc, link: redis, lease });
   const turns = new TurnRouter({ db, runtime, log, lease, rpc });
   const terminals = new TerminalRouter({ ptys, lease, link: redis, rpc });
+  await terminals.start();
   late = { runtime, turns };
   // Who may connect: people and share links, with one signal when a credential ends (server/people/credentials.ts),
   // heard by every bridge of a team (server/team/credentials.ts).

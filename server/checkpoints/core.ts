@@ -16,6 +16,12 @@ export interface CheckpointRequest {
 /** A step's checkpoint from the loop, which knows its session's workspace (no lookup on the step's path). */
 export type StepCheckpointRequest = CheckpointRequest & { workspace: string };
 
+/** A snapshot a caller already took, to record as a checkpoint (a rewind's look at the work tree). */
+export interface Captured {
+  repo: SnapshotRepo;
+  result: SnapshotResult;
+}
+
 /** A snapshot taken for a checkpoint whose row is not written yet. */
 interface Capture {
   repo?: SnapshotRepo;
@@ -251,14 +257,19 @@ export class CheckpointCore {
     return first;
   }
 
-  /** Snapshots the workspace and writes the checkpoint row (callers serialize); announces it with an event unless told not to. */
+  /**
+   * Snapshots the workspace (unless `captured` is one just taken) and writes the checkpoint row
+   * (callers serialize); announces it with an event unless told not to.
+   */
   async record(
     input: CheckpointRequest,
-    options: { announce?: boolean; id?: string; number?: number; fence?: TurnFence } = {},
+    options: { announce?: boolean; id?: string; number?: number; fence?: TurnFence; captured?: Captured } = {},
   ): Promise<CheckpointRow> {
-    const number = options.number ?? (await this.allocate(input.sessionId, input.reason));
+    const { captured, ...rest } = options;
+    const number = rest.number ?? (await this.allocate(input.sessionId, input.reason));
     const session = await this.deps.sessions.get(input.sessionId);
-    return this.store(input, await this.capture(input, session.workspace.path), { ...options, number });
+    const capture = captured ?? (await this.capture(input, session.workspace.path));
+    return this.store(input, capture, { ...rest, number });
   }
 
   /** The snapshot alone. A failure is kept as the reason there is none: it must never fail the turn. */
@@ -267,6 +278,7 @@ export class CheckpointCore {
       const repo = await this.repo(input.sessionId, workspace);
       const result = await repo.snapshot({
         message: `${input.reason} ${input.sessionId} turn ${input.turn} step ${input.step}`,
+        changes: false, // store() diffs from the previous checkpoint's snapshot, not the repository's
       });
       return { repo, result };
     } catch (error) {

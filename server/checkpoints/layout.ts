@@ -62,9 +62,12 @@ async function clearStaleLocks(gitDir: string): Promise<void> {
 /**
  * Creates the shadow repository if needed and (re)writes its exclude and attributes files.
  * Returns whether the exclude rules changed, in which case tracked paths they now exclude
- * must be dropped at the next snapshot.
+ * must be dropped at the next snapshot, and whether the repository was just created.
  */
-export async function prepareShadowRepo(target: GitTarget, excludeText: string): Promise<{ excludeChanged: boolean }> {
+export async function prepareShadowRepo(
+  target: GitTarget,
+  excludeText: string,
+): Promise<{ excludeChanged: boolean; fresh: boolean }> {
   await mkdir(target.emptyDir, { recursive: true });
   const fresh = !(await statOrNull(join(target.gitDir, "HEAD")));
   if (fresh) {
@@ -78,7 +81,7 @@ export async function prepareShadowRepo(target: GitTarget, excludeText: string):
   await mkdir(join(target.gitDir, "info"), { recursive: true });
   await writeIfChanged(join(target.gitDir, "info", "attributes"), RAW_ATTRIBUTES);
   const excludeChanged = await writeIfChanged(join(target.gitDir, "info", "exclude"), excludeText);
-  return { excludeChanged: excludeChanged && !fresh };
+  return { excludeChanged: excludeChanged && !fresh, fresh };
 }
 
 /** Writes the empty blob, which nested-repository placeholders point at. */

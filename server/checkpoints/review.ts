@@ -110,7 +110,10 @@ export async function revertChange(
   const undoPoint = await recordFilesUndoPoint(core, sessionId);
   const { written, deleted } = await repo.revert(spec);
   // The revert is the user's decision made through Worldline, not an outside edit: the agent's baseline follows it.
-  await core.setBaseline(repo, (await repo.snapshot({ message: `review: revert ${change.path}` })).commit);
+  await core.setBaseline(
+    repo,
+    (await repo.snapshot({ message: `review: revert ${change.path}`, changes: false })).commit,
+  );
   announce(core, sessionId, {
     action: "revert",
     base: base.id,

@@ -1,7 +1,7 @@
 import type { RewindResult } from "../protocol";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
-import { noSnapshot, storedFiles, type CheckpointCore, type CheckpointRow } from "./core.ts";
+import { noSnapshot, storedFiles, type Captured, type CheckpointCore, type CheckpointRow } from "./core.ts";
 import { checkpointSettings } from "./timeline.ts";
 import type { RestoreResult, SnapshotRepo } from "./types.ts";
 
@@ -50,11 +50,14 @@ export async function rewind(
   const target = await core.find(sessionId, request.checkpoint);
   const workspace = session.workspace.path;
   let repo: SnapshotRepo | undefined;
+  let now: Captured | undefined;
   if (request.files) {
     if (!target.snapshot) throw noSnapshot(target);
     repo = await core.repo(sessionId, workspace);
+    // One look at the work tree serves the conflict check and the undo point.
+    now = await capture(core, sessionId, repo, `before rewind to #${target.number}`);
     if (!request.force) {
-      const paths = await conflictingPaths(core, repo, sessionId, target);
+      const paths = await conflictingPaths(core, repo, sessionId, target, now.result.commit);
       if (paths.length > 0) throw conflictError(paths);
     }
   }
@@ -65,6 +68,7 @@ export async function rewind(
     conversation: request.conversation,
     files: request.files,
     history: request.conversation ? current.map(({ kind, data }) => ({ kind, data })) : undefined,
+    now,
   });
 
   let outcome: Pick<RestoreResult, "written" | "deleted" | "untouched"> = { written: [], deleted: [], untouched: [] };
@@ -130,7 +134,8 @@ export async function revertFilesForDmail(
   const target = await core.find(sessionId, checkpointId).catch(() => undefined); // no such checkpoint: nothing to restore, the caller says so
   if (!target?.snapshot) return false;
   const repo = await core.repo(sessionId, session.workspace.path);
-  const paths = await conflictingPaths(core, repo, sessionId, target);
+  const now = await capture(core, sessionId, repo, `before D-Mail to #${target.number}`);
+  const paths = await conflictingPaths(core, repo, sessionId, target, now.result.commit);
   if (paths.length > 0) {
     log.append(sessionId, {
       type: "notice",
@@ -141,7 +146,12 @@ export async function revertFilesForDmail(
     });
     return false;
   }
-  const undoPoint = await recordUndoPoint(core, sessionId, { target: target.id, conversation: false, files: true });
+  const undoPoint = await recordUndoPoint(core, sessionId, {
+    target: target.id,
+    conversation: false,
+    files: true,
+    now,
+  });
   const outcome = await restoreFiles(core, repo, target, `D-Mail to #${target.number}`);
   announceRewind(core, target, undoPoint, { conversation: false, files: true }, outcome);
   return true;
@@ -163,22 +173,35 @@ export function recordFilesUndoPoint(core: CheckpointCore, sessionId: string): P
 async function recordUndoPoint(
   core: CheckpointCore,
   sessionId: string,
-  record: Omit<RewindRecord, "target"> & { target?: string },
+  { now, ...record }: Omit<RewindRecord, "target"> & { target?: string; now?: Captured },
 ): Promise<CheckpointRow> {
   const { db } = core.deps;
   const historyLength = (await store.readHistory(db, sessionId)).length;
   const last = await store.lastCheckpoint(db, sessionId);
   const undoPoint = await core.serial(sessionId, () =>
-    core.record({
-      sessionId,
-      turn: last?.turn ?? 0,
-      step: last?.step ?? 0,
-      reason: "rewind",
-      historyPosition: historyLength,
-    }),
+    core.record(
+      {
+        sessionId,
+        turn: last?.turn ?? 0,
+        step: last?.step ?? 0,
+        reason: "rewind",
+        historyPosition: historyLength,
+      },
+      { captured: now },
+    ),
   );
   await store.putSetting(db, REWIND_RECORD + undoPoint.id, { ...record, target: record.target ?? undoPoint.id });
   return undoPoint;
+}
+
+/** A snapshot of the workspace now, taken in the session's checkpoint order. */
+async function capture(
+  core: CheckpointCore,
+  sessionId: string,
+  repo: SnapshotRepo,
+  message: string,
+): Promise<Captured> {
+  return { repo, result: await core.serial(sessionId, () => repo.snapshot({ message, changes: false })) };
 }
 
 /** Makes the workspace equal to the target's snapshot; the result becomes the agent's baseline. */
@@ -189,8 +212,8 @@ async function restoreFiles(
   message: string,
 ): Promise<RestoreResult> {
   if (!target.snapshot) throw noSnapshot(target);
-  const outcome = await repo.restore(target.snapshot, { force: true });
-  await core.setBaseline(repo, (await repo.snapshot({ message })).commit);
+  const outcome = await repo.restore(target.snapshot, { force: true, message });
+  await core.setBaseline(repo, outcome.after ?? (await repo.snapshot({ message, changes: false })).commit);
   return outcome;
 }
 
@@ -235,7 +258,7 @@ export async function historyAt(core: CheckpointCore, target: CheckpointRow): Pr
 }
 
 /**
- * Paths the rewind would change that were edited outside the agent after the target:
+ * Paths the rewind would change (from the work tree's snapshot `now`) that were edited outside the agent after the target:
  * changed since the agent's last snapshot (baseline), or marked as outside edits by a later checkpoint.
  */
 async function conflictingPaths(
@@ -243,13 +266,18 @@ async function conflictingPaths(
   repo: SnapshotRepo,
   sessionId: string,
   target: CheckpointRow,
+  now: string,
 ): Promise<string[]> {
-  const pending = await repo.diff(target.snapshot as string);
+  const pending = await repo.diff(target.snapshot as string, now);
   const touched = new Set(pending.files.flatMap((file) => (file.oldPath ? [file.path, file.oldPath] : [file.path])));
   if (touched.size === 0) return [];
   const outside = new Set<string>();
   const baseline = await core.baseline(repo);
-  if (baseline) for (const path of await repo.changedSince(baseline)) outside.add(path);
+  if (baseline && baseline !== now)
+    for (const file of (await repo.diff(baseline, now)).files) {
+      outside.add(file.path);
+      if (file.oldPath) outside.add(file.oldPath);
+    }
   for (const row of await store.listCheckpoints(core.deps.db, sessionId)) {
     if (row.number <= target.number) continue;
     for (const file of storedFiles(row)) {

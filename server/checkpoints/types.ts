@@ -20,10 +20,19 @@ export interface SkippedPath {
   reason: string;
 }
 
+export interface SnapshotOptions {
+  message?: string;
+  /**
+   * List `changed` (default true). Listing reads every changed blob to count its lines: for a
+   * workspace's first snapshot, every file. Checkpoints diff what they need themselves and pass false.
+   */
+  changes?: boolean;
+}
+
 export interface SnapshotResult {
   /** The snapshot's commit in the shadow repository; equal to the previous one when nothing changed. */
   commit: string;
-  /** Changes since the previous snapshot. */
+  /** Changes since the previous snapshot (empty with `changes: false`). */
   changed: FileChange[];
   /** Paths whose current content this snapshot could not capture (limits, unreadable, …). */
   skipped: SkippedPath[];
@@ -44,6 +53,8 @@ export interface RestoreOptions {
   baseline?: string;
   /** Overwrite changes made outside the agent instead of refusing. */
   force?: boolean;
+  /** The message of the snapshot of the result (`after`). */
+  message?: string;
 }
 
 export interface RestoreResult {
@@ -55,6 +66,12 @@ export interface RestoreResult {
   deleted: string[];
   /** Paths the restore left alone because their content was not captured (size limits) then or now. */
   untouched: string[];
+  /**
+   * A snapshot of the result, when it is known without looking (nothing was left alone: the work
+   * tree is the target's tree), so the caller needs no snapshot of its own; a change made in the
+   * meantime shows up against it like any later edit.
+   */
+  after?: string;
 }
 
 export interface MaterializeResult {
@@ -93,7 +110,7 @@ export interface RevertSpec {
 export interface SnapshotRepo {
   /** Names the repository among every machine's (setting keys): the path here, `<runner>:<path>` on a runner. */
   readonly key: string;
-  snapshot(options?: { message?: string }): Promise<SnapshotResult>;
+  snapshot(options?: SnapshotOptions): Promise<SnapshotResult>;
   diff(from: string, to?: string): Promise<DiffResult>;
   changedSince(commit: string): Promise<string[]>;
   restore(target: string, options?: RestoreOptions): Promise<RestoreResult>;

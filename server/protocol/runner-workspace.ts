@@ -32,7 +32,12 @@ const SkippedShape = z.object({ path: z.string(), reason: z.string() });
 const WrittenShape = z.object({ written: z.array(z.string()), deleted: z.array(z.string()) });
 
 export const WorkspaceOperations = [
-  z.object({ op: z.literal("snapshots.snapshot"), workspace: Path, message: z.string().max(1000) }),
+  z.object({
+    op: z.literal("snapshots.snapshot"),
+    workspace: Path,
+    message: z.string().max(1000),
+    changes: z.boolean().default(true),
+  }),
   z.object({ op: z.literal("snapshots.diff"), workspace: Path, from: Commit, to: Commit.optional() }),
   z.object({ op: z.literal("snapshots.changedSince"), workspace: Path, commit: Commit }),
   z.object({
@@ -41,6 +46,7 @@ export const WorkspaceOperations = [
     target: Commit,
     baseline: Commit.optional(),
     force: z.boolean().optional(),
+    message: z.string().max(1000).optional(),
   }),
   z.object({ op: z.literal("snapshots.fileAt"), workspace: Path, commit: Commit, path: RelativePath }),
   z.object({ op: z.literal("snapshots.readNow"), workspace: Path, path: RelativePath }),
@@ -94,7 +100,11 @@ export const WorkspaceResults = {
     skipped: z.array(SkippedShape),
   }),
   "snapshots.changedSince": z.array(z.string()),
-  "snapshots.restore": WrittenShape.extend({ before: Commit, untouched: z.array(z.string()) }),
+  "snapshots.restore": WrittenShape.extend({
+    before: Commit,
+    untouched: z.array(z.string()),
+    after: Commit.optional(),
+  }),
   "snapshots.fileAt": Bytes.nullable(),
   "snapshots.readNow": Bytes.nullable(),
   "snapshots.revert": WrittenShape,

@@ -18,13 +18,17 @@ export class RunnerSnapshots {
     const repo = await this.repo(workspace);
     switch (operation.op) {
       case "snapshots.snapshot":
-        return repo.snapshot({ message: operation.message });
+        return repo.snapshot({ message: operation.message, changes: operation.changes });
       case "snapshots.diff":
         return repo.diff(operation.from, operation.to);
       case "snapshots.changedSince":
         return repo.changedSince(operation.commit);
       case "snapshots.restore":
-        return repo.restore(operation.target, { baseline: operation.baseline, force: operation.force });
+        return repo.restore(operation.target, {
+          baseline: operation.baseline,
+          force: operation.force,
+          message: operation.message,
+        });
       case "snapshots.fileAt":
         return (await repo.fileAt(operation.commit, operation.path)) ?? null;
       case "snapshots.readNow":

@@ -4,6 +4,7 @@ import type {
   RestoreOptions,
   RestoreResult,
   RevertSpec,
+  SnapshotOptions,
   SnapshotRepo,
   SnapshotResult,
 } from "../checkpoints/types";
@@ -25,12 +26,10 @@ export class RemoteSnapshots implements SnapshotRepo {
     this.key = `${link.name}:${workspace}`;
   }
 
-  snapshot(options: { message?: string } = {}): Promise<SnapshotResult> {
+  snapshot(options: SnapshotOptions = {}): Promise<SnapshotResult> {
     const { workspace } = this;
-    return this.link.call(
-      { op: "snapshots.snapshot", workspace, message: options.message ?? "snapshot" },
-      this.options,
-    );
+    const { message = "snapshot", changes = true } = options;
+    return this.link.call({ op: "snapshots.snapshot", workspace, message, changes }, this.options);
   }
 
   diff(from: string, to?: string): Promise<DiffResult> {

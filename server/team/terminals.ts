@@ -4,6 +4,7 @@ import type { OwnerLease } from "../leases";
 import type { PtyManager, Terminal, TerminalInfo, ViewerSink } from "../pty";
 import type { TeamArgs, TeamInput } from "./messages";
 import type { Rpc } from "./rpc";
+import { TerminalOwners } from "./terminal-owners";
 
 type Size = { cols: number; rows: number } | undefined;
 
@@ -13,23 +14,32 @@ type Size = { cols: number; rows: number } | undefined;
  * so any bridge lists it, and a tab on another bridge views and types into it through the owner:
  * attach, input, resize, acks and close are forwarded there, output comes back to the viewer's
  * bridge. The terminal's own flow control (server/pty) sees a remote viewer like a local one.
+ * Input, resizes and acks go to the owner remembered for the terminal (terminal-owners.ts).
  * Without Redis every call goes straight to this bridge's PtyManager.
  */
 export class TerminalRouter {
   /** Sinks of tabs here viewing a terminal elsewhere, by viewer key. */
   private readonly remoteViews = new Map<string, ViewerSink>();
+  /** Owners of other bridges' terminals, remembered until the registry announces a change (team mode only). */
+  readonly owners: TerminalOwners | null;
 
   constructor(private readonly deps: { ptys: PtyManager; lease: OwnerLease; link: RedisLink | null; rpc: Rpc | null }) {
     const { ptys, rpc, link } = deps;
-    if (!rpc || !link) return;
+    this.owners = rpc && link ? new TerminalOwners(link) : null;
+    const owners = this.owners;
+    if (!rpc || !link || !owners) return;
     const record = (info: TerminalInfo) =>
-      void link.pub
-        .hset(keyOf(link, info.sessionId), info.terminalId, JSON.stringify({ owner: deps.lease.id, info }))
-        .catch(reportRegistryError);
+      link.pub.hset(keyOf(link, info.sessionId), info.terminalId, JSON.stringify({ owner: deps.lease.id, info }));
+    // The announcement follows the registry's change on the same connection, so whoever hears it reads the new entry.
+    const announce = (info: TerminalInfo) =>
+      owners.announce({ sessionId: info.sessionId, terminalId: info.terminalId });
     ptys.on({
-      opened: record,
-      renamed: record,
-      closed: (info) => void link.pub.hdel(keyOf(link, info.sessionId), info.terminalId).catch(reportRegistryError),
+      opened: (info) => void Promise.all([record(info), announce(info)]).catch(reportRegistryError),
+      renamed: (info) => void record(info).catch(reportRegistryError),
+      closed: (info) =>
+        void Promise.all([link.pub.hdel(keyOf(link, info.sessionId), info.terminalId), announce(info)]).catch(
+          reportRegistryError,
+        ),
     });
     const local = (args: { sessionId: string; terminalId: string }) => ptys.get(args.sessionId, args.terminalId);
     rpc.handle("pty.attach", (args, from) => {
@@ -44,6 +54,11 @@ export class TerminalRouter {
     rpc.handle("pty.close", (args) => ptys.close(args.sessionId, args.terminalId));
     rpc.handle("pty.rename", (args) => ptys.rename(args.sessionId, args.terminalId, args.title));
     rpc.handle("pty.out", (args) => this.deliver(args));
+  }
+
+  /** Hears the registry's announcements before any owner is remembered (team mode). */
+  async start(): Promise<void> {
+    await this.owners?.start();
   }
 
   /** This bridge's terminals of the session and those of the other live bridges. */
@@ -118,11 +133,14 @@ export class TerminalRouter {
   ): void {
     const terminal = this.localTerminal(sessionId, terminalId);
     if (terminal) return here(terminal);
-    if (!this.deps.rpc) throw notFound(terminalId);
-    const key = this.viewerKey(viewer);
+    const { rpc } = this.deps;
+    if (!rpc) throw notFound(terminalId);
+    // The spread is the method's arguments; TypeScript cannot see through a generic Omit.
+    const message = { sessionId, terminalId, viewer: this.viewerKey(viewer), ...args } as TeamInput<M>;
+    const known = this.owners?.cached(sessionId, terminalId);
+    if (known) return rpc.send(known, method, message);
     void this.ownerOf(sessionId, terminalId).then(
-      // The spread is the method's arguments; TypeScript cannot see through a generic Omit.
-      ({ owner, rpc }) => rpc.send(owner, method, { sessionId, terminalId, viewer: key, ...args } as TeamInput<M>),
+      ({ owner }) => rpc.send(owner, method, message),
       () => undefined, // Closed meanwhile: nothing to forward to.
     );
   }
@@ -139,10 +157,16 @@ export class TerminalRouter {
   /** The live bridge holding another bridge's terminal, and the way to it (team mode only). */
   private async ownerOf(sessionId: string, terminalId: string): Promise<{ owner: string; rpc: Rpc }> {
     const { link, rpc } = this.deps;
-    if (!link || !rpc) throw notFound(terminalId);
+    const { owners } = this;
+    if (!link || !rpc || !owners) throw notFound(terminalId);
+    const since = owners.since();
     const raw = await link.pub.hget(keyOf(link, sessionId), terminalId);
     const owner = raw ? (JSON.parse(raw) as { owner: string }).owner : null;
-    if (!owner || owner === this.deps.lease.id || !(await this.deps.lease.isLive(owner))) throw notFound(terminalId);
+    if (!owner || owner === this.deps.lease.id || !(await this.deps.lease.isLive(owner))) {
+      owners.forget(sessionId, terminalId);
+      throw notFound(terminalId);
+    }
+    owners.remember(sessionId, terminalId, owner, since);
     return { owner, rpc };
   }
 

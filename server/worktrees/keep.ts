@@ -73,7 +73,8 @@ export class Keeping {
     }
     let snapshot: string | null = null;
     if (present) {
-      snapshot = (await (await this.core.deps.snapshots(session)).snapshot({ message: "archive" })).commit;
+      snapshot = (await (await this.core.deps.snapshots(session)).snapshot({ message: "archive", changes: false }))
+        .commit;
       await store.updateWorktree(this.core.deps.db, session.id, { archiveSnapshot: snapshot });
     }
     // Its shells stand in the folder that goes.
