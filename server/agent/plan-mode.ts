@@ -1,5 +1,4 @@
 import { classifyCommand } from "../tools/shell/classify";
-import { loadShellParser } from "../tools/shell/parse";
 import type { ToolResult } from "../tools/types";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 
@@ -42,11 +41,11 @@ export const PLAN_MODE_NOTE = [
 export type PlanVerdict = { allowed: true } | { allowed: false; reason: string };
 
 /** Whether a call may run in plan mode, and if not, the message the model gets. */
-export function planModeVerdict(tool: string, args: unknown): PlanVerdict {
+export async function planModeVerdict(tool: string, args: unknown): Promise<PlanVerdict> {
   if (tool === "shell") {
     const command = typeof args === "object" && args !== null ? (args as { command?: unknown }).command : undefined;
     if (typeof command !== "string") return { allowed: true }; // the tool itself refuses malformed input
-    const { actionType } = classifyCommand(command);
+    const { actionType } = await classifyCommand(command);
     if (READ_ONLY_ACTIONS.has(actionType) && !(args as { background?: unknown }).background) return { allowed: true };
     return {
       allowed: false,
@@ -70,7 +69,6 @@ export function gateToolsForPlanMode(tools: readonly AgentTool[], active: () => 
   return tools.map((tool) => {
     const verdictFor = async (rawArgs: string): Promise<PlanVerdict> => {
       if (!(await active())) return { allowed: true };
-      if (tool.name === "shell") await loadShellParser();
       return planModeVerdict(tool.name, parseLoose(rawArgs));
     };
     return {

@@ -1,10 +1,7 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { gateToolsForPlanMode, planModeVerdict } from "../../../server/agent/plan-mode";
 import type { AgentTool } from "../../../server/agent/tools-port";
-import { loadShellParser, type ToolContext } from "../../../server/tools";
-
-// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
-beforeAll(() => loadShellParser());
+import type { ToolContext } from "../../../server/tools";
 
 const ctx = { cwd: "/tmp", signal: new AbortController().signal, sessionId: "s", toolCallId: "c", emit: () => {} };
 
@@ -22,19 +19,19 @@ function fakeTool(name: string, ran: string[]): AgentTool {
 }
 
 describe("plan mode verdicts", () => {
-  it("lets reads, searches and planning tools through", () => {
+  it("lets reads, searches and planning tools through", async () => {
     for (const tool of ["read_file", "glob", "grep", "list_dir", "todo", "propose_plan", "task"]) {
-      expect(planModeVerdict(tool, {})).toEqual({ allowed: true });
+      expect(await planModeVerdict(tool, {})).toEqual({ allowed: true });
     }
   });
 
-  it("runs shell lines the classifier rates read-only", () => {
-    expect(planModeVerdict("shell", { command: "ls -la src" })).toEqual({ allowed: true });
-    expect(planModeVerdict("shell", { command: "git log --oneline | head -5" })).toEqual({ allowed: true });
-    expect(planModeVerdict("shell", { command: "cat package.json" })).toEqual({ allowed: true });
+  it("runs shell lines the classifier rates read-only", async () => {
+    expect(await planModeVerdict("shell", { command: "ls -la src" })).toEqual({ allowed: true });
+    expect(await planModeVerdict("shell", { command: "git log --oneline | head -5" })).toEqual({ allowed: true });
+    expect(await planModeVerdict("shell", { command: "cat package.json" })).toEqual({ allowed: true });
   });
 
-  it("refuses writes and other commands with a message that says to finish the plan", () => {
+  it("refuses writes and other commands with a message that says to finish the plan", async () => {
     for (const [tool, args] of [
       ["write_file", { path: "a.txt", content: "x" }],
       ["str_replace", { path: "a.txt" }],
@@ -44,7 +41,7 @@ describe("plan mode verdicts", () => {
       ["shell", { command: "npm install left-pad" }],
       ["shell", { command: "ls", background: true }],
     ] as const) {
-      const verdict = planModeVerdict(tool, args);
+      const verdict = await planModeVerdict(tool, args);
       expect(verdict.allowed, `${tool} ${JSON.stringify(args)}`).toBe(false);
       if (!verdict.allowed) {
         expect(verdict.reason).toContain("plan mode is on");
