@@ -29,9 +29,6 @@ import type { TurnHooks } from "./hooks-port";
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
 
-/** `/compact` or `/compact <focus>` as a prompt summarises the context instead of asking the model. */
-export const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
-
 /** What executing a turn needs from the runtime that owns it. */
 export interface TurnExecutionEnv {
   deps: RuntimeDeps;
@@ -59,7 +56,7 @@ export function emptyStats(): TurnResult["stats"] {
 }
 
 /**
- * Runs one turn: an external agent's, a `/compact`, or the model loop with recall before and
+ * Runs one turn: an external agent's, a compaction (`options.compact`), or the model loop with recall before and
  * memory after. `markRunning` writes the session's `running` status (see AgentRuntime.run).
  */
 export async function executeTurn(
@@ -137,7 +134,7 @@ async function executeWith(
       "Remove them, or choose a model that takes images.";
     return refuse(pending, emit, "model:no_vision", message);
   }
-  const compact = COMPACT_COMMAND.exec(prompt.trim());
+  const { compact } = pending.options;
   const host = sessionHost(deps, pending, session);
   const hooks = await deps.hooks?.forTurn({ sessionId, workspace: session.workspace.path, host, emit, signal });
   const hookNote = compact ? { context: [] } : await promptHooks(hooks, prompt);
@@ -148,7 +145,7 @@ async function executeWith(
   const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
   if (compact) {
     markRunning();
-    return runCompactionTurn(run, compact[1]?.trim() || undefined);
+    return runCompactionTurn(run, compact.focus);
   }
   const result = await runTurn(run);
   await hooks?.run("Stop", { reason: result.outcome });

@@ -22,6 +22,7 @@ const PromptOptions = z.object({
     .array(z.string().nullish())
     .transform((previews) => previews.map((preview) => preview ?? undefined))
     .optional(),
+  compact: z.object({ focus: z.string().optional() }).optional(),
 });
 
 const snapshot = z.custom<ScreenSnapshot>((value) => typeof value === "object" && value !== null, "a screen snapshot");
