@@ -111,12 +111,6 @@ export async function run(): Promise<StoreBenchResult> {
         prisma: () => db.session.update({ where: { id: sessionId }, data: { status: "running" } }),
       },
       {
-        name: "sessionMode",
-        path: "step",
-        raw: () => store.sessionMode(db, sessionId),
-        prisma: () => db.session.findUnique({ where: { id: sessionId }, select: { mode: true } }),
-      },
-      {
         name: "lastCheckpoint",
         path: "step",
         raw: () => store.lastCheckpoint(db, sessionId),

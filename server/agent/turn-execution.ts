@@ -13,7 +13,7 @@ import { createOpenAIProvider } from "./openai-provider";
 import type { ChatProvider } from "./provider";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import type { RuntimeDeps } from "./runtime-types";
-import { gateToolsForPlanMode, PLAN_MODE_NOTE, planModeGate } from "./plan-mode";
+import { gateToolsForPlanMode, PLAN_MODE_NOTE, planModeGate, TurnPlanMode } from "./plan-mode";
 import { createSubagentRunner } from "./subagent";
 import { orderSessionTools } from "./session-tools";
 import { prepareTurnPrompt } from "./turn-context";
@@ -100,8 +100,11 @@ async function executeWith(
   const read = <T>(query: () => Promise<T>) => env.read(pending, query);
   // A new worktree's project setup runs first; a failed one was shown, and the turn goes on.
   if (deps.ready) await deps.ready(sessionId, signal);
-  // Read at every call, so plan mode switched on mid-turn stops writes at once.
-  const planActive = async () => (await read(() => store.sessionMode(deps.db, sessionId))) === "plan";
+  // Carried with the turn and kept current by the session's events: plan mode switched on mid-turn
+  // stops writes from the next call on.
+  const planMode = new TurnPlanMode(deps.log, sessionId, session.mode === "plan");
+  void pending.done.finally(() => planMode.close());
+  const planActive = () => planMode.active();
   if (session.agentCommand && deps.externalAgents) {
     nameAfterFirstPrompt(deps, pending, session.title);
     markRunning();
@@ -161,7 +164,7 @@ interface TurnSetup {
   pending: PendingTurn;
   session: NonNullable<PendingTurn["session"]>;
   emit: TurnEmitter;
-  planActive: () => Promise<boolean>;
+  planActive: () => boolean;
   markRunning: () => void;
   /** A read the turn needs, retried while the store is unreachable (cancelled with the turn). */
   read: <T>(query: () => Promise<T>) => Promise<T>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { gateToolsForPlanMode, planModeVerdict } from "../../../server/agent/plan-mode";
+import { gateToolsForPlanMode, planModeVerdict, TurnPlanMode } from "../../../server/agent/plan-mode";
+import type { EventEnvelope } from "../../../server/protocol";
 import type { AgentTool } from "../../../server/agent/tools-port";
 import type { ToolContext } from "../../../server/tools";
 
@@ -57,7 +58,7 @@ describe("gateToolsForPlanMode", () => {
     let planning = true;
     const [write, read] = gateToolsForPlanMode(
       [fakeTool("write_file", ran), fakeTool("read_file", ran)],
-      async () => planning,
+      () => planning,
     );
     const need = await write.needsApproval('{"path":"a"}', ctx as ToolContext);
     expect(need.level).toBe("none"); // nobody is asked to approve a call that is refused anyway
@@ -70,5 +71,33 @@ describe("gateToolsForPlanMode", () => {
     planning = false; // approved: the same turn's tools work again
     expect((await write.needsApproval('{"path":"a"}', ctx as ToolContext)).level).toBe("ask");
     expect(await write.run('{"path":"a"}', ctx as ToolContext)).toMatchObject({ output: "ran" });
+  });
+});
+
+describe("TurnPlanMode", () => {
+  it("starts from the session's mode and follows its session.updated events until the turn ends", () => {
+    const listeners = new Set<(event: EventEnvelope) => void>();
+    const log = {
+      subscribe: (_sessionId: string, listener: (event: EventEnvelope) => void) => {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
+    };
+    const updated = (payload: { mode?: "default" | "plan"; title?: string }): EventEnvelope => ({
+      seq: 1,
+      createdAt: "",
+      type: "session.updated",
+      payload,
+    });
+    const plan = new TurnPlanMode(log, "s1", false);
+    expect(plan.active()).toBe(false);
+    for (const listener of listeners) listener(updated({ mode: "plan" }));
+    expect(plan.active()).toBe(true);
+    for (const listener of listeners) listener(updated({ title: "renamed" }));
+    expect(plan.active()).toBe(true);
+    for (const listener of listeners) listener(updated({ mode: "default" }));
+    expect(plan.active()).toBe(false);
+    plan.close();
+    expect(listeners.size).toBe(0);
   });
 });
