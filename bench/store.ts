@@ -81,12 +81,6 @@ export async function run(): Promise<StoreBenchResult> {
         prisma: () => db.event.createMany({ data: events() }),
       },
       {
-        name: "getSetting",
-        path: "first_token",
-        raw: () => store.getSetting(db, "bench.key"),
-        prisma: () => db.setting.findUnique({ where: { key: "bench.key" } }),
-      },
-      {
         name: "recallMemories",
         path: "first_token",
         raw: () =>
@@ -111,12 +105,6 @@ export async function run(): Promise<StoreBenchResult> {
         prisma: () => db.session.update({ where: { id: sessionId }, data: { status: "running" } }),
       },
       {
-        name: "sessionMode",
-        path: "step",
-        raw: () => store.sessionMode(db, sessionId),
-        prisma: () => db.session.findUnique({ where: { id: sessionId }, select: { mode: true } }),
-      },
-      {
         name: "lastCheckpoint",
         path: "step",
         raw: () => store.lastCheckpoint(db, sessionId),
@@ -127,17 +115,6 @@ export async function run(): Promise<StoreBenchResult> {
         path: "step",
         raw: () => store.createCheckpoint(db, checkpointRow()),
         prisma: () => db.checkpoint.create({ data: checkpointRow() }),
-      },
-      {
-        name: "putSetting",
-        path: "step",
-        raw: () => store.putSetting(db, "bench.key", { prices: [1, 2, 3] }),
-        prisma: () =>
-          db.setting.upsert({
-            where: { key: "bench.key" },
-            create: { key: "bench.key", value: "{}" },
-            update: { value: '{"prices":[1,2,3]}' },
-          }),
       },
       {
         name: "listApplicableRules",

@@ -2,12 +2,16 @@
 
 import { useEffect, useState, type FormEvent } from "react";
 import { useSearchParams } from "next/navigation";
-import { sameOriginPath, signInErrorText, type SignInOptions } from "@/server/protocol";
+import { z } from "zod";
+import { sameOriginPath, signInErrorText, SignInOptions, WireError } from "@/server/protocol";
 
 /**
  * A hub's sign-in page: a name and password, and a button for the OpenID Connect provider when
  * one is set up. The cookie it gets is HttpOnly; this page never sees it.
  */
+/** A refused sign-in's answer (any other body: the status says enough). */
+const FailureAnswer = z.object({ error: WireError.pick({ message: true }) });
+
 export function SignInForm() {
   const params = useSearchParams();
   const next = afterSignIn(params.get("next"));
@@ -17,7 +21,7 @@ export function SignInForm() {
 
   useEffect(() => {
     fetch("/auth/options", { credentials: "same-origin" })
-      .then((response) => (response.ok ? (response.json() as Promise<SignInOptions>) : null))
+      .then(async (response) => (response.ok ? SignInOptions.parse(await response.json()) : null))
       .then(setOptions, () => setOptions(null));
   }, []);
 
@@ -35,8 +39,8 @@ export function SignInForm() {
       });
       if (!response.ok) {
         // A body that is not JSON: the status says enough.
-        const body = (await response.json().catch(() => null)) as { error?: { message?: string } } | null;
-        setError(body?.error?.message ?? `Sign-in failed (${response.status}).`);
+        const body = FailureAnswer.safeParse(await response.json().catch(() => null));
+        setError(body.success ? body.data.error.message : `Sign-in failed (${response.status}).`);
         return;
       }
       window.location.assign(next);

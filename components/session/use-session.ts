@@ -1,13 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import {
-  LiveTranscript,
-  emptyTranscript,
-  type PresenceState,
-  type SubscribeResult,
-  type TranscriptState,
-} from "@/server/protocol";
+import { LiveTranscript, emptyTranscript, type PresenceState, type TranscriptState } from "@/server/protocol";
 import { command, getSocket, onMessage, send } from "@/components/transport/client";
 import { checkedEvents } from "@/components/shared/checked-events";
 
@@ -43,7 +37,7 @@ export function useSession(sessionId: string) {
       if (subscribing) return;
       subscribing = true;
       try {
-        const result = await command<"session.subscribe", SubscribeResult>("session.subscribe", {
+        const result = await command("session.subscribe", {
           sessionId,
           ...live.resumeFrom(),
         });

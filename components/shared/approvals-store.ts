@@ -31,7 +31,7 @@ function start(): void {
   started = true;
   const socket = getSocket();
   const subscribe = () => {
-    command<"approvals.subscribe", { pending: ApprovalView[] }>("approvals.subscribe", {}).then(
+    command("approvals.subscribe", {}).then(
       (result) => publish(result.pending),
       // A failed subscribe is retried at the next reconnect; the page shows what it has.
       () => undefined,

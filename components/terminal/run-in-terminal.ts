@@ -7,5 +7,5 @@ import { command } from "@/components/transport/client";
  * last), opening a terminal when the session has none. Resolves with its id.
  */
 export async function runInTerminal(sessionId: string, line: string): Promise<{ terminalId: string }> {
-  return command<"pty.run", { terminalId: string }>("pty.run", { sessionId, line });
+  return command("pty.run", { sessionId, line });
 }

@@ -27,7 +27,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
   useEffect(() => {
     const socket = getSocket();
     const load = () =>
-      command<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
+      command("pty.list", { sessionId }).then(
         (result) => setTerminals(result.terminals),
         (err: Error) => setError(err.message),
       );
@@ -54,7 +54,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     async (quiet = false) => {
       setError(null);
       try {
-        const info = await command<"pty.create", TerminalInfo>("pty.create", { sessionId });
+        const info = await command("pty.create", { sessionId });
         setTerminals((current) =>
           current?.some((t) => t.terminalId === info.terminalId) ? current : [...(current ?? []), info],
         );
@@ -81,7 +81,7 @@ export function TerminalPanel({ sessionId }: { sessionId: string }) {
     autoStarts.set(sessionId, Date.now());
     // The first list may predate a terminal started meanwhile (shell mode, another tab): ask again right
     // before starting one.
-    command<"pty.list", { terminals: TerminalInfo[] }>("pty.list", { sessionId }).then(
+    command("pty.list", { sessionId }).then(
       (result) => (result.terminals.length === 0 ? create(true) : setTerminals(result.terminals)),
       () => create(true),
     );

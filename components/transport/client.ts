@@ -1,11 +1,13 @@
 "use client";
 
 import { io, type Socket } from "socket.io-client";
-import type { z } from "zod";
+import { z } from "zod";
 import {
+  Ack,
+  commandReplies,
   serverMessages,
   socketCommands,
-  type Ack,
+  type CommandReply,
   type ServerMessage,
   type ServerMessagePayload,
   type SocketCommand,
@@ -33,6 +35,8 @@ export class BridgeError extends Error {
     super(message);
   }
 }
+
+const CsrfAnswer = z.object({ csrf: z.string() });
 
 let socket: Socket | null = null;
 let csrf: Promise<string> | null = null;
@@ -81,18 +85,32 @@ export async function api<S extends z.ZodType>(
 type WithoutCommandId<T> = Omit<T, "commandId">;
 
 /**
- * Sends a socket command and awaits its ack. Commands that change state get a fresh commandId
- * (so a replay can't act twice); none goes through socket.io's offline buffer: a prompt, an
- * approval or a keystroke from minutes ago must not act on reconnect.
+ * Sends a socket command and awaits its ack, parsed with the protocol's schemas (the answer's with
+ * `commandReplies`). Commands that change state get a fresh commandId (so a replay can't act twice);
+ * none goes through socket.io's offline buffer: a prompt, an approval or a keystroke from minutes
+ * ago must not act on reconnect.
  */
-export async function command<C extends SocketCommand, R = unknown>(
+export async function command<C extends SocketCommand>(
   name: C,
   payload: WithoutCommandId<SocketCommandPayload<C>>,
-): Promise<R> {
+): Promise<CommandReply<C>> {
   const body = "commandId" in socketCommands[name].shape ? { commandId: crypto.randomUUID(), ...payload } : payload;
-  const ack = await emitFresh<Ack<R>>(getSocket(), name, body, { timeoutMs: COMMAND_TIMEOUT_MS });
+  const ack = unexpected(
+    name,
+    Ack.safeParse(await emitFresh(getSocket(), name, body, { timeoutMs: COMMAND_TIMEOUT_MS })),
+  );
   if (!ack.ok) throw new BridgeError(ack.error.code, ack.error.message, undefined, ack.error.details);
-  return ack.data;
+  const reply: z.ZodType | undefined = (commandReplies as Partial<Record<SocketCommand, z.ZodType>>)[name];
+  return (reply ? unexpected(name, reply.safeParse(ack.data)) : ack.data) as CommandReply<C>;
+}
+
+/** A parsed answer, or the error a bridge of another version gets: it answered in a shape this page does not know. */
+function unexpected<T>(name: string, parsed: z.ZodSafeParseResult<T>): T {
+  if (parsed.success) return parsed.data;
+  throw new BridgeError(
+    "protocol:unexpected_response",
+    `The bridge answered "${name}" in a shape this page does not know (a different version?): ${parsed.error.message}`,
+  );
 }
 
 /** Messages on the hot path (keystrokes, acks, resizes, leaving): no ack, and dropped while offline. */
@@ -124,8 +142,8 @@ export function onMessage<M extends ServerMessage>(
 
 function csrfToken(): Promise<string> {
   csrf ??= fetch("/api/v1/csrf", { credentials: "same-origin" })
-    .then((response) => response.json() as Promise<{ csrf: string }>)
-    .then((body) => body.csrf)
+    .then((response) => response.json())
+    .then((body: unknown) => CsrfAnswer.parse(body).csrf)
     .catch((error: unknown) => {
       csrf = null;
       throw error;

@@ -19,14 +19,15 @@ export class StaleCommandError extends Error {
  * `connect` up to `maxQueueMs`, then gives up without the command ever reaching
  * socket.io's send buffer.
  */
-export async function emitFresh<R>(
+export async function emitFresh(
   socket: Socket,
   name: string,
   body: unknown,
   options: { timeoutMs: number; maxQueueMs?: number },
-): Promise<R> {
+): Promise<unknown> {
   if (!socket.connected) await waitForConnect(socket, name, options.maxQueueMs ?? STALE_COMMAND_MS);
-  return (await socket.timeout(options.timeoutMs).emitWithAck(name, body)) as R;
+  const answer: unknown = await socket.timeout(options.timeoutMs).emitWithAck(name, body);
+  return answer;
 }
 
 function waitForConnect(socket: Socket, name: string, maxQueueMs: number): Promise<void> {

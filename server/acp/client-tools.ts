@@ -6,7 +6,6 @@ import { errorMessage } from "../errors";
 import {
   auditCommand,
   classifyCommand,
-  loadShellParserFor,
   DEFAULT_SHELL_TIMEOUT_MS as DEFAULT_TIMEOUT_MS,
   defineTool,
   MAX_SHELL_TIMEOUT_MS as MAX_TIMEOUT_MS,
@@ -223,8 +222,7 @@ export class ClientTools {
       base,
       parameters,
       async (args, ctx, raw) => {
-        await loadShellParserFor(args.command);
-        const classification = classifyCommand(args.command);
+        const classification = await classifyCommand(args.command);
         // Background tasks (task_output / task_stop) and sudo's password on stdin need the local shell.
         if (args.background || classification.usesSudo) return base.run(raw, ctx);
         const started = Date.now();

@@ -1,4 +1,5 @@
 export { AgentRuntime } from "./runtime";
+export { compactPrompt, withTypedCommand } from "./compact-command";
 export type { ExternalAgentPort, PromptOptions, RuntimeDeps } from "./runtime";
 export { layerTools } from "./session-tools";
 export type { TurnEmitter } from "./turn-emitter";

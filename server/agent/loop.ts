@@ -116,7 +116,7 @@ export async function runTurn(run: TurnRun): Promise<TurnResult> {
   }
 }
 
-/** A `/compact [focus]` turn: one summary, no model step. */
+/** A compaction turn (`options.compact`): one summary, no model step. */
 export async function runCompactionTurn(run: TurnRun, focus: string | undefined): Promise<TurnResult> {
   const stats = new StatsCollector();
   try {

@@ -1,5 +1,5 @@
 import { classifyCommand } from "../tools/shell/classify";
-import { loadShellParser } from "../tools/shell/parse";
+import type { EventLog } from "../sessions";
 import type { ToolResult } from "../tools/types";
 import type { AgentTool, ApprovalGate } from "./tools-port";
 
@@ -8,8 +8,8 @@ import type { AgentTool, ApprovalGate } from "./tools-port";
  * (`propose_plan`). Everything else is refused before it reaches the approval gate, with a
  * result that tells the model to finish the plan instead of retrying.
  *
- * The check wraps each tool of the turn and asks `active()` at every call, so switching plan
- * mode on mid-turn stops writes from the next call on.
+ * The check wraps each tool of the turn and asks the turn's TurnPlanMode at every call, so
+ * switching plan mode on mid-turn stops writes from the next call on.
  */
 
 /** Tools that only read, search or talk to the user. MCP and anything unknown are refused (effects unknown). */
@@ -42,11 +42,11 @@ export const PLAN_MODE_NOTE = [
 export type PlanVerdict = { allowed: true } | { allowed: false; reason: string };
 
 /** Whether a call may run in plan mode, and if not, the message the model gets. */
-export function planModeVerdict(tool: string, args: unknown): PlanVerdict {
+export async function planModeVerdict(tool: string, args: unknown): Promise<PlanVerdict> {
   if (tool === "shell") {
     const command = typeof args === "object" && args !== null ? (args as { command?: unknown }).command : undefined;
     if (typeof command !== "string") return { allowed: true }; // the tool itself refuses malformed input
-    const { actionType } = classifyCommand(command);
+    const { actionType } = await classifyCommand(command);
     if (READ_ONLY_ACTIONS.has(actionType) && !(args as { background?: unknown }).background) return { allowed: true };
     return {
       allowed: false,
@@ -65,12 +65,37 @@ function refusal(why: string): string {
   ].join(" ");
 }
 
+/**
+ * The session's plan mode as a turn carries it: read with the session when the turn starts, then
+ * kept current by the session's `session.updated` events (the mode menu, ACP's setMode, an approved
+ * plan), so a switch mid-turn applies from the next tool call on without a database read per call.
+ */
+export class TurnPlanMode {
+  private on: boolean;
+  private readonly unsubscribe: () => void;
+
+  constructor(log: Pick<EventLog, "subscribe">, sessionId: string, initial: boolean) {
+    this.on = initial;
+    this.unsubscribe = log.subscribe(sessionId, (event) => {
+      if (event.type === "session.updated" && event.payload.mode) this.on = event.payload.mode === "plan";
+    });
+  }
+
+  active(): boolean {
+    return this.on;
+  }
+
+  /** The turn ended: stop following the session's events. */
+  close(): void {
+    this.unsubscribe();
+  }
+}
+
 /** Wraps the turn's tools so calls plan mode refuses never reach the gate or run. */
-export function gateToolsForPlanMode(tools: readonly AgentTool[], active: () => Promise<boolean>): AgentTool[] {
+export function gateToolsForPlanMode(tools: readonly AgentTool[], active: () => boolean): AgentTool[] {
   return tools.map((tool) => {
     const verdictFor = async (rawArgs: string): Promise<PlanVerdict> => {
-      if (!(await active())) return { allowed: true };
-      if (tool.name === "shell") await loadShellParser();
+      if (!active()) return { allowed: true };
       return planModeVerdict(tool.name, parseLoose(rawArgs));
     };
     return {
@@ -100,11 +125,11 @@ export function gateToolsForPlanMode(tools: readonly AgentTool[], active: () => 
  * For a session backed by an external ACP agent: its permission requests (edits, commands it
  * considers risky) are refused while plan mode is on, without asking anyone; the agent is told why.
  */
-export function planModeGate(gate: ApprovalGate, active: () => Promise<boolean>): ApprovalGate {
+export function planModeGate(gate: ApprovalGate, active: () => boolean): ApprovalGate {
   return {
     ...gate,
     check: async (request) => {
-      if (!(await active())) return gate.check(request);
+      if (!active()) return gate.check(request);
       return { approved: false, feedback: refusal(`"${request.tool}" needs approval, which plan mode never gives`) };
     },
   };

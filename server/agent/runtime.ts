@@ -11,7 +11,7 @@ import type { PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
 import type { SessionToolSource } from "./session-tools";
 import { resumableTurnIds, takeOverWaitingTurns, type ResumableTurn } from "./take-over";
 import { ToolLayers } from "./tool-layers";
-import { COMPACT_COMMAND, emptyStats, executeTurn, type TurnExecutionEnv } from "./turn-execution";
+import { emptyStats, executeTurn, type TurnExecutionEnv } from "./turn-execution";
 import { TurnQueue, turnCapacity, type PendingTurn } from "./turn-queue";
 
 export type { ExternalAgentPort, PromptOptions, RuntimeDeps, StartedTurn } from "./runtime-types";
@@ -104,7 +104,7 @@ export class AgentRuntime {
 
   /**
    * Starts a turn, or queues it behind the running one. Resolves once it is
-   * registered (its events may already be flowing). `/compact [focus]` compacts.
+   * registered (its events may already be flowing). `options.compact` compacts instead.
    */
   async prompt(sessionId: string, prompt: string, options: PromptOptions = {}): Promise<StartedTurn> {
     // Reading the session also catches its log up with other processes, which the limits check needs.
@@ -185,16 +185,11 @@ export class AgentRuntime {
   /** A message for the running turn, injected before its next step; with no turn running it starts one. */
   async steer(sessionId: string, text: string): Promise<{ turnId: string; steered: boolean }> {
     const active = this.queue.active(sessionId);
-    if (active && !COMPACT_COMMAND.test(active.prompt) && this.queue.steer(sessionId, text)) {
+    if (active && !active.options.compact && this.queue.steer(sessionId, text)) {
       return { turnId: active.turnId, steered: true };
     }
     const started = await this.prompt(sessionId, text);
     return { turnId: started.turnId, steered: false };
-  }
-
-  /** Compacts the session's context now (queued like a prompt when a turn runs). */
-  compact(sessionId: string, focus?: string): Promise<StartedTurn> {
-    return this.prompt(sessionId, focus?.trim() ? `/compact ${focus.trim()}` : "/compact");
   }
 
   /**

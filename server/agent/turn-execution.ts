@@ -14,7 +14,7 @@ import type { ChatProvider } from "./provider";
 import { DEFAULT_RETRY_POLICY } from "./retry";
 import { RunStateRecorder } from "./run-state";
 import type { RuntimeDeps } from "./runtime-types";
-import { gateToolsForPlanMode, PLAN_MODE_NOTE, planModeGate } from "./plan-mode";
+import { gateToolsForPlanMode, PLAN_MODE_NOTE, planModeGate, TurnPlanMode } from "./plan-mode";
 import { createSubagentRunner } from "./subagent";
 import { orderSessionTools } from "./session-tools";
 import { prepareTurnPrompt } from "./turn-context";
@@ -30,9 +30,6 @@ import { NotificationHooks } from "./notification-hooks";
 
 /** Most tasks end well before this; a runaway loop stops instead of burning tokens. */
 export const DEFAULT_MAX_STEPS = 100;
-
-/** `/compact` or `/compact <focus>` as a prompt summarises the context instead of asking the model. */
-export const COMPACT_COMMAND = /^\/compact(?:\s+([\s\S]*))?$/;
 
 /** What executing a turn needs from the runtime that owns it. */
 export interface TurnExecutionEnv {
@@ -61,7 +58,7 @@ export function emptyStats(): TurnResult["stats"] {
 }
 
 /**
- * Runs one turn: an external agent's, a `/compact`, or the model loop with recall before and
+ * Runs one turn: an external agent's, a compaction (`options.compact`), or the model loop with recall before and
  * memory after. `markRunning` writes the session's `running` status (see AgentRuntime.run).
  */
 export async function executeTurn(
@@ -105,8 +102,11 @@ async function executeWith(
   const read = <T>(query: () => Promise<T>) => env.read(pending, query);
   // A new worktree's project setup runs first; a failed one was shown, and the turn goes on.
   if (deps.ready) await deps.ready(sessionId, signal);
-  // Read at every call, so plan mode switched on mid-turn stops writes at once.
-  const planActive = async () => (await read(() => store.sessionMode(deps.db, sessionId))) === "plan";
+  // Carried with the turn and kept current by the session's events: plan mode switched on mid-turn
+  // stops writes from the next call on.
+  const planMode = new TurnPlanMode(deps.log, sessionId, session.mode === "plan");
+  void pending.done.finally(() => planMode.close());
+  const planActive = () => planMode.active();
   if (session.agentCommand && deps.externalAgents) {
     nameAfterFirstPrompt(deps, pending, session.title);
     markRunning();
@@ -139,7 +139,7 @@ async function executeWith(
       "Remove them, or choose a model that takes images.";
     return refuse(pending, emit, "model:no_vision", message);
   }
-  const compact = COMPACT_COMMAND.exec(prompt.trim());
+  const { compact } = pending.options;
   const host = sessionHost(deps, pending, session);
   const hooks = await deps.hooks?.forTurn({ sessionId, workspace: session.workspace.path, host, emit, signal });
   // A resumed turn (server/agent/run-state.ts) was submitted before its bridge stopped.
@@ -151,7 +151,7 @@ async function executeWith(
   const run = await buildTurnRun(env, setup, { provider, model, contextWindow: fallback?.contextWindow });
   if (compact) {
     markRunning();
-    return runCompactionTurn(run, compact[1]?.trim() || undefined);
+    return runCompactionTurn(run, compact.focus);
   }
   const notifications = hooks
     ? new NotificationHooks(hooks, (listener) => deps.log.subscribe(sessionId, listener), turnId)
@@ -177,7 +177,7 @@ interface TurnSetup {
   pending: PendingTurn;
   session: NonNullable<PendingTurn["session"]>;
   emit: TurnEmitter;
-  planActive: () => Promise<boolean>;
+  planActive: () => boolean;
   markRunning: () => void;
   /** A read the turn needs, retried while the store is unreachable (cancelled with the turn). */
   read: <T>(query: () => Promise<T>) => Promise<T>;

@@ -11,6 +11,8 @@ export interface PromptOptions {
   images?: string[];
   /** Thumbnails (`data:` URLs) for the transcript, by index of `images`; the event log keeps these, not the images. */
   imagePreviews?: (string | undefined)[];
+  /** Summarise the context instead of asking the model; `focus` says what the summary must keep. */
+  compact?: { focus?: string };
 }
 
 /**

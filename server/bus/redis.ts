@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
+import { z } from "zod";
 import type { LogBus, LogBusHooks } from "./types";
 
 /**
@@ -31,9 +32,10 @@ export class RedisBus implements LogBus {
   start(hooks: LogBusHooks): void {
     this.sub.on("message", (channel: string, message: string) => {
       if (channel !== this.channel) return;
-      const { from, sessionId, seq, approvals } = JSON.parse(message) as BusMessage;
-      if (from === this.id) return;
-      if (approvals) return void (hooks.watchingApprovals() && hooks.approvalsChanged());
+      const parsed = parseBusMessage(message);
+      if (!parsed || parsed.from === this.id) return;
+      if ("approvals" in parsed) return void (hooks.watchingApprovals() && hooks.approvalsChanged());
+      const { sessionId, seq } = parsed;
       const known = hooks.watching().get(sessionId);
       if (known === undefined) hooks.elsewhere?.(sessionId);
       else if (seq > known) hooks.ended(sessionId, seq);
@@ -52,9 +54,21 @@ export class RedisBus implements LogBus {
 }
 
 /** One message on the deployment's channel: a session's log grew, or the approval queue changed. */
-type BusMessage =
-  | { from: string; sessionId: string; seq: number; approvals?: undefined }
-  | { from: string; approvals: true; sessionId?: undefined; seq?: undefined };
+const BusMessage = z.union([
+  z.object({ from: z.string(), sessionId: z.string().min(1), seq: z.number().int() }),
+  z.object({ from: z.string(), approvals: z.literal(true) }),
+]);
+type BusMessage = z.infer<typeof BusMessage>;
+
+/** A message off the channel, or null (logged) when it is not one: a bridge of another version, or garbage. */
+function parseBusMessage(raw: string): BusMessage | null {
+  try {
+    return BusMessage.parse(JSON.parse(raw));
+  } catch (error) {
+    console.error("[worldline] redis bus: a message that is not one:", error instanceof Error ? error.message : error);
+    return null;
+  }
+}
 
 /** While Redis is down every publish fails; one line per this long is enough (redis-link.ts logs the outage itself). */
 const PUBLISH_ERROR_LOG_MS = 10_000;

@@ -57,7 +57,11 @@ export const WireError = z.object({
 });
 export type WireError = z.infer<typeof WireError>;
 
-/** Every command is acknowledged with one of these. */
+/** Every command is acknowledged with one of these; the tab parses it with this schema. */
+export const Ack = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), data: z.unknown() }),
+  z.object({ ok: z.literal(false), error: WireError }),
+]);
 export type Ack<T = unknown> = { ok: true; data: T } | { ok: false; error: WireError };
 
 /**
@@ -71,6 +75,19 @@ export const SubscribeResult = z.object({
   snapshot: TranscriptSnapshot.optional(),
   reset: z.boolean().optional(),
 });
+
+/**
+ * SubscribeResult as the tab reads it: each event is checked on its own
+ * (components/session/checked-events.ts), so one that drifted is left out and reported rather than
+ * failing the whole subscribe; the snapshot is checked as deep as TranscriptSnapshot goes.
+ */
+export const SubscribeReply = SubscribeResult.extend({
+  events: z.array(z.unknown()),
+  snapshot: z
+    .custom<TranscriptSnapshot>((value) => TranscriptSnapshot.safeParse(value).success, "a transcript snapshot")
+    .optional(),
+});
+
 export type SubscribeResult = {
   events: EventEnvelope[];
   lastSeq: number;

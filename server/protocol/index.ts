@@ -12,8 +12,7 @@ export {
   TurnOutcome,
 } from "./events";
 export type { EventPayload, SessionEvent } from "./events";
-export { clientCommands, SubscribeResult, WireError } from "./commands";
-export type { Ack } from "./commands";
+export { Ack, clientCommands, SubscribeResult, WireError } from "./commands";
 export {
   ChatStreamBody,
   CreateSessionBody,
@@ -53,8 +52,8 @@ export {
 } from "./sync";
 export { LiveTranscript } from "./live-transcript";
 export * from "./images";
-export { serverMessages, socketCommands } from "./socket";
-export type { ServerMessage, ServerMessagePayload, SocketCommand, SocketCommandPayload } from "./socket";
+export { commandReplies, serverMessages, socketCommands } from "./socket";
+export type { CommandReply, ServerMessage, ServerMessagePayload, SocketCommand, SocketCommandPayload } from "./socket";
 export * from "./responses";
 export * from "./people";
 export {

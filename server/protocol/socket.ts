@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { ApprovalChange } from "./approvals";
-import { clientCommands } from "./commands";
+import { ApprovalChange, ApprovalView } from "./approvals";
+import { clientCommands, SubscribeReply } from "./commands";
 import { boardCommands, boardMessages } from "./fleet";
 import { FilesChanged, FilesWatchCommand } from "./ide";
-import { ptyCommands, ptyMessages } from "./pty";
+import { ptyCommands, ptyMessages, TerminalInfo } from "./pty";
 import { PortsChanged, PortsWatchCommand } from "./preview";
 import { PresenceState } from "./sync";
 
@@ -19,6 +19,21 @@ export const socketCommands = {
 } as const;
 export type SocketCommand = keyof typeof socketCommands;
 export type SocketCommandPayload<C extends SocketCommand> = z.infer<(typeof socketCommands)[C]>;
+
+/**
+ * The `data` of the ack of each command whose answer the UI reads, by name: the UI's command path
+ * parses it with this (the other commands' answers are not read, so they stay `unknown`).
+ */
+export const commandReplies = {
+  "session.subscribe": SubscribeReply,
+  "approvals.subscribe": z.object({ pending: z.array(ApprovalView) }),
+  "pty.list": z.object({ terminals: z.array(TerminalInfo) }),
+  "pty.create": TerminalInfo,
+  "pty.run": z.object({ terminalId: z.string() }),
+} satisfies Partial<Record<SocketCommand, z.ZodType>>;
+export type CommandReply<C extends SocketCommand> = C extends keyof typeof commandReplies
+  ? z.output<(typeof commandReplies)[C]>
+  : unknown;
 
 /**
  * A batch of a session's live events. The batch is checked here; each event against its own

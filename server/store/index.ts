@@ -11,7 +11,6 @@ export {
   deleteSession,
   getSession,
   listSessions,
-  sessionMode,
   setSessionStatus,
   updateSession,
 } from "./sessions";

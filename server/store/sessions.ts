@@ -105,16 +105,6 @@ export async function setSessionStatus(
   return false;
 }
 
-/**
- * The session's mode ("plan" or not), null when there is no such session: read before every tool
- * call of a turn (plan mode switched on mid-turn refuses the next write at once). One column, raw:
- * getSession's join and row mapping cost ~0.3 ms more, twice a step.
- */
-export async function sessionMode(db: Db, id: string): Promise<string | null> {
-  const rows = await db.$queryRaw<{ mode: string }[]>`SELECT "mode" FROM "Session" WHERE "id" = ${id}`;
-  return rows[0]?.mode ?? null;
-}
-
 export async function updateSession(
   db: Db,
   id: string,

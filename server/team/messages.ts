@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RunnerFrameEvent, RunnerName, RunnerRequest, WireError } from "../protocol";
+import { RunnerFrameEvent, RunnerName, RunnerRequest, TerminalInfo, WireError } from "../protocol";
 import type { ScreenSnapshot } from "../pty";
 
 /**
@@ -22,6 +22,7 @@ const PromptOptions = z.object({
     .array(z.string().nullish())
     .transform((previews) => previews.map((preview) => preview ?? undefined))
     .optional(),
+  compact: z.object({ focus: z.string().optional() }).optional(),
 });
 
 const snapshot = z.custom<ScreenSnapshot>((value) => typeof value === "object" && value !== null, "a screen snapshot");
@@ -65,6 +66,23 @@ export type TeamMethod = keyof typeof TeamMethods;
 export type TeamArgs<M extends TeamMethod> = z.output<(typeof TeamMethods)[M]>;
 /** What a caller sends. */
 export type TeamInput<M extends TeamMethod> = z.input<(typeof TeamMethods)[M]>;
+
+/** The answer to each method that is called (not sent), by name: the caller parses it with this. */
+export const TeamReplies = {
+  "turn.prompt": z.object({ turnId: z.string(), queued: z.boolean() }),
+  "turn.steer": z.object({ turnId: z.string(), steered: z.boolean() }),
+  "turn.cancel": z.boolean(),
+  "pty.attach": z.object({ terminalId, title: z.string() }),
+  "pty.close": z.number().int().nullable(),
+  "pty.rename": TerminalInfo,
+} as const;
+
+export type TeamCall = keyof typeof TeamReplies;
+export type TeamReply<M extends TeamCall> = z.output<(typeof TeamReplies)[M]>;
+
+/** A bridge's terminal as recorded in Redis, so the other bridges can list it and forward to its owner. */
+export const TerminalEntry = z.object({ owner: z.string().min(1), info: TerminalInfo });
+export type TerminalEntry = z.infer<typeof TerminalEntry>;
 
 /** The envelope on the wire: a call (answered by a reply), a reply, or a send (not answered). */
 export const TeamMessage = z.object({

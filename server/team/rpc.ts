@@ -4,7 +4,16 @@ import type { RedisLink } from "../bus";
 import { errorMessage, WorldlineError } from "../errors";
 import type { WireError } from "../protocol";
 import * as store from "../store";
-import { TeamMessage, TeamMethods, type TeamArgs, type TeamInput, type TeamMethod } from "./messages";
+import {
+  TeamMessage,
+  TeamMethods,
+  TeamReplies,
+  type TeamArgs,
+  type TeamCall,
+  type TeamInput,
+  type TeamMethod,
+  type TeamReply,
+} from "./messages";
 
 /** A forwarded call unanswered this long fails: the owner is gone or stuck (its lease will tell). */
 const CALL_TIMEOUT_MS = 15_000;
@@ -22,7 +31,7 @@ export class Rpc {
   private readonly handlers = new Map<string, Handler>();
   private readonly pending = new Map<
     string,
-    { resolve(value: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout }
+    { resolve(value: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout; method: TeamCall }
   >();
 
   constructor(
@@ -48,7 +57,8 @@ export class Rpc {
     this.handlers.set(method, (args, from) => handler(TeamMethods[method].parse(args) as TeamArgs<M>, from));
   }
 
-  call<T, M extends TeamMethod = TeamMethod>(owner: string, method: M, args: TeamInput<M>): Promise<T> {
+  /** Calls a method on another bridge; its answer is parsed with the method's reply schema (TeamReplies). */
+  call<M extends TeamCall>(owner: string, method: M, args: TeamInput<M>): Promise<TeamReply<M>> {
     // Redis is down: the other bridge cannot be reached now; say so at once instead of after CALL_TIMEOUT_MS.
     if (!this.link.available()) {
       return Promise.reject(
@@ -59,14 +69,14 @@ export class Rpc {
       );
     }
     const id = randomUUID();
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         reject(new WorldlineError("team:unreachable", `The bridge running this (${owner}) did not answer.`));
       }, CALL_TIMEOUT_MS);
-      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, timer });
+      this.pending.set(id, { resolve, reject, timer, method });
       this.publish(owner, { kind: "call", id, from: this.me, method, args });
-    });
+    }).then((value) => parseReply(method, value));
   }
 
   send<M extends TeamMethod>(owner: string, method: M, args: TeamInput<M>): void {
@@ -131,6 +141,16 @@ function toTeamError(method: string | undefined, error: unknown): WireError {
       ...(known.details !== undefined ? { details: known.details } : {}),
     };
   return { code: "team:failed", message: errorMessage(error) };
+}
+
+/** A reply's value as its method's schema reads it; one of another shape is a `team:invalid` error. */
+function parseReply<M extends TeamCall>(method: M, value: unknown): TeamReply<M> {
+  const parsed = TeamReplies[method].safeParse(value);
+  if (parsed.success) return parsed.data as TeamReply<M>;
+  throw new WorldlineError(
+    "team:invalid",
+    `The answer to ${method} from another bridge: ${describeIssues(parsed.error)}`,
+  );
 }
 
 /** A message off the wire, or null (logged) when it is not one: JSON that does not fit the envelope. */

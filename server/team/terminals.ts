@@ -2,7 +2,7 @@ import type { RedisLink } from "../bus";
 import { WorldlineError } from "../errors";
 import type { OwnerLease } from "../leases";
 import type { PtyManager, Terminal, TerminalInfo, ViewerSink } from "../pty";
-import type { TeamArgs, TeamInput } from "./messages";
+import { TerminalEntry, type TeamArgs, type TeamInput } from "./messages";
 import type { Rpc } from "./rpc";
 import { TerminalOwners } from "./terminal-owners";
 
@@ -66,9 +66,9 @@ export class TerminalRouter {
     const here = this.deps.ptys.list(sessionId);
     const { link } = this.deps;
     if (!link) return here;
-    const entries = Object.values(await link.pub.hgetall(keyOf(link, sessionId))).map(
-      (raw) => JSON.parse(raw) as { owner: string; info: TerminalInfo },
-    );
+    const entries = Object.values(await link.pub.hgetall(keyOf(link, sessionId)))
+      .map(parseEntry)
+      .filter((entry) => entry !== null);
     const live = new Set(await this.deps.lease.liveOwners());
     const elsewhere = entries.filter((entry) => entry.owner !== this.deps.lease.id && live.has(entry.owner));
     return here.concat(elsewhere.map((entry) => entry.info)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
@@ -83,7 +83,7 @@ export class TerminalRouter {
     const { owner, rpc } = await this.ownerOf(sessionId, terminalId);
     const key = this.viewerKey(viewer);
     this.remoteViews.set(key, sink);
-    return rpc.call<{ terminalId: string; title: string }>(owner, "pty.attach", {
+    return rpc.call(owner, "pty.attach", {
       sessionId,
       terminalId,
       viewer: key,
@@ -161,7 +161,7 @@ export class TerminalRouter {
     if (!link || !rpc || !owners) throw notFound(terminalId);
     const since = owners.since();
     const raw = await link.pub.hget(keyOf(link, sessionId), terminalId);
-    const owner = raw ? (JSON.parse(raw) as { owner: string }).owner : null;
+    const owner = raw ? (parseEntry(raw)?.owner ?? null) : null;
     if (!owner || owner === this.deps.lease.id || !(await this.deps.lease.isLive(owner))) {
       owners.forget(sessionId, terminalId);
       throw notFound(terminalId);
@@ -199,6 +199,16 @@ export class TerminalRouter {
 }
 
 /** The Redis hash of a session's terminals in the deployment (owner and info per terminal). */
+/** A terminal recorded by another bridge, or null (logged) when the entry is not one: then nobody can reach it. */
+function parseEntry(raw: string): TerminalEntry | null {
+  try {
+    return TerminalEntry.parse(JSON.parse(raw));
+  } catch (error) {
+    console.error("[worldline] a terminal entry in Redis is not one:", error instanceof Error ? error.message : error);
+    return null;
+  }
+}
+
 function keyOf(link: RedisLink, sessionId: string): string {
   return `${link.prefix}:pty:${sessionId}`;
 }

@@ -1,4 +1,4 @@
-import type { AgentRuntime, PromptOptions } from "../agent";
+import { compactPrompt, withTypedCommand, type AgentRuntime, type PromptOptions } from "../agent";
 import { WorldlineError } from "../errors";
 import type { OwnerLease } from "../leases";
 import type { EventLog } from "../sessions";
@@ -31,7 +31,12 @@ export class TurnRouter {
     rpc.handle("turn.cancel", (args) => runtime.cancel(args.sessionId, { dropQueued: args.dropQueued }));
   }
 
-  async prompt(sessionId: string, text: string, options: PromptOptions = {}): Promise<StartedRemotely> {
+  /** A prompt typed as `/compact [focus]` compacts (withTypedCommand); everything after here reads the option. */
+  prompt(sessionId: string, text: string, options: PromptOptions = {}): Promise<StartedRemotely> {
+    return this.start(sessionId, text, withTypedCommand(text, options));
+  }
+
+  private async start(sessionId: string, text: string, options: PromptOptions): Promise<StartedRemotely> {
     const remote = await this.elsewhere(sessionId);
     if (remote) return remote.rpc.call(remote.owner, "turn.prompt", { sessionId, text, options });
     try {
@@ -53,8 +58,10 @@ export class TurnRouter {
     return this.deps.runtime.steer(sessionId, text);
   }
 
+  /** Compacts the session's context now (queued like a prompt when a turn runs). */
   compact(sessionId: string, focus?: string): Promise<StartedRemotely> {
-    return this.prompt(sessionId, focus?.trim() ? `/compact ${focus.trim()}` : "/compact");
+    const trimmed = focus?.trim() || undefined;
+    return this.start(sessionId, compactPrompt(trimmed), { compact: trimmed ? { focus: trimmed } : {} });
   }
 
   /** `dropQueued`: the session is being deleted, so its queued prompts end too (see AgentRuntime.cancel). */

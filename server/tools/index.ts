@@ -4,7 +4,6 @@ export { builtinTools } from "./builtin";
 export { pathApproval } from "./paths";
 export { resolveInWorkspace, writeResolvedFile } from "../host";
 export { classifyCommand } from "./shell/classify";
-export { loadShellParser, loadShellParserFor } from "./shell/parse";
 export { quoteForShell } from "./shell/classify-words";
 export { shellApproval } from "./shell/approval";
 export { auditCommand } from "./shell/audit";

@@ -6,6 +6,7 @@
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { PromptOptions } from "../../server/agent";
 import { loadConfig } from "../../server/config";
 import { startBridge, type Bridge } from "../../server/main";
 import { startFakeLlm, type FakeLlm, type RecordedRequest, type ScriptedResponse } from "../fake-llm/server";
@@ -16,6 +17,7 @@ type Step = ScriptedResponse | ((request: RecordedRequest) => ScriptedResponse);
 
 interface ScriptedTurn {
   prompt: string;
+  options?: PromptOptions;
   steps: Step[];
   /** Runs before the turn starts (edits in the workspace, as a user in an editor would). */
   before?: (workspace: string) => Promise<void>;
@@ -131,7 +133,7 @@ function cacheTurns(): ScriptedTurn[] {
 /** Turns that start a new prefix on purpose: a compaction and a D-Mail (template coverage, not reuse). */
 function resetTurns(): ScriptedTurn[] {
   return [
-    { prompt: "/compact keep the plan", steps: [] },
+    { prompt: "/compact keep the plan", options: { compact: { focus: "keep the plan" } }, steps: [] },
     { prompt: "What was the plan again?", steps: [{ text: "Read, extract the greeting, run the tests." }] },
     {
       prompt: "Try a risky idea, then think better of it.",
@@ -254,7 +256,7 @@ export async function runScriptedSession(
       pending.push(...turn.steps, ...(turn.queued?.steps ?? []));
       steer = turn.steer;
       mainInTurn = 0;
-      const started = await services.runtime.prompt(session.id, turn.prompt);
+      const started = await services.runtime.prompt(session.id, turn.prompt, turn.options);
       const queued = turn.queued ? await services.runtime.prompt(session.id, turn.queued.prompt) : undefined;
       recording.outcomes.push((await started.done).outcome);
       if (queued) recording.outcomes.push((await queued.done).outcome);

@@ -14,7 +14,7 @@ const ProposePlanParameters = z.object({
 
 export interface PlanModeState {
   /** True while the session is in plan mode. */
-  active(): Promise<boolean>;
+  active(): boolean;
 }
 
 /**
@@ -40,7 +40,7 @@ export function createProposePlanTool(state: PlanModeState): Tool {
       risk: "none",
     }),
     async execute({ plan }) {
-      if (!(await state.active())) {
+      if (!state.active()) {
         return "Plan mode is off: there is nothing to approve. Carry on with the work.";
       }
       return {

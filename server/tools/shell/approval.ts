@@ -1,7 +1,7 @@
 import { localHost, type ResolvedPath, type WorkspaceHost } from "../../host";
 import type { ApprovalNeed } from "../types";
 import { classifyCommand, type ActionType } from "./classify";
-import { loadShellParserFor, parseShell } from "./parse";
+import { parseShell } from "./parse";
 
 const READ_ACTIONS: ActionType[] = ["read_only", "git_read", "package_check"];
 
@@ -25,8 +25,7 @@ export async function shellApproval(
   workspace: string,
   host: Pick<WorkspaceHost, "resolve"> = localHost,
 ): Promise<ApprovalNeed> {
-  await loadShellParserFor(command);
-  const classification = classifyCommand(command);
+  const classification = await classifyCommand(command);
   const resolved = await Promise.all(
     // A path that cannot be resolved counts as outside the workspace: the call asks.
     classification.pathArgs.map((arg) => host.resolve(workspace, arg).catch((): ResolvedPath | undefined => undefined)),
@@ -72,9 +71,9 @@ const PREFIX_WRAPPERS = new Set(["env", "nice", "nohup", "time", "command", "exe
  * password from stdin without printing a prompt. sudo inside `bash -c '…'` is
  * not rewritten; it then fails for lack of a terminal rather than hanging.
  */
-export function rewriteSudo(command: string): string {
+export async function rewriteSudo(command: string): Promise<string> {
   const insertAt: number[] = [];
-  for (const simple of parseShell(command).commands) {
+  for (const simple of (await parseShell(command)).commands) {
     for (const word of simple.words) {
       if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word.value) && !word.quoted) continue;
       if (word.value === "sudo" && !word.quoted) insertAt.push(word.end);

@@ -50,7 +50,8 @@ interface Verdict {
   reasons: string[];
 }
 
-export function classifyCommand(command: string): CommandClassification {
+/** Async because a line that is not plain needs the bash grammar, which loads on first use. */
+export function classifyCommand(command: string): Promise<CommandClassification> {
   return classifyLine(command, 0);
 }
 
@@ -62,8 +63,8 @@ const DECLARATIONS = new Set(["export", "unset", "local", "declare", "typeset", 
 /** Nested scripts (`bash -c`, here-documents fed to a shell) are classified to this depth; deeper is treated as unknown and risky. */
 const MAX_NESTING = 4;
 
-function classifyLine(command: string, depth: number): CommandClassification {
-  const parsed = parseShell(command);
+async function classifyLine(command: string, depth: number): Promise<CommandClassification> {
+  const parsed = await parseShell(command);
   const verdict: Verdict = { risk: "none", action: "read_only", reasons: [] };
   const pathArgs: string[] = [];
   let usesSudo = false;
@@ -78,14 +79,14 @@ function classifyLine(command: string, depth: number): CommandClassification {
   // The commands inside substitutions are among parsed.commands; the substitution itself hides them from a reader.
   if (parsed.substitutions.length > 0) raise(verdict, "medium", "unknown", "command substitution");
   if (parsed.hasHeredoc) raise(verdict, "low", "read_only", "here-document");
-  for (const inner of parsed.unparsedSubstitutions) merge(verdict, classifyLine(inner, depth + 1));
+  for (const inner of parsed.unparsedSubstitutions) merge(verdict, await classifyLine(inner, depth + 1));
 
-  parsed.commands.forEach((simple) => {
-    const result = classifySimple(simple, depth);
+  for (const simple of parsed.commands) {
+    const result = await classifySimple(simple, depth);
     merge(verdict, result);
     pathArgs.push(...result.pathArgs);
     if (result.usesSudo) usesSudo = true;
-  });
+  }
 
   const first = parsed.commands[0];
   const unwrapped = first ? unwrap(first.words) : { words: [] as Word[], wrappers: [] as string[] };
@@ -123,7 +124,10 @@ function classifyLine(command: string, depth: number): CommandClassification {
   };
 }
 
-function classifySimple(command: SimpleCommand, depth: number): Verdict & { pathArgs: string[]; usesSudo: boolean } {
+async function classifySimple(
+  command: SimpleCommand,
+  depth: number,
+): Promise<Verdict & { pathArgs: string[]; usesSudo: boolean }> {
   const verdict: Verdict = { risk: "none", action: "read_only", reasons: [] };
   const pathArgs: string[] = [];
   const { words, wrappers, assignments } = unwrap(command.words);
@@ -178,19 +182,19 @@ function classifySimple(command: SimpleCommand, depth: number): Verdict & { path
     if (valued && looksLikePath(valued[1])) pathArgs.push(valued[1]);
   }
   if (words[0].expands) raise(verdict, "high", "unknown", "the program name is computed");
-  applyProgramRules(verdict, program, args, depth, command.stdin);
+  await applyProgramRules(verdict, program, args, depth, command.stdin);
   if (FILE_DELETE.has(program) && words.slice(1).some((word) => word.expands))
     raise(verdict, "high", "file_delete", `${program} deletes a path computed when it runs`);
   return { ...verdict, pathArgs, usesSudo };
 }
 
-function applyProgramRules(
+async function applyProgramRules(
   verdict: Verdict,
   program: string,
   args: string[],
   depth: number,
   stdin: string[] = [],
-): void {
+): Promise<void> {
   const sub = args.find((a) => !a.startsWith("-")) ?? "";
   // `-rf` contains `-r` and `-f`.
   const has = (...flags: string[]) =>
@@ -203,14 +207,14 @@ function applyProgramRules(
     const scriptIndex = args.findIndex((a) => a === "-c" || /^-[a-z]*c$/.test(a));
     if (program === "eval") {
       raise(verdict, "medium", "execute", "eval runs a constructed command");
-      merge(verdict, classifyLine(args.join(" "), depth + 1));
+      merge(verdict, await classifyLine(args.join(" "), depth + 1));
     } else if (scriptIndex >= 0 && args[scriptIndex + 1] !== undefined) {
       raise(verdict, "medium", "execute", `${program} -c runs a nested script`);
-      merge(verdict, classifyLine(args[scriptIndex + 1], depth + 1));
+      merge(verdict, await classifyLine(args[scriptIndex + 1], depth + 1));
     } else if (stdin.length > 0 && !args.some((a) => !a.startsWith("-"))) {
       // `bash <<EOF … EOF`, `sh <<< '…'`: the here-document is the script.
       raise(verdict, "medium", "execute", `${program} runs a script from a here-document`);
-      for (const script of stdin) merge(verdict, classifyLine(script, depth + 1));
+      for (const script of stdin) merge(verdict, await classifyLine(script, depth + 1));
     } else {
       raise(verdict, "medium", "execute", `runs a shell script with ${program}`);
     }
@@ -345,9 +349,9 @@ function applyPackageRules(verdict: Verdict, program: string, sub: string, args:
   raise(verdict, "medium", "execute", `${program} ${sub} runs project scripts or tools`);
 }
 
-function applyFindRules(verdict: Verdict, args: string[], depth: number): void {
+async function applyFindRules(verdict: Verdict, args: string[], depth: number): Promise<void> {
   raise(verdict, "low", "read_only", "find");
-  args.forEach((arg, index) => {
+  for (const [index, arg] of args.entries()) {
     if (arg === "-delete") raise(verdict, "high", "file_delete", "find -delete");
     if (arg.startsWith("-fprint") || arg === "-fls") raise(verdict, "medium", "file_write", `find ${arg}`);
     if (["-exec", "-execdir", "-ok", "-okdir"].includes(arg)) {
@@ -355,7 +359,7 @@ function applyFindRules(verdict: Verdict, args: string[], depth: number): void {
       const end = args.findIndex((a, i) => i > index && (a === ";" || a === "+"));
       merge(
         verdict,
-        classifyLine(
+        await classifyLine(
           args
             .slice(index + 1, end === -1 ? undefined : end)
             .map(quoteForShell)
@@ -364,7 +368,7 @@ function applyFindRules(verdict: Verdict, args: string[], depth: number): void {
         ),
       );
     }
-  });
+  }
 }
 
 function raise(verdict: Verdict, risk: RiskLevel, action: ActionType, reason: string): void {

@@ -59,31 +59,34 @@ export interface ParsedLine {
 /** Where scripts/pack.mjs puts the grammar in the package: beside the bundled bridge. */
 const PACKED_GRAMMAR = "dist/bridge/tree-sitter-bash.wasm";
 
-let parser: Parser | undefined;
-let loading: Promise<void> | undefined;
+/** The bash grammar, loaded: it reads any line. Only shellParser() makes one. */
+export interface ShellParser {
+  parse(line: string): ParsedLine;
+}
+
+let loading: Promise<ShellParser> | undefined;
 
 /**
- * Loads the grammar, once per process, on the first command to classify: ~50 ms of WebAssembly
- * that the bridge's start (and every `worldline` that runs no shell command) does not wait for.
- * Parsing is synchronous once it is loaded; every async way in (the shell tool, its approval, plan
- * mode, an ACP client's terminal) awaits this first.
+ * The grammar, loaded once per process on the first line that needs it: ~50 ms of WebAssembly that
+ * the bridge's start (and every `worldline` that runs no shell command) does not wait for. The
+ * parser exists only once it is loaded, so nothing can call it before.
  */
-export function loadShellParser(): Promise<void> {
+export function shellParser(): Promise<ShellParser> {
   return (loading ??= (async () => {
     await Parser.init();
     const loaded = new Parser();
     loaded.setLanguage(await Language.load(grammarFile()));
-    parser = loaded;
+    return { parse: (line) => parseWithGrammar(loaded, line) };
   })());
 }
 
 /**
- * Loads the grammar unless `line` is plain (see plainLine): a quick `ls` or `npm test` is read
- * without it, and a process that runs only such commands never compiles the grammar's WebAssembly
- * (bench/README.md, print mode).
+ * A line as the classifier reads it. A plain line (see plainLine), such as a quick `ls` or
+ * `npm test`, is read without the grammar, so a process that runs only such commands never
+ * compiles its WebAssembly (bench/README.md, print mode).
  */
-export async function loadShellParserFor(line: string): Promise<void> {
-  if (!plainLine(line)) await loadShellParser();
+export async function parseShell(line: string): Promise<ParsedLine> {
+  return plainLine(line) ?? (await shellParser()).parse(line);
 }
 
 /**
@@ -152,13 +155,7 @@ const BUILTIN_STATEMENTS = new Set(["declaration_command", "unset_command", "tes
 const RESERVED_WORDS = new Set(["{", "}", "!", "do", "done", "then", "fi", "else", "elif", "esac", "in"]);
 const NOT_STATEMENTS = new Set(["comment", "heredoc_body", "variable_name", "word"]);
 
-export function parseShell(line: string): ParsedLine {
-  return plainLine(line) ?? parseWithGrammar(line);
-}
-
-/** The grammar's reading of any line (parseShell reads a plain line without it). */
-export function parseWithGrammar(line: string): ParsedLine {
-  if (!parser) throw new Error("The shell parser is not loaded yet: await loadShellParserFor(line) first.");
+function parseWithGrammar(parser: Parser, line: string): ParsedLine {
   const tree = parser.parse(line);
   if (!tree) throw new Error("the shell parser returned no tree");
   try {

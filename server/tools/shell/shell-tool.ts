@@ -7,7 +7,6 @@ import type { ToolContext } from "../types";
 import { shellApproval, rewriteSudo } from "./approval";
 import { auditCommand } from "./audit";
 import { classifyCommand } from "./classify";
-import { loadShellParserFor } from "./parse";
 import { HeadTailBuffer, RollingLog } from "./output";
 import { TASK_LOG_MAX_CHARS, sharedTaskRegistry, type BackgroundTask, type TaskRegistry } from "./tasks";
 
@@ -72,8 +71,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
     ownsCancellation: true,
     needsApproval: (args, ctx) => shellApproval(args.command, ctx.cwd, hostOf(ctx)),
     async execute(args, ctx) {
-      await loadShellParserFor(args.command);
-      const classification = classifyCommand(args.command);
+      const classification = await classifyCommand(args.command);
       let password: string | undefined;
       if (classification.usesSudo) {
         if (!ctx.askPassword)
@@ -89,7 +87,7 @@ export function createShellTool(options: ShellToolOptions = {}): Tool {
       }
       const secrets = [...secretEnvValues(process.env), ...heldSecretValues(), ...secretEnvValues(options.env ?? {})];
       const run: RunSpec = {
-        command: password === undefined ? args.command : rewriteSudo(args.command),
+        command: password === undefined ? args.command : await rewriteSudo(args.command),
         stdin: password === undefined ? undefined : `${password}\n`,
         // The host adds its own environment: the bridge's never travels to a runner.
         env: { ...options.env, ...NON_INTERACTIVE_ENV },

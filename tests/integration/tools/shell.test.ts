@@ -1,15 +1,12 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { classifyCommand, createShellTool, loadShellParser, TaskRegistry, type Tool } from "../../../server/tools";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { classifyCommand, createShellTool, TaskRegistry, type Tool } from "../../../server/tools";
 import { groupMembers } from "../../../server/processes";
 import { createTaskOutputTool, createTaskStopTool } from "../../../server/tools/shell/task-tools";
 import { SHELL_OUTPUT_MAX_CHARS } from "../../../server/tools/shell/shell-tool";
 import { fakeCtx, makeWorkspace, write } from "../../unit/tools/support";
 import { waitFor } from "../../support/wait";
-
-// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
-beforeAll(() => loadShellParser());
 
 let env: Awaited<ReturnType<typeof makeWorkspace>>;
 let tasks: TaskRegistry;
@@ -121,7 +118,7 @@ describe("shell", () => {
       cwd: env.ws,
       approved: true,
       exitCode: 4,
-      riskLevel: classifyCommand("sleep 0.2; echo token=abcdef123456 > /dev/null; exit 4").risk,
+      riskLevel: (await classifyCommand("sleep 0.2; echo token=abcdef123456 > /dev/null; exit 4")).risk,
     });
     expect(record.command).not.toContain("abcdef123456");
     expect(record.command).toContain("[REDACTED]");

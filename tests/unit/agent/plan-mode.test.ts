@@ -1,10 +1,8 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { gateToolsForPlanMode, planModeVerdict } from "../../../server/agent/plan-mode";
+import { describe, expect, it } from "vitest";
+import { gateToolsForPlanMode, planModeVerdict, TurnPlanMode } from "../../../server/agent/plan-mode";
+import type { EventEnvelope } from "../../../server/protocol";
 import type { AgentTool } from "../../../server/agent/tools-port";
-import { loadShellParser, type ToolContext } from "../../../server/tools";
-
-// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
-beforeAll(() => loadShellParser());
+import type { ToolContext } from "../../../server/tools";
 
 const ctx = { cwd: "/tmp", signal: new AbortController().signal, sessionId: "s", toolCallId: "c", emit: () => {} };
 
@@ -22,19 +20,19 @@ function fakeTool(name: string, ran: string[]): AgentTool {
 }
 
 describe("plan mode verdicts", () => {
-  it("lets reads, searches and planning tools through", () => {
+  it("lets reads, searches and planning tools through", async () => {
     for (const tool of ["read_file", "glob", "grep", "list_dir", "todo", "propose_plan", "task"]) {
-      expect(planModeVerdict(tool, {})).toEqual({ allowed: true });
+      expect(await planModeVerdict(tool, {})).toEqual({ allowed: true });
     }
   });
 
-  it("runs shell lines the classifier rates read-only", () => {
-    expect(planModeVerdict("shell", { command: "ls -la src" })).toEqual({ allowed: true });
-    expect(planModeVerdict("shell", { command: "git log --oneline | head -5" })).toEqual({ allowed: true });
-    expect(planModeVerdict("shell", { command: "cat package.json" })).toEqual({ allowed: true });
+  it("runs shell lines the classifier rates read-only", async () => {
+    expect(await planModeVerdict("shell", { command: "ls -la src" })).toEqual({ allowed: true });
+    expect(await planModeVerdict("shell", { command: "git log --oneline | head -5" })).toEqual({ allowed: true });
+    expect(await planModeVerdict("shell", { command: "cat package.json" })).toEqual({ allowed: true });
   });
 
-  it("refuses writes and other commands with a message that says to finish the plan", () => {
+  it("refuses writes and other commands with a message that says to finish the plan", async () => {
     for (const [tool, args] of [
       ["write_file", { path: "a.txt", content: "x" }],
       ["str_replace", { path: "a.txt" }],
@@ -44,7 +42,7 @@ describe("plan mode verdicts", () => {
       ["shell", { command: "npm install left-pad" }],
       ["shell", { command: "ls", background: true }],
     ] as const) {
-      const verdict = planModeVerdict(tool, args);
+      const verdict = await planModeVerdict(tool, args);
       expect(verdict.allowed, `${tool} ${JSON.stringify(args)}`).toBe(false);
       if (!verdict.allowed) {
         expect(verdict.reason).toContain("plan mode is on");
@@ -60,7 +58,7 @@ describe("gateToolsForPlanMode", () => {
     let planning = true;
     const [write, read] = gateToolsForPlanMode(
       [fakeTool("write_file", ran), fakeTool("read_file", ran)],
-      async () => planning,
+      () => planning,
     );
     const need = await write.needsApproval('{"path":"a"}', ctx as ToolContext);
     expect(need.level).toBe("none"); // nobody is asked to approve a call that is refused anyway
@@ -73,5 +71,33 @@ describe("gateToolsForPlanMode", () => {
     planning = false; // approved: the same turn's tools work again
     expect((await write.needsApproval('{"path":"a"}', ctx as ToolContext)).level).toBe("ask");
     expect(await write.run('{"path":"a"}', ctx as ToolContext)).toMatchObject({ output: "ran" });
+  });
+});
+
+describe("TurnPlanMode", () => {
+  it("starts from the session's mode and follows its session.updated events until the turn ends", () => {
+    const listeners = new Set<(event: EventEnvelope) => void>();
+    const log = {
+      subscribe: (_sessionId: string, listener: (event: EventEnvelope) => void) => {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
+    };
+    const updated = (payload: { mode?: "default" | "plan"; title?: string }): EventEnvelope => ({
+      seq: 1,
+      createdAt: "",
+      type: "session.updated",
+      payload,
+    });
+    const plan = new TurnPlanMode(log, "s1", false);
+    expect(plan.active()).toBe(false);
+    for (const listener of listeners) listener(updated({ mode: "plan" }));
+    expect(plan.active()).toBe(true);
+    for (const listener of listeners) listener(updated({ title: "renamed" }));
+    expect(plan.active()).toBe(true);
+    for (const listener of listeners) listener(updated({ mode: "default" }));
+    expect(plan.active()).toBe(false);
+    plan.close();
+    expect(listeners.size).toBe(0);
   });
 });

@@ -8,7 +8,6 @@ import {
   lastCheckpoint,
   listApplicableRules,
   putSetting,
-  sessionMode,
   setSessionStatus,
   updateSession,
   type Db,
@@ -91,14 +90,6 @@ describe("store: the raw statements of an agent step", () => {
     const { id: _b, updatedAt: _bu, createdAt: _bc, ...restB } = b!;
     expect(restA).toStrictEqual(restB);
     expect(await setSessionStatus(db, "no-such-session", "idle")).toBe(false);
-  });
-
-  it("sessionMode reads the mode findUnique reads, null for no session", async () => {
-    const session = await createSession(db, { workspace: "/tmp/wl-step-g" });
-    expect(await sessionMode(db, session.id)).toBe((await db.session.findUnique({ where: { id: session.id } }))!.mode);
-    await updateSession(db, session.id, { mode: "plan" });
-    expect(await sessionMode(db, session.id)).toBe("plan");
-    expect(await sessionMode(db, "no-such-session")).toBeNull();
   });
 
   it("appendHistory stores what createMany stores", async () => {

@@ -1,10 +1,7 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { classifyCommand, loadShellParser, shellApproval } from "../../../server/tools";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { classifyCommand, shellApproval } from "../../../server/tools";
 import { rewriteSudo } from "../../../server/tools/shell/approval";
 import { makeWorkspace } from "./support";
-
-// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
-beforeAll(() => loadShellParser());
 
 describe("classifyCommand", () => {
   it.each([
@@ -45,8 +42,8 @@ describe("classifyCommand", () => {
     ["systemctl restart nginx", "high", "privileged"],
     ["chown root file", "high", "file_write"],
     ["frobnicate --all", "medium", "unknown"],
-  ])("%s → %s %s", (command, risk, actionType) => {
-    const c = classifyCommand(command);
+  ])("%s → %s %s", async (command, risk, actionType) => {
+    const c = await classifyCommand(command);
     expect({ risk: c.risk, actionType: c.actionType }).toEqual({ risk, actionType });
   });
 
@@ -87,8 +84,8 @@ describe("classifyCommand", () => {
       ["ls | tee ~/.bashrc", "medium", "file_write", "tee into a dotfile"],
       ["> .bashrc", "high", "file_write", "bare redirect into a dotfile"],
       ["IFS=/ ls", "medium", "execute", "IFS assignment"],
-    ])("%s → %s %s (%s)", (command, risk, actionType) => {
-      const c = classifyCommand(command);
+    ])("%s → %s %s (%s)", async (command, risk, actionType) => {
+      const c = await classifyCommand(command);
       expect({ risk: c.risk, actionType: c.actionType }).toEqual({ risk, actionType });
     });
 
@@ -102,50 +99,50 @@ describe("classifyCommand", () => {
       "(ls)",
       "ls &",
       "echo $HOME",
-    ])("%s is not simple, so wildcard scopes never match it", (command) => {
-      expect(classifyCommand(command).simple).toBe(false);
+    ])("%s is not simple, so wildcard scopes never match it", async (command) => {
+      expect((await classifyCommand(command)).simple).toBe(false);
     });
 
-    it("a chain of read-only commands is still not simple", () => {
-      const c = classifyCommand("ls && pwd");
+    it("a chain of read-only commands is still not simple", async () => {
+      const c = await classifyCommand("ls && pwd");
       expect(c.risk).toBe("low");
       expect(c.simple).toBe(false);
       expect(c.allowlisted).toBe(false);
     });
 
-    it("harmless redirects (2>&1, /dev/null) do not count as writes", () => {
-      const c = classifyCommand("git status 2>&1");
+    it("harmless redirects (2>&1, /dev/null) do not count as writes", async () => {
+      const c = await classifyCommand("git status 2>&1");
       expect(c.actionType).toBe("git_read");
-      expect(classifyCommand("ls > /dev/null").actionType).toBe("read_only");
+      expect((await classifyCommand("ls > /dev/null")).actionType).toBe("read_only");
     });
 
-    it("quoted operators are text, not chains", () => {
-      const c = classifyCommand("echo 'a && rm -rf x; b'");
+    it("quoted operators are text, not chains", async () => {
+      const c = await classifyCommand("echo 'a && rm -rf x; b'");
       expect(c.risk).toBe("none");
       expect(c.simple).toBe(true);
     });
   });
 
-  it("reports program and subcommand as the prefix", () => {
-    expect(classifyCommand("git status --short").prefix).toBe("git status");
-    expect(classifyCommand("npm run test -- --watch").prefix).toBe("npm run test");
-    expect(classifyCommand("npm test").prefix).toBe("npm test");
-    expect(classifyCommand("ls -la src").prefix).toBe("ls");
-    expect(classifyCommand("sudo apt install x").prefix).toBe("sudo apt install");
+  it("reports program and subcommand as the prefix", async () => {
+    expect((await classifyCommand("git status --short")).prefix).toBe("git status");
+    expect((await classifyCommand("npm run test -- --watch")).prefix).toBe("npm run test");
+    expect((await classifyCommand("npm test")).prefix).toBe("npm test");
+    expect((await classifyCommand("ls -la src")).prefix).toBe("ls");
+    expect((await classifyCommand("sudo apt install x")).prefix).toBe("sudo apt install");
   });
 
-  it("detects sudo where it starts a command", () => {
-    expect(classifyCommand("sudo ls").usesSudo).toBe(true);
-    expect(classifyCommand("cd x && sudo make install").usesSudo).toBe(true);
-    expect(classifyCommand("echo sudo").usesSudo).toBe(false);
+  it("detects sudo where it starts a command", async () => {
+    expect((await classifyCommand("sudo ls")).usesSudo).toBe(true);
+    expect((await classifyCommand("cd x && sudo make install")).usesSudo).toBe(true);
+    expect((await classifyCommand("echo sudo")).usesSudo).toBe(false);
   });
 });
 
 describe("rewriteSudo", () => {
-  it("makes sudo read the password from stdin without a prompt", () => {
-    expect(rewriteSudo("sudo apt update")).toBe("sudo -S -p '' apt update");
-    expect(rewriteSudo("cd /x && sudo -u bob make install")).toBe("cd /x && sudo -S -p '' -u bob make install");
-    expect(rewriteSudo("echo sudo")).toBe("echo sudo");
+  it("makes sudo read the password from stdin without a prompt", async () => {
+    expect(await rewriteSudo("sudo apt update")).toBe("sudo -S -p '' apt update");
+    expect(await rewriteSudo("cd /x && sudo -u bob make install")).toBe("cd /x && sudo -S -p '' -u bob make install");
+    expect(await rewriteSudo("echo sudo")).toBe("echo sudo");
   });
 });
 

@@ -1,11 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadShellParser } from "../../../server/tools";
-import { parseShell, parseWithGrammar, plainLine } from "../../../server/tools/shell/parse";
+import { parseShell, plainLine, shellParser, type ShellParser } from "../../../server/tools/shell/parse";
 import { rng } from "../../support/rng";
 
 // A plain line (one command of literal words) is read without the grammar; the classifier must see
 // exactly what the grammar would have given it (server/tools/shell/parse.ts, plainLine).
-beforeAll(() => loadShellParser());
+let grammar: ShellParser;
+beforeAll(async () => {
+  grammar = await shellParser();
+});
 
 const FIRST = "abcxyzABZ019_./:-";
 const LATER = `${FIRST}=@%+,`;
@@ -39,9 +41,9 @@ describe("plain shell lines", () => {
     "test -f a",
     "env",
     "1",
-  ])("%s reads as the grammar reads it", (line) => {
-    expect(plainLine(line)).toEqual(parseWithGrammar(line));
-    expect(parseShell(line).commands).toHaveLength(1);
+  ])("%s reads as the grammar reads it", async (line) => {
+    expect(plainLine(line)).toEqual(grammar.parse(line));
+    expect((await parseShell(line)).commands).toHaveLength(1);
   });
 
   it("3,000 generated lines of literal words read as the grammar reads them", () => {
@@ -59,7 +61,7 @@ describe("plain shell lines", () => {
         continue;
       }
       read++;
-      expect(plain, line).toEqual(parseWithGrammar(line));
+      expect(plain, line).toEqual(grammar.parse(line));
     }
     expect(read).toBeGreaterThan(2000);
   });
@@ -93,8 +95,8 @@ describe("plain shell lines", () => {
     "echo $(id)",
     "ls !x",
     "f() x",
-  ])("%j goes to the grammar", (line) => {
+  ])("%j goes to the grammar", async (line) => {
     expect(plainLine(line)).toBeUndefined();
-    expect(parseShell(line)).toEqual(parseWithGrammar(line));
+    expect(await parseShell(line)).toEqual(grammar.parse(line));
   });
 });

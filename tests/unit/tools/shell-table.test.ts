@@ -1,19 +1,16 @@
-import { beforeAll, describe, expect, it } from "vitest";
-import { classifyCommand, loadShellParser } from "../../../server/tools";
+import { describe, expect, it } from "vitest";
+import { classifyCommand } from "../../../server/tools";
 import { SHELL_TABLE } from "./shell-table";
-
-// The grammar loads once, before the first classification (server/tools/shell/parse.ts).
-beforeAll(() => loadShellParser());
 
 const RANK = { none: 0, low: 1, medium: 2, high: 3 } as const;
 
 describe("the shell classifier's table", () => {
-  it("has at least 60 commands", () => {
+  it("has at least 60 commands", async () => {
     expect(SHELL_TABLE.length).toBeGreaterThanOrEqual(60);
   });
 
-  it.each(SHELL_TABLE)("%j → %s %s", (command, risk, action) => {
-    const c = classifyCommand(command);
+  it.each(SHELL_TABLE)("%j → %s %s", async (command, risk, action) => {
+    const c = await classifyCommand(command);
     expect({ risk: c.risk, actionType: c.actionType }).toEqual({ risk, actionType: action });
   });
 
@@ -25,9 +22,9 @@ describe("the shell classifier's table", () => {
     "cat <<EOF\n$(rm -rf ~)\nEOF",
     "echo $(rm -rf ~)",
     "if true; then rm -rf ~; fi",
-  ])("%j is never rated below rm -rf ~, and is never simple", (command) => {
-    const bare = classifyCommand("rm -rf ~");
-    const c = classifyCommand(command);
+  ])("%j is never rated below rm -rf ~, and is never simple", async (command) => {
+    const bare = await classifyCommand("rm -rf ~");
+    const c = await classifyCommand(command);
     expect(RANK[c.risk]).toBeGreaterThanOrEqual(RANK[bare.risk]);
     expect(c.actionType).toBe(bare.actionType);
     expect(c.simple).toBe(false);
