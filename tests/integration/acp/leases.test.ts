@@ -103,45 +103,43 @@ describe("ownership by lease", () => {
     ]);
   });
 
-  it("after the ACP process is killed (kill -9), its turn and request are interrupted and the web bridge takes the next prompt", async () => {
+  it("after the ACP process is killed (kill -9), the web bridge takes its waiting turn over: the request stays pending, and allowing it there finishes that turn", async () => {
     const { home, workspace, sessionId } = await acpWaitingOnApproval({ WORLDLINE_HEARTBEAT_MS: "300" });
     web = await startSyncBridge(fake.url, { home, workspace, lease: LEASE });
     const pending = (await (await web.api("/api/v1/approvals?status=pending")).json()) as PendingView[];
     expect(pending).toHaveLength(1);
 
+    fake.reset();
+    fake.script({ text: "Taken over." });
     proc!.child.kill("SIGKILL");
     await proc!.exited;
     proc = undefined;
     const bridge = web;
-    const interrupted = await waitFor(
+    // The request is never interrupted: it stays pending while the ACP process's lease runs out.
+    const still = (await (await bridge.api("/api/v1/approvals?status=pending")).json()) as PendingView[];
+    expect(still.map((request) => request.approval_id)).toEqual([pending[0].approval_id]);
+    // Until the web bridge has taken the turn over, a decision is refused (409 approval:owner_gone); then it is taken.
+    const decided = await waitFor(
       async () => {
-        const rows = (await (await bridge.api("/api/v1/approvals?status=interrupted")).json()) as PendingView[];
-        return rows.length === 1 ? rows : undefined;
+        const response = await bridge.api(`/api/v1/approvals/${pending[0].approval_id}`, {
+          body: { decision: "allow_once" },
+        });
+        if (response.status === 200) return response;
+        expect(response.status).toBe(409);
+        return undefined;
       },
       15_000,
-      "the request interrupted",
+      "the request decided on the web bridge",
     );
-    expect(interrupted[0]).toMatchObject({ approval_id: pending[0].approval_id });
-    // The sweep settles the request first, then its turn (and appends the turn's end to the log).
-    await waitFor(
-      async () => (await bridge.services.approvals.task(pending[0].task_id)).status === "interrupted",
-      15_000,
-      "the request's task interrupted",
-    );
+    expect(decided.status).toBe(200);
+    expect((await bridge.services.approvals.task(pending[0].task_id)).status).not.toBe("interrupted");
     await waitFor(
       async () => (await bridge.events(sessionId)).some((event) => event.type === "turn.completed"),
       15_000,
-      "the turn's end in the log",
+      "the same turn's end",
     );
-
-    fake.reset();
-    fake.script({ text: "Taken over." });
-    const started = await bridge.api(`/api/v1/chat/stream`, { body: { message: "go on", session_id: sessionId } });
-    expect(started.status).toBe(200);
-    const stream = await started.text();
-    const text = [...stream.matchAll(/"delta":"([^"]*)"/g)].map((match) => match[1]).join("");
-    expect(text).toBe("Taken over.");
-    expect(stream).toContain('"outcome":"completed"');
-    await expect(fs.readFile(path.join(workspace, "ran.txt"), "utf8")).rejects.toThrow();
+    expect(await fs.readFile(path.join(workspace, "ran.txt"), "utf8")).toBe("ran\n");
+    const ends = (await bridge.events(sessionId)).filter((event) => event.type === "turn.completed");
+    expect(ends.map((event) => event.payload)).toEqual([expect.objectContaining({ outcome: "completed" })]);
   });
 });
