@@ -112,6 +112,40 @@ describe("budgets", () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("a model with no known price counts tokens against the session's token budget, and says so", async () => {
+    const { id: sessionId } = await json<{ id: string }>("/api/v1/sessions", {
+      body: { workspace: bridge.workspace, yolo: true },
+    });
+    // No price is set for this model: its cost is unknown, so the token budget is what holds.
+    await json(`/api/v1/sessions/${sessionId}`, {
+      method: "PATCH",
+      body: { model: "unpriced-model", budget_usd: 0.001, budget_tokens: 1000 },
+    });
+    fake.script(COSTLY_STEP, { text: "alpha it is.", usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    const stream = bridge.api("/api/v1/chat/stream", { body: { message: "Read a.txt", session_id: sessionId } });
+    const request = await budgetRequest(sessionId);
+    expect(request.args).toMatchObject({
+      budget: "session_tokens",
+      spent_tokens: 1100,
+      limit_tokens: 1000,
+      raise_by_tokens: 1000,
+    });
+    expect(request.description).toMatch(/1100 of 1000 tokens \(the model has no known price, so tokens are counted\)/);
+    expect(fake.requests).toHaveLength(1);
+    const decided = await bridge.api(`/api/v1/approvals/${request.approval_id}`, { body: { decision: "allow_once" } });
+    expect(decided.status).toBe(200);
+    await readSse(await stream);
+    const session = await waitFor(async () => {
+      const s = await json<{ running_task_id: string | null; stop_reason: string | null; budget_tokens: number }>(
+        `/api/v1/sessions/${sessionId}`,
+      );
+      return s.running_task_id === null && s.stop_reason ? s : undefined;
+    });
+    expect(session.stop_reason).toBe("completed");
+    expect(session.budget_tokens).toBe(2000);
+    expect(fake.requests).toHaveLength(2);
+  });
+
   it("refuses a negative budget and one that is not a number", async () => {
     const { id } = await json<{ id: string }>("/api/v1/sessions", { body: { workspace: bridge.workspace } });
     for (const budget of [-0.5, "1", "NaN", { usd: 1 }]) {
