@@ -233,6 +233,16 @@ export class Context {
     if (failed) throw failed.error;
   }
 
+  /**
+   * Writes what is staged and waits for it, leaving a failure for `save` to report: false when
+   * something staged is not stored (a turn's run state must not be stored ahead of its history).
+   */
+  async stored(): Promise<boolean> {
+    this.flush();
+    await this.saving;
+    return this.saveError === undefined && this.unsaved.length === 0;
+  }
+
   /** Drops everything from `position` on (rewind, D-Mail). */
   async truncate(position: number): Promise<void> {
     this.records = this.records.slice(0, position);

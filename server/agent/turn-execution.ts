@@ -242,10 +242,12 @@ async function buildTurnRun(
     ...memoryAndSkillTools(deps, { sessionId, workspace, emit, hasSkills: Boolean(recall.skills), host }),
     plan: { active: planActive },
   });
-  // Written only while the turn waits on a person, fenced on its claim.
-  const runState = new RunStateRecorder((json) =>
-    read(() => store.saveRunState(deps.db, pending.turnId, json, pending.claim)),
-  );
+  // Written only while the turn waits on a person, fenced on its claim, and only once the history
+  // before the step is stored: a bridge that resumes the turn rebuilds its context from that history.
+  const runState = new RunStateRecorder(async (json) => {
+    if (!(await context.stored())) throw new Error("the turn's history before this step is not stored yet");
+    await read(() => store.saveRunState(deps.db, pending.turnId, json, pending.claim));
+  });
   const turnPrompt = prepareTurnPrompt({ context, workspace, workspacePrompt, recall, todos: session.todos });
   context.stage(...turnPrompt.before);
   return {

@@ -344,12 +344,15 @@ export class ApprovalService {
 
   /**
    * The turn was cancelled while its call waited: the request becomes `cancelled` unless a decision
-   * just won. Retried while the store does not answer (a request left pending would wait forever:
-   * its owner is alive, so no sweep ends it); given up after the durable writer's window.
+   * just won, or another bridge took the waiting turn over (a stale bridge waking up after a
+   * takeover cancels nothing of it). Retried while the store does not answer (a request left
+   * pending would wait forever: its owner is alive, so no sweep ends it); given up after the
+   * durable writer's window.
    */
   private async cancel(approvalId: string): Promise<void> {
     const cancelled = { status: "cancelled", decidedBy: "turn cancelled" };
-    const row = await this.decideRow(approvalId, cancelled, (write) => store.durably(write)).catch((error: unknown) => {
+    const retry: Retry = (write) => store.durably(write);
+    const row = await this.decideRow(approvalId, cancelled, retry, this.deps.ownerId).catch((error: unknown) => {
       console.error(`[worldline] approval ${approvalId} could not be marked cancelled: ${errorMessage(error)}`);
       return null;
     });
@@ -388,13 +391,14 @@ export class ApprovalService {
     approvalId: string,
     data: Parameters<typeof store.decidePendingApproval>[2],
     retry: Retry = (write) => this.forPerson(write),
+    ownedBy?: string,
   ): Promise<store.ApprovalRow | null> {
     this.deciding.add(approvalId);
     let tried = false;
     const write = async () => {
       const again = tried;
       tried = true;
-      const row = await store.decidePendingApproval(this.deps.db, approvalId, data);
+      const row = await store.decidePendingApproval(this.deps.db, approvalId, data, ownedBy);
       if (row || !again) return row;
       const now = await store.getApproval(this.deps.db, approvalId);
       const same =

@@ -44,13 +44,15 @@ export async function getApproval(db: Db, id: string) {
  * Decides a pending request. The update is conditional on `status: "pending"`,
  * so of two racing deciders exactly one changes the row; the other gets `null`.
  */
+/** `ownedBy`: only while that bridge still owns the request (a turn cancelling its own wait, not one taken over). */
 export async function decidePendingApproval(
   db: Db,
   id: string,
   data: { status: string; decision?: string | null; feedback?: string | null; decidedBy?: string | null },
+  ownedBy?: string,
 ): Promise<ApprovalRow | null> {
   const { count } = await db.approval.updateMany({
-    where: { id, status: "pending" },
+    where: { id, status: "pending", ...(ownedBy === undefined ? {} : { ownerId: ownedBy }) },
     data: { ...data, decidedAt: new Date() },
   });
   if (count === 0) return null;

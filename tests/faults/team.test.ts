@@ -76,6 +76,58 @@ async function assistantTexts(sessionId: string): Promise<string[]> {
     .map((record) => record.message.content as string);
 }
 
+/** The pending request of a session's turn, as `bridge` lists it. */
+async function pendingOn(bridge: FaultBridge, sessionId: string) {
+  return waitFor(
+    async () =>
+      (
+        await bridge.json<{ approval_id: string; session_id: string; task_id: string }[]>(
+          "/api/v1/approvals?status=pending",
+        )
+      ).find((approval) => approval.session_id === sessionId),
+    30_000,
+    "the pending approval",
+  );
+}
+
+/** Waits until the turn's run state is stored: from then on a restart or a takeover keeps it waiting. */
+async function resumable(turnId: string): Promise<void> {
+  await waitFor(
+    async () =>
+      (await query<{ runState: string | null }>(`SELECT "runState" FROM "Turn" WHERE "id" = $1`, [turnId]))[0]
+        ?.runState,
+    30_000,
+    "the turn's stored run state",
+  );
+}
+
+/** Which bridge (lease owner) runs a turn. */
+async function turnOwner(turnId: string): Promise<string | null> {
+  const [row] = await query<{ ownerId: string | null }>(`SELECT "ownerId" FROM "Turn" WHERE "id" = $1`, [turnId]);
+  return row?.ownerId ?? null;
+}
+
+async function approvalStatus(approvalId: string): Promise<string | undefined> {
+  const [row] = await query<{ status: string }>(`SELECT "status" FROM "Approval" WHERE "id" = $1`, [approvalId]);
+  return row?.status;
+}
+
+/** The session's log once its one turn has ended, checked for consistency. */
+async function endedOn(bridge: FaultBridge, sessionId: string) {
+  let lastProblem = "";
+  return waitFor(
+    async () => {
+      const checked = await expectConsistentLog(bridge, sessionId).catch((error: Error) => {
+        lastProblem = error.message;
+        return null;
+      });
+      return checked && checked.outcomes.size === 1 ? checked : null;
+    },
+    30_000,
+    () => `the turn's end (${lastProblem || "no outcome yet"}); the log:\n${bridge.log().slice(-3000)}`,
+  );
+}
+
 async function turnStatuses(sessionId: string): Promise<string[]> {
   const rows = await query<{ status: string }>(`SELECT "status" FROM "Turn" WHERE "sessionId" = $1 ORDER BY "number"`, [
     sessionId,
@@ -271,21 +323,16 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     }
   }, 120_000);
 
-  it("kill -9 of the owner with an approval pending: a decision in the gap is refused, nothing is approved for nobody", async () => {
+  it("kill -9 of the owner with an approval pending: a decision in the gap is refused, then the other bridge takes the waiting turn over and deciding there finishes it", async () => {
     const sessionId = await newSession(a, false);
     fake.script(
-      { toolCalls: [{ name: "shell", arguments: { command: "touch approved-after-death" } }] },
+      { toolCalls: [{ name: "shell", arguments: { command: "touch approved-after-takeover" } }] },
       { text: "done" },
     );
     void chat(a, { message: "make a file", session_id: sessionId }).catch(() => undefined); // its bridge dies
-    const pending = await waitFor(
-      async () =>
-        (await b.json<{ approval_id: string; session_id: string }[]>("/api/v1/approvals?status=pending")).find(
-          (approval) => approval.session_id === sessionId,
-        ),
-      30_000,
-      "the pending approval",
-    );
+    const pending = await pendingOn(b, sessionId);
+    await resumable(pending.task_id);
+    const owner = await turnOwner(pending.task_id);
     a.child.kill("SIGKILL");
     await a.exited;
     const killed = Date.now();
@@ -293,41 +340,47 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     const answer = (await decided.json()) as { error?: { code: string; message: string } };
     expect(decided.status).toBe(409);
     expect(answer.error?.code).toBe("approval:owner_gone");
-    const { outcomes, log } = await waitFor(
-      async () => {
-        const checked = await expectConsistentLog(b, sessionId).catch(() => null);
-        return checked && checked.outcomes.size === 1 ? checked : null;
-      },
-      30_000,
-      "the takeover",
-    );
+    // Nothing was decided for nobody: the request still waits, and nothing ran.
+    expect(await approvalStatus(pending.approval_id)).toBe("pending");
+    await expect(fs.stat(path.join(workspace, "approved-after-takeover"))).rejects.toThrow();
+
+    // A's lease runs out: B takes the turn over (the request stays pending), and a decision there finishes it.
+    await waitFor(async () => (await turnOwner(pending.task_id)) !== owner, 30_000, "the takeover");
     const recoveryMs = Date.now() - killed;
-    expect([...outcomes.values()].map((outcome) => outcome.split(":")[0])).toEqual(["interrupted"]);
-    const rows = await query<{ status: string }>(`SELECT "status" FROM "Approval" WHERE "id" = $1`, [
-      pending.approval_id,
-    ]);
-    expect(rows.map((row) => row.status)).toEqual(["interrupted"]);
-    const decidedEvents = log.filter((e) => e.type === "approval.decided");
-    expect(decidedEvents.map((e) => e.payload.status)).toEqual(["interrupted"]);
+    expect(await approvalStatus(pending.approval_id)).toBe("pending");
+    const allowed = await b.api(`/api/v1/approvals/${pending.approval_id}`, { body: { decision: "allow_once" } });
+    expect(allowed.status).toBe(200);
+    const { outcomes, log } = await endedOn(b, sessionId);
+    expect([...outcomes.values()]).toEqual(["completed"]);
+    expect(log.filter((e) => e.type === "approval.decided").map((e) => e.payload.status)).toEqual(["approved"]);
+    expect(log.filter((e) => e.type === "turn.started")).toHaveLength(1);
+    await fs.stat(path.join(workspace, "approved-after-takeover"));
     record("kill -9 with an approval pending", { refused: answer.error?.code, recoveryMs });
   }, 120_000);
 
-  it("a bridge frozen with an approval pending across an outage: a decision in the liveness gap is refused, then the stale bridge writes nothing", async () => {
+  it("a bridge frozen with an approval pending across an outage: a decision in the liveness gap is refused, the other bridge takes the turn over, and the stale bridge writes nothing", async () => {
     const c = await bridge("C");
     const sessionId = await newSession(c, false);
     fake.script(
-      { toolCalls: [{ name: "shell", arguments: { command: "touch approved-in-the-gap" } }] },
+      { toolCalls: [{ name: "shell", arguments: { command: "touch allowed-after-takeover" } }] },
       { text: "done" },
     );
     const stale = chat(c, { message: "make a file", session_id: sessionId }).catch(() => undefined);
-    const pending = await waitFor(
-      async () =>
-        (await b.json<{ approval_id: string; session_id: string }[]>("/api/v1/approvals?status=pending")).find(
-          (approval) => approval.session_id === sessionId,
-        ),
+    const pending = await pendingOn(b, sessionId);
+    await resumable(pending.task_id);
+    // Frozen once what C announced is stored (a checkpoint row still in flight when a bridge freezes
+    // and loses its session is not written by the bridge that takes the turn over).
+    await waitFor(
+      async () => {
+        const rows = await b.json<{ id: string }[]>(`/api/v1/sessions/${sessionId}/checkpoints`);
+        const stored = new Set(rows.map((row) => row.id));
+        const announced = (await events(b, sessionId)).filter((e) => e.type === "checkpoint.created");
+        return announced.every((e) => stored.has(e.payload.checkpointId as string)) || undefined;
+      },
       30_000,
-      "the pending approval",
+      "C's checkpoints stored",
     );
+    const owner = await turnOwner(pending.task_id);
     // C stops answering (its process exists, its heartbeat ages), and the database goes away long
     // enough for B's own heartbeat to fail: back, B may judge no one dead for a TTL.
     c.child.kill("SIGSTOP");
@@ -343,32 +396,36 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     expect(decided.status, JSON.stringify(answer)).toBe(503);
     expect(answer.error?.code).toBe("approval:unavailable");
     expect(Number(decided.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    // Once B judges again, C (silent past the TTL) is dead to it: its request and turn are interrupted.
+    // Once B judges again, C (silent past the TTL) is dead to it: B takes its waiting turn over.
     const gapEnded = Date.now();
-    let lastProblem = "";
-    const { log: settled } = await waitFor(
-      async () => {
-        const checked = await expectConsistentLog(b, sessionId).catch((error: Error) => {
-          lastProblem = error.message;
-          return null;
-        });
-        return checked && checked.outcomes.size === 1 ? checked : null;
-      },
+    await waitFor(
+      async () => (await turnOwner(pending.task_id).catch(() => owner)) !== owner,
       30_000,
-      () => `the takeover of C's turn (${lastProblem || "no outcome yet"}); B's log:\n${b.log().slice(-3000)}`,
+      () => `the takeover of C's turn; B's log:\n${b.log().slice(-3000)}`,
     );
     const settledMs = Date.now() - gapEnded;
-    // C wakes up: its turn lost the session; nothing of it reaches the log after the takeover.
+    expect(await approvalStatus(pending.approval_id)).toBe("pending");
+    // C wakes up: its turn lost the session; it writes nothing, runs nothing, and the request still waits.
+    const logBefore = await events(b, sessionId);
     c.child.kill("SIGCONT");
     await waitFor(() => /no longer holds session/.test(c.log()), 30_000, "C to notice it lost the session");
     await stale;
-    const { log, outcomes } = await expectConsistentLog(b, sessionId);
-    expect(log.slice(0, settled.length)).toEqual(settled);
-    expect(log.slice(settled.length).filter((e) => e.payload.turnId !== undefined)).toEqual([]);
-    expect([...outcomes.values()].map((outcome) => outcome.split(":")[0])).toEqual(["interrupted"]);
-    expect(log.filter((e) => e.type === "approval.decided").map((e) => e.payload.status)).toEqual(["interrupted"]);
+    // What the log gained meanwhile is B's resumed turn saying it runs, if anything: nothing of C's.
+    const gained = (await events(b, sessionId)).slice(logBefore.length);
+    expect(
+      gained.map((e) => `${e.type}:${String(e.payload.status)}`).filter((e) => e !== "session.updated:running"),
+    ).toEqual([]);
+    expect(await approvalStatus(pending.approval_id)).toBe("pending");
+    await expect(fs.stat(path.join(workspace, "allowed-after-takeover"))).rejects.toThrow();
+
+    // Allowed on B: the turn B took over finishes there, once.
+    const allowed = await b.api(`/api/v1/approvals/${pending.approval_id}`, { body: { decision: "allow_once" } });
+    expect(allowed.status).toBe(200);
+    const { log, outcomes } = await endedOn(b, sessionId);
+    expect([...outcomes.values()]).toEqual(["completed"]);
+    expect(log.filter((e) => e.type === "approval.decided").map((e) => e.payload.status)).toEqual(["approved"]);
     expect(c.log().match(/no longer holds session/g)).toHaveLength(1);
-    await expect(fs.stat(path.join(workspace, "approved-in-the-gap"))).rejects.toThrow();
+    await fs.stat(path.join(workspace, "allowed-after-takeover"));
     record("decision in the liveness gap, then a stale bridge", {
       refused: answer.error?.code,
       retryAfter: decided.headers.get("retry-after"),

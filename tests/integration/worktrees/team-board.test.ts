@@ -103,10 +103,19 @@ describe.skipIf(!TEST_POSTGRES)("the board in team mode (PostgreSQL + Redis; set
     await emitCommand(driver, "turn.prompt", { commandId: uniqueId(), sessionId: session.id, text: "Write team.txt" });
 
     // The approval A waits on shows on B's card; deciding it on A moves the card on.
-    await waitFor(() => cards.get(session.id)?.state === "needs_you", 30_000, "needs you on B");
-    const waiting = cards.get(session.id)!;
+    // The request's row (its bus message) and its log event reach B apart: a card may show "needs you"
+    // before the event that says what waits; the card both have reached is the one to check.
+    const waiting = await waitFor(
+      () => {
+        const card = cards.get(session.id);
+        return card?.state === "needs_you" && card.last_activity === "waits for approval: write_file"
+          ? card
+          : undefined;
+      },
+      30_000,
+      "needs you on B, waiting for write_file",
+    );
     expect(waiting.approval).toMatchObject({ tool: "write_file" });
-    expect(waiting.last_activity).toBe("waits for approval: write_file");
     await json(A, `/api/v1/approvals/${waiting.approval!.approval_id}`, { decision: "allow_once" });
 
     await waitFor(() => cards.get(session.id)?.state === "review", 30_000, "review on B");
