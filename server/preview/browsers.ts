@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { errorMessage, WorldlineError } from "../errors";
 import { MAX_PROMPT_IMAGE_BYTES } from "../protocol";
 import { parsePreviewHost } from "./host-name";
@@ -198,7 +198,11 @@ export class BrowserSessions {
 
   private launch(): Promise<Browser> {
     if (!this.browser) {
-      const launching = chromium.launch({ executablePath: this.executablePath, args: CHROMIUM_ARGS, headless: true });
+      // playwright-core (~450 ms of module loading) only once the agent first uses the browser: print
+      // mode and every turn without the `browser` tool never load it.
+      const launching = import("playwright-core").then(({ chromium }) =>
+        chromium.launch({ executablePath: this.executablePath, args: CHROMIUM_ARGS, headless: true }),
+      );
       launching.then(
         (browser) => browser.on("disconnected", () => this.forgetBrowser(launching)),
         () => this.forgetBrowser(launching),
