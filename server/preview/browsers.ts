@@ -4,7 +4,7 @@ import { MAX_PROMPT_IMAGE_BYTES } from "../protocol";
 import { parsePreviewHost } from "./host-name";
 import type { Previews } from "./service";
 
-/** Launch flags that work on the machines this runs on (a container as root, no GPU): see ENVIRONMENT.md. */
+/** Launch flags that work where the bridge runs: a container as root (no sandbox), no GPU. */
 const CHROMIUM_ARGS = [
   "--headless",
   "--no-sandbox",

@@ -20,7 +20,7 @@ export interface RawResponse {
 
 /**
  * A request to the bridge at 127.0.0.1 with a Host of our choosing: `*.localhost` does not
- * resolve on this machine outside Chromium (ENVIRONMENT.md).
+ * resolve outside a browser here (glibc does not resolve it; Chromium does).
  */
 export function hostRequest(
   bridgePort: number,

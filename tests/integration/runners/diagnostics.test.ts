@@ -5,7 +5,7 @@ import type { FileDiagnostics, LanguageServerStatus } from "../../../server/prot
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { readSse, startTestBridge, waitFor, type TestBridge } from "../helpers";
 import { plainMessages } from "../agent/harness";
-import { startRunner, tempDir, type RunnerProcess } from "./support";
+import { runnerSessionOn, tempDir, type RunnerProcess } from "./support";
 
 /** Language-server diagnostics after edits for a session on a runner: the server runs on the runner's machine. */
 let fake: FakeLlm;
@@ -46,11 +46,7 @@ beforeAll(async () => {
     JSON.stringify({ compilerOptions: { strict: true, noEmit: true } }),
   );
   await fs.writeFile(path.join(root, "count.ts"), "export const count: number = 1;\n");
-  const token = await hub.services.runners!.add("lspbox");
-  runner = startRunner({ hub: hub.url, token, home: await tempDir("wl-runner-diag-home-"), roots: [root] });
-  await runner.connected();
-  const created = await hub.api("/api/v1/sessions", { body: { workspace: root, runner: "lspbox", yolo: true } });
-  sessionId = ((await created.json()) as { id: string }).id;
+  ({ runner, sessionId } = await runnerSessionOn(hub, "lspbox", root));
 }, 60_000);
 
 afterAll(async () => {

@@ -5,7 +5,7 @@ import type { EventEnvelope, HooksFileView } from "../../../server/protocol";
 import { startFakeLlm, type FakeLlm } from "../../fake-llm/server";
 import { readSse, startTestBridge, type TestBridge } from "../helpers";
 import { plainMessages } from "../agent/harness";
-import { startRunner, tempDir, type RunnerProcess } from "./support";
+import { runnerSessionOn, tempDir, type RunnerProcess } from "./support";
 
 /** A team's Claude Code hooks for a session on a runner: read, trusted and run on the runner's machine. */
 let fake: FakeLlm;
@@ -52,11 +52,7 @@ beforeAll(async () => {
   await fs.mkdir(path.join(root, ".claude/hooks"), { recursive: true });
   await fs.writeFile(path.join(root, ".claude/hooks/no-rm-rf.sh"), NO_RM_RF, { mode: 0o755 });
   await fs.writeFile(path.join(root, ".claude/settings.json"), JSON.stringify(SETTINGS, null, 2));
-  const token = await hub.services.runners!.add("hookbox");
-  runner = startRunner({ hub: hub.url, token, home: await tempDir("wl-runner-hooks-home-"), roots: [root] });
-  await runner.connected();
-  const created = await hub.api("/api/v1/sessions", { body: { workspace: root, runner: "hookbox", yolo: true } });
-  sessionId = ((await created.json()) as { id: string }).id;
+  ({ runner, sessionId } = await runnerSessionOn(hub, "hookbox", root));
 }, 60_000);
 
 afterAll(async () => {

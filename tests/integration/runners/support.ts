@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { TestBridge } from "../helpers";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const CLI = path.join(ROOT, "server/cli/index.ts");
@@ -128,4 +129,17 @@ export async function startCuttableProxy(target: number, port = 0): Promise<Cutt
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A runner enrolled on `hub` serving `root`, connected, and a yolo session in `root` on it. */
+export async function runnerSessionOn(
+  hub: TestBridge,
+  name: string,
+  root: string,
+): Promise<{ runner: RunnerProcess; sessionId: string }> {
+  const token = await hub.services.runners!.add(name);
+  const runner = startRunner({ hub: hub.url, token, home: await tempDir(`wl-runner-${name}-home-`), roots: [root] });
+  await runner.connected();
+  const created = await hub.api("/api/v1/sessions", { body: { workspace: root, runner: name, yolo: true } });
+  return { runner, sessionId: ((await created.json()) as { id: string }).id };
 }
