@@ -1,10 +1,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { driveTurn, errorLine, isRetryableError, type ApprovalsPort, type TurnSummary } from "../acp";
+// Not the folder's index: that loads the ACP SDK, which print mode does not speak.
+import { driveTurn, errorLine, isRetryableError, type TurnSummary } from "../acp/turn";
 import { loadConfig } from "../config";
 import { errorMessage } from "../errors";
-import { startBridge } from "../main";
+import { startHeadless } from "../bridge";
 import type { EventEnvelope } from "../protocol";
 
 /** Exit codes of print mode (README.md, Command line); 75 is sysexits' EX_TEMPFAIL: try again later. */
@@ -37,8 +38,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   const config = loadConfig({ ...process.env, PORT: "0" });
-  const bridge = await startBridge({ config, ui: false, kind: "run", sealEnvironment: true });
-  const services = bridge.services as typeof bridge.services & { approvals?: ApprovalsPort };
+  const bridge = await startHeadless({ config, kind: "run", sealEnvironment: true });
+  const services = bridge.services;
   try {
     const session = await services.sessions.create({
       workspace: parsed.cwd,
@@ -58,7 +59,7 @@ export async function runCommand(argv: string[]): Promise<number> {
           `[worldline] refused (needs approval; re-run with --yolo to allow it): ${event.payload.description}\n`,
         );
         await services.approvals
-          ?.decide(event.payload.approvalId, {
+          .decide(event.payload.approvalId, {
             decision: "reject",
             feedback:
               "Print mode cannot ask a human for approval. Do without this action, or tell the user to re-run with --yolo.",

@@ -9,7 +9,7 @@ type FilesChangedSource = (listener: FilesChangedListener) => () => void;
 
 /**
  * The host of every workspace: this machine's, or a runner's. Built once at the composition root
- * (server/main.ts); every caller gets a session's host here, and this is the one place that tells
+ * (server/bridge/core.ts); every caller gets a session's host here, and this is the one place that tells
  * a session on this machine (`runner` null) from one on a runner.
  */
 export class WorkspaceHosts {

@@ -129,7 +129,7 @@ export class LocalHost implements ToolHost {
 export const localHost = new LocalHost();
 
 /**
- * This machine's services for its workspaces, built at the composition root (server/main.ts) from
+ * This machine's services for its workspaces, built at the composition root (server/bridge/core.ts) from
  * the domains that own them (server/files, server/pty, server/checkpoints, server/skills,
  * server/agent, server/sessions): the host never imports them, so no import circle forms.
  */

@@ -33,7 +33,7 @@ export interface RoutineInput {
   budget_usd?: number | null;
 }
 
-/** How a run's session comes to be: where routines meet sessions and turns (wired in server/main.ts). */
+/** How a run's session comes to be: where routines meet sessions and turns (wired in server/bridge/parts.ts). */
 export interface RoutineSessions {
   /** A new session for a run; throws (e.g. `workspace:not_found`) when its folder or runner is gone. */
   create(input: {

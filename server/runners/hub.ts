@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import path from "node:path";
-import { Server, type Socket } from "socket.io";
+import type { Server, Socket } from "socket.io";
 import { errorMessage, isWorldlineError, WorldlineError } from "../errors";
 import type { Fence, WorkspaceHost } from "../host";
 import {
@@ -64,9 +64,16 @@ export class RunnerHub {
     this.log = options.log ?? ((line) => process.stderr.write(`[worldline] ${line}\n`));
   }
 
-  /** Starts serving runners on the bridge's own port, apart from the UI's socket.io. */
-  attach(httpServer: HttpServer, options: { hostAllowed?: (req: IncomingMessage) => boolean } = {}): void {
+  /**
+   * Starts serving runners on the bridge's own port, apart from the UI's socket.io. socket.io loads
+   * here, not with the hub: print mode has a hub (for its sessions' hosts) and serves nothing.
+   */
+  async attach(
+    httpServer: HttpServer,
+    options: { hostAllowed?: (req: IncomingMessage) => boolean } = {},
+  ): Promise<void> {
     const { hostAllowed } = options;
+    const { Server } = await import("socket.io");
     const io = new Server(httpServer, {
       path: RUNNER_SOCKET_PATH,
       serveClient: false,
