@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { driveTurn, errorLine, isRetryableError, type ApprovalsPort, type TurnSummary } from "../acp";
+import { preloadOpenAI } from "../agent";
 import { loadConfig } from "../config";
 import { errorMessage } from "../errors";
 import { startBridge } from "../main";
@@ -37,6 +38,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   const config = loadConfig({ ...process.env, PORT: "0" });
+  // The turn's first request needs the SDK: load it while the bridge starts.
+  preloadOpenAI();
   const bridge = await startBridge({ config, ui: false, kind: "run", sealEnvironment: true });
   const services = bridge.services as typeof bridge.services & { approvals?: ApprovalsPort };
   try {
