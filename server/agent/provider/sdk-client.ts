@@ -1,4 +1,4 @@
-import type { OpenAI } from "openai";
+import type { OpenAI as Client } from "openai";
 import type { ModelConfig } from "../../config";
 import { isAzureEndpoint } from "../../config/azure";
 import { proxyEnv } from "../../config/proxy";
@@ -20,8 +20,9 @@ type Sdk = typeof import("openai");
 /** The SDK, and its two clients with our status errors (see `loadSdk`). */
 interface Loaded {
   sdk: Sdk;
-  OpenAIClient: Sdk["OpenAI"];
-  AzureClient: Sdk["AzureOpenAI"];
+  /** Named as the SDK's own: its User-Agent is the client class's name (`OpenAI/JS 6.x`). */
+  OpenAI: Sdk["OpenAI"];
+  AzureOpenAI: Sdk["AzureOpenAI"];
 }
 
 let loading: Promise<Loaded> | undefined;
@@ -36,7 +37,7 @@ function loadSdk(): Promise<Loaded> {
   loading ??= import("openai").then(
     (sdk) => ({
       sdk,
-      OpenAIClient: class extends sdk.OpenAI {
+      OpenAI: class extends sdk.OpenAI {
         protected override makeStatusError(
           status: number,
           body: unknown,
@@ -46,7 +47,7 @@ function loadSdk(): Promise<Loaded> {
           throw statusError(status, body, text, headers);
         }
       },
-      AzureClient: class extends sdk.AzureOpenAI {
+      AzureOpenAI: class extends sdk.AzureOpenAI {
         protected override makeStatusError(
           status: number,
           body: unknown,
@@ -77,8 +78,8 @@ export function preloadOpenAI(): void {
  * does) and takes nothing from the environment itself: the key, the URL and the API version come
  * from the validated configuration, the proxies from server/config/proxy.ts.
  */
-export async function createClient(config: ModelConfig): Promise<OpenAI> {
-  const { OpenAIClient, AzureClient } = await loadSdk();
+export async function createClient(config: ModelConfig): Promise<Client> {
+  const { OpenAI, AzureOpenAI } = await loadSdk();
   const baseURL = (config.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
   const options = {
     apiKey: config.apiKey,
@@ -89,7 +90,7 @@ export async function createClient(config: ModelConfig): Promise<OpenAI> {
     defaultHeaders: DEFAULT_HEADERS,
     fetch: httpFetch(proxyEnv()),
   };
-  if (!isAzureEndpoint(baseURL)) return new OpenAIClient({ ...options, baseURL });
+  if (!isAzureEndpoint(baseURL)) return new OpenAI({ ...options, baseURL });
   if (!config.apiVersion) {
     throw new ProviderError(
       `${baseURL} is an Azure OpenAI endpoint, which needs an API version: set OPENAI_API_VERSION (e.g. 2024-10-21).`,
@@ -101,7 +102,7 @@ export async function createClient(config: ModelConfig): Promise<OpenAI> {
   }
   // The resource's address alone means its deployments API, under /openai.
   const azureURL = new URL(baseURL).pathname === "/" ? `${baseURL}/openai` : baseURL;
-  return new AzureClient({ ...options, baseURL: azureURL, apiVersion: config.apiVersion });
+  return new AzureOpenAI({ ...options, baseURL: azureURL, apiVersion: config.apiVersion });
 }
 
 /** An error the SDK threw, as ours: a timeout or an unreachable server is worth a retry, as before. */
