@@ -5,6 +5,7 @@ export { layerTools } from "./session-tools";
 export type { TurnEmitter } from "./turn-emitter";
 export type { TurnResult } from "./loop";
 export { createOpenAIProvider } from "./openai-provider";
+export { preloadOpenAI } from "./provider/sdk-client";
 export { detectedFormsFor } from "./provider/detected-forms";
 export type { ChatProvider, ChatRequest } from "./provider";
 export type { AgentTool, ApprovalGate, GateOutcome, GateRequest, RejoinRequest } from "./tools-port";

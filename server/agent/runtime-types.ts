@@ -25,6 +25,7 @@ export interface RuntimeDeps {
   defaultModel?: () => Promise<{
     baseURL?: string;
     apiKey: string;
+    apiVersion?: string;
     model: string;
     contextWindow: number;
     capabilities?: { images: boolean };

@@ -284,7 +284,11 @@ function createRuntime(
       )(builtinTools({ browser: parts.browsers })),
     gate: approvals.gate,
     provider: options.provider,
-    defaultModel: () => settings.resolveDefaultModel(),
+    // The environment's Azure API version serves a Settings provider at an Azure endpoint too.
+    defaultModel: async () => {
+      const model = await settings.resolveDefaultModel();
+      return model && { ...model, apiVersion: config.apiVersion };
+    },
     prices: () => settings.prices(),
     retry: options.retry,
     externalAgents: parts.externalAgents,

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 // Not the folder's index: that loads the ACP SDK, which print mode does not speak.
 import { driveTurn, errorLine, isRetryableError, type TurnSummary } from "../acp/turn";
+import { preloadOpenAI } from "../agent";
 import { loadConfig } from "../config";
 import { errorMessage } from "../errors";
 import { startHeadless } from "../bridge";
@@ -38,6 +39,8 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   const config = loadConfig({ ...process.env, PORT: "0" });
+  // The turn's first request needs the SDK: load it while the bridge starts.
+  preloadOpenAI();
   const bridge = await startHeadless({ config, kind: "run", sealEnvironment: true });
   const services = bridge.services;
   try {

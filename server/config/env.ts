@@ -2,6 +2,8 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { WorldlineError } from "../errors";
+import { isAzureEndpoint } from "./azure";
+import { proxyEnv } from "./proxy";
 
 /** The environment contract (README.md, Configuration), validated once at start-up. */
 const EnvSchema = z.object({
@@ -15,6 +17,11 @@ const EnvSchema = z.object({
     .optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   OPENAI_API_KEY: z.string().optional(),
+  /** Azure OpenAI's `api-version` query parameter (the SDK's own variable name); needed when OPENAI_BASE_URL is an Azure endpoint. */
+  OPENAI_API_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}(-preview)?$/, "OPENAI_API_VERSION must be an Azure API version such as 2024-10-21")
+    .optional(),
   WORLDLINE_MODEL: z.string().min(1).optional(),
   /** Context window of WORLDLINE_MODEL in tokens, when the provider doesn't say. */
   WORLDLINE_CONTEXT_WINDOW: z.coerce.number().int().positive().default(128_000),
@@ -95,6 +102,8 @@ export interface BridgeConfig {
   allowLan: boolean;
   extraHosts: string[];
   model: ModelConfig | null;
+  /** OPENAI_API_VERSION: Azure OpenAI's API version, also for a Settings provider at an Azure endpoint. */
+  apiVersion?: string;
   contextWindow: number;
   /** postgresql://… when set; otherwise the database is SQLite under `home`. */
   databaseUrl?: string;
@@ -120,6 +129,8 @@ export interface BridgeConfig {
 export interface ModelConfig {
   baseURL?: string;
   apiKey: string;
+  /** Azure OpenAI's `api-version` (server/agent/provider/sdk-client.ts tells an Azure endpoint by its host). */
+  apiVersion?: string;
   model: string;
   /** Send `prompt_cache_key` (the session id); default on, dropped by itself where a server refuses it. */
   promptCacheKey?: boolean;
@@ -158,6 +169,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `HOST=${e.HOST} is not loopback. Binding to other interfaces exposes the agent to your network; set WORLDLINE_ALLOW_LAN=1 to do it anyway.`,
     );
   }
+  if (e.OPENAI_BASE_URL && isAzureEndpoint(e.OPENAI_BASE_URL) && !e.OPENAI_API_VERSION) {
+    throw new WorldlineError(
+      "config:invalid_env",
+      `Invalid environment: OPENAI_BASE_URL=${e.OPENAI_BASE_URL} is an Azure OpenAI endpoint, which needs OPENAI_API_VERSION (e.g. 2024-10-21).`,
+    );
+  }
+  proxyEnv(env);
   const home = path.resolve(e.WORLDLINE_HOME ?? path.join(os.homedir(), ".worldline"));
   return {
     port: e.PORT,
@@ -173,11 +191,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? {
           baseURL: e.OPENAI_BASE_URL,
           apiKey: e.OPENAI_API_KEY ?? "not-needed",
+          apiVersion: e.OPENAI_API_VERSION,
           model: e.WORLDLINE_MODEL,
           reasoningHistory: e.WORLDLINE_REASONING_HISTORY,
           promptCacheKey: e.WORLDLINE_PROMPT_CACHE_KEY === undefined ? undefined : e.WORLDLINE_PROMPT_CACHE_KEY === "1",
         }
       : null,
+    apiVersion: e.OPENAI_API_VERSION,
     contextWindow: e.WORLDLINE_CONTEXT_WINDOW,
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,

@@ -27,6 +27,18 @@ describe("loadConfig", () => {
     expect(config.model).toEqual({ model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k" });
   });
 
+  it("asks an Azure OpenAI endpoint for its API version, and names a bad proxy variable", () => {
+    const azure = { WORLDLINE_MODEL: "gpt-4o", OPENAI_BASE_URL: "https://res.openai.azure.com" };
+    expect(() => loadConfig(azure)).toThrow(/OPENAI_API_VERSION/);
+    expect(loadConfig({ ...azure, OPENAI_API_VERSION: "2024-10-21" }).model?.apiVersion).toBe("2024-10-21");
+    expect(() => loadConfig({ ...azure, OPENAI_API_VERSION: "latest" })).toThrow(/OPENAI_API_VERSION must be/);
+    // Azure's v1 API is OpenAI's own: no API version.
+    expect(loadConfig({ ...azure, OPENAI_BASE_URL: "https://res.openai.azure.com/openai/v1" }).model?.apiVersion).toBe(
+      undefined,
+    );
+    expect(() => loadConfig({ HTTPS_PROXY: "ftp://proxy:21" })).toThrow(/HTTPS_PROXY: must be an http/);
+  });
+
   it("takes hub roots apart from WORLDLINE_HOME only, and the names to scrub", () => {
     const home = "/srv/hub/.worldline";
     expect(loadConfig({ WORLDLINE_HOME: home }).hubRoots).toEqual([]);
