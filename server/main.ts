@@ -2,13 +2,12 @@ import fs from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { closeStorage, protectSecrets, startParts, stopParts, type BridgeOptions, type Parts } from "./bridge";
+import { closeStorage, openParts, stopParts, type BridgeOptions, type Parts } from "./bridge";
 import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
 import { errorMessage } from "./errors";
 import { loadVapidKeys, Notifier } from "./notify";
 import { mayDrive, OidcSignIn } from "./people";
 import { Previews, servePreviewsFirst } from "./preview";
-import { installProcessErrorPolicy } from "./process-errors";
 import { RUNNER_SOCKET_PATH } from "./protocol";
 import * as store from "./store";
 import { sharedTaskRegistry } from "./tools";
@@ -36,10 +35,16 @@ export interface Bridge {
 
 /** Starts the bridge: database, domain services, HTTP + socket.io on one port. */
 export async function startBridge(options: BridgeOptions): Promise<Bridge> {
-  installProcessErrorPolicy();
+  return serveParts(await openParts(options), options);
+}
+
+/**
+ * The HTTP half, on parts already open (server/bridge): the API, sockets, runners, previews and
+ * push on one port. `worldline acp` opens its parts first and serves them once its first prompt
+ * is under way, so an editor's first reply does not wait for socket.io, web-push and the routes to load.
+ */
+export async function serveParts(parts: Parts, options: BridgeOptions): Promise<Bridge> {
   const { config } = options;
-  protectSecrets(config, options.sealEnvironment === true);
-  const parts = await startParts(options);
   const server = createServer();
   const token = config.token ?? createToken();
   await new Promise<void>((resolve, reject) => {

@@ -22,7 +22,12 @@ type Ready = () => Promise<AcpSessions>;
  * `worldline acp`: an ACP v1 agent whose sessions are ordinary Worldline
  * sessions. One instance serves one client connection.
  */
-export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp {
+/** What the process running the agent hears of it: `promptEnded` after each session/prompt's answer. */
+export interface AcpAgentHooks {
+  promptEnded?: () => void;
+}
+
+export function createAcpAgent(bridge: () => Promise<AcpServices>, hooks: AcpAgentHooks = {}): acp.AgentApp {
   let sessions: Promise<AcpSessions> | undefined;
   const ready: Ready = () => (sessions ??= bridge().then((services) => new AcpSessions(services)));
   const app = acp.agent({ name: "worldline" }).onRequest(acp.methods.agent.initialize, async ({ params }) => {
@@ -42,7 +47,7 @@ export function createAcpAgent(bridge: () => Promise<AcpServices>): acp.AgentApp
   });
   onSessionLifecycle(app, ready);
   onSessionSettings(app, ready);
-  onPrompts(app, ready);
+  onPrompts(app, ready, hooks);
   return app;
 }
 
@@ -129,7 +134,7 @@ function onSessionSettings(app: acp.AgentApp, ready: Ready): void {
 }
 
 /** session/prompt (`/yolo` and `/plan` toggle the mode) and session/cancel. */
-function onPrompts(app: acp.AgentApp, ready: Ready): void {
+function onPrompts(app: acp.AgentApp, ready: Ready, hooks: AcpAgentHooks): void {
   app
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
       const open = await ready();
@@ -147,6 +152,7 @@ function onPrompts(app: acp.AgentApp, ready: Ready): void {
         return { stopReason: "end_turn" };
       }
       const summary = await runPrompt(open, client, state, text, promptImages(params.prompt));
+      hooks.promptEnded?.();
       return promptResponse(summary);
     })
     .onNotification(acp.methods.agent.session.cancel, async ({ params }) => {

@@ -33,7 +33,7 @@ export interface AcpServices {
   /** The durable approval queue; without it, approvals are decided by the bridge's gate alone. */
   approvals?: ApprovalsPort;
   /** Where each session shows in the browser, for logs. */
-  sessionUrl?: (sessionId: string) => string;
+  sessionUrl?: (sessionId: string) => string | undefined;
   /** MCP servers per session: those a client sends with session/new, load and resume join the workspace's. */
   mcp?: SessionMcp;
 }

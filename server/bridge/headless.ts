@@ -1,6 +1,5 @@
-import { installProcessErrorPolicy } from "../process-errors";
 import type { BridgeOptions } from "./options";
-import { closeStorage, protectSecrets, startParts, stopParts, type Parts } from "./parts";
+import { closeStorage, openParts, stopParts, type Parts } from "./parts";
 
 /** What print mode drives a turn with. */
 export type HeadlessServices = Pick<Parts, "config" | "sessions" | "runtime" | "turns" | "log" | "approvals" | "mcp">;
@@ -16,9 +15,7 @@ export interface Headless {
  * web-push, the preview proxy, the transport's routes) is most of what print mode saves at start.
  */
 export async function startHeadless(options: Omit<BridgeOptions, "ui" | "dev" | "push">): Promise<Headless> {
-  installProcessErrorPolicy();
-  protectSecrets(options.config, options.sealEnvironment === true);
-  const parts = await startParts(options);
+  const parts = await openParts(options);
   let closing: Promise<void> | undefined;
   return {
     services: parts,

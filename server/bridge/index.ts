@@ -2,4 +2,4 @@
 export { thisMachine } from "./core";
 export { startHeadless, type Headless, type HeadlessServices } from "./headless";
 export type { BridgeOptions } from "./options";
-export { closeStorage, protectSecrets, startParts, stopParts, type Parts } from "./parts";
+export { closeStorage, openParts, stopParts, type Parts } from "./parts";

@@ -11,6 +11,7 @@ import { MemoryService } from "../memory";
 import { People } from "../people";
 // Not the folder's index: that loads the preview proxy (http-proxy-3), which print mode never serves.
 import { BrowserSessions } from "../preview/browsers";
+import { installProcessErrorPolicy } from "../process-errors";
 import { activeProcessRecords, setProcessRecords } from "../processes";
 import { PtyManager } from "../pty";
 import { Routines, type RoutineSessions } from "../routines";
@@ -32,7 +33,7 @@ import type { BridgeOptions } from "./options";
  * terminal reaches"): the configured names are scrubbed too, the configuration's secrets are
  * redacted by value, and (sealing) this process's own environment no longer holds any of them.
  */
-export function protectSecrets(config: BridgeConfig, seal: boolean): void {
+function protectSecrets(config: BridgeConfig, seal: boolean): void {
   addSecretNames(config.scrubEnv);
   holdSecretValues(
     [config.token, config.model?.apiKey, config.databaseUrl, config.redisUrl, config.oidc?.clientSecret]
@@ -47,8 +48,18 @@ export function protectSecrets(config: BridgeConfig, seal: boolean): void {
     );
 }
 
+/**
+ * What every bridge starts with, served over HTTP or not (server/main.ts, headless.ts): this
+ * process's error policy, its secrets kept from what it runs, and the domain parts.
+ */
+export async function openParts(options: BridgeOptions): Promise<Parts> {
+  installProcessErrorPolicy();
+  protectSecrets(options.config, options.sealEnvironment === true);
+  return startParts(options);
+}
+
 /** The domain services, from the database up to the team routers. */
-export async function startParts(options: BridgeOptions) {
+async function startParts(options: BridgeOptions) {
   const { config } = options;
   const core = await openCore(config, options);
   const { db, log, sessions, lease, redis, runners, files, hosts } = core;

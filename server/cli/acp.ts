@@ -5,11 +5,16 @@ import { createAcpAgent, type AcpServices } from "../acp";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { loadConfig, ROOT_DIR } from "../config";
+import type { Parts } from "../bridge";
+import { errorMessage } from "../errors";
 import type { Bridge } from "../main";
 import { usageError } from "./options";
+import { packageVersion } from "./version";
 
 /** A bridge that will not stop within this is left behind: stdin closing must end the process promptly. */
 const SHUTDOWN_GRACE_MS = 3_000;
+/** When the HTTP half is served if no prompt has ended by then (see acpCommand). */
+const SERVE_AFTER_MS = 2_000;
 
 /**
  * `worldline acp`: an ACP agent on stdio. It runs its own bridge in-process
@@ -28,26 +33,38 @@ export async function acpCommand(argv: string[] = []): Promise<number> {
   }
   if (hub !== undefined) return acpOnHub(hub, log);
   const config = loadConfig({ ...process.env, PORT: process.env.WORLDLINE_ACP_PORT ?? "0" });
-  // Started alongside the connection: `initialize` answers at once, the rest waits for the bridge.
-  // Its modules load lazily (server/main pulls in most of the bundle), so the connection is up first.
-  const bridgeReady = import("../main").then(({ startBridge }) =>
-    startBridge({ config, ui: false, kind: "acp", sealEnvironment: true }),
-  );
-  bridgeReady.then(
-    (bridge) => log(`bridge for this ACP process: ${bridge.url}/?token=${bridge.token}`),
-    (error: unknown) => log(`could not start the bridge: ${error instanceof Error ? error.message : String(error)}`),
-  );
-
+  const options = { config, ui: false, kind: "acp" as const, sealEnvironment: true };
+  // Started alongside the connection; the domain parts only (server/bridge), which a prompt needs.
+  const partsReady = import("../bridge").then(({ openParts }) => openParts(options));
+  partsReady.catch((error: unknown) => log(`could not start the bridge: ${errorMessage(error)}`));
+  // The HTTP half (API, sockets, previews, push: socket.io, web-push and the routes to load) once the
+  // first prompt has ended, or SERVE_AFTER_MS after start if none comes: it never holds up a first reply.
+  let served: Promise<Bridge> | undefined;
+  let bridge: Bridge | undefined;
+  const serve = () =>
+    (served ??= partsReady.then(async (parts) => {
+      bridge = await (await import("../main")).serveParts(parts, options);
+      log(`bridge for this ACP process: ${bridge.url}/?token=${bridge.token}`);
+      return bridge;
+    }));
+  const serveNow = () =>
+    void serve().catch((error: unknown) => log(`could not serve the bridge: ${errorMessage(error)}`));
+  const serveLater = setTimeout(serveNow, SERVE_AFTER_MS);
+  serveLater.unref();
   const stream = acp.ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
   );
-  const connection = createAcpAgent(async () => servicesOf(await bridgeReady)).connect(stream);
+  const services = async (): Promise<AcpServices> => servicesOf(await partsReady, () => bridge);
+  const connection = createAcpAgent(services, { promptEnded: serveNow }).connect(stream);
   await connection.closed;
   log("client disconnected; stopping");
+  clearTimeout(serveLater);
   setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
-  const bridge = await bridgeReady.catch(() => undefined); // a bridge that failed to start has nothing to close (its error was reported)
-  await bridge?.close().catch(() => undefined); // exiting anyway: the grace timer above ends the process
+  // A bridge that failed to start has nothing to close (its error was reported); exiting anyway: the grace timer ends the process.
+  const servedBridge = await served?.catch(() => undefined);
+  if (servedBridge) await servedBridge.close().catch(() => undefined);
+  else await closeParts(await partsReady.catch(() => undefined));
   return 0;
 }
 
@@ -76,17 +93,28 @@ async function acpOnHub(url: string | undefined, log: (line: string) => void): P
   return 0;
 }
 
-function servicesOf(bridge: Bridge): AcpServices {
-  const services = bridge.services as Bridge["services"] & { approvals?: AcpServices["approvals"] };
+function servicesOf(parts: Parts, served: () => Bridge | undefined): AcpServices {
   return {
-    config: services.config,
-    version: services.version,
-    sessions: services.sessions,
-    runtime: services.runtime,
-    turns: services.turns,
-    log: services.log,
-    approvals: services.approvals,
-    mcp: services.mcp,
-    sessionUrl: (sessionId) => `${bridge.url}/s/${sessionId}?token=${bridge.token}`,
+    config: parts.config,
+    version: packageVersion(),
+    sessions: parts.sessions,
+    runtime: parts.runtime,
+    turns: parts.turns,
+    log: parts.log,
+    approvals: parts.approvals,
+    mcp: parts.mcp,
+    // Until the HTTP half is served, a session has no address to give.
+    sessionUrl: (sessionId) => {
+      const bridge = served();
+      return bridge && `${bridge.url}/s/${sessionId}?token=${bridge.token}`;
+    },
   };
+}
+
+/** Parts that were never served: their own ordered stop. */
+async function closeParts(parts: Parts | undefined): Promise<void> {
+  if (!parts) return;
+  const { stopParts, closeStorage } = await import("../bridge");
+  await stopParts(parts).catch(() => undefined); // exiting anyway: what fails to stop dies with the process
+  await closeStorage(parts).catch(() => undefined);
 }
