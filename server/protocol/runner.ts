@@ -144,6 +144,8 @@ export const RunnerOperation = z.discriminatedUnion("op", [
     cols: z.number().int().min(1).max(1000),
     rows: z.number().int().min(1).max(1000),
     env: z.record(z.string(), z.string().max(10_000)),
+    /** The login shell's arguments (`-l -c <line>`: a worktree's setup, the terminal ending with it); absent: `-l`. */
+    args: z.array(z.string().max(100_000)).max(8).optional(),
   }),
   z.object({ op: z.literal("pty.input"), ptyId: z.string().min(1).max(64), data: z.string().max(4 * 1024 * 1024) }),
   z.object({
