@@ -153,7 +153,7 @@ async function runThroughExec(host: ToolHost, call: ProgramCall): Promise<GitOut
   const marker = `--worldline-stderr-${randomUUID()}--`;
   const command = [
     `unset ${REDIRECTING.join(" ")}`,
-    'wl_err=$(mktemp) || exit 125',
+    "wl_err=$(mktemp) || exit 125",
     `${call.argv.map(quote).join(" ")} 2>"$wl_err"`,
     "wl_code=$?",
     `printf '\\n%s\\n' ${quote(marker)}`,

@@ -11,14 +11,17 @@ const LOST_COMMITS_SHOWN = 50;
  * paths, untracked files included. The branch itself is always kept, so "lose" means: only the
  * branch would still hold them, unmerged and unpushed.
  */
-export async function wouldLose(host: GitHost, input: {
-  path: string;
-  repo: string;
-  branch: string;
-  base: string;
-  mergedSha: string | null;
-  pushedSha: string | null;
-}): Promise<UnmergedDetails> {
+export async function wouldLose(
+  host: GitHost,
+  input: {
+    path: string;
+    repo: string;
+    branch: string;
+    base: string;
+    mergedSha: string | null;
+    pushedSha: string | null;
+  },
+): Promise<UnmergedDetails> {
   const known = [input.mergedSha, input.pushedSha].filter((sha): sha is string => Boolean(sha));
   const log = await git(host, {
     cwd: input.repo,

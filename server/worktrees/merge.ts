@@ -86,7 +86,11 @@ async function mergedTree(host: GitHost, repo: string, old: string, tip: string)
   throw new WorldlineError("merge:git_failed", gitFailure(["merge-tree"], merged));
 }
 
-async function commitMerge(host: GitHost, input: MergeInput, at: { old: string; tip: string; tree: string }): Promise<string> {
+async function commitMerge(
+  host: GitHost,
+  input: MergeInput,
+  at: { old: string; tip: string; tree: string },
+): Promise<string> {
   if (input.strategy === "merge") {
     const message = `Merge branch '${input.branch}' into ${input.base}`;
     return (
@@ -124,7 +128,11 @@ async function refuseDirty(host: GitHost, checkout: string, old: string, sha: st
  * itself refuses to lose a local change). If that fails after all (a change made since the check),
  * the base goes back to where it was, so the checkout and its branch never disagree.
  */
-async function followInCheckout(host: GitHost, checkout: string, at: { baseRef: string; old: string; sha: string }): Promise<void> {
+async function followInCheckout(
+  host: GitHost,
+  checkout: string,
+  at: { baseRef: string; old: string; sha: string },
+): Promise<void> {
   const followed = await runGit(host, { cwd: checkout, args: ["read-tree", "-m", "-u", at.old, at.sha] });
   if (followed.code === 0) return;
   await runGit(host, { cwd: checkout, args: ["update-ref", at.baseRef, at.old, at.sha] });

@@ -6,11 +6,14 @@ import { git, gitFailure, runGit, type GitHost } from "./git";
  * the branch's own remote, else `origin`, else the only remote. A named remote gets the branch as
  * upstream (and so a remote-tracking ref, which is what "pushed" means to archive).
  */
-export async function pushBranch(host: GitHost, input: {
-  repo: string;
-  branch: string;
-  remote?: string;
-}): Promise<{ remote: string; url: string }> {
+export async function pushBranch(
+  host: GitHost,
+  input: {
+    repo: string;
+    branch: string;
+    remote?: string;
+  },
+): Promise<{ remote: string; url: string }> {
   const remotes = (await git(host, { cwd: input.repo, args: ["remote"] })).split("\n").filter(Boolean);
   const remote = input.remote ?? (await defaultRemote(host, input.repo, input.branch, remotes));
   const named = remotes.includes(remote);

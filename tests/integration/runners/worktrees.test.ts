@@ -21,7 +21,9 @@ describe("a worktree session on a runner", () => {
     repo = await makeRepo({
       "README.md": "hello\n",
       ".gitignore": ".setup-ran\n",
-      ".worldline/worldline.json": JSON.stringify({ setup: 'pwd > .setup-ran && echo "$WORLDLINE_HOME" >> .setup-ran' }),
+      ".worldline/worldline.json": JSON.stringify({
+        setup: 'pwd > .setup-ran && echo "$WORLDLINE_HOME" >> .setup-ran',
+      }),
     });
     runnerHome = await tempDir("wl-runner-wt-home-");
     // Git's identity comes from the runner's HOME alone: a commit by "Runner Ruth" was made on the runner.
@@ -65,7 +67,11 @@ describe("a worktree session on a runner", () => {
 
     // The agent writes a file there (a write_file on the runner); the Changes stat counts it.
     fake.script(
-      { toolCalls: [{ name: "write_file", arguments: { path: "notes/agent.txt", content: "from the agent\nline two\n" } }] },
+      {
+        toolCalls: [
+          { name: "write_file", arguments: { path: "notes/agent.txt", content: "from the agent\nline two\n" } },
+        ],
+      },
       { text: "written" },
     );
     const turn = await hub.api("/api/v1/chat/stream", { body: { message: "write a note", session_id: created.id } });
@@ -103,7 +109,10 @@ describe("a worktree session on a runner", () => {
     await fs.writeFile(path.join(wt, "scratch.txt"), "not committed\n");
     const refused = await post(hub, `/api/v1/sessions/${created.id}/archive`, {});
     expect(refused.status).toBe(409);
-    expect(refused.json.error).toMatchObject({ code: "worktree:unmerged", details: { commits: [], files: ["scratch.txt"] } });
+    expect(refused.json.error).toMatchObject({
+      code: "worktree:unmerged",
+      details: { commits: [], files: ["scratch.txt"] },
+    });
     const archived = await post(hub, `/api/v1/sessions/${created.id}/archive`, { force: true });
     expect(archived.status).toBe(200);
     expect(archived.json.snapshot).toMatch(/^[0-9a-f]{40}$/);
