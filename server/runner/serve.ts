@@ -401,7 +401,7 @@ export class RunnerWorker {
     if (own !== undefined && (real === own || !made))
       throw new WorldlineError(
         "workspace:forbidden",
-        `${input} is in the runner's own folder ${own}; sessions open there only on a fork or worktree made for them. Choose a folder under the runner's roots.`,
+        `${input} is in the runner's own ${path.basename(own)} folder (${own}); sessions open there only on a fork or worktree made for them. Choose a folder under the runner's roots.`,
       );
     return real;
   }

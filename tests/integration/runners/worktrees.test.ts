@@ -56,6 +56,10 @@ describe("a worktree session on a runner", () => {
     expect(wt.startsWith(hub.home + path.sep)).toBe(false);
     expect(sh(wt, "rev-parse", "--abbrev-ref", "HEAD").trim()).toBe(created.worktree!.branch);
     expect(worktreeList(repo)).toContain(`worktree ${wt}\n`);
+    // The runner serves that folder for this session only: another session may not open there.
+    const intruder = await hub.api("/api/v1/sessions", { body: { workspace: wt, runner: "delta" } });
+    expect(intruder.status).toBe(403);
+    expect(((await intruder.json()) as { error: { code: string } }).error.code).toBe("workspace:forbidden");
 
     // The setup ran in a terminal on the runner: in the worktree, with the runner's environment.
     const ran = await waitFor(
