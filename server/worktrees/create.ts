@@ -71,7 +71,7 @@ export async function addWorktree(host: GitHost, plan: PlannedWorktree): Promise
 export async function removeWorktree(host: GitHost, repo: string, folder: string, branch?: string): Promise<void> {
   // Each step may have nothing to undo (add failed before it): what is absent is fine.
   await runGit(host, { cwd: repo, args: ["worktree", "remove", "--force", "--force", folder] });
-  await removeTree(host, repo, folder);
+  await removeTree(host, folder);
   if (branch) await runGit(host, { cwd: repo, args: ["branch", "-D", "--quiet", branch] });
 }
 

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import { WorldlineError, type ErrorCode } from "../errors";
 import { runThroughHelper } from "../checkpoints";
 import type { ToolHost } from "../host";
@@ -107,9 +108,9 @@ export async function makeDir(host: GitHost, cwd: string, dir: string): Promise<
   if (made.code !== 0) throw new WorldlineError("worktree:failed", `Could not make ${dir}: ${made.stderr.trim()}`);
 }
 
-/** `rm -rf` on the host: what is absent already is fine. */
-export async function removeTree(host: GitHost, cwd: string, target: string): Promise<void> {
-  await host.run({ cwd, argv: ["rm", "-rf", "--", target] });
+/** `rm -rf` on the host, run beside `target` (its repository may be gone): what is absent already is fine. */
+export async function removeTree(host: GitHost, target: string): Promise<void> {
+  await host.run({ cwd: path.dirname(target), argv: ["rm", "-rf", "--", target] });
 }
 
 async function runHere(call: ProgramCall): Promise<GitOutput> {
@@ -161,14 +162,14 @@ async function runThroughExec(host: ToolHost, call: ProgramCall): Promise<GitOut
     'exit "$wl_code"',
   ].join("\n");
   let output = "";
-  const process = await host.exec({
+  const running = await host.exec({
     command,
     cwd: call.cwd,
     env: { ...GIT_ENV, ...call.env },
     stdin: call.input,
     onOutput: (chunk) => (output += chunk),
   });
-  const { exit } = await process.finish();
+  const { exit } = await running.finish();
   const at = output.indexOf(`\n${marker}\n`);
   // No marker: the command was stopped before it printed one; all there is counts as stdout.
   if (at < 0) return { stdout: output, stderr: "", code: exit.code ?? 1 };

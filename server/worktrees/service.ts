@@ -75,9 +75,9 @@ export class WorktreeCore {
   /** A session on a new worktree of the repository `workspace` is in; nothing is left on disk if it fails. */
   /** `role`: the person's who asks (server/sessions/placement.ts judges the repository's folder for them). */
   async create(body: CreateSessionBody, role?: Role): Promise<Session> {
-    const runner = body.runner ?? null;
     await this.deps.sessions.checkPlacement({ workspace: body.workspace, runner: body.runner, role });
-    const workspaceHost = this.deps.hosts.of(runner);
+    // On the machine that holds the repository: this one, or the runner's (its git, its WORLDLINE_HOME).
+    const workspaceHost = this.deps.hosts.of(body.runner ?? null);
     const host = gitHostOf(workspaceHost);
     const folder = await workspaceHost.worktreesFolder();
     const plan = await planWorktree(host, { folder, workspace: body.workspace, ...pick(body) });
