@@ -103,6 +103,7 @@ export function thisMachine(home: string): { files: WorkspaceFiles; host: LocalW
       files,
       openPty: localPtyOpener(),
       checkWorkspace: resolveWorkspacePath,
+      worktreesFolder: async () => path.join(home, "worktrees"),
       snapshots: (workspace) => shadowRepos.open(workspace),
       workspaceSkills: (workspace) => listSkills({ workspace }),
       workspacePrompt: readWorkspacePrompt,

@@ -82,11 +82,10 @@ async function startParts(options: BridgeOptions) {
   let late: { runtime: AgentRuntime; turns: TurnRouter } | undefined;
   const worktrees = new Worktrees({
     db,
-    home: config.home,
+    hosts,
     sessions,
     log,
     terminals: ptys,
-    snapshots: (session) => hosts.of(session.runner).snapshots(session.workspace.path),
     complete: async (model, system, user, signal) =>
       late ? late.runtime.completeFor(model, system, user, signal, "commit_message") : null,
     prompt: async (sessionId, text) => {

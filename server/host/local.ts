@@ -144,6 +144,7 @@ export class LocalWorkspaceHost extends LocalHost implements WorkspaceHost {
   readonly files: WorkspaceHost["files"];
   readonly openPty: WorkspaceHost["openPty"];
   readonly checkWorkspace: WorkspaceHost["checkWorkspace"];
+  readonly worktreesFolder: WorkspaceHost["worktreesFolder"];
   readonly snapshots: WorkspaceHost["snapshots"];
   readonly workspaceSkills: WorkspaceHost["workspaceSkills"];
   readonly workspacePrompt: WorkspaceHost["workspacePrompt"];
@@ -153,6 +154,7 @@ export class LocalWorkspaceHost extends LocalHost implements WorkspaceHost {
     this.files = services.files;
     this.openPty = services.openPty;
     this.checkWorkspace = services.checkWorkspace;
+    this.worktreesFolder = services.worktreesFolder;
     this.snapshots = services.snapshots;
     this.workspaceSkills = services.workspaceSkills;
     this.workspacePrompt = services.workspacePrompt;

@@ -172,6 +172,11 @@ export interface WorkspaceHost extends ToolHost {
    * bridge made it for the session (a fork, a worktree), the one way a runner's own forks folder is used.
    */
   checkWorkspace(workspace: string, options?: { made?: boolean }): Promise<string>;
+  /**
+   * Where worktree sessions' folders are made (server/worktrees): `<WORLDLINE_HOME>/worktrees` of the
+   * host's machine (a runner's own home, which it serves beside its roots), never inside a repository.
+   */
+  worktreesFolder(): Promise<string>;
   /** The checkpoints' shadow repository of a workspace, kept where the workspace is. */
   snapshots(workspace: string): Promise<SnapshotRepo>;
   /** The workspace's own skills, read where they are. */

@@ -107,6 +107,11 @@ export const RunnerOperation = z.discriminatedUnion("op", [
   z.object({ op: z.literal("checkWorkspace"), path: z.string().min(1).max(4096), made: z.boolean().optional() }),
   /** The folder picker: sub-folders of a folder under a root (the first root without a path). */
   z.object({ op: z.literal("listFolders"), path: AbsolutePath.optional() }),
+  /**
+   * Where the runner makes worktrees for worktree sessions (server/worktrees): its own
+   * `<WORLDLINE_HOME>/worktrees`, served beside its roots like its forks folder, as its real path.
+   */
+  z.object({ op: z.literal("worktreesFolder") }),
   // The IDE's file tree, editor, @-mentions and git markers (server/files), on the runner's copy.
   z.object({
     op: z.literal("files.list"),
@@ -139,6 +144,8 @@ export const RunnerOperation = z.discriminatedUnion("op", [
     cols: z.number().int().min(1).max(1000),
     rows: z.number().int().min(1).max(1000),
     env: z.record(z.string(), z.string().max(10_000)),
+    /** The login shell's arguments (`-l -c <line>`: a worktree's setup, the terminal ending with it); absent: `-l`. */
+    args: z.array(z.string().max(100_000)).max(8).optional(),
   }),
   z.object({ op: z.literal("pty.input"), ptyId: z.string().min(1).max(64), data: z.string().max(4 * 1024 * 1024) }),
   z.object({
@@ -287,6 +294,7 @@ export const RunnerResults = {
     agentsMd: z.array(z.object({ path: z.string(), text: z.string() })),
   }),
   checkWorkspace: z.object({ path: AbsolutePath }),
+  worktreesFolder: z.object({ path: AbsolutePath }),
   listFolders: z.object({
     path: AbsolutePath,
     parent: AbsolutePath.nullable(),

@@ -5,7 +5,7 @@ import { io, type Socket } from "socket.io-client";
 import { ProcessRecords, setProcessRecords } from "../processes";
 import { RUNNER_SOCKET_PATH, RunnerWelcome, type RunnerHello } from "../protocol";
 import { RootGuard } from "./guard";
-import { RunnerWorker } from "./serve";
+import { RunnerWorker, worktreesFolder } from "./serve";
 
 /** First reconnect delay; socket.io doubles it (with jitter) up to the maximum. */
 const RECONNECT_FIRST_MS = 500;
@@ -41,8 +41,12 @@ const FATAL_REFUSALS = ["bad_token", "bad_credential", "root_refused", "bad_hell
  * its credentials for good (revoked, replaced, unknown).
  */
 export async function runRunner(options: RunnerOptions): Promise<{ stop(): Promise<void>; done: Promise<void> }> {
-  // Forks of its sessions are made in its own data directory (server/runner/snapshots.ts) and served from there.
-  const guard = await RootGuard.create(options.roots, [path.join(options.home, "forks")]);
+  // Forks and worktrees of its sessions are made in its own data directory (server/runner/snapshots.ts,
+  // server/worktrees) and served from there.
+  const guard = await RootGuard.create(options.roots, [
+    path.join(options.home, "forks"),
+    worktreesFolder(options.home),
+  ]);
   const records = new ProcessRecords(path.join(options.home, "run", "processes"));
   const killed = await records.cleanupOrphans();
   if (killed.length > 0) options.log(`stopped ${killed.length} command(s) left running by a runner that died`);

@@ -11,7 +11,7 @@ import { isWithin, realpathLoose, resolveInWorkspace, type ResolvedPath } from "
 export class RootGuard {
   private constructor(
     readonly roots: readonly string[],
-    /** Folders served beside the roots but not offered to the hub as roots (the runner's own forks folder). */
+    /** Folders served beside the roots but not offered to the hub as roots (the runner's own forks and worktrees folders). */
     private readonly also: readonly string[] = [],
   ) {}
 
@@ -66,7 +66,7 @@ export class RootGuard {
     return [...this.roots, ...this.also].some((root) => isWithin(root, real));
   }
 
-  /** The runner's own folder (its forks folder) a path is in, when it is under no root. */
+  /** The runner's own folder (its forks or worktrees folder) a path is in, when it is under no root. */
   ownFolderOf(real: string): string | undefined {
     if (this.rootOf(real) !== undefined) return undefined;
     return this.also.find((own) => isWithin(own, real));

@@ -45,6 +45,11 @@ const MAX_PICKER_ENTRIES = 500;
 /** Larger files are not sent whole (str_replace and write_file's diff read them); the hub's frame limit is above. */
 const MAX_READ_TEXT_BYTES = 10 * 1024 * 1024;
 
+/** The folder a runner makes its sessions' worktrees in, served beside its roots (client.ts gives it to the RootGuard). */
+export function worktreesFolder(home: string): string {
+  return path.join(home, "worktrees");
+}
+
 /**
  * How the runner talks back: answers, and the output and exit of commands it started. `route` is
  * the request's (server/protocol/runner.ts): the hub bridge they go back to, put on each frame.
@@ -81,8 +86,8 @@ export class RunnerWorker {
   constructor(
     private readonly guard: RootGuard,
     private readonly replies: RunnerReplies,
-    /** The runner's WORLDLINE_HOME: shadow repositories and forks of its workspaces live there. */
-    home: string = defaultHome(),
+    /** The runner's WORLDLINE_HOME: shadow repositories, forks and worktrees of its workspaces live there. */
+    private readonly home: string = defaultHome(),
   ) {
     this.terminals = new RunnerTerminals({ data: replies.ptyData, exit: replies.ptyExit });
     this.snapshots = new RunnerSnapshots(home);
@@ -230,6 +235,8 @@ export class RunnerWorker {
         return { path: await this.workspace(operation.path, operation.made === true) };
       case "listFolders":
         return this.listFolders(operation.path);
+      case "worktreesFolder":
+        return { path: await this.guard.confine(worktreesFolder(this.home)) };
       case "files.list":
         return this.files.list(await this.folder(operation.root), operation.dir, operation.ignored === true);
       case "files.read":
@@ -384,9 +391,9 @@ export class RunnerWorker {
   }
 
   /**
-   * A folder for a new session. The runner's own forks folder holds every session's forks: it is no
-   * workspace, and a fork in it is one only for the session the runner made it for (`made`, the hub's
-   * word, as WORLDLINE_HOME's forks are on the hub's machine).
+   * A folder for a new session. The runner's own forks and worktrees folders hold every session's forks
+   * and worktrees: they are no workspace, and a fork or worktree in them is one only for the session it
+   * was made for (`made`, the hub's word, as WORLDLINE_HOME's forks and worktrees are on the hub's machine).
    */
   private async workspace(input: string, made: boolean): Promise<string> {
     const real = await this.folder(input);
@@ -394,7 +401,7 @@ export class RunnerWorker {
     if (own !== undefined && (real === own || !made))
       throw new WorldlineError(
         "workspace:forbidden",
-        `${input} is in the runner's own forks folder (${own}); sessions open there only on a fork the runner made for them. Choose a folder under the runner's roots.`,
+        `${input} is in the runner's own ${path.basename(own)} folder (${own}); sessions open there only on a fork or worktree made for them. Choose a folder under the runner's roots.`,
       );
     return real;
   }

@@ -31,7 +31,7 @@ export class RunnerTerminals {
   /** `route`: the hub bridge that opened it, put on its output (server/protocol/runner.ts). */
   open(
     ptyId: string,
-    spawn: { cwd: string; cols: number; rows: number; env: Record<string, string> },
+    spawn: { cwd: string; cols: number; rows: number; env: Record<string, string>; args?: string[] },
     route: string | undefined,
   ): number {
     if (this.terminals.has(ptyId)) throw new WorldlineError("runner:bad_request", `Terminal ${ptyId} is already open.`);
@@ -52,7 +52,7 @@ export class RunnerTerminals {
     const pty = openLocalPty(
       {
         shell: process.env.SHELL ?? "bash",
-        args: ["-l"],
+        args: spawn.args ?? ["-l"],
         cwd: spawn.cwd,
         env: { ...shellEnv(process.env), ...spawn.env },
         cols: spawn.cols,

@@ -72,6 +72,10 @@ export class RemoteHost implements WorkspaceHost {
     return real;
   }
 
+  async worktreesFolder(): Promise<string> {
+    return (await this.link.call({ op: "worktreesFolder" }, this.options())).path;
+  }
+
   resolve(workspace: string, input: string): Promise<ResolvedPath> {
     return this.link.call({ op: "resolve", workspace, input }, this.options());
   }

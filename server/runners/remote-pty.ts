@@ -30,8 +30,8 @@ class RemotePty implements PtyProcess {
     private readonly log: (line: string) => void,
   ) {
     link.trackPty(this.id, { data: (chunk) => this.feed(chunk), exit: (code) => this.end(code) });
-    const { cwd, cols, rows, env } = spawn;
-    this.link.call({ op: "pty.open", ptyId: this.id, cwd, cols, rows, env }).then(
+    const { cwd, cols, rows, env, args } = spawn;
+    this.link.call({ op: "pty.open", ptyId: this.id, cwd, cols, rows, env, args }).then(
       ({ pid }) => (this.pid = pid),
       (error: unknown) => {
         this.log(`a terminal on runner "${link.name}" did not open: ${errorMessage(error)}`);

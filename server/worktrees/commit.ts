@@ -1,5 +1,5 @@
 import { WorldlineError } from "../errors";
-import { git, runGit, gitFailure } from "./git";
+import { git, runGit, gitFailure, type GitHost } from "./git";
 
 /** The model reads at most this much of the diff: a message needs the gist, not every line. */
 const DIFF_FOR_MODEL_CHARS = 24_000;
@@ -13,19 +13,19 @@ export const COMMIT_SYSTEM = [
 ].join(" ");
 
 /** Stages everything in the worktree (new files too); `commit:nothing` when nothing differs from HEAD. */
-export async function stageAll(worktree: string): Promise<{ stat: string; names: string[] }> {
-  await git({ cwd: worktree, args: ["add", "-A"] });
-  const names = (await git({ cwd: worktree, args: ["diff", "--cached", "--name-only", "-z"] }))
+export async function stageAll(host: GitHost, worktree: string): Promise<{ stat: string; names: string[] }> {
+  await git(host, { cwd: worktree, args: ["add", "-A"] });
+  const names = (await git(host, { cwd: worktree, args: ["diff", "--cached", "--name-only", "-z"] }))
     .split("\0")
     .filter(Boolean);
   if (names.length === 0)
     throw new WorldlineError("commit:nothing", "Nothing to commit: the worktree matches its last commit.");
-  return { stat: await git({ cwd: worktree, args: ["diff", "--cached", "--stat=100"] }), names };
+  return { stat: await git(host, { cwd: worktree, args: ["diff", "--cached", "--stat=100"] }), names };
 }
 
 /** The staged diff for the model, cut to a size it reads in one go. */
-export async function stagedDiff(worktree: string): Promise<string> {
-  const diff = await git({ cwd: worktree, args: ["diff", "--cached", "--no-color", "--no-ext-diff"] });
+export async function stagedDiff(host: GitHost, worktree: string): Promise<string> {
+  const diff = await git(host, { cwd: worktree, args: ["diff", "--cached", "--no-color", "--no-ext-diff"] });
   return diff.length > DIFF_FOR_MODEL_CHARS ? `${diff.slice(0, DIFF_FOR_MODEL_CHARS)}\n[diff cut here]` : diff;
 }
 
@@ -47,8 +47,8 @@ export function cleanModelMessage(answer: string): string | null {
 }
 
 /** Commits what is staged, author and committer from the repository's git config; the new sha. */
-export async function commitStaged(worktree: string, message: string): Promise<string> {
-  const committed = await runGit({
+export async function commitStaged(host: GitHost, worktree: string, message: string): Promise<string> {
+  const committed = await runGit(host, {
     cwd: worktree,
     args: ["commit", "--quiet", "--cleanup=strip", "-F", "-"],
     input: message,
@@ -57,5 +57,5 @@ export async function commitStaged(worktree: string, message: string): Promise<s
     // A hook that said no, or no identity configured: git's words say which.
     throw new WorldlineError("commit:blocked", gitFailure(["commit"], committed));
   }
-  return (await git({ cwd: worktree, args: ["rev-parse", "HEAD"] })).trim();
+  return (await git(host, { cwd: worktree, args: ["rev-parse", "HEAD"] })).trim();
 }

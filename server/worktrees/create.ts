@@ -1,15 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rm } from "node:fs/promises";
 import path from "node:path";
 import { WorldlineError } from "../errors";
-import { statOrNull } from "../stat-or-null";
-import { git, runGit } from "./git";
+import { git, makeDir, removeTree, runGit, type GitHost } from "./git";
 import { branchExists, checkBranchName, repoBase, revParse, type RepoBase } from "./repo";
-
-/** Where every worktree Worldline makes lives: never inside the user's repository. */
-export function worktreesRoot(home: string): string {
-  return path.join(home, "worktrees");
-}
 
 /** Branch slugs stay short enough to read in a list of branches. */
 const SLUG_MAX_CHARS = 40;
@@ -36,54 +29,58 @@ export interface PlannedWorktree extends RepoBase {
  * Checks everything a new worktree needs before anything is written: a repository with a commit,
  * a base that exists, a free and valid branch name, a free folder. Reads only.
  */
-export async function planWorktree(input: {
-  home: string;
-  workspace: string;
-  base?: string;
-  branch?: string;
-  title?: string;
-}): Promise<PlannedWorktree> {
-  const found = await repoBase(input.workspace, input.base);
+export async function planWorktree(
+  host: GitHost,
+  input: {
+    /** Where the host makes worktrees (WorkspaceHost.worktreesFolder): never inside the user's repository. */
+    folder: string;
+    workspace: string;
+    base?: string;
+    branch?: string;
+    title?: string;
+  },
+): Promise<PlannedWorktree> {
+  const found = await repoBase(host, input.workspace, input.base);
   const id = randomBytes(4).toString("hex");
   const branch = input.branch ?? `worldline/${slugOf(input.title)}-${id}`;
-  await checkBranchName(found.repo, branch);
-  if (await branchExists(found.repo, branch))
+  await checkBranchName(host, found.repo, branch);
+  if (await branchExists(host, found.repo, branch))
     throw new WorldlineError("worktree:taken", `The branch ${branch} already exists in ${found.repo}; choose another.`);
-  const folder = path.join(worktreesRoot(input.home), `${path.basename(found.repo)}-${id}`);
-  if (await statOrNull(folder)) throw new WorldlineError("worktree:taken", `${folder} already exists.`);
+  const folder = path.join(input.folder, `${path.basename(found.repo)}-${id}`);
+  if (await host.stat(folder)) throw new WorldlineError("worktree:taken", `${folder} already exists.`);
   return { ...found, id, branch, path: folder };
 }
 
 /** `git worktree add -b <branch> <folder> <base>`; on failure nothing of it is left. */
-export async function addWorktree(plan: PlannedWorktree): Promise<void> {
-  await mkdir(path.dirname(plan.path), { recursive: true });
-  const added = await runGit({
+export async function addWorktree(host: GitHost, plan: PlannedWorktree): Promise<void> {
+  await makeDir(host, plan.repo, path.dirname(plan.path));
+  const added = await runGit(host, {
     cwd: plan.repo,
     args: ["worktree", "add", "--quiet", "--no-track", "-b", plan.branch, plan.path, plan.baseSha],
   });
   if (added.code === 0) return;
   // The branch goes only if it is the one this call made (still at the base): never one made meanwhile by someone else.
-  const made = (await revParse(plan.repo, `refs/heads/${plan.branch}`)) === plan.baseSha;
-  await removeWorktree(plan.repo, plan.path, made ? plan.branch : undefined);
+  const made = (await revParse(host, plan.repo, `refs/heads/${plan.branch}`)) === plan.baseSha;
+  await removeWorktree(host, plan.repo, plan.path, made ? plan.branch : undefined);
   const said = added.stderr.trim().split("\n").slice(-2).join(" ");
   if (/already exists/.test(said)) throw new WorldlineError("worktree:taken", `git worktree add: ${said}`);
   throw new WorldlineError("worktree:git_failed", `git worktree add failed: ${said}`);
 }
 
 /** Undoes `addWorktree`: the worktree's folder and git's record of it, and the branch when given. */
-export async function removeWorktree(repo: string, folder: string, branch?: string): Promise<void> {
+export async function removeWorktree(host: GitHost, repo: string, folder: string, branch?: string): Promise<void> {
   // Each step may have nothing to undo (add failed before it): what is absent is fine.
-  await runGit({ cwd: repo, args: ["worktree", "remove", "--force", "--force", folder] });
-  await rm(folder, { recursive: true, force: true });
-  if (branch) await runGit({ cwd: repo, args: ["branch", "-D", "--quiet", branch] });
+  await runGit(host, { cwd: repo, args: ["worktree", "remove", "--force", "--force", folder] });
+  await removeTree(host, folder);
+  if (branch) await runGit(host, { cwd: repo, args: ["branch", "-D", "--quiet", branch] });
 }
 
 /** Brings an archived worktree's folder back on its kept branch (`git worktree add <folder> <branch>`). */
-export async function readdWorktree(repo: string, folder: string, branch: string): Promise<void> {
-  if (await statOrNull(folder))
+export async function readdWorktree(host: GitHost, repo: string, folder: string, branch: string): Promise<void> {
+  if (await host.stat(folder))
     throw new WorldlineError("worktree:taken", `${folder} exists already: move it away before restoring.`);
-  if (!(await branchExists(repo, branch)))
+  if (!(await branchExists(host, repo, branch)))
     throw new WorldlineError("worktree:missing", `The branch ${branch} is gone from ${repo}: nothing to restore.`);
-  await mkdir(path.dirname(folder), { recursive: true });
-  await git({ cwd: repo, args: ["worktree", "add", "--quiet", folder, branch] }, "worktree:conflict");
+  await makeDir(host, repo, path.dirname(folder));
+  await git(host, { cwd: repo, args: ["worktree", "add", "--quiet", folder, branch] }, "worktree:conflict");
 }

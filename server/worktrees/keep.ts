@@ -1,11 +1,9 @@
 import { WorldlineError } from "../errors";
 import type { UnmergedDetails } from "../protocol";
-import type { Session } from "../sessions";
-import { statOrNull } from "../stat-or-null";
 import * as store from "../store";
 import { readdWorktree, removeWorktree } from "./create";
 import { describeLoss, wouldLose } from "./lost";
-import type { WorktreeCore, WorktreeRow } from "./service";
+import type { SessionWorktree, WorktreeCore, WorktreeRow } from "./service";
 
 /**
  * Never losing a worktree: archiving refuses while the worktree holds work found
@@ -18,9 +16,9 @@ export class Keeping {
 
   async archive(sessionId: string, input: { force?: boolean }): Promise<{ archived: true; snapshot: string | null }> {
     return this.core.exclusive(sessionId, "worktree:busy", async () => {
-      const { session, row } = await this.core.of(sessionId);
-      if (session.archived) throw new WorldlineError("worktree:conflict", "This session is archived already.");
-      const snapshot = await this.takeAway(session, row, input.force ?? false);
+      const found = await this.core.of(sessionId);
+      if (found.session.archived) throw new WorldlineError("worktree:conflict", "This session is archived already.");
+      const snapshot = await this.takeAway(found, input.force ?? false);
       await this.core.deps.sessions.update(sessionId, { archived: true });
       return { archived: true, snapshot };
     });
@@ -28,16 +26,16 @@ export class Keeping {
 
   async restore(sessionId: string): Promise<{ restored: true; path: string }> {
     return this.core.exclusive(sessionId, "worktree:busy", async () => {
-      const { session, row } = await this.core.of(sessionId);
+      const { session, row, host } = await this.core.of(sessionId);
       if (!session.archived) throw new WorldlineError("worktree:conflict", "This session is not archived.");
-      await readdWorktree(row.repo, row.path, row.branch);
+      await readdWorktree(host, row.repo, row.path, row.branch);
       if (row.archiveSnapshot) {
         try {
-          const repo = await this.core.deps.snapshots(session);
+          const repo = await this.core.snapshots(session);
           await repo.restore(row.archiveSnapshot, { force: true });
         } catch (error) {
           // Half a restore is worse than none: the folder goes again, the branch and snapshot stay for another try.
-          await removeWorktree(row.repo, row.path);
+          await removeWorktree(host, row.repo, row.path);
           throw error;
         }
       }
@@ -50,36 +48,34 @@ export class Keeping {
 
   /** Deleting a session with a worktree: the same refusal as archive; the folder goes, the branch stays. */
   async beforeDelete(sessionId: string, force: boolean): Promise<void> {
-    const row = await this.core.row(sessionId);
-    if (!row) return;
+    if (!(await this.core.row(sessionId))) return;
     await this.core.exclusive(sessionId, "worktree:busy", async () => {
-      const session = await this.core.deps.sessions.get(sessionId);
-      if (session.archived || !(await statOrNull(row.path))) return;
-      await this.takeAway(session, row, force);
+      const found = await this.core.of(sessionId);
+      if (found.session.archived || !(await found.host.stat(found.row.path))) return;
+      await this.takeAway(found, force);
     });
   }
 
   /** Refuses unless forced when work would be lost, snapshots, then removes the folder (the branch stays). */
-  private async takeAway(session: Session, row: WorktreeRow, force: boolean): Promise<string | null> {
-    const present = Boolean(await statOrNull(row.path));
+  private async takeAway({ session, row, host }: SessionWorktree, force: boolean): Promise<string | null> {
+    const present = Boolean(await host.stat(row.path));
     if (!present && !force)
       throw new WorldlineError(
         "worktree:missing",
         `The worktree folder ${row.path} was deleted outside Worldline; archive with force to record that (its branch ${row.branch} stays).`,
       );
     if (present && !force) {
-      const loss = await wouldLose(row);
+      const loss = await wouldLose(host, row);
       if (loss.commits.length > 0 || loss.files.length > 0) throw unmerged(row, loss);
     }
     let snapshot: string | null = null;
     if (present) {
-      snapshot = (await (await this.core.deps.snapshots(session)).snapshot({ message: "archive", changes: false }))
-        .commit;
+      snapshot = (await (await this.core.snapshots(session)).snapshot({ message: "archive", changes: false })).commit;
       await store.updateWorktree(this.core.deps.db, session.id, { archiveSnapshot: snapshot });
     }
     // Its shells stand in the folder that goes.
     await this.core.deps.terminals.closeSession(session.id);
-    await removeWorktree(row.repo, row.path);
+    await removeWorktree(host, row.repo, row.path);
     return snapshot;
   }
 }

@@ -1,5 +1,5 @@
 import type { UnmergedDetails } from "../protocol";
-import { git } from "./git";
+import { git, type GitHost } from "./git";
 import { dirtyPaths } from "./repo";
 
 /** Commits listed in a refusal: enough to see what is at stake, bounded for a big branch. */
@@ -11,16 +11,19 @@ const LOST_COMMITS_SHOWN = 50;
  * paths, untracked files included. The branch itself is always kept, so "lose" means: only the
  * branch would still hold them, unmerged and unpushed.
  */
-export async function wouldLose(input: {
-  path: string;
-  repo: string;
-  branch: string;
-  base: string;
-  mergedSha: string | null;
-  pushedSha: string | null;
-}): Promise<UnmergedDetails> {
+export async function wouldLose(
+  host: GitHost,
+  input: {
+    path: string;
+    repo: string;
+    branch: string;
+    base: string;
+    mergedSha: string | null;
+    pushedSha: string | null;
+  },
+): Promise<UnmergedDetails> {
   const known = [input.mergedSha, input.pushedSha].filter((sha): sha is string => Boolean(sha));
-  const log = await git({
+  const log = await git(host, {
     cwd: input.repo,
     args: [
       "log",
@@ -29,7 +32,7 @@ export async function wouldLose(input: {
       `refs/heads/${input.branch}`,
       "--not",
       "--remotes",
-      ...(await baseRefs(input.repo, input.base)),
+      ...(await baseRefs(host, input.repo, input.base)),
       ...known,
       "--",
     ],
@@ -41,11 +44,11 @@ export async function wouldLose(input: {
       const [sha, ...subject] = line.split("\t");
       return { sha, subject: subject.join("\t") };
     });
-  return { commits, files: await dirtyPaths(input.path) };
+  return { commits, files: await dirtyPaths(host, input.path) };
 }
 
-async function baseRefs(repo: string, base: string): Promise<string[]> {
-  const out = await git({ cwd: repo, args: ["for-each-ref", "--format=%(refname)", `refs/heads/${base}`] });
+async function baseRefs(host: GitHost, repo: string, base: string): Promise<string[]> {
+  const out = await git(host, { cwd: repo, args: ["for-each-ref", "--format=%(refname)", `refs/heads/${base}`] });
   return out.trim() ? [out.trim()] : [base];
 }
 

@@ -1,6 +1,6 @@
 import type { MergeStrategy } from "../protocol";
 import { WorldlineError } from "../errors";
-import { git, gitFailure, runGit } from "./git";
+import { git, gitFailure, runGit, type GitHost } from "./git";
 import { checkoutOf, dirtyPaths, isAncestor, revParse } from "./repo";
 
 /** Subjects a squash commit's body lists. */
@@ -24,9 +24,9 @@ export interface MergeInput {
  * gets the new files with `read-tree -m -u`, refused first (`merge:dirty`) when it has uncommitted
  * changes to a path the merge changes.
  */
-export async function mergeIntoBase(input: MergeInput): Promise<{ sha: string; tip: string }> {
-  const prepared = await prepareMerge(input);
-  await applyMerge(input, prepared);
+export async function mergeIntoBase(host: GitHost, input: MergeInput): Promise<{ sha: string; tip: string }> {
+  const prepared = await prepareMerge(host, input);
+  await applyMerge(host, input, prepared);
   return { sha: prepared.sha, tip: prepared.tip };
 }
 
@@ -38,40 +38,40 @@ export interface PreparedMerge {
 }
 
 /** Makes the merged commit (objects only: no ref, index or file changes); the conflicts say no. */
-export async function prepareMerge(input: MergeInput): Promise<PreparedMerge> {
+export async function prepareMerge(host: GitHost, input: MergeInput): Promise<PreparedMerge> {
   const { repo, branch, base } = input;
-  const old = await revParse(repo, `refs/heads/${base}`);
+  const old = await revParse(host, repo, `refs/heads/${base}`);
   if (!old)
     throw new WorldlineError(
       "merge:bad_ref",
       `The base ${base} is not a branch of ${repo}: there is no branch to merge into.`,
     );
-  const tip = await revParse(repo, `refs/heads/${branch}`);
+  const tip = await revParse(host, repo, `refs/heads/${branch}`);
   if (!tip) throw new WorldlineError("merge:missing", `The branch ${branch} is gone from ${repo}.`);
-  if (await isAncestor(repo, tip, old))
+  if (await isAncestor(host, repo, tip, old))
     throw new WorldlineError("merge:nothing", `${base} already has every commit of ${branch}: commit first.`);
-  const tree = await mergedTree(repo, old, tip);
-  return { old, tip, sha: await commitMerge(input, { old, tip, tree }) };
+  const tree = await mergedTree(host, repo, old, tip);
+  return { old, tip, sha: await commitMerge(host, input, { old, tip, tree }) };
 }
 
 /** Moves the base from `old` to the merge (only if still at `old`), and the checkout that has it out with it. */
-export async function applyMerge(input: MergeInput, prepared: PreparedMerge): Promise<void> {
+export async function applyMerge(host: GitHost, input: MergeInput, prepared: PreparedMerge): Promise<void> {
   const { repo, branch, base } = input;
   const { old, sha } = prepared;
   const baseRef = `refs/heads/${base}`;
-  const checkout = await checkoutOf(repo, base);
-  if (checkout) await refuseDirty(checkout, old, sha);
-  const moved = await runGit({
+  const checkout = await checkoutOf(host, repo, base);
+  if (checkout) await refuseDirty(host, checkout, old, sha);
+  const moved = await runGit(host, {
     cwd: repo,
     args: ["update-ref", "-m", `worldline: merge ${branch} (${input.strategy})`, baseRef, sha, old],
   });
   if (moved.code !== 0)
     throw new WorldlineError("merge:base_moved", `${base} moved while merging (another merge or a commit): try again.`);
-  if (checkout) await followInCheckout(checkout, { baseRef, old, sha });
+  if (checkout) await followInCheckout(host, checkout, { baseRef, old, sha });
 }
 
-async function mergedTree(repo: string, old: string, tip: string): Promise<string> {
-  const merged = await runGit({
+async function mergedTree(host: GitHost, repo: string, old: string, tip: string): Promise<string> {
+  const merged = await runGit(host, {
     cwd: repo,
     args: ["merge-tree", "--write-tree", "--name-only", "--no-messages", old, tip],
   });
@@ -86,31 +86,35 @@ async function mergedTree(repo: string, old: string, tip: string): Promise<strin
   throw new WorldlineError("merge:git_failed", gitFailure(["merge-tree"], merged));
 }
 
-async function commitMerge(input: MergeInput, at: { old: string; tip: string; tree: string }): Promise<string> {
+async function commitMerge(
+  host: GitHost,
+  input: MergeInput,
+  at: { old: string; tip: string; tree: string },
+): Promise<string> {
   if (input.strategy === "merge") {
     const message = `Merge branch '${input.branch}' into ${input.base}`;
     return (
-      await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-p", at.tip, "-m", message] })
+      await git(host, { cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-p", at.tip, "-m", message] })
     ).trim();
   }
   const subjects = (
-    await git({
+    await git(host, {
       cwd: input.repo,
       args: ["log", `--max-count=${SQUASHED_SUBJECTS}`, "--format=* %s", at.tip, "--not", at.old],
     })
   ).trimEnd();
   const message = `${input.title}\n\nSquashed from ${input.branch}:\n${subjects}\n`;
   return (
-    await git({ cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-F", "-"], input: message })
+    await git(host, { cwd: input.repo, args: ["commit-tree", at.tree, "-p", at.old, "-F", "-"], input: message })
   ).trim();
 }
 
 /** Uncommitted changes in the checkout to a path the merge writes: refused before anything moves. */
-async function refuseDirty(checkout: string, old: string, sha: string): Promise<void> {
+async function refuseDirty(host: GitHost, checkout: string, old: string, sha: string): Promise<void> {
   const changed = new Set(
-    (await git({ cwd: checkout, args: ["diff", "--name-only", "-z", old, sha] })).split("\0").filter(Boolean),
+    (await git(host, { cwd: checkout, args: ["diff", "--name-only", "-z", old, sha] })).split("\0").filter(Boolean),
   );
-  const inTheWay = (await dirtyPaths(checkout)).filter((path) => changed.has(path));
+  const inTheWay = (await dirtyPaths(host, checkout)).filter((path) => changed.has(path));
   if (inTheWay.length > 0)
     throw new WorldlineError(
       "merge:dirty",
@@ -124,10 +128,14 @@ async function refuseDirty(checkout: string, old: string, sha: string): Promise<
  * itself refuses to lose a local change). If that fails after all (a change made since the check),
  * the base goes back to where it was, so the checkout and its branch never disagree.
  */
-async function followInCheckout(checkout: string, at: { baseRef: string; old: string; sha: string }): Promise<void> {
-  const followed = await runGit({ cwd: checkout, args: ["read-tree", "-m", "-u", at.old, at.sha] });
+async function followInCheckout(
+  host: GitHost,
+  checkout: string,
+  at: { baseRef: string; old: string; sha: string },
+): Promise<void> {
+  const followed = await runGit(host, { cwd: checkout, args: ["read-tree", "-m", "-u", at.old, at.sha] });
   if (followed.code === 0) return;
-  await runGit({ cwd: checkout, args: ["update-ref", at.baseRef, at.old, at.sha] });
+  await runGit(host, { cwd: checkout, args: ["update-ref", at.baseRef, at.old, at.sha] });
   throw new WorldlineError(
     "merge:dirty",
     `${checkout} changed during the merge: ${gitFailure(["read-tree"], followed)}`,

@@ -1,27 +1,30 @@
 import { WorldlineError } from "../errors";
-import { git, gitFailure, runGit } from "./git";
+import { git, gitFailure, runGit, type GitHost } from "./git";
 
 /**
  * Pushes the branch. `remote` is a configured remote's name or a URL/path; absent,
  * the branch's own remote, else `origin`, else the only remote. A named remote gets the branch as
  * upstream (and so a remote-tracking ref, which is what "pushed" means to archive).
  */
-export async function pushBranch(input: {
-  repo: string;
-  branch: string;
-  remote?: string;
-}): Promise<{ remote: string; url: string }> {
-  const remotes = (await git({ cwd: input.repo, args: ["remote"] })).split("\n").filter(Boolean);
-  const remote = input.remote ?? (await defaultRemote(input.repo, input.branch, remotes));
+export async function pushBranch(
+  host: GitHost,
+  input: {
+    repo: string;
+    branch: string;
+    remote?: string;
+  },
+): Promise<{ remote: string; url: string }> {
+  const remotes = (await git(host, { cwd: input.repo, args: ["remote"] })).split("\n").filter(Boolean);
+  const remote = input.remote ?? (await defaultRemote(host, input.repo, input.branch, remotes));
   const named = remotes.includes(remote);
   if (!named && !/[/:]/.test(remote))
     throw new WorldlineError(
       "push:bad_ref",
       `No remote "${remote}" in ${input.repo} (remotes: ${remotes.join(", ") || "none"}).`,
     );
-  const url = named ? (await git({ cwd: input.repo, args: ["remote", "get-url", remote] })).trim() : remote;
+  const url = named ? (await git(host, { cwd: input.repo, args: ["remote", "get-url", remote] })).trim() : remote;
   const refspec = `refs/heads/${input.branch}:refs/heads/${input.branch}`;
-  const pushed = await runGit({
+  const pushed = await runGit(host, {
     cwd: input.repo,
     args: ["push", "--porcelain", ...(named ? ["--set-upstream"] : []), remote, refspec],
     network: true,
@@ -31,8 +34,8 @@ export async function pushBranch(input: {
   return { remote, url };
 }
 
-async function defaultRemote(repo: string, branch: string, remotes: string[]): Promise<string> {
-  const configured = await runGit({ cwd: repo, args: ["config", "--get", `branch.${branch}.remote`] });
+async function defaultRemote(host: GitHost, repo: string, branch: string, remotes: string[]): Promise<string> {
+  const configured = await runGit(host, { cwd: repo, args: ["config", "--get", `branch.${branch}.remote`] });
   if (configured.code === 0 && configured.stdout.trim()) return configured.stdout.trim();
   if (remotes.includes("origin")) return "origin";
   if (remotes.length === 1) return remotes[0];

@@ -1,11 +1,12 @@
 import type { SnapshotRepo } from "../checkpoints/types";
 import { WorldlineError, errorMessage, type ErrorCode } from "../errors";
+import type { WorkspaceHost } from "../host";
 import type { ChangeStat, CreateSessionBody, Role } from "../protocol";
 import type { EventLog, Session, Sessions } from "../sessions";
-import { statOrNull } from "../stat-or-null";
 import * as store from "../store";
 import { changeStat, diffOrigin } from "./changes";
 import { addWorktree, planWorktree, removeWorktree } from "./create";
+import { gitHostOf, type GitHost } from "./git";
 import { setupCommand } from "./setup";
 
 /** The terminals a worktree's setup runs in (server/pty's PtyManager). */
@@ -17,13 +18,14 @@ interface SetupTerminals {
 
 export interface WorktreeDeps {
   db: store.Db;
-  /** WORLDLINE_HOME: worktrees go in its `worktrees/` folder. */
-  home: string;
+  /**
+   * The host of a session's workspace (server/host's WorkspaceHosts): this machine or a runner. Git,
+   * file checks, the worktrees folder and the archive's snapshot all go through it, on its machine.
+   */
+  hosts: { of(runner: string | null): WorkspaceHost };
   sessions: Sessions;
   log: EventLog;
   terminals: SetupTerminals;
-  /** The checkpoints' shadow repository of a session's workspace, through its host (server/host). */
-  snapshots(session: Session): Promise<SnapshotRepo>;
   /** One tool-less call of the session's model; null when no model is set (server/agent). */
   complete(sessionModel: string | null, system: string, user: string, signal: AbortSignal): Promise<string | null>;
   /** Starts a prompt in a session (server/team's TurnRouter): "Ask the agent to resolve". */
@@ -36,6 +38,13 @@ const SETUP_WAIT_MS = 15 * 60_000;
 const CHANGES_DEBOUNCE_MS = 300;
 
 export type WorktreeRow = store.WorktreeRow;
+
+/** A worktree session, its row, and the git of the machine that holds its worktree. */
+export interface SessionWorktree {
+  session: Session;
+  row: WorktreeRow;
+  host: GitHost;
+}
 
 /**
  * Worktree sessions: creation with `git worktree add`, the project's setup in a
@@ -66,17 +75,16 @@ export class WorktreeCore {
   /** A session on a new worktree of the repository `workspace` is in; nothing is left on disk if it fails. */
   /** `role`: the person's who asks (server/sessions/placement.ts judges the repository's folder for them). */
   async create(body: CreateSessionBody, role?: Role): Promise<Session> {
-    if (body.runner)
-      throw new WorldlineError(
-        "worktree:unsupported",
-        'Worktree sessions on a runner are not built yet; use isolation "none".',
-      );
-    await this.deps.sessions.checkPlacement({ workspace: body.workspace, role });
-    const plan = await planWorktree({ home: this.deps.home, workspace: body.workspace, ...pick(body) });
-    await addWorktree(plan);
+    await this.deps.sessions.checkPlacement({ workspace: body.workspace, runner: body.runner, role });
+    // On the machine that holds the repository: this one, or the runner's (its git, its WORLDLINE_HOME).
+    const workspaceHost = this.deps.hosts.of(body.runner ?? null);
+    const host = gitHostOf(workspaceHost);
+    const folder = await workspaceHost.worktreesFolder();
+    const plan = await planWorktree(host, { folder, workspace: body.workspace, ...pick(body) });
+    await addWorktree(host, plan);
     let session: Session | undefined;
     try {
-      const setup = await setupCommand(plan.path).catch((error: unknown) => error as Error);
+      const setup = await setupCommand(host, plan.path).catch((error: unknown) => error as Error);
       const { isolation: _isolation, base: _base, branch: _branch, ...rest } = body;
       session = await this.deps.sessions.create({ ...rest, workspace: plan.path, worktree: true });
       await store.createWorktree(this.deps.db, {
@@ -93,7 +101,7 @@ export class WorktreeCore {
       return session;
     } catch (error) {
       if (session) await this.deps.sessions.remove(session.id).catch(() => undefined); // the original error is the one to report
-      await removeWorktree(plan.repo, plan.path, plan.branch);
+      await removeWorktree(host, plan.repo, plan.path, plan.branch);
       throw error;
     }
   }
@@ -103,24 +111,35 @@ export class WorktreeCore {
   }
 
   /** The session's worktree row, its folder present: `worktree:not_found` / `worktree:missing` otherwise. */
-  async present(sessionId: string): Promise<{ session: Session; row: WorktreeRow }> {
-    const { session, row } = await this.of(sessionId);
+  async present(sessionId: string): Promise<SessionWorktree> {
+    const found = await this.of(sessionId);
+    const { session, row, host } = found;
     if (session.archived)
       throw new WorldlineError("worktree:missing", "This session is archived: restore it first (POST …/restore).");
-    if (!(await statOrNull(row.path)))
+    if (!(await host.stat(row.path)))
       throw new WorldlineError(
         "worktree:missing",
         `The worktree folder ${row.path} was deleted outside Worldline. Its branch ${row.branch} is kept; ` +
           "`worldline doctor` repairs git's record of it, and archive with force then restore brings the branch back.",
       );
-    return { session, row };
+    return found;
   }
 
-  async of(sessionId: string): Promise<{ session: Session; row: WorktreeRow }> {
+  async of(sessionId: string): Promise<SessionWorktree> {
     const session = await this.deps.sessions.get(sessionId);
     const row = await this.row(sessionId);
     if (!row) throw new WorldlineError("worktree:not_found", "This session works in place: it has no worktree.");
-    return { session, row };
+    return { session, row, host: this.gitOf(session) };
+  }
+
+  /** The session's git and file checks, on the machine that holds its worktree (gitHostOf chooses how). */
+  gitOf(session: Session): GitHost {
+    return gitHostOf(this.deps.hosts.of(session.runner));
+  }
+
+  /** The checkpoints' shadow repository of the session's worktree, where the worktree is (a runner's own). */
+  snapshots(session: Session): Promise<SnapshotRepo> {
+    return this.deps.hosts.of(session.runner).snapshots(session.workspace.path);
   }
 
   /** Resolves once the session's setup has ended (or at once without one); see RuntimeDeps.ready. */
@@ -145,10 +164,11 @@ export class WorktreeCore {
       this.plain.add(sessionId);
       return null;
     }
-    if (!(await statOrNull(row.path))) return null; // archived or vanished: the stored stat stands
-    const origin = await diffOrigin(row);
+    const host = this.gitOf(await this.deps.sessions.get(sessionId));
+    if (!(await host.stat(row.path))) return null; // archived or vanished: the stored stat stands
+    const origin = await diffOrigin(host, row);
     if (!origin) return null;
-    const changes = await changeStat(row.path, origin);
+    const changes = await changeStat(host, row.path, origin);
     if (
       changes.files === row.changedFiles &&
       changes.additions === row.additions &&

@@ -1,8 +1,7 @@
-import { constants } from "node:fs";
-import { access, readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { WorldlineError } from "../errors";
+import type { GitHost } from "./git";
 
 const ProjectConfig = z.object({ setup: z.string().min(1).max(10_000).optional() }).passthrough();
 
@@ -11,15 +10,13 @@ const ProjectConfig = z.object({ setup: z.string().min(1).max(10_000).optional()
  * executable, else `"setup"` in `.worldline/worldline.json`; null when the project has neither.
  * A `worldline.json` that is not valid JSON is an error the session shows, not a silent skip.
  */
-export async function setupCommand(worktree: string): Promise<string | null> {
+export async function setupCommand(host: GitHost, worktree: string): Promise<string | null> {
   const script = path.join(worktree, ".worldline", "setup");
-  const executable = await access(script, constants.X_OK).then(
-    () => true,
-    () => false, // absent or not executable: the JSON file may name a setup instead
-  );
-  if (executable) return "./.worldline/setup";
-  const text = await readFile(path.join(worktree, ".worldline", "worldline.json"), "utf8").catch(() => null); // absent: no setup
-  if (text === null) return null;
+  // Absent or not executable: the JSON file may name a setup instead.
+  const executable = await host.run({ cwd: worktree, argv: ["test", "-f", script, "-a", "-x", script] });
+  if (executable.code === 0) return "./.worldline/setup";
+  const text = await host.readText(path.join(worktree, ".worldline", "worldline.json"));
+  if (text === undefined) return null; // absent: no setup
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -21,13 +21,13 @@ export class Shipping {
 
   async commit(sessionId: string, input: { message?: string }): Promise<CommitResult> {
     return this.core.exclusive(sessionId, "commit:busy", async () => {
-      const { session, row } = await this.core.present(sessionId);
-      const staged = await stageAll(row.path);
+      const { session, row, host } = await this.core.present(sessionId);
+      const staged = await stageAll(host, row.path);
       const written = input.message
         ? { message: input.message, by: "user" as const }
-        : await this.writeMessage(session.model, row.path, staged);
-      const sha = await commitStaged(row.path, written.message);
-      const message = (await git({ cwd: row.path, args: ["log", "-1", "--format=%B", sha] })).trimEnd();
+        : await this.writeMessage(session.model, await stagedDiff(host, row.path), staged);
+      const sha = await commitStaged(host, row.path, written.message);
+      const message = (await git(host, { cwd: row.path, args: ["log", "-1", "--format=%B", sha] })).trimEnd();
       this.core.notice(sessionId, "info", `Committed ${sha.slice(0, 7)} on ${row.branch}: ${message.split("\n")[0]}`);
       await this.core.refreshChanges(sessionId);
       return { sha, message, message_by: written.by };
@@ -36,8 +36,8 @@ export class Shipping {
 
   async merge(sessionId: string, input: { strategy: MergeStrategy }): Promise<MergeResult> {
     return this.core.exclusive(sessionId, "merge:busy", async () => {
-      const { session, row } = await this.core.present(sessionId);
-      const { sha, tip } = await mergeIntoBase({
+      const { session, row, host } = await this.core.present(sessionId);
+      const { sha, tip } = await mergeIntoBase(host, {
         repo: row.repo,
         branch: row.branch,
         base: row.base,
@@ -57,11 +57,11 @@ export class Shipping {
 
   async push(sessionId: string, input: { remote?: string }): Promise<PushResult> {
     return this.core.exclusive(sessionId, "push:busy", async () => {
-      const { row } = await this.core.present(sessionId);
-      const tip = await revParse(row.repo, `refs/heads/${row.branch}`);
-      const { remote, url } = await pushBranch({ repo: row.repo, branch: row.branch, remote: input.remote });
+      const { row, host } = await this.core.present(sessionId);
+      const tip = await revParse(host, row.repo, `refs/heads/${row.branch}`);
+      const { remote, url } = await pushBranch(host, { repo: row.repo, branch: row.branch, remote: input.remote });
       if (tip) await store.updateWorktree(this.core.deps.db, sessionId, { pushedSha: tip });
-      const baseIsBranch = (await revParse(row.repo, `refs/heads/${row.base}`)) !== null;
+      const baseIsBranch = (await revParse(host, row.repo, `refs/heads/${row.base}`)) !== null;
       this.core.notice(sessionId, "info", `Pushed ${row.branch} to ${remote}.`);
       return { remote, branch: row.branch, compare_url: compareUrl(url, row.branch, baseIsBranch ? row.base : null) };
     });
@@ -73,26 +73,26 @@ export class Shipping {
    */
   async resolve(sessionId: string): Promise<{ conflicts: string[]; task_id: string | null; sha: string | null }> {
     const started = await this.core.exclusive(sessionId, "merge:busy", async () => {
-      const { row } = await this.core.present(sessionId);
-      const dirty = await dirtyPaths(row.path);
+      const { row, host } = await this.core.present(sessionId);
+      const dirty = await dirtyPaths(host, row.path);
       if (dirty.length > 0)
         throw new WorldlineError("merge:dirty", `Commit the worktree's changes first: ${dirty.join(", ")}`, {
           details: { paths: dirty },
         });
-      const into = (await revParse(row.repo, `refs/heads/${row.base}`)) ? `refs/heads/${row.base}` : row.base;
-      const merged = await runGit({ cwd: row.path, args: ["merge", "--no-ff", "--no-edit", into] });
-      if (merged.code === 0) return { row, conflicts: [] as string[] };
-      const conflicts = (await git({ cwd: row.path, args: ["diff", "--name-only", "--diff-filter=U", "-z"] }))
+      const into = (await revParse(host, row.repo, `refs/heads/${row.base}`)) ? `refs/heads/${row.base}` : row.base;
+      const merged = await runGit(host, { cwd: row.path, args: ["merge", "--no-ff", "--no-edit", into] });
+      if (merged.code === 0) return { row, host, conflicts: [] as string[] };
+      const conflicts = (await git(host, { cwd: row.path, args: ["diff", "--name-only", "--diff-filter=U", "-z"] }))
         .split("\0")
         .filter(Boolean);
       if (conflicts.length === 0)
         throw new WorldlineError("merge:git_failed", `git merge ${row.base} failed: ${merged.stderr.trim()}`);
-      return { row, conflicts };
+      return { row, host, conflicts };
     });
-    const { row, conflicts } = started;
+    const { row, host, conflicts } = started;
     if (conflicts.length === 0) {
       await this.core.refreshChanges(sessionId);
-      return { conflicts, task_id: null, sha: await revParse(row.path, "HEAD") };
+      return { conflicts, task_id: null, sha: await revParse(host, row.path, "HEAD") };
     }
     const { taskId } = await this.core.deps.prompt(sessionId, resolvePrompt(row.base, conflicts));
     return { conflicts, task_id: taskId, sha: null };
@@ -100,10 +100,9 @@ export class Shipping {
 
   private async writeMessage(
     sessionModel: string | null,
-    worktree: string,
+    diff: string,
     staged: { stat: string; names: string[] },
   ): Promise<{ message: string; by: "model" | "summary" }> {
-    const diff = await stagedDiff(worktree);
     const signal = AbortSignal.timeout(MESSAGE_TIMEOUT_MS);
     const answer = await this.core.deps.complete(sessionModel, COMMIT_SYSTEM, diff, signal).catch((error: unknown) => {
       // The commit goes ahead with a summary; the bridge log keeps why the model could not write it.
