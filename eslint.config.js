@@ -4,7 +4,7 @@ import tseslint from "typescript-eslint";
 import globals from "globals";
 
 /**
- * Lint, plus the dependency rules of STYLE.md made checkable:
+ * Lint, plus the dependency rules of ARCHITECTURE.md made checkable:
  * the UI imports only the protocol from server/, only server/store imports
  * Prisma, and nothing imports the transport layer but the bridge's entry points.
  */

@@ -9,7 +9,7 @@ const nextConfig = {
   devIndicators: false,
   experimental: {
     // Rendered pages stay in memory: an installed package's folder may be read-only and is never
-    // written at run time (DESIGN.md §14); Next would otherwise cache them under .next/server/route-cache.
+    // written at run time; Next would otherwise cache them under .next/server/route-cache.
     isrFlushToDisk: false,
   },
 };

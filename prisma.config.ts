@@ -3,7 +3,7 @@ import { defineConfig } from "prisma/config";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 
 // JS engine mode: the schema engine runs as WebAssembly from the npm package,
-// so generate/migrate work offline (see ENVIRONMENT.md). The database used by
+// so generate/migrate work offline (no engine download). The database used by
 // the CLI is only for `migrate diff`/`db push` during development; the bridge
 // opens its own file under WORLDLINE_HOME.
 export default defineConfig({
