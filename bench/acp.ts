@@ -3,7 +3,9 @@
  * Spawn → `initialize` → `session/new` → `session/prompt` → the first `agent_message_chunk`,
  * on the scripted fake LLM (in its own process, as a real provider is). Median of RUNS,
  * each with a fresh data dir. Also the CPU time the ACP process spent up to that chunk
- * (from /proc, immune to other jobs on the machine). Run with `npx tsx bench/acp.ts`.
+ * (from /proc, immune to other jobs on the machine), and the same flow against a bare Node ACP
+ * agent (bench/lib/acp-baseline-agent.mjs), run in turn with it so drift weighs on both alike:
+ * `acp_first_reply_ratio` is ours over the baseline's. Run with `npx tsx bench/acp.ts`.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -24,6 +26,8 @@ const REPLY_TIMEOUT_MS = 60_000;
 export interface AcpBenchResult {
   runs: number;
   acp_first_reply_ms: number;
+  acp_node_baseline_ms: number;
+  acp_first_reply_ratio: number;
   acp_initialize_ms: number;
   acp_session_new_ms: number;
   acp_first_reply_cpu_ms: number;
@@ -32,9 +36,12 @@ export interface AcpBenchResult {
 export async function run(): Promise<AcpBenchResult> {
   const fake = await startFakeLlmProcess();
   const workspace = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-acp-ws-")));
-  const samples: { initialize: number; sessionNew: number; reply: number; cpu: number }[] = [];
+  const samples: { initialize: number; sessionNew: number; reply: number; cpu: number; baseline: number }[] = [];
   try {
-    for (let i = 0; i < RUNS; i++) samples.push(await once(fake, workspace));
+    for (let i = 0; i < RUNS; i++) {
+      const baseline = (await once(fake, workspace, BASELINE_AGENT)).reply;
+      samples.push({ ...(await once(fake, workspace, WORLDLINE_ACP)), baseline });
+    }
   } finally {
     await fake.stop();
     fs.rmSync(workspace, { recursive: true, force: true });
@@ -42,20 +49,26 @@ export async function run(): Promise<AcpBenchResult> {
   return {
     runs: samples.length,
     acp_first_reply_ms: Math.round(median(samples.map((s) => s.reply))),
+    acp_node_baseline_ms: Math.round(median(samples.map((s) => s.baseline))),
+    acp_first_reply_ratio: round(median(samples.map((s) => s.reply / s.baseline))),
     acp_initialize_ms: Math.round(median(samples.map((s) => s.initialize))),
     acp_session_new_ms: Math.round(median(samples.map((s) => s.sessionNew))),
     acp_first_reply_cpu_ms: round(median(samples.map((s) => s.cpu)), 1),
   };
 }
 
+const WORLDLINE_ACP = [path.join(ROOT, "bin/worldline.mjs"), "acp"];
+const BASELINE_AGENT = [path.join(ROOT, "bench/lib/acp-baseline-agent.mjs")];
+
 async function once(
   fake: Awaited<ReturnType<typeof startFakeLlmProcess>>,
   workspace: string,
+  agent: string[],
 ): Promise<{ initialize: number; sessionNew: number; reply: number; cpu: number }> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "wl-bench-acp-home-"));
   await fake.script({ text: "Hello from the fake model." });
   const start = performance.now();
-  const child = spawn(process.execPath, [path.join(ROOT, "bin/worldline.mjs"), "acp"], {
+  const child = spawn(process.execPath, agent, {
     cwd: workspace,
     env: {
       ...process.env,
@@ -123,7 +136,7 @@ if (isMain(import.meta.url)) {
   const result = await run();
   console.log(`worldline acp, spawn → first reply chunk (median of ${result.runs}):`);
   console.log(
-    `  initialize ${result.acp_initialize_ms} ms, session/new ${result.acp_session_new_ms} ms, first chunk ${result.acp_first_reply_ms} ms (CPU ${result.acp_first_reply_cpu_ms} ms)`,
+    `  initialize ${result.acp_initialize_ms} ms, session/new ${result.acp_session_new_ms} ms, first chunk ${result.acp_first_reply_ms} ms (CPU ${result.acp_first_reply_cpu_ms} ms); a bare Node agent ${result.acp_node_baseline_ms} ms (${result.acp_first_reply_ratio}×)`,
   );
   printJsonLine(result);
 }

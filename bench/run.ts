@@ -125,6 +125,8 @@ const TARGETS: Target[] = [
   { key: "worktree_session_create_ratio", bench: "worktrees", kind: "max", limit: 1.5, unit: "" },
   // An event in one of 20 running sessions until a board tab shows it.
   { key: "board_update_p99_ms", bench: "board", kind: "max", limit: 100, unit: "ms" },
+  // `worldline acp`'s first reply against a bare Node ACP agent's in the same run.
+  { key: "acp_first_reply_ratio", bench: "acp", kind: "max", limit: 2.5, unit: "" },
   // Print mode: what one quick shell call adds to a reply alone.
   { key: "print_shell_step_ms", bench: "print", kind: "max", limit: 60, unit: "ms" },
   // Previews.
@@ -144,6 +146,7 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   { key: "installed_first_page_ms", bench: "installed", unit: "ms" },
   { key: "installed_node_baseline_ms", bench: "installed", unit: "ms" },
   { key: "acp_first_reply_ms", bench: "acp", unit: "ms" },
+  { key: "acp_node_baseline_ms", bench: "acp", unit: "ms" },
   { key: "print_say_ms", bench: "print", unit: "ms" },
   { key: "print_shell_ms", bench: "print", unit: "ms" },
   { key: "print_node_baseline_ms", bench: "print", unit: "ms" },
