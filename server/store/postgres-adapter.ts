@@ -1,7 +1,9 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapterFactory } from "@prisma/client/runtime/client";
 
-type Adapter = Awaited<ReturnType<PrismaPg["connect"]>>;
-type Query = Parameters<Adapter["queryRaw"]>[0];
+type Connection = Awaited<ReturnType<SqlDriverAdapterFactory["connect"]>>;
+type Query = Parameters<Connection["queryRaw"]>[0];
+type Transaction = Awaited<ReturnType<Connection["startTransaction"]>>;
 
 /** U+0000 → U+FFFD, the character Unicode has for "something unrepresentable was here". */
 const NUL = /\0/g;
@@ -18,19 +20,66 @@ function cleanQuery(query: Query): Query {
   return query.args.some((arg) => clean(arg) !== arg) ? { ...query, args: query.args.map(clean) } : query;
 }
 
-/** The queryable (connection or transaction) with every bound value passed through `clean`. */
-function withoutNul<T extends object>(queryable: T): T {
-  return new Proxy(queryable, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (typeof value !== "function") return value;
-      if (property === "queryRaw" || property === "executeRaw")
-        return (query: Query) => value.call(target, cleanQuery(query));
-      if (property === "startTransaction")
-        return async (...args: unknown[]) => withoutNul((await value.apply(target, args)) as object);
-      return value.bind(target);
-    },
-  });
+/** A connection (Prisma's driver adapter interface) whose statements' bound values pass through `clean`. */
+class CleanConnection implements Connection {
+  readonly provider: Connection["provider"];
+  readonly adapterName: Connection["adapterName"];
+  readonly getConnectionInfo: Connection["getConnectionInfo"];
+
+  constructor(private readonly inner: Connection) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+    this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
+  }
+
+  queryRaw(query: Query) {
+    return this.inner.queryRaw(cleanQuery(query));
+  }
+
+  executeRaw(query: Query) {
+    return this.inner.executeRaw(cleanQuery(query));
+  }
+
+  executeScript(script: string) {
+    return this.inner.executeScript(script);
+  }
+
+  async startTransaction(...args: Parameters<Connection["startTransaction"]>) {
+    return new CleanTransaction(await this.inner.startTransaction(...args));
+  }
+
+  dispose() {
+    return this.inner.dispose();
+  }
+}
+
+/** A transaction whose statements' bound values pass through `clean`. */
+class CleanTransaction implements Transaction {
+  readonly provider: Transaction["provider"];
+  readonly adapterName: Transaction["adapterName"];
+  readonly options: Transaction["options"];
+
+  constructor(private readonly inner: Transaction) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+    this.options = inner.options;
+  }
+
+  queryRaw(query: Query) {
+    return this.inner.queryRaw(cleanQuery(query));
+  }
+
+  executeRaw(query: Query) {
+    return this.inner.executeRaw(cleanQuery(query));
+  }
+
+  commit() {
+    return this.inner.commit();
+  }
+
+  rollback() {
+    return this.inner.rollback();
+  }
 }
 
 /**
@@ -38,10 +87,13 @@ function withoutNul<T extends object>(queryable: T): T {
  * PostgreSQL's text cannot hold U+0000 (SQLite's can) and refuses the whole statement, so an id
  * or a title with a NUL in it (from a client, or a fuzzer) was a 500 instead of a "not found" or
  * a stored title. Such text is stored with U+FFFD in place of each NUL; ids never contain either.
+ * A factory of Prisma's driver adapter interface, wrapping the library's connections.
  */
-export function postgresAdapter(connectionString: string): PrismaPg {
+export function postgresAdapter(connectionString: string): SqlDriverAdapterFactory {
   const factory = new PrismaPg({ connectionString });
-  const connect = factory.connect.bind(factory);
-  factory.connect = async () => withoutNul(await connect());
-  return factory;
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => new CleanConnection(await factory.connect()),
+  };
 }

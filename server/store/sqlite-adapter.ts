@@ -1,7 +1,9 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
+import type { SqlDriverAdapterFactory } from "@prisma/client/runtime/client";
 
-type Adapter = Awaited<ReturnType<PrismaBetterSQLite3["connect"]>>;
-type Query = Parameters<Adapter["queryRaw"]>[0];
+type Connection = Awaited<ReturnType<SqlDriverAdapterFactory["connect"]>>;
+type Query = Parameters<Connection["queryRaw"]>[0];
+type Transaction = Awaited<ReturnType<Connection["startTransaction"]>>;
 
 /**
  * How long one statement may block the event loop waiting for another process's lock (SQLite's
@@ -32,64 +34,103 @@ async function patiently<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-interface Transaction {
-  client: { inTransaction: boolean; prepare(sql: string): { run(): unknown } };
-  rollback(): Promise<void>;
-}
+/** A connection (Prisma's driver adapter interface) whose every statement waits for a lock without blocking. */
+class UnblockingConnection implements Connection {
+  readonly provider: Connection["provider"];
+  readonly adapterName: Connection["adapterName"];
 
-/**
- * A transaction's COMMIT or ROLLBACK statement. Prisma sends the statement, then calls the
- * transaction's commit/rollback, which releases the adapter's lock on the connection; when the
- * statement fails (SQLITE_FULL at COMMIT, or a ROLLBACK after SQLite already rolled back on a full
- * disk) that second call never comes and every later transaction waited forever. Here a failed end
- * rolls back what is left, releases the connection, and rethrows a COMMIT's error (the durable
- * writer retries the whole transaction); a ROLLBACK of what is already rolled back succeeds.
- */
-async function endTransaction(target: Transaction, run: () => Promise<unknown>, commit: boolean): Promise<unknown> {
-  try {
-    return await patiently(run);
-  } catch (error) {
-    if (target.client.inTransaction) {
-      try {
-        target.client.prepare("ROLLBACK").run();
-      } catch {
-        // Nothing more can be done for this transaction; the connection is released below either way.
-      }
-    }
-    await target.rollback();
-    if (commit || target.client.inTransaction) throw error;
-    return 0;
+  constructor(private readonly inner: Connection) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+  }
+
+  queryRaw(query: Query) {
+    return patiently(() => this.inner.queryRaw(query));
+  }
+
+  executeRaw(query: Query) {
+    return patiently(() => this.inner.executeRaw(query));
+  }
+
+  executeScript(script: string) {
+    return this.inner.executeScript(script);
+  }
+
+  async startTransaction(...args: Parameters<Connection["startTransaction"]>) {
+    return new UnblockingTransaction(await patiently(() => this.inner.startTransaction(...args)));
+  }
+
+  dispose() {
+    return this.inner.dispose();
   }
 }
 
-/** The queryable (connection or transaction) with every statement waiting for a lock without blocking. */
-function unblocking<T extends object>(queryable: T, transaction = false): T {
-  return new Proxy(queryable, {
-    get(target, property) {
-      const value = Reflect.get(target, property, target) as unknown;
-      if (typeof value !== "function") return value;
-      if (property === "queryRaw" || property === "executeRaw")
-        return (query: Query) => {
-          const run = () => value.call(target, query) as Promise<unknown>;
-          const end = transaction ? /^\s*(COMMIT|ROLLBACK)\s*$/i.exec(query.sql)?.[1].toUpperCase() : undefined;
-          return end ? endTransaction(target as unknown as Transaction, run, end === "COMMIT") : patiently(run);
-        };
-      if (property === "startTransaction")
-        return async (...args: unknown[]) =>
-          unblocking((await patiently(() => value.apply(target, args) as Promise<object>)) as object, true);
-      return value.bind(target);
-    },
-  });
+/**
+ * A transaction whose statements wait as the connection's do, and whose end cannot leave the
+ * connection locked. Prisma sends the COMMIT or ROLLBACK statement, then calls the transaction's
+ * commit/rollback, which releases the adapter's lock on the connection; when the statement fails
+ * (SQLITE_FULL at COMMIT, or a ROLLBACK after SQLite already rolled back on a full disk) that
+ * second call never came and every later transaction waited forever. Here a failed end rolls back
+ * what is left, releases the connection, and rethrows a COMMIT's error (the durable writer retries
+ * the whole transaction); a ROLLBACK of what is already rolled back succeeds.
+ */
+class UnblockingTransaction implements Transaction {
+  readonly provider: Transaction["provider"];
+  readonly adapterName: Transaction["adapterName"];
+  readonly options: Transaction["options"];
+
+  constructor(private readonly inner: Transaction) {
+    this.provider = inner.provider;
+    this.adapterName = inner.adapterName;
+    this.options = inner.options;
+  }
+
+  queryRaw(query: Query) {
+    return this.statement(query, () => this.inner.queryRaw(query));
+  }
+
+  executeRaw(query: Query) {
+    return this.statement(query, () => this.inner.executeRaw(query));
+  }
+
+  commit() {
+    return this.inner.commit();
+  }
+
+  rollback() {
+    return this.inner.rollback();
+  }
+
+  private statement<T>(query: Query, run: () => Promise<T>): Promise<T> {
+    const end = /^\s*(COMMIT|ROLLBACK)\s*$/i.exec(query.sql)?.[1].toUpperCase();
+    return end ? this.end(run, end === "COMMIT") : patiently(run);
+  }
+
+  private async end<T>(run: () => Promise<T>, commit: boolean): Promise<T> {
+    try {
+      return await patiently(run);
+    } catch (error) {
+      // What SQLite still holds of the transaction (a COMMIT that failed on a full disk) is rolled
+      // back; this ROLLBACK failing means SQLite already rolled it back, which is what was asked.
+      await this.inner.executeRaw({ sql: "ROLLBACK", args: [], argTypes: [] }).catch(() => undefined);
+      await this.inner.rollback();
+      if (commit) throw error;
+      return 0 as T; // a ROLLBACK's result: no rows
+    }
+  }
 }
 
 /**
  * Prisma's SQLite adapter with short busy timeouts and async retries: while another process holds
  * the database's write lock, a write waits in slices of SQLITE_BUSY_SLICE_MS with the event loop
- * free between them, so health, pages and other sessions keep answering (measured in the fault suite).
+ * free between them, so health, pages and other sessions keep answering (measured in the fault
+ * suite). A factory of Prisma's driver adapter interface, wrapping the library's connections.
  */
-export function sqliteAdapter(file: string): PrismaBetterSQLite3 {
+export function sqliteAdapter(file: string): SqlDriverAdapterFactory {
   const factory = new PrismaBetterSQLite3({ url: `file:${file}`, timeout: SQLITE_BUSY_SLICE_MS });
-  const connect = factory.connect.bind(factory);
-  factory.connect = async () => unblocking(await connect());
-  return factory;
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => new UnblockingConnection(await factory.connect()),
+  };
 }

@@ -62,3 +62,20 @@ describe("store: searchSessionIds", () => {
     expect(await searchSessionIds(db, "absent")).toEqual([]);
   });
 });
+
+describe("store: text with NUL characters", () => {
+  let db: Db;
+  useStoreDb("wl-store-nul-", (opened) => (db = opened));
+
+  it("stores a title with U+0000 (U+FFFD in its place on PostgreSQL) and finds no session by an id holding one", async () => {
+    const session = await createSession(db, { workspace: "/tmp/wl-nul", title: "a\0b" });
+    const stored = (await getSession(db, session.id))?.title;
+    expect(stored).toBe(process.env.WORLDLINE_TEST_POSTGRES ? "a\uFFFDb" : "a\0b");
+    expect(await getSession(db, `${session.id}\0`)).toBeNull();
+    // In a transaction too: its statements pass through the same adapter.
+    await db.$transaction(async (tx) => {
+      await tx.session.update({ where: { id: session.id }, data: { title: "c\0d" } });
+    });
+    expect((await getSession(db, session.id))?.title).toBe(process.env.WORLDLINE_TEST_POSTGRES ? "c\uFFFDd" : "c\0d");
+  });
+});
