@@ -1,6 +1,5 @@
 import http from "node:http";
 import https from "node:https";
-import webpush from "web-push";
 import type { VapidKeys } from "./vapid";
 
 /** How long a push notice is worth keeping at the push service for an offline device. */
@@ -29,6 +28,8 @@ export async function sendPush(
   vapid: VapidKeys & { subject: string },
   timeoutMs: number,
 ): Promise<PushResult> {
+  // Loaded with the first push (cached by the module system after it): most starts send none.
+  const { default: webpush } = await import("web-push");
   const details = webpush.generateRequestDetails(
     { endpoint: target.endpoint, keys: { p256dh: target.p256dh, auth: target.auth } },
     payload,

@@ -1,6 +1,5 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import webpush from "web-push";
 import { z } from "zod";
 import * as store from "../store";
 
@@ -20,7 +19,8 @@ const TEAM_SETTING = "push.vapid";
 export async function loadVapidKeys(home: string, db: store.Db, team: boolean): Promise<VapidKeys> {
   const file = path.join(home, KEY_FILE);
   const kept = await readKeys(file);
-  const candidate = kept ?? webpush.generateVAPIDKeys();
+  // web-push loads only to make the pair, once: a bridge with its keys starts without it.
+  const candidate = kept ?? (await import("web-push")).default.generateVAPIDKeys();
   const keys = team ? VapidKeys.parse(await store.settingOnce(db, TEAM_SETTING, candidate)) : candidate;
   if (!kept || kept.privateKey !== keys.privateKey) await writeKeys(file, keys);
   return keys;

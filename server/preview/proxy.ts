@@ -1,6 +1,6 @@
 import { Agent, type ClientRequestArgs, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
-import { createProxyServer } from "http-proxy-3";
+import type { ProxyServer } from "http-proxy-3";
 import { PreviewGrants } from "./grants";
 import { parsePreviewHost, previewOrigin, type PreviewTarget } from "./host-name";
 import { FRAME_PATH, framePage, PICKER_PATH, pickerScript } from "./picker";
@@ -38,7 +38,7 @@ export interface PreviewProxyOptions {
  * the runner's link by an agent whose connections are streams over it.
  */
 export class PreviewProxy {
-  private readonly proxy = createProxyServer({ ws: true, xfwd: true, proxyTimeout: UPSTREAM_TIMEOUT_MS });
+  private proxy?: Promise<ProxyServer>;
   private readonly agent = new Agent({ keepAlive: true, maxFreeSockets: MAX_FREE_SOCKETS });
   private readonly runnerAgents = new Map<string, RunnerAgent>();
   private readonly frameAncestors: string;
@@ -47,15 +47,23 @@ export class PreviewProxy {
     // CSP source expressions cannot name an IPv6 literal (`http://[::1]:port`): those are left out.
     const framers = options.ideOrigins.filter((origin) => !origin.includes("["));
     this.frameAncestors = `frame-ancestors 'self' ${framers.join(" ")}`;
-    this.proxy.on("proxyReq", (proxyReq) => stripGrant(proxyReq));
-    this.proxy.on("proxyReqWs", (proxyReq) => stripGrant(proxyReq));
-    this.proxy.on("proxyRes", (proxyRes, _req, res) => {
-      // Only the IDE (and the page itself) may frame a preview: an authenticated preview framed elsewhere is clickjackable.
-      if (!res.headersSent) res.setHeader("content-security-policy", this.frameAncestors);
-      // A dev server that dies mid-body: end the browser's response too, never leave it waiting.
-      proxyRes.on("aborted", () => res.destroy());
-      proxyRes.on("error", () => res.destroy());
-    });
+  }
+
+  /** http-proxy-3, loaded with the first preview request: most bridges never serve one, and start without it. */
+  private server(): Promise<ProxyServer> {
+    return (this.proxy ??= import("http-proxy-3").then(({ createProxyServer }) => {
+      const proxy = createProxyServer({ ws: true, xfwd: true, proxyTimeout: UPSTREAM_TIMEOUT_MS });
+      proxy.on("proxyReq", (proxyReq) => stripGrant(proxyReq));
+      proxy.on("proxyReqWs", (proxyReq) => stripGrant(proxyReq));
+      proxy.on("proxyRes", (proxyRes, _req, res) => {
+        // Only the IDE (and the page itself) may frame a preview: an authenticated preview framed elsewhere is clickjackable.
+        if (!res.headersSent) res.setHeader("content-security-policy", this.frameAncestors);
+        // A dev server that dies mid-body: end the browser's response too, never leave it waiting.
+        proxyRes.on("aborted", () => res.destroy());
+        proxyRes.on("error", () => res.destroy());
+      });
+      return proxy;
+    }));
   }
 
   /** Answers the request if its Host is a preview host; false leaves it to the IDE. */
@@ -76,7 +84,7 @@ export class PreviewProxy {
   }
 
   close(): void {
-    this.proxy.close();
+    void this.proxy?.then((proxy) => proxy.close());
     this.agent.destroy();
     for (const agent of this.runnerAgents.values()) agent.destroy();
     this.runnerAgents.clear();
@@ -98,7 +106,8 @@ export class PreviewProxy {
     if (url.pathname === FRAME_PATH)
       return sendText(res, "text/html", framePage(), { "content-security-policy": this.frameAncestors });
     const agent = (await this.runnerAgent(target.sessionId)) ?? this.agent;
-    this.proxy.web(req, res, { target: `http://127.0.0.1:${target.port}`, agent }, (error) => {
+    const proxy = await this.server();
+    proxy.web(req, res, { target: `http://127.0.0.1:${target.port}`, agent }, (error) => {
       const refused = (error as NodeJS.ErrnoException).code === "ECONNREFUSED";
       if (res.headersSent) return void res.destroy();
       shortPage(res, 502, refused ? "Nothing answers on this port any more." : "The dev server closed the connection.");
@@ -110,7 +119,8 @@ export class PreviewProxy {
     if (!this.options.grants.allowed(req, target)) return refuseUpgrade(socket, 401);
     if (await this.missing(target)) return refuseUpgrade(socket, 404);
     const agent = await this.runnerAgent(target.sessionId);
-    this.proxy.ws(req, socket, head, { target: `http://127.0.0.1:${target.port}`, ...(agent ? { agent } : {}) }, () =>
+    const proxy = await this.server();
+    proxy.ws(req, socket, head, { target: `http://127.0.0.1:${target.port}`, ...(agent ? { agent } : {}) }, () =>
       refuseUpgrade(socket, 502),
     );
   }
