@@ -113,9 +113,7 @@ export class AgentRuntime {
     // The claim (server/leases) makes the store the arbiter of which bridge runs the session's turns.
     const { turn, claim } = await this.queue.reserve(async () => {
       const claim = await this.deps.claims?.claim(sessionId);
-      const turn = await store.durably(() =>
-        store.createTurn(this.deps.db, sessionId, prompt, this.deps.ownerId, claim?.epoch ?? 0),
-      );
+      const turn = await store.durably(() => store.createTurn(this.deps.db, sessionId, prompt, claim?.epoch ?? 0));
       return { turn, claim };
     });
     let settle!: (result: TurnResult) => void;

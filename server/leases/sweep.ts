@@ -37,12 +37,12 @@ export async function sweepOrphans(deps: SweepDeps): Promise<void> {
     // with no second ending and no "the bridge stopped" notice.
     const outcome = await store.completedOutcome(db, turn.id);
     if (outcome !== null) {
-      if (!(await store.settleCompletedTurn(db, turn.id, turn.ownerId, outcome))) continue;
+      if (!(await store.settleCompletedTurn(db, turn, outcome))) continue;
       settled.push(turn.sessionId);
       await store.settleAnnouncedCheckpoints(db, turn.sessionId, turn.id);
       continue;
     }
-    if (!(await store.interruptOrphanTurn(db, turn.id, turn.ownerId))) continue;
+    if (!(await store.interruptOrphanTurn(db, turn, live))) continue;
     settled.push(turn.sessionId);
     // Checkpoints it announced but died (or was fenced) before storing get a row without a snapshot.
     await store.settleAnnouncedCheckpoints(db, turn.sessionId, turn.id);

@@ -115,10 +115,13 @@ export async function completedOutcome(db: Db, turnId: string): Promise<string |
   }
 }
 
-/** Sets a turn's status from its own log's ending, if it is still marked running: true if this call did. */
-export async function settleCompletedTurn(db: Db, turnId: string, ownerId: string | null, outcome: string) {
+/**
+ * Sets a turn's status from its own log's ending, if it is still marked running at the epoch it was
+ * found orphaned at (a takeover since moves it on): true if this call did.
+ */
+export async function settleCompletedTurn(db: Db, turn: { id: string; epoch: number }, outcome: string) {
   const { count } = await db.turn.updateMany({
-    where: { id: turnId, ownerId, status: { in: ["running", "waiting"] } },
+    where: { id: turn.id, epoch: turn.epoch, status: { in: ["running", "waiting"] } },
     data: { status: outcome, endedAt: new Date() },
   });
   return count === 1;

@@ -19,7 +19,6 @@ export async function createTurn(
   db: Db,
   sessionId: string,
   prompt: string,
-  ownerId: string | null = null,
   epoch = 0,
 ): Promise<Prisma.TurnModel> {
   const id = newId();
@@ -28,8 +27,8 @@ export async function createTurn(
   for (let attempt = 1; ; attempt++) {
     try {
       rows = await db.$queryRaw<{ number: number }[]>`
-        INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt", "ownerId", "epoch")
-        SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt}, ${ownerId}, ${epoch} FROM "Turn" WHERE "sessionId" = ${sessionId}
+        INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt", "epoch")
+        SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt}, ${epoch} FROM "Turn" WHERE "sessionId" = ${sessionId}
         RETURNING "number"`;
       break;
     } catch (error) {
@@ -47,7 +46,6 @@ export async function createTurn(
     error: null,
     startedAt,
     endedAt: null,
-    ownerId,
     epoch,
     runState: null,
   };

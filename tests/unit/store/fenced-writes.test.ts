@@ -105,7 +105,7 @@ describe("store: a turn owner's events, checkpoint rows and approval requests ar
     "on PostgreSQL a turn's end racing a takeover waits for it, then is refused (the turn stays running)",
     async () => {
       const session = await store.createSession(db, { workspace: "/tmp/wl-fenced" });
-      const turn = await store.createTurn(db, session.id, "p", "bridge_a", 0);
+      const turn = await store.createTurn(db, session.id, "p", 0);
       const finish = () => store.finishTurn(db, turn.id, { status: "completed" }, { sessionId: session.id, epoch: 0 });
       expect(await racingTakeover(session.id, finish, 'UPDATE "Turn"')).toBe("session:fenced");
       expect((await store.getTurn(db, turn.id))?.status).toBe("running");
