@@ -1,10 +1,17 @@
-import type { EventLog } from "../sessions";
+import type { SessionEvent } from "../protocol";
 import * as store from "../store";
 import type { OwnerLease } from "./lease";
 
+/** What the sweep writes to a session's event log (server/sessions' EventLog). */
+interface SweepLog {
+  open(sessionId: string): Promise<unknown>;
+  append(sessionId: string, event: SessionEvent, turnId?: string): void;
+  flush(): Promise<unknown>;
+}
+
 export interface SweepDeps {
   db: store.Db;
-  log: EventLog;
+  log: SweepLog;
   lease: OwnerLease;
   /** Marks pending requests of dead owners interrupted, except those of `keptTurns` (server/approvals). */
   interruptApprovals(live: string[], keptTurns: ReadonlySet<string>): Promise<unknown>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EventLog, TurnFence } from "../../../server/sessions";
+import { TurnFence } from "../../../server/leases";
+import { EventLog } from "../../../server/sessions";
 import * as store from "../../../server/store";
 import { TEST_POSTGRES } from "../../db";
 import { waitFor } from "../../support/wait";
