@@ -28,6 +28,7 @@ export async function removeOwner(db: Db, id: string): Promise<void> {
  */
 export async function databaseNow(db: Db): Promise<Date> {
   if (providerOf(db) !== "postgresql") return new Date();
+  // Raw: Prisma has no way to read the database server's clock.
   const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT now() AS "now"`;
   return new Date(row.now);
 }
