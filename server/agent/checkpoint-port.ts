@@ -45,7 +45,7 @@ export interface CheckpointPort {
 /**
  * The fallback: a Checkpoint row with no snapshot. The number is taken from the store (any
  * process can take the next one) and the row written behind the loop, one after another, fenced
- * on the running turn's claim (`fences`: the event log's, server/sessions/fence.ts).
+ * on the running turn's claim (`fences`: the event log's, server/leases/fence.ts).
  */
 export function storeCheckpoints(db: store.Db, fences?: Pick<EventLog, "fenceOf">): CheckpointPort {
   let writes: Promise<unknown> = Promise.resolve();

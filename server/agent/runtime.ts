@@ -1,5 +1,6 @@
 import { WorldlineError, errorMessage } from "../errors";
-import { TurnFence, type EventLog } from "../sessions";
+import { TurnFence } from "../leases";
+import type { EventLog } from "../sessions";
 import * as store from "../store";
 import { storeCheckpoints, type CheckpointPort } from "./checkpoint-port";
 import { Context, type ContextWriter } from "./context";
@@ -113,9 +114,7 @@ export class AgentRuntime {
     // The claim (server/leases) makes the store the arbiter of which bridge runs the session's turns.
     const { turn, claim } = await this.queue.reserve(async () => {
       const claim = await this.deps.claims?.claim(sessionId);
-      const turn = await store.durably(() =>
-        store.createTurn(this.deps.db, sessionId, prompt, this.deps.ownerId, claim?.epoch ?? 0),
-      );
+      const turn = await store.durably(() => store.createTurn(this.deps.db, sessionId, prompt, claim?.epoch ?? 0));
       return { turn, claim };
     });
     let settle!: (result: TurnResult) => void;
@@ -298,7 +297,7 @@ export class AgentRuntime {
       const markRunning = () => (running ??= this.setStatus(pending, "running"));
       const fallback = setTimeout(markRunning, RUNNING_STATUS_DELAY_MS);
       // From here to its turn.completed, the turn's events, checkpoint rows and approval requests
-      // are stored only while its claim holds (server/sessions/fence.ts).
+      // are stored only while its claim holds (server/leases/fence.ts).
       const unfence = pending.fence && this.deps.log.fence(pending.fence);
       // A turn taken over started on the bridge that stopped.
       if (!pending.resume) {

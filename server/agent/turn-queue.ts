@@ -1,6 +1,7 @@
 import { WorldlineError } from "../errors";
 import type * as store from "../store";
-import type { Session, TurnFence } from "../sessions";
+import type { TurnFence } from "../leases";
+import type { Session } from "../sessions";
 import type { TurnResult } from "./loop";
 import type { RunState } from "./run-state";
 
@@ -46,7 +47,7 @@ export interface PendingTurn {
   session?: Session;
   /** The session's claim this turn runs under (server/leases); its writes are fenced on it. */
   claim?: store.Claim;
-  /** The claim as the turn's writers see it: lost once the store refuses one of them (server/sessions/fence.ts). */
+  /** The claim as the turn's writers see it: lost once the store refuses one of them (server/leases/fence.ts). */
   fence?: TurnFence;
   /** A turn taken over while it waited on a person: it goes on from here (server/agent/run-state.ts). */
   resume?: RunState;

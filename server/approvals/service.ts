@@ -311,7 +311,7 @@ export class ApprovalService {
   }
 
   /**
-   * The request's row, fenced on the asking turn's claim (server/sessions/fence.ts): a bridge whose
+   * The request's row, fenced on the asking turn's claim (server/leases/fence.ts): a bridge whose
    * claim was taken asks nobody; its turn is told and stops (null).
    */
   private async createRequest(

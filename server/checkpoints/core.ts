@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage, WorldlineError } from "../errors";
-import type { EventLog, Sessions, TurnFence } from "../sessions";
+import type { TurnFence } from "../leases";
+import type { EventLog, Sessions } from "../sessions";
 import * as store from "../store";
 import type { FileChange, SnapshotRepo, SnapshotResult } from "./types.ts";
 

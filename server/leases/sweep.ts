@@ -1,10 +1,17 @@
-import type { EventLog } from "../sessions";
+import type { SessionEvent } from "../protocol";
 import * as store from "../store";
 import type { OwnerLease } from "./lease";
 
+/** What the sweep writes to a session's event log (server/sessions' EventLog). */
+interface SweepLog {
+  open(sessionId: string): Promise<unknown>;
+  append(sessionId: string, event: SessionEvent, turnId?: string): void;
+  flush(): Promise<unknown>;
+}
+
 export interface SweepDeps {
   db: store.Db;
-  log: EventLog;
+  log: SweepLog;
   lease: OwnerLease;
   /** Marks pending requests of dead owners interrupted, except those of `keptTurns` (server/approvals). */
   interruptApprovals(live: string[], keptTurns: ReadonlySet<string>): Promise<unknown>;
@@ -37,12 +44,12 @@ export async function sweepOrphans(deps: SweepDeps): Promise<void> {
     // with no second ending and no "the bridge stopped" notice.
     const outcome = await store.completedOutcome(db, turn.id);
     if (outcome !== null) {
-      if (!(await store.settleCompletedTurn(db, turn.id, turn.ownerId, outcome))) continue;
+      if (!(await store.settleCompletedTurn(db, turn, outcome))) continue;
       settled.push(turn.sessionId);
       await store.settleAnnouncedCheckpoints(db, turn.sessionId, turn.id);
       continue;
     }
-    if (!(await store.interruptOrphanTurn(db, turn.id, turn.ownerId))) continue;
+    if (!(await store.interruptOrphanTurn(db, turn, live))) continue;
     settled.push(turn.sessionId);
     // Checkpoints it announced but died (or was fenced) before storing get a row without a snapshot.
     await store.settleAnnouncedCheckpoints(db, turn.sessionId, turn.id);

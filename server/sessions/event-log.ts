@@ -14,7 +14,7 @@ import {
   type FencedError,
   type StoredEvent,
 } from "../store";
-import type { TurnFence } from "./fence";
+import type { TurnFence } from "../leases";
 import {
   fanOut,
   reportError,

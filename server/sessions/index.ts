@@ -1,5 +1,4 @@
 export { EventLog } from "./event-log";
-export { TurnFence } from "./fence";
 export { Sessions } from "./service";
 export { SessionJanitor } from "./janitor";
 export type { Session } from "./service";

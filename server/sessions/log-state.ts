@@ -1,6 +1,6 @@
 import type { EventEnvelope, SessionEvent } from "../protocol";
 import { getSession, type Db } from "../store";
-import type { TurnFence } from "./fence";
+import type { TurnFence } from "../leases";
 
 /** The in-memory state of one session's log and the event log's small helpers (server/sessions/event-log.ts). */
 
@@ -13,7 +13,7 @@ export interface Unwritten {
   event: SessionEvent;
   turnId?: string;
   createdAt: Date;
-  /** Set for a running turn's events: stored only while its claim holds (server/sessions/fence.ts). */
+  /** Set for a running turn's events: stored only while its claim holds (server/leases/fence.ts). */
   fence?: TurnFence;
 }
 

@@ -84,21 +84,15 @@ export async function listCheckpoints(db: Db, sessionId: string) {
   return db.checkpoint.findMany({ where: { sessionId }, orderBy: { number: "asc" } });
 }
 
-/**
- * The session's newest checkpoint. Raw, with exactly findFirst's row (tests/unit/store compares
- * them): it is read at every agent step, and Prisma's query building cost ~0.65 ms of ~1 ms.
- */
+/** The session's newest checkpoint. */
 export async function lastCheckpoint(db: Db, sessionId: string): Promise<CheckpointRow | null> {
-  const rows = await db.$queryRaw<CheckpointRow[]>`
-    SELECT * FROM "Checkpoint" WHERE "sessionId" = ${sessionId} ORDER BY "number" DESC LIMIT 1`;
-  return rows[0] ?? null;
+  return db.checkpoint.findFirst({ where: { sessionId }, orderBy: { number: "desc" } });
 }
 
 /**
- * A checkpoint row with its number given: raw, like lastCheckpoint, since one is written at every
- * step. A retry of a write that went through (the answer was lost) finds its row by id: the durable
- * writer may run it twice. Fenced, it is an INSERT … SELECT with `heldAt` (whose WHERE also tells
- * SQLite the ON CONFLICT is the upsert's).
+ * A checkpoint row with its number given. A retry of a write that went through (the answer was
+ * lost) finds its row by id: the durable writer may run it twice. Fenced, it is an INSERT … SELECT
+ * with `heldAt` (whose WHERE also tells SQLite the ON CONFLICT is the upsert's).
  */
 async function insertCheckpoint(
   db: Db,
@@ -106,6 +100,8 @@ async function insertCheckpoint(
   claim?: { epoch: number },
 ): Promise<CheckpointRow> {
   const held = claim ? heldAt(db, { sessionId: input.sessionId, epoch: claim.epoch }) : Prisma.sql`1 = 1`;
+  // Raw: Prisma cannot make an insert conditional on another row (the epoch) nor idempotent by id in
+  // one statement; one is written at every step, where a fenced() transaction costs 4× (claims.ts).
   const rows = await db.$queryRaw<CheckpointRow[]>`
     INSERT INTO "Checkpoint" ("id", "sessionId", "number", "turn", "step", "historyPosition", "snapshot", "filesChanged", "reason", "note", "createdAt")
     SELECT ${input.id}, ${input.sessionId}, ${input.number}, ${input.turn}, ${input.step}, ${input.historyPosition},

@@ -32,7 +32,8 @@ export interface Claim {
 /**
  * Claims the session for `ownerId` unless a live other owner holds it: the epoch stays when the
  * holder claims again, and rises when the claim passes to a new holder. One statement, so of two
- * bridges claiming at the same instant exactly one wins (the row is the arbiter). Null when a live
+ * bridges claiming at the same instant exactly one wins (the row is the arbiter); raw because
+ * Prisma's update cannot set the epoch from the row's own holder (the CASE). Null when a live
  * other owner holds it; `holder` then says who. With `live` null the claim is taken only when it
  * is free or already ours (no other holder is judged dead).
  */
@@ -100,9 +101,12 @@ export async function fenced<T>(
   write: (tx: Prisma.TransactionClient) => Promise<T>,
 ): Promise<T> {
   return db.$transaction(async (tx) => {
-    const held = await tx.$executeRaw`
-      UPDATE "Session" SET "epoch" = "epoch" WHERE "id" = ${claim.sessionId} AND "epoch" = ${claim.epoch}`;
-    if (held !== 1) throw new FencedError(claim.sessionId, claim.epoch);
+    // An UPDATE, not a read: it locks the row to the commit on PostgreSQL, and takes SQLite's write lock.
+    const held = await tx.session.updateMany({
+      where: { id: claim.sessionId, epoch: claim.epoch },
+      data: { epoch: claim.epoch },
+    });
+    if (held.count !== 1) throw new FencedError(claim.sessionId, claim.epoch);
     return write(tx);
   });
 }
@@ -113,8 +117,11 @@ export async function fenced<T>(
  * same.
  */
 export async function takeCheckpointNumber(db: Db, sessionId: string, count = 1): Promise<number> {
-  const rows = await db.$queryRaw<{ nextCheckpoint: number }[]>`
-    UPDATE "Session" SET "nextCheckpoint" = "nextCheckpoint" + CAST(${count} AS INTEGER) WHERE "id" = ${sessionId} RETURNING "nextCheckpoint"`;
+  const rows = await db.session.updateManyAndReturn({
+    where: { id: sessionId },
+    data: { nextCheckpoint: { increment: count } },
+    select: { nextCheckpoint: true },
+  });
   if (rows.length === 0) throw new WorldlineError("session:not_found", `No session ${sessionId}.`);
-  return Number(rows[0].nextCheckpoint) - count;
+  return rows[0].nextCheckpoint - count;
 }

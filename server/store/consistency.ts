@@ -1,6 +1,5 @@
 import { settleAnnouncedCheckpoints } from "./checkpoints";
-import { providerOf, type Db } from "./db";
-import { Prisma } from "./generated/prisma/client";
+import type { Db } from "./db";
 
 /** One inconsistency found in the stored sessions, and whether the check repaired it. */
 export interface Finding {
@@ -26,75 +25,180 @@ export interface Finding {
  * an accepted decision with no `approval.decided` event.
  */
 export async function checkConsistency(db: Db, options: { fix: boolean }): Promise<Finding[]> {
-  const findings: Finding[] = [];
+  return [
+    ...(await historyGaps(db)),
+    ...(await unsavedCheckpoints(db, options.fix)),
+    ...(await laggingCounters(db, options.fix)),
+    ...(await turnsCompletedTwice(db)),
+    ...(await silentDecisions(db)),
+    ...(await staleClaims(db, options.fix)),
+  ];
+}
 
-  const gaps = await db.$queryRaw<{ sessionId: string; count: bigint | number; last: number }[]>`
-    SELECT "sessionId", COUNT(*) AS "count", MAX("position") AS "last" FROM "HistoryEntry"
-    GROUP BY "sessionId" HAVING COUNT(*) <> MAX("position") + 1`;
-  for (const row of gaps) {
-    const detail = `history has ${Number(row.count)} entries but its last position is ${Number(row.last)}`;
-    findings.push({ kind: "history_gap", sessionId: row.sessionId, detail, fixed: false });
+/** Ids per `in` list: far below SQLite's and PostgreSQL's limits on bound values. */
+const IDS_PER_QUERY = 500;
+
+/** `query` over `ids` in slices of IDS_PER_QUERY, results concatenated. */
+async function inSlices<T>(ids: string[], query: (slice: string[]) => Promise<T[]>): Promise<T[]> {
+  const found: T[] = [];
+  for (let start = 0; start < ids.length; start += IDS_PER_QUERY)
+    found.push(...(await query(ids.slice(start, start + IDS_PER_QUERY))));
+  return found;
+}
+
+async function historyGaps(db: Db): Promise<Finding[]> {
+  const sessions = await db.historyEntry.groupBy({
+    by: ["sessionId"],
+    _count: { _all: true },
+    _max: { position: true },
+  });
+  return sessions
+    .filter((row) => row._count._all !== (row._max.position ?? -1) + 1)
+    .map((row) => ({
+      kind: "history_gap",
+      sessionId: row.sessionId,
+      detail: `history has ${row._count._all} entries but its last position is ${row._max.position}`,
+      fixed: false,
+    }));
+}
+
+function checkpointIdOf(payload: string): string | null {
+  try {
+    const id = (JSON.parse(payload) as { checkpointId?: unknown }).checkpointId;
+    return typeof id === "string" ? id : null;
+  } catch {
+    return null; // an unreadable announcement names no checkpoint to look for
   }
+}
 
-  // Only turns that ended: a running turn's row follows its event (after the snapshot).
-  const checkpointId =
-    providerOf(db) === "postgresql"
-      ? Prisma.sql`(e."payload"::json ->> 'checkpointId')`
-      : Prisma.sql`json_extract(e."payload", '$.checkpointId')`;
-  const unsaved = await db.$queryRaw<{ sessionId: string; turnId: string; checkpointId: string }[]>`
-    SELECT e."sessionId", e."turnId", ${checkpointId} AS "checkpointId" FROM "Event" e JOIN "Turn" t ON t."id" = e."turnId"
-    WHERE e."type" = 'checkpoint.created' AND t."status" NOT IN ('running', 'waiting')
-      AND NOT EXISTS (SELECT 1 FROM "Checkpoint" c WHERE c."id" = ${checkpointId})
-    ORDER BY e."seq"`;
+/** Checkpoints an ended turn announced whose row was never written (a running turn's row follows its event). */
+async function unsavedCheckpoints(db: Db, fix: boolean): Promise<Finding[]> {
+  const announced = (
+    await db.event.findMany({
+      where: { type: "checkpoint.created", turnId: { not: null } },
+      orderBy: [{ sessionId: "asc" }, { seq: "asc" }],
+      select: { sessionId: true, turnId: true, payload: true },
+    })
+  ).map((event) => ({
+    sessionId: event.sessionId,
+    turnId: event.turnId!,
+    checkpointId: checkpointIdOf(event.payload),
+  }));
+  const turnIds = [...new Set(announced.map((event) => event.turnId))];
+  const ended = new Set(
+    (
+      await inSlices(turnIds, (ids) =>
+        db.turn.findMany({
+          where: { id: { in: ids }, status: { notIn: ["running", "waiting"] } },
+          select: { id: true },
+        }),
+      )
+    ).map((turn) => turn.id),
+  );
+  const candidates = announced.filter((event) => ended.has(event.turnId) && event.checkpointId !== null);
+  const stored = new Set(
+    (
+      await inSlices([...new Set(candidates.map((event) => event.checkpointId!))], (ids) =>
+        db.checkpoint.findMany({ where: { id: { in: ids } }, select: { id: true } }),
+      )
+    ).map((checkpoint) => checkpoint.id),
+  );
+  const findings: Finding[] = [];
   const settled = new Set<string>();
-  for (const row of unsaved) {
-    if (options.fix && !settled.has(row.turnId)) {
+  for (const row of candidates.filter((event) => !stored.has(event.checkpointId!))) {
+    if (fix && !settled.has(row.turnId)) {
       settled.add(row.turnId);
       await settleAnnouncedCheckpoints(db, row.sessionId, row.turnId);
     }
     const detail = `checkpoint ${row.checkpointId} was announced by turn ${row.turnId} but never stored`;
-    findings.push({ kind: "announced_checkpoint_without_row", sessionId: row.sessionId, detail, fixed: options.fix });
+    findings.push({ kind: "announced_checkpoint_without_row", sessionId: row.sessionId, detail, fixed: fix });
   }
+  return findings;
+}
 
-  const counters = await db.$queryRaw<{ id: string; nextCheckpoint: number; last: number }[]>`
-    SELECT s."id", s."nextCheckpoint", MAX(c."number") AS "last" FROM "Session" s JOIN "Checkpoint" c ON c."sessionId" = s."id"
-    GROUP BY s."id", s."nextCheckpoint" HAVING s."nextCheckpoint" <= MAX(c."number")`;
-  for (const row of counters) {
-    const next = Number(row.last) + 1;
-    if (options.fix) {
-      await db.$executeRaw`UPDATE "Session" SET "nextCheckpoint" = ${next} WHERE "id" = ${row.id} AND "nextCheckpoint" < ${next}`;
+/** Sessions whose next checkpoint number is not past their last checkpoint's (raised past it). */
+async function laggingCounters(db: Db, fix: boolean): Promise<Finding[]> {
+  const lasts = await db.checkpoint.groupBy({ by: ["sessionId"], _max: { number: true } });
+  const last = new Map(lasts.map((row) => [row.sessionId, row._max.number ?? -1]));
+  const sessions = await inSlices([...last.keys()], (ids) =>
+    db.session.findMany({ where: { id: { in: ids } }, select: { id: true, nextCheckpoint: true } }),
+  );
+  const findings: Finding[] = [];
+  for (const session of sessions.filter((row) => row.nextCheckpoint <= last.get(row.id)!)) {
+    const next = last.get(session.id)! + 1;
+    if (fix) {
+      await db.session.updateMany({
+        where: { id: session.id, nextCheckpoint: { lt: next } },
+        data: { nextCheckpoint: next },
+      });
     }
-    const detail = `next checkpoint number was ${Number(row.nextCheckpoint)}, checkpoint ${Number(row.last)} exists`;
-    findings.push({ kind: "checkpoint_counter", sessionId: row.id, detail, fixed: options.fix });
+    const detail = `next checkpoint number was ${session.nextCheckpoint}, checkpoint ${next - 1} exists`;
+    findings.push({ kind: "checkpoint_counter", sessionId: session.id, detail, fixed: fix });
   }
+  return findings;
+}
 
-  const twice = await db.$queryRaw<{ sessionId: string; turnId: string; count: bigint | number }[]>`
-    SELECT "sessionId", "turnId", COUNT(*) AS "count" FROM "Event" WHERE "type" = 'turn.completed' AND "turnId" IS NOT NULL
-    GROUP BY "sessionId", "turnId" HAVING COUNT(*) > 1`;
-  for (const row of twice) {
-    const detail = `turn ${row.turnId} has ${Number(row.count)} turn.completed events`;
-    findings.push({ kind: "turn_completed_twice", sessionId: row.sessionId, detail, fixed: false });
+async function turnsCompletedTwice(db: Db): Promise<Finding[]> {
+  const turns = await db.event.groupBy({
+    by: ["sessionId", "turnId"],
+    where: { type: "turn.completed", turnId: { not: null } },
+    _count: { _all: true },
+    having: { turnId: { _count: { gt: 1 } } },
+  });
+  return turns.map((row) => ({
+    kind: "turn_completed_twice",
+    sessionId: row.sessionId,
+    detail: `turn ${row.turnId} has ${row._count._all} turn.completed events`,
+    fixed: false,
+  }));
+}
+
+/** Accepted or rejected requests no `approval.decided` event of their session names. */
+async function silentDecisions(db: Db): Promise<Finding[]> {
+  const decided = await db.approval.findMany({
+    where: { status: { in: ["approved", "rejected"] } },
+    select: { id: true, sessionId: true, status: true },
+  });
+  const sessionIds = [...new Set(decided.map((approval) => approval.sessionId))];
+  const events = await inSlices(sessionIds, (ids) =>
+    db.event.findMany({
+      where: { sessionId: { in: ids }, type: "approval.decided" },
+      select: { sessionId: true, payload: true },
+    }),
+  );
+  const payloads = new Map<string, string[]>();
+  for (const event of events) {
+    const list = payloads.get(event.sessionId) ?? [];
+    list.push(event.payload);
+    payloads.set(event.sessionId, list);
   }
+  return decided
+    .filter((approval) => !payloads.get(approval.sessionId)?.some((payload) => payload.includes(approval.id)))
+    .map((row) => ({
+      kind: "decision_without_event",
+      sessionId: row.sessionId,
+      detail: `approval ${row.id} is ${row.status} but no approval.decided event records it`,
+      fixed: false,
+    }));
+}
 
-  const silent = await db.$queryRaw<{ id: string; sessionId: string; status: string }[]>`
-    SELECT a."id", a."sessionId", a."status" FROM "Approval" a
-    WHERE a."status" IN ('approved', 'rejected') AND NOT EXISTS (
-      SELECT 1 FROM "Event" e WHERE e."sessionId" = a."sessionId" AND e."type" = 'approval.decided' AND e."payload" LIKE '%' || a."id" || '%')`;
-  for (const row of silent) {
-    const detail = `approval ${row.id} is ${row.status} but no approval.decided event records it`;
-    findings.push({ kind: "decision_without_event", sessionId: row.sessionId, detail, fixed: false });
-  }
-
-  const stale = await db.$queryRaw<{ id: string; claimOwnerId: string }[]>`
-    SELECT s."id", s."claimOwnerId" FROM "Session" s
-    WHERE s."claimOwnerId" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "Owner" o WHERE o."id" = s."claimOwnerId")`;
-  for (const row of stale) {
-    if (options.fix) {
-      await db.$executeRaw`
-        UPDATE "Session" SET "epoch" = "epoch" + 1, "claimOwnerId" = NULL WHERE "id" = ${row.id} AND "claimOwnerId" = ${row.claimOwnerId}`;
+/** Claims held by an owner that no longer exists (released, the epoch raised). */
+async function staleClaims(db: Db, fix: boolean): Promise<Finding[]> {
+  const claimed = await db.session.findMany({
+    where: { claimOwnerId: { not: null } },
+    select: { id: true, claimOwnerId: true },
+  });
+  const owners = new Set((await db.owner.findMany({ select: { id: true } })).map((owner) => owner.id));
+  const findings: Finding[] = [];
+  for (const row of claimed.filter((session) => !owners.has(session.claimOwnerId!))) {
+    if (fix) {
+      await db.session.updateMany({
+        where: { id: row.id, claimOwnerId: row.claimOwnerId },
+        data: { epoch: { increment: 1 }, claimOwnerId: null },
+      });
     }
     const detail = `claimed by ${row.claimOwnerId}, a process that no longer exists`;
-    findings.push({ kind: "stale_claim", sessionId: row.id, detail, fixed: options.fix });
+    findings.push({ kind: "stale_claim", sessionId: row.id, detail, fixed: fix });
   }
   return findings;
 }
@@ -115,10 +219,13 @@ export async function completedOutcome(db: Db, turnId: string): Promise<string |
   }
 }
 
-/** Sets a turn's status from its own log's ending, if it is still marked running: true if this call did. */
-export async function settleCompletedTurn(db: Db, turnId: string, ownerId: string | null, outcome: string) {
+/**
+ * Sets a turn's status from its own log's ending, if it is still marked running at the epoch it was
+ * found orphaned at (a takeover since moves it on): true if this call did.
+ */
+export async function settleCompletedTurn(db: Db, turn: { id: string; epoch: number }, outcome: string) {
   const { count } = await db.turn.updateMany({
-    where: { id: turnId, ownerId, status: { in: ["running", "waiting"] } },
+    where: { id: turn.id, epoch: turn.epoch, status: { in: ["running", "waiting"] } },
     data: { status: outcome, endedAt: new Date() },
   });
   return count === 1;

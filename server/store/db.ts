@@ -3,7 +3,7 @@ import { makeHome } from "../config/home";
 import { ROOT_DIR } from "../config/root";
 import { PrismaClient } from "./generated/prisma/client";
 import { applyMigrations } from "./migrate";
-import { SQLITE_BUSY_SLICE_MS, sqliteAdapter } from "./sqlite-adapter";
+import { sqliteAdapter } from "./sqlite-adapter";
 
 /**
  * The client's type is the SQLite one's; a PostgreSQL client is the same model (prisma/README.md,
@@ -53,8 +53,8 @@ export async function openDb(
   const db = new PrismaClient({ adapter: sqliteAdapter(file) });
   providers.set(db, "sqlite");
   await db.$connect();
-  // NORMAL is durable across application crashes in WAL mode and much faster than FULL.
+  // NORMAL is durable across application crashes in WAL mode and much faster than FULL. Raw: Prisma
+  // has no API for a connection's pragmas (the busy timeout is the adapter's `timeout`, sqlite-adapter.ts).
   await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
-  await db.$queryRawUnsafe(`PRAGMA busy_timeout = ${SQLITE_BUSY_SLICE_MS}`);
   return { db, provider: "sqlite", file, migrated };
 }

@@ -17,9 +17,7 @@ const INSERT_ROWS_PER_STATEMENT = 500;
 /**
  * Appends a batch atomically (one statement, or one transaction past INSERT_ROWS_PER_STATEMENT
  * rows); (sessionId, seq) is unique, so a duplicate fails loudly and nothing of the batch is
- * written. Raw: createMany took ~0.6 ms of the event loop for a few rows, raw ~0.2 ms, and a
- * batch is written at every turn start, on the way to the first token. The stored values are
- * those createMany stores (tests/unit/store compares them).
+ * written.
  *
  * With `claim` (a turn's events, written on its owner's behalf) the batch is stored only while the
  * session is at the claim's epoch (`heldAt`): otherwise nothing of it is, and `session:fenced` is
@@ -33,44 +31,38 @@ export async function insertEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   const typed = providerOf(db) === "postgresql";
-  const statements: Prisma.PrismaPromise<number>[] = [];
+  const statements: Prisma.PrismaPromise<number | Prisma.BatchPayload>[] = [];
   for (let start = 0; start < events.length; start += INSERT_ROWS_PER_STATEMENT) {
-    const rows = events
-      .slice(start, start + INSERT_ROWS_PER_STATEMENT)
-      .map((event) =>
-        claim && typed
-          ? Prisma.sql`(${event.sessionId}, CAST(${event.seq} AS INTEGER), ${event.type}, ${event.payload}, ${event.turnId}, CAST(${event.createdAt} AS TIMESTAMP(3)))`
-          : Prisma.sql`(${event.sessionId}, ${event.seq}, ${event.type}, ${event.payload}, ${event.turnId}, ${event.createdAt})`,
-      );
-    statements.push(
-      claim
-        ? db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt")
-            SELECT * FROM (VALUES ${Prisma.join(rows)}) AS "rows" WHERE ${heldAt(db, claim)}`
-        : db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt") VALUES ${Prisma.join(rows)}`,
+    const batch = events.slice(start, start + INSERT_ROWS_PER_STATEMENT);
+    if (!claim) {
+      statements.push(db.event.createMany({ data: batch }));
+      continue;
+    }
+    const rows = batch.map((event) =>
+      typed
+        ? Prisma.sql`(${event.sessionId}, CAST(${event.seq} AS INTEGER), ${event.type}, ${event.payload}, ${event.turnId}, CAST(${event.createdAt} AS TIMESTAMP(3)))`
+        : Prisma.sql`(${event.sessionId}, ${event.seq}, ${event.type}, ${event.payload}, ${event.turnId}, ${event.createdAt})`,
     );
+    // Raw: Prisma cannot make an insert conditional on another row (the epoch). One statement rather
+    // than a fenced() transaction, on every turn's way to its first token (heldAt's figure, claims.ts).
+    statements.push(db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt")
+      SELECT * FROM (VALUES ${Prisma.join(rows)}) AS "rows" WHERE ${heldAt(db, claim)}`);
   }
   // In one transaction the first statement's check holds for the rest (PostgreSQL keeps its lock to
   // the commit; SQLite has one writer), so a fenced batch is stored whole or not at all.
-  const counts = statements.length === 1 ? [await statements[0]] : await db.$transaction(statements);
-  const stored = counts.reduce((sum, count) => sum + count, 0);
+  const results = statements.length === 1 ? [await statements[0]] : await db.$transaction(statements);
+  const stored = results.reduce<number>((sum, result) => sum + (typeof result === "number" ? result : result.count), 0);
   if (claim && stored === 0) throw new FencedError(claim.sessionId, claim.epoch);
 }
 
-/**
- * Events after `afterSeq`, in order. A raw query with exactly `findMany`'s rows (tests/unit/store
- * compares them): every prompt's session read catches its log up with one of these, on the way
- * to the first token, and Prisma's query building cost ~0.3 ms of the ~0.35 ms.
- */
+/** Events after `afterSeq`, in order. */
 export async function readEvents(
   db: Db,
   sessionId: string,
   afterSeq: number,
   limit?: number,
 ): Promise<Prisma.EventModel[]> {
-  // No LIMIT clause for "all": SQLite reads a negative one as none, PostgreSQL refuses it.
-  const limitClause = limit === undefined ? Prisma.empty : Prisma.sql`LIMIT ${limit}`;
-  return db.$queryRaw<Prisma.EventModel[]>`
-    SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "seq" > ${afterSeq} ORDER BY "seq" ASC ${limitClause}`;
+  return db.event.findMany({ where: { sessionId, seq: { gt: afterSeq } }, orderBy: { seq: "asc" }, take: limit });
 }
 
 export async function lastEventSeq(db: Db, sessionId: string): Promise<number> {

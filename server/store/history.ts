@@ -1,6 +1,6 @@
 import type { Db } from "./db";
 import { fenced } from "./claims";
-import { Prisma } from "./generated/prisma/client";
+import type { Prisma } from "./generated/prisma/client";
 
 export interface HistoryRow {
   position: number;
@@ -33,19 +33,14 @@ export async function appendHistory(
 ): Promise<void> {
   if (entries.length === 0) return;
   const write = async (tx: Prisma.TransactionClient) => {
-    const [{ next }] = await tx.$queryRaw<{ next: number }[]>`
-      SELECT COALESCE(MAX("position") + 1, 0) AS "next" FROM "HistoryEntry" WHERE "sessionId" = ${sessionId}`;
-    const stored = Number(next);
+    const { _max } = await tx.historyEntry.aggregate({ where: { sessionId }, _max: { position: true } });
+    const stored = (_max.position ?? -1) + 1;
     const first = entries[0].position;
     const last = entries[entries.length - 1].position;
     if (stored === last + 1 && (await storedAlready(tx, sessionId, entries))) return; // a retried write that went through
     if (stored !== first) throw new HistoryGapError(sessionId, first, stored);
-    // Raw, storing what createMany stores (tests/unit/store compares them): written at every agent step.
-    const now = new Date();
-    const rows = entries.map(
-      (entry) => Prisma.sql`(${sessionId}, ${entry.position}, ${entry.kind}, ${entry.data}, ${now})`,
-    );
-    await tx.$executeRaw`INSERT INTO "HistoryEntry" ("sessionId", "position", "kind", "data", "createdAt") VALUES ${Prisma.join(rows)}`;
+    const createdAt = new Date();
+    await tx.historyEntry.createMany({ data: entries.map((entry) => ({ ...entry, sessionId, createdAt })) });
   };
   if (claim) await fenced(db, { sessionId, epoch: claim.epoch }, write);
   else await db.$transaction(write);

@@ -1,5 +1,4 @@
 import type { Db } from "./db";
-import type { Prisma } from "./generated/prisma/client";
 
 export interface MemoryRow {
   id: string;
@@ -124,10 +123,7 @@ export async function listMemories(
   }
   if (and.length > 0) where.AND = and;
   const take = Math.min(filter.limit ?? MAX_MEMORY_ROWS, MAX_MEMORY_ROWS);
-  const recall = filter.visibleTo && !filter.scope && !filter.type && !filter.workspace && !filter.sessionId;
-  const rows = recall
-    ? await recallRows(db, workspaceIds.get(filter.visibleTo!.workspace) ?? "-", filter.visibleTo!, take)
-    : await db.memory.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take });
+  const rows = await db.memory.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take });
   const ids = [
     ...new Set(rows.map((row) => row.workspaceId).filter((id): id is string => Boolean(id) && !keys.paths.has(id!))),
   ];
@@ -137,31 +133,6 @@ export async function listMemories(
     ...row,
     workspace: workspaceId ? (keys.paths.get(workspaceId) ?? null) : null,
   }));
-}
-
-/**
- * What a turn may recall (the `visibleTo` filter alone), as `findMany` reads it but in a raw
- * query: Prisma's query building took ~0.5 ms of every turn's way to its first token, the
- * query itself ~0.1 ms. tests/unit/store compares the two.
- */
-function recallRows(
-  db: Db,
-  workspaceId: string,
-  { sessionId, ownerId }: { sessionId: string; ownerId: string | null },
-  take: number,
-): Promise<Prisma.MemoryModel[]> {
-  // Two statements rather than a null-safe comparison: SQLite and PostgreSQL spell that differently.
-  if (ownerId === null)
-    return db.$queryRaw<Prisma.MemoryModel[]>`
-    SELECT * FROM "Memory"
-    WHERE "ownerId" IS NULL AND ("scope" = 'global' OR ("scope" = 'workspace' AND "workspaceId" = ${workspaceId}) OR ("scope" = 'session' AND "sessionId" = ${sessionId}))
-    ORDER BY "createdAt" DESC, "id" DESC
-    LIMIT ${take}`;
-  return db.$queryRaw<Prisma.MemoryModel[]>`
-    SELECT * FROM "Memory"
-    WHERE "ownerId" = ${ownerId} AND ("scope" = 'global' OR ("scope" = 'workspace' AND "workspaceId" = ${workspaceId}) OR ("scope" = 'session' AND "sessionId" = ${sessionId}))
-    ORDER BY "createdAt" DESC, "id" DESC
-    LIMIT ${take}`;
 }
 
 /** A memory's row (null: no such memory), for checking whose it is before a delete. */

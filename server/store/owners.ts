@@ -1,6 +1,6 @@
 import { providerOf, type Db } from "./db";
 
-/** Rows of server/leases: each running Worldline process and what it owns (turns, approvals). */
+/** Rows of server/leases: each running Worldline process, and what it leaves behind when it dies (turns, approvals). */
 
 export interface OwnerRecord {
   id: string;
@@ -28,6 +28,7 @@ export async function removeOwner(db: Db, id: string): Promise<void> {
  */
 export async function databaseNow(db: Db): Promise<Date> {
   if (providerOf(db) !== "postgresql") return new Date();
+  // Raw: Prisma has no way to read the database server's clock.
   const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT now() AS "now"`;
   return new Date(row.now);
 }
@@ -58,42 +59,67 @@ export async function pruneOwners(db: Db, before: Date): Promise<void> {
   await db.owner.deleteMany({ where: { heartbeatAt: { lt: before } } });
 }
 
-const unowned = (live: string[]) => ({ OR: [{ ownerId: null }, { ownerId: { notIn: live } }] });
 const RUNNING = ["running", "waiting"];
 
-/** Running turns whose owner is not among `live` (dead, or a row older than leases). */
-export async function orphanTurns(db: Db, live: string[]) {
-  return db.turn.findMany({
-    where: { status: { in: RUNNING }, ...unowned(live) },
-    select: { id: true, sessionId: true, ownerId: true },
+/**
+ * A turn belongs to its session's claim holder while the session is still at the turn's epoch
+ * (server/leases/README.md). It is an orphan when the claim is free, its holder is not among
+ * `live`, or the claim has moved on since the turn was claimed (its owner was fenced).
+ */
+export function isOrphan(
+  turn: { epoch: number; session: { epoch: number; claimOwnerId: string | null } },
+  live: string[],
+) {
+  const { claimOwnerId, epoch } = turn.session;
+  return claimOwnerId === null || !live.includes(claimOwnerId) || turn.epoch !== epoch;
+}
+
+/** Running turns of no live claim (their holder is dead, the claim moved on, or a row older than claims). */
+export async function orphanTurns(db: Db, live: string[]): Promise<{ id: string; sessionId: string; epoch: number }[]> {
+  const turns = await db.turn.findMany({
+    where: { status: { in: RUNNING } },
+    select: { id: true, sessionId: true, epoch: true, session: { select: { epoch: true, claimOwnerId: true } } },
   });
+  return turns.filter((turn) => isOrphan(turn, live)).map(({ id, sessionId, epoch }) => ({ id, sessionId, epoch }));
 }
 
 /**
- * Marks one orphan turn interrupted unless another process did first (or its owner came back):
- * true if this call did. The session's claim is taken from the dead owner in the same transaction,
- * raising its epoch, so if the owner was only cut off and comes back, its writes are refused.
+ * Marks one orphan turn interrupted unless another process did first (or took it over): true if
+ * this call did. If the session's claim is still the one the turn ran under and no live owner
+ * holds it, it is taken from the dead holder in the same transaction, raising the epoch, so if the
+ * owner was only cut off and comes back, its writes are refused. A turn whose claim moved on
+ * already (the session is past its epoch) is interrupted alone; a live holder at the turn's epoch
+ * keeps it.
  */
-export async function interruptOrphanTurn(db: Db, id: string, ownerId: string | null): Promise<boolean> {
+export async function interruptOrphanTurn(
+  db: Db,
+  turn: { id: string; sessionId: string; epoch: number },
+  live: string[],
+): Promise<boolean> {
   return db.$transaction(async (tx) => {
-    const turn = await tx.turn.findUnique({ where: { id }, select: { sessionId: true } });
-    if (!turn) return false;
+    await tx.session.updateMany({
+      where: {
+        id: turn.sessionId,
+        epoch: turn.epoch,
+        OR: [{ claimOwnerId: null }, { claimOwnerId: { notIn: live } }],
+      },
+      data: { epoch: { increment: 1 }, claimOwnerId: null },
+    });
+    const session = await tx.session.findUnique({ where: { id: turn.sessionId }, select: { epoch: true } });
+    // The epoch only rises: past the turn's, no write of its owner can land any more.
+    if (!session || session.epoch === turn.epoch) return false;
     const { count } = await tx.turn.updateMany({
-      where: { id, ownerId, status: { in: RUNNING } },
+      where: { id: turn.id, epoch: turn.epoch, status: { in: RUNNING } },
       data: { status: "interrupted", endedAt: new Date() },
     });
-    if (count !== 1) return false;
-    await tx.$executeRaw`
-      UPDATE "Session" SET "epoch" = "epoch" + 1, "claimOwnerId" = NULL
-      WHERE "id" = ${turn.sessionId} AND ("claimOwnerId" IS NULL OR "claimOwnerId" = ${ownerId})`;
-    return true;
+    return count === 1;
   });
 }
 
 /** Pending requests whose owner is not among `live`. */
 export async function orphanApprovals(db: Db, live: string[]) {
   return db.approval.findMany({
-    where: { status: "pending", ...unowned(live) },
+    where: { status: "pending", OR: [{ ownerId: null }, { ownerId: { notIn: live } }] },
     select: { id: true, sessionId: true, turnId: true, toolCallId: true, ownerId: true },
   });
 }
@@ -120,12 +146,11 @@ export async function settleIdleSessions(db: Db, sessionIds: string[]): Promise<
   }
 }
 
-/** The owner of the session's running turn, if one runs (the newest, should a dead one linger). */
+/** The holder of the session's claim while a turn of it runs (null: no turn runs, or the claim is free). */
 export async function runningTurnOwner(db: Db, sessionId: string): Promise<string | null> {
-  const turn = await db.turn.findFirst({
-    where: { sessionId, status: { in: RUNNING } },
-    orderBy: { startedAt: "desc" },
-    select: { ownerId: true },
+  const session = await db.session.findFirst({
+    where: { id: sessionId, turns: { some: { status: { in: RUNNING } } } },
+    select: { claimOwnerId: true },
   });
-  return turn?.ownerId ?? null;
+  return session?.claimOwnerId ?? null;
 }

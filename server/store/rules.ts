@@ -1,5 +1,4 @@
 import type { Db } from "./db";
-import { Prisma } from "./generated/prisma/client";
 
 export async function createRule(
   db: Db,
@@ -22,18 +21,17 @@ export async function deleteRule(db: Db, id: string): Promise<boolean> {
   return count > 0;
 }
 
-/**
- * Rules that can apply to a call in this session: its own, its workspace's and global ones, unexpired.
- * Raw, with exactly findMany's rows (tests/unit/store compares them): read for every tool call,
- * where Prisma's query building cost ~0.6 ms of the step.
- */
+/** Rules that can apply to a call in this session: its own, its workspace's and global ones, unexpired. */
 export async function listApplicableRules(db: Db, sessionId: string, workspaceId: string, now: Date = new Date()) {
-  return db.$queryRaw<Prisma.RuleModel[]>`
-    SELECT * FROM "Rule"
-    WHERE ("scope" = 'global' OR ("scope" = 'workspace' AND "workspaceId" = ${workspaceId})
-        OR ("scope" = 'session' AND "sessionId" = ${sessionId}))
-      AND ("expiresAt" IS NULL OR "expiresAt" > ${now})
-    ORDER BY "createdAt" ASC`;
+  return db.rule.findMany({
+    where: {
+      AND: [
+        { OR: [{ scope: "global" }, { scope: "workspace", workspaceId }, { scope: "session", sessionId }] },
+        { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      ],
+    },
+    orderBy: { createdAt: "asc" },
+  });
 }
 
 /** Every rule, or those that apply to one session, newest first; expired ones included so the UI can show them. */

@@ -1,20 +1,12 @@
 import { FencedError, sessionEpoch } from "./claims";
 import type { Db } from "./db";
-import { Prisma } from "./generated/prisma/client";
+import type { Prisma } from "./generated/prisma/client";
 import { upsertWorkspace } from "./workspaces";
 
 /** A session nobody has named yet; its first prompt names it (server/titles). */
 export const DEFAULT_SESSION_TITLE = "New session";
 
 export type SessionRow = Prisma.SessionGetPayload<{ include: { workspace: true } }>;
-
-/** A session row joined with its workspace's columns, prefixed `w_`. */
-type JoinedSessionRow = Prisma.SessionModel & {
-  w_path: string;
-  w_name: string;
-  w_createdAt: Date;
-  w_lastOpenedAt: Date;
-};
 
 export async function createSession(
   db: Db,
@@ -45,30 +37,9 @@ export async function createSession(
   });
 }
 
-/**
- * A session with its workspace, in one query: Prisma reads an include with a second one,
- * and every prompt reads its session on the way to the first token (~0.8 ms → ~0.2 ms).
- * The row has exactly the shape of `findUnique({ include: { workspace: true } })` (a test
- * compares them, so a new column cannot be missed). Aliases are quoted: PostgreSQL folds bare ones to lower case.
- */
+/** A session with its workspace. */
 export async function getSession(db: Db, id: string): Promise<SessionRow | null> {
-  const rows = await db.$queryRaw<JoinedSessionRow[]>`
-    SELECT s.*, w."path" AS "w_path", w."name" AS "w_name", w."createdAt" AS "w_createdAt", w."lastOpenedAt" AS "w_lastOpenedAt"
-    FROM "Session" s JOIN "Workspace" w ON w."id" = s."workspaceId"
-    WHERE s."id" = ${id}`;
-  const row = rows[0];
-  if (!row) return null;
-  const { w_path, w_name, w_createdAt, w_lastOpenedAt, ...session } = row;
-  return {
-    ...session,
-    workspace: {
-      id: session.workspaceId,
-      path: w_path,
-      name: w_name,
-      createdAt: w_createdAt,
-      lastOpenedAt: w_lastOpenedAt,
-    },
-  };
+  return db.session.findUnique({ where: { id }, include: { workspace: true } });
 }
 
 export async function listSessions(db: Db, options: { includeArchived?: boolean; limit?: number } = {}) {
@@ -81,15 +52,10 @@ export async function listSessions(db: Db, options: { includeArchived?: boolean;
 }
 
 /**
- * A session's status, as `updateSession` sets it (updatedAt too): raw, since it is written as
- * every turn starts and ends, and Prisma's update read the row and its workspace back (three
- * statements). False when there is no such session.
- */
-/**
- * The session list's status. With `claim`, only while the session is at the claim's epoch (the
- * row itself is updated, so on PostgreSQL a takeover in flight is waited for and its new epoch
- * seen): a bridge whose turn lost its claim gets `session:fenced` instead of overwriting the new
- * holder's status. False when there is no such session.
+ * The session list's status (updatedAt too). With `claim`, only while the session is at the
+ * claim's epoch: one UPDATE of the row itself, so on PostgreSQL a takeover in flight is waited for
+ * and its new epoch seen, and a bridge whose turn lost its claim gets `session:fenced` instead of
+ * overwriting the new holder's status. False when there is no such session.
  */
 export async function setSessionStatus(
   db: Db,
@@ -97,10 +63,11 @@ export async function setSessionStatus(
   status: string,
   claim?: { epoch: number },
 ): Promise<boolean> {
-  const atEpoch = claim ? Prisma.sql`AND "epoch" = ${claim.epoch}` : Prisma.empty;
-  const changed =
-    await db.$executeRaw`UPDATE "Session" SET "status" = ${status}, "updatedAt" = ${new Date()} WHERE "id" = ${id} ${atEpoch}`;
-  if (changed > 0) return true;
+  const { count } = await db.session.updateMany({
+    where: { id, ...(claim ? { epoch: claim.epoch } : {}) },
+    data: { status },
+  });
+  if (count > 0) return true;
   if (claim && (await sessionEpoch(db, id)) !== null) throw new FencedError(id, claim.epoch);
   return false;
 }

@@ -1,4 +1,4 @@
-import { FencedError, heldAt } from "./claims";
+import { FencedError, fenced } from "./claims";
 import type { Db } from "./db";
 import type { Prisma } from "./generated/prisma/client";
 import { isUniqueViolation } from "./dialect";
@@ -9,27 +9,21 @@ const TURN_NUMBER_TRIES = 5;
 
 /**
  * A turn numbered after the session's last one, in one statement: the number is taken in the
- * insert itself, so two processes on the database (an ACP agent next to the web bridge) cannot
+ * insert itself (raw: Prisma cannot take it inside its insert), so two processes on the database (an ACP agent next to the web bridge) cannot
  * take the same one, and every prompt saves Prisma's read-then-create (~1 ms of the event loop
  * on the way to the first token; the raw statement ~0.1 ms). The row is what `create` returns
  * (tests/unit/store compares them). SQLite runs the statement alone; on PostgreSQL two can read the
  * same MAX under READ COMMITTED, and the unique (sessionId, number) makes the later one retry.
  */
-export async function createTurn(
-  db: Db,
-  sessionId: string,
-  prompt: string,
-  ownerId: string | null = null,
-  epoch = 0,
-): Promise<Prisma.TurnModel> {
+export async function createTurn(db: Db, sessionId: string, prompt: string, epoch = 0): Promise<Prisma.TurnModel> {
   const id = newId();
   const startedAt = new Date();
   let rows: { number: number }[] = [];
   for (let attempt = 1; ; attempt++) {
     try {
       rows = await db.$queryRaw<{ number: number }[]>`
-        INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt", "ownerId", "epoch")
-        SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt}, ${ownerId}, ${epoch} FROM "Turn" WHERE "sessionId" = ${sessionId}
+        INSERT INTO "Turn" ("id", "sessionId", "number", "status", "prompt", "startedAt", "epoch")
+        SELECT ${id}, ${sessionId}, COALESCE(MAX("number"), 0) + 1, 'running', ${prompt}, ${startedAt}, ${epoch} FROM "Turn" WHERE "sessionId" = ${sessionId}
         RETURNING "number"`;
       break;
     } catch (error) {
@@ -47,7 +41,6 @@ export async function createTurn(
     error: null,
     startedAt,
     endedAt: null,
-    ownerId,
     epoch,
     runState: null,
   };
@@ -70,10 +63,14 @@ export async function finishTurn(
     const { count } = await db.turn.updateMany({ where: { id }, data: { ...data, endedAt, runState: null } });
     return count === 1;
   }
-  const count = await db.$executeRaw`
-    UPDATE "Turn" SET "status" = ${data.status}, "stats" = ${data.stats ?? null}, "error" = ${data.error ?? null}, "endedAt" = ${endedAt}, "runState" = NULL
-    WHERE "id" = ${id} AND "status" IN ('running', 'waiting')
-      AND ${heldAt(db, claim)}`;
+  // In a fenced() transaction, not one UPDATE with a relation filter on the session: Prisma makes that
+  // a plain EXISTS, which on PostgreSQL reads the statement's snapshot and could land after a takeover.
+  const { count } = await fenced(db, claim, (tx) =>
+    tx.turn.updateMany({
+      where: { id, status: { in: ["running", "waiting"] } },
+      data: { ...data, endedAt, runState: null },
+    }),
+  );
   if (count === 1) return true;
   const row = await db.turn.findUnique({ where: { id }, select: { status: true } });
   if (!row) return false;

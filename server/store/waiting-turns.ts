@@ -1,5 +1,6 @@
 import { fenced, type Claim } from "./claims";
 import type { Db } from "./db";
+import { isOrphan } from "./owners";
 
 /**
  * Turns that wait on a person across a restart (server/agent/run-state.ts): the loop's state at
@@ -22,22 +23,25 @@ export interface WaitingTurn {
   sessionId: string;
   number: number;
   prompt: string;
-  ownerId: string | null;
+  /** The session's epoch its claim was taken at for this turn (it is the claim holder's while that holds). */
+  epoch: number;
   runState: string;
   /** Ids of the turn's requests still pending. */
   pending: string[];
 }
 
-/** Unfinished turns with a run state whose owner is not among `live`, with their pending requests. */
+/** Unfinished turns with a run state of no live claim (server/store/owners.ts), with their pending requests. */
 export async function orphanWaitingTurns(db: Db, live: string[]): Promise<WaitingTurn[]> {
-  const turns = await db.turn.findMany({
-    where: {
-      status: { in: WAITING },
-      runState: { not: null },
-      OR: [{ ownerId: null }, { ownerId: { notIn: live } }],
+  const found = await db.turn.findMany({
+    where: { status: { in: WAITING }, runState: { not: null } },
+    select: {
+      ...{ id: true, sessionId: true, number: true, prompt: true, epoch: true, runState: true },
+      session: { select: { epoch: true, claimOwnerId: true } },
     },
-    select: { id: true, sessionId: true, number: true, prompt: true, ownerId: true, runState: true },
   });
+  const turns = found
+    .filter((turn) => isOrphan(turn, live))
+    .map(({ id, sessionId, number, prompt, epoch, runState }) => ({ id, sessionId, number, prompt, epoch, runState }));
   if (turns.length === 0) return [];
   const approvals = await db.approval.findMany({
     where: { turnId: { in: turns.map((turn) => turn.id) }, status: "pending" },
@@ -51,39 +55,32 @@ export async function orphanWaitingTurns(db: Db, live: string[]): Promise<Waitin
 }
 
 /**
- * Takes a waiting turn over from its owner that is gone, in one transaction: the turn and its
- * pending requests pass to `ownerId`, and so does the session's claim (its epoch rises, so the old
- * owner's writes are refused should it come back). Null when another process took it first, or
- * the session is claimed by a live owner.
+ * Takes a waiting turn over from its owner that is gone, in one transaction: the session's claim
+ * passes to `ownerId` (its epoch rises, so the old owner's writes are refused should it come back),
+ * the turn moves to the new epoch, and its pending requests pass along. Null when another process
+ * took it first, or the session is claimed by a live owner.
  */
 export async function adoptWaitingTurn(
   db: Db,
-  turn: Pick<WaitingTurn, "id" | "sessionId" | "ownerId">,
+  turn: Pick<WaitingTurn, "id" | "sessionId" | "epoch">,
   ownerId: string,
   live: string[],
 ): Promise<Claim | null> {
   const others = live.filter((id) => id !== ownerId);
   return db
     .$transaction(async (tx) => {
-      const moved = await tx.turn.updateMany({
-        where: { id: turn.id, ownerId: turn.ownerId, status: { in: WAITING }, runState: { not: null } },
-        data: { ownerId },
-      });
-      if (moved.count !== 1) throw new NotAdopted();
       const claimed = await tx.session.updateMany({
-        where: {
-          id: turn.sessionId,
-          OR: [{ claimOwnerId: null }, { claimOwnerId: turn.ownerId }, { claimOwnerId: { notIn: others } }],
-        },
+        where: { id: turn.sessionId, OR: [{ claimOwnerId: null }, { claimOwnerId: { notIn: others } }] },
         data: { epoch: { increment: 1 }, claimOwnerId: ownerId },
       });
       if (claimed.count !== 1) throw new NotAdopted();
       const session = await tx.session.findUniqueOrThrow({ where: { id: turn.sessionId }, select: { epoch: true } });
-      await tx.turn.update({ where: { id: turn.id }, data: { epoch: session.epoch } });
-      await tx.approval.updateMany({
-        where: { turnId: turn.id, status: "pending", ownerId: turn.ownerId },
-        data: { ownerId },
+      const moved = await tx.turn.updateMany({
+        where: { id: turn.id, epoch: turn.epoch, status: { in: WAITING }, runState: { not: null } },
+        data: { epoch: session.epoch },
       });
+      if (moved.count !== 1) throw new NotAdopted();
+      await tx.approval.updateMany({ where: { turnId: turn.id, status: "pending" }, data: { ownerId } });
       return { sessionId: turn.sessionId, ownerId, epoch: session.epoch };
     })
     .catch((error: unknown) => {

@@ -101,10 +101,16 @@ async function resumable(turnId: string): Promise<void> {
   );
 }
 
-/** Which bridge (lease owner) runs a turn. */
+/**
+ * Which bridge (lease owner) runs a turn: its session's claim holder while the session is still at
+ * the epoch the turn was claimed at (server/leases/README.md); null once the claim moved on or is free.
+ */
 async function turnOwner(turnId: string): Promise<string | null> {
-  const [row] = await query<{ ownerId: string | null }>(`SELECT "ownerId" FROM "Turn" WHERE "id" = $1`, [turnId]);
-  return row?.ownerId ?? null;
+  const [row] = await query<{ claimOwnerId: string | null; current: boolean }>(
+    `SELECT s."claimOwnerId", s."epoch" = t."epoch" AS "current" FROM "Turn" t JOIN "Session" s ON s."id" = t."sessionId" WHERE t."id" = $1`,
+    [turnId],
+  );
+  return row?.current ? row.claimOwnerId : null;
 }
 
 async function approvalStatus(approvalId: string): Promise<string | undefined> {
@@ -333,6 +339,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     const pending = await pendingOn(b, sessionId);
     await resumable(pending.task_id);
     const owner = await turnOwner(pending.task_id);
+    expect(owner).not.toBeNull();
     a.child.kill("SIGKILL");
     await a.exited;
     const killed = Date.now();
@@ -345,7 +352,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     await expect(fs.stat(path.join(workspace, "approved-after-takeover"))).rejects.toThrow();
 
     // A's lease runs out: B takes the turn over (the request stays pending), and a decision there finishes it.
-    await waitFor(async () => (await turnOwner(pending.task_id)) !== owner, 30_000, "the takeover");
+    await waitFor(async () => ![owner, null].includes(await turnOwner(pending.task_id)), 30_000, "the takeover");
     const recoveryMs = Date.now() - killed;
     expect(await approvalStatus(pending.approval_id)).toBe("pending");
     const allowed = await b.api(`/api/v1/approvals/${pending.approval_id}`, { body: { decision: "allow_once" } });
@@ -381,6 +388,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
       "C's checkpoints stored",
     );
     const owner = await turnOwner(pending.task_id);
+    expect(owner).not.toBeNull();
     // C stops answering (its process exists, its heartbeat ages), and the database goes away long
     // enough for B's own heartbeat to fail: back, B may judge no one dead for a TTL.
     c.child.kill("SIGSTOP");
@@ -399,7 +407,7 @@ describe("faults in team mode (private PostgreSQL and Redis)", () => {
     // Once B judges again, C (silent past the TTL) is dead to it: B takes its waiting turn over.
     const gapEnded = Date.now();
     await waitFor(
-      async () => (await turnOwner(pending.task_id).catch(() => owner)) !== owner,
+      async () => ![owner, null].includes(await turnOwner(pending.task_id).catch(() => owner)),
       30_000,
       () => `the takeover of C's turn; B's log:\n${b.log().slice(-3000)}`,
     );

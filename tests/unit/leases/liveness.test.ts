@@ -80,7 +80,7 @@ describe("leases: one owner's liveness, and approval decisions that follow it", 
 
   it("a decision for an owner whose liveness cannot be judged is refused with Retry-After and decides nothing", async () => {
     const session = await store.createSession(db, { workspace: home });
-    const turn = await store.createTurn(db, session.id, "p", "o-asker");
+    const turn = await store.createTurn(db, session.id, "p");
     const request = (toolCallId: string) =>
       store.createApproval(db, {
         sessionId: session.id,

@@ -29,23 +29,33 @@ describe("leases: the sweep", () => {
     await store.beatOwner(db, { id: "dead", kind: "acp", host: "elsewhere", pid: 1 }, new Date(now - 60_000));
     // This host: a fresh heartbeat of a process that no longer exists is dead too.
     await store.beatOwner(db, { id: "killed", kind: "acp", host: os.hostname(), pid: 2 ** 22 + 1 }, new Date(now));
-    const session = await store.createSession(db, { workspace: home });
-    const turns = {
-      alive: await store.createTurn(db, session.id, "a", "alive"),
-      dead: await store.createTurn(db, session.id, "b", "dead"),
-      killed: await store.createTurn(db, session.id, "c", "killed"),
-      legacy: await store.createTurn(db, session.id, "d", null),
+    // A turn is its session's claim holder's while the session is still at the turn's epoch: one
+    // session per holder, one with no claim (a row older than claims), and one whose claim moved on
+    // to a live owner after its turn was claimed (the turn's owner was fenced).
+    const claimed = async (holder: string | null, prompt: string) => {
+      const session = await store.createSession(db, { workspace: home });
+      const claim = holder ? (await store.claimSession(db, session.id, holder, [holder])).claim! : null;
+      return store.createTurn(db, session.id, prompt, claim?.epoch ?? 0);
     };
-    const request = (owner: keyof typeof turns) =>
+    const turns = {
+      alive: await claimed("alive", "a"),
+      dead: await claimed("dead", "b"),
+      killed: await claimed("killed", "c"),
+      legacy: await claimed(null, "d"),
+      movedOn: await claimed("dead", "e"),
+    };
+    const takenOver = await store.claimSession(db, turns.movedOn.sessionId, "alive", ["alive"]);
+    expect(takenOver.claim?.epoch).toBe(turns.movedOn.epoch + 1);
+    const request = (owner: "alive" | "dead") =>
       store.createApproval(db, {
-        sessionId: session.id,
+        sessionId: turns[owner].sessionId,
         turnId: turns[owner].id,
         toolCallId: `call_${owner}`,
         tool: "shell",
         args: "{}",
         description: owner,
         riskLevel: "medium",
-        ownerId: turns[owner].ownerId,
+        ownerId: owner,
       });
     const approvals = { alive: await request("alive"), dead: await request("dead") };
 
@@ -72,16 +82,23 @@ describe("leases: the sweep", () => {
       expect(await status(turns.dead.id)).toBe("interrupted");
       expect(await status(turns.killed.id)).toBe("interrupted");
       expect(await status(turns.legacy.id)).toBe("interrupted");
+      expect(await status(turns.movedOn.id)).toBe("interrupted");
       expect((await store.getApproval(db, approvals.alive.id))?.status).toBe("pending");
       expect((await store.getApproval(db, approvals.dead.id))?.status).toBe("interrupted");
-      const events = await log.read(session.id, 0);
-      const completed = events.filter((event) => event.type === "turn.completed").map((event) => event.payload);
-      expect(completed).toHaveLength(3);
-      expect(completed).toEqual(
-        expect.arrayContaining(
-          [turns.dead, turns.killed, turns.legacy].map((t) => expect.objectContaining({ turnId: t.id })),
-        ),
-      );
+      // A dead holder's claim is taken from it (the epoch rises); a live holder's stays as it was.
+      const session = (id: string) =>
+        db.session.findUnique({ where: { id }, select: { epoch: true, claimOwnerId: true } });
+      expect(await session(turns.dead.sessionId)).toEqual({ epoch: turns.dead.epoch + 1, claimOwnerId: null });
+      expect(await session(turns.alive.sessionId)).toEqual({ epoch: turns.alive.epoch, claimOwnerId: "alive" });
+      expect(await session(turns.movedOn.sessionId)).toEqual({ epoch: takenOver.claim!.epoch, claimOwnerId: "alive" });
+      const ended = async (turn: { sessionId: string }) =>
+        (await log.read(turn.sessionId, 0))
+          .filter((event) => event.type === "turn.completed")
+          .map((event) => (event.payload as { turnId: string }).turnId);
+      // Each interrupted turn's log ends it once, whichever sweep settled it; the live one's does not.
+      for (const turn of [turns.dead, turns.killed, turns.legacy, turns.movedOn])
+        expect(await ended(turn)).toEqual([turn.id]);
+      expect(await ended(turns.alive)).toEqual([]);
     } finally {
       await leaseA.stop();
       await leaseB.stop();

@@ -41,7 +41,7 @@ describe("store: readEvents", () => {
     expect((await readEvents(db, session.id, 0))[0].createdAt).toEqual(at);
   });
 
-  it("insertEvents stores what createMany stores, atomically, also past one statement's rows", async () => {
+  it("insertEvents stores what createMany stores, fenced (raw) or not, atomically, also past one statement's rows", async () => {
     const viaPrisma = await createSession(db, { workspace: "/tmp/wl-ev-c" });
     const viaStore = await createSession(db, { workspace: "/tmp/wl-ev-c" });
     const batch = (sessionId: string, count: number, from = 1) =>
@@ -54,7 +54,8 @@ describe("store: readEvents", () => {
         createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, i % 1000)),
       }));
     await db.event.createMany({ data: batch(viaPrisma.id, 1_201) });
-    await insertEvents(db, batch(viaStore.id, 1_201));
+    // A turn's events take the fenced (raw) statement: it must store what createMany stores.
+    await insertEvents(db, batch(viaStore.id, 1_201), { sessionId: viaStore.id, epoch: 0 });
     const strip = (rows: { id: number; sessionId: string }[]) =>
       rows.map(({ id: _id, sessionId: _sessionId, ...row }) => row);
     const expected = strip(await db.event.findMany({ where: { sessionId: viaPrisma.id }, orderBy: { seq: "asc" } }));
@@ -69,11 +70,13 @@ describe("store: readEvents", () => {
     expect(await text(viaStore.id)).toEqual(await text(viaPrisma.id));
 
     // A duplicate seq anywhere fails the whole batch, in one statement or several.
-    for (const count of [3, 1_100]) {
-      const session = await createSession(db, { workspace: "/tmp/wl-ev-d" });
-      await insertEvents(db, batch(session.id, 1, count));
-      await expect(insertEvents(db, batch(session.id, count))).rejects.toThrow();
-      expect(await db.event.count({ where: { sessionId: session.id } })).toBe(1);
-    }
+    for (const count of [3, 1_100])
+      for (const fenced of [false, true]) {
+        const session = await createSession(db, { workspace: "/tmp/wl-ev-d" });
+        const claim = fenced ? { sessionId: session.id, epoch: 0 } : undefined;
+        await insertEvents(db, batch(session.id, 1, count));
+        await expect(insertEvents(db, batch(session.id, count), claim)).rejects.toThrow();
+        expect(await db.event.count({ where: { sessionId: session.id } })).toBe(1);
+      }
   });
 });

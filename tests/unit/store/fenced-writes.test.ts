@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EventLog, TurnFence } from "../../../server/sessions";
+import { TurnFence } from "../../../server/leases";
+import { EventLog } from "../../../server/sessions";
 import * as store from "../../../server/store";
 import { TEST_POSTGRES } from "../../db";
 import { waitFor } from "../../support/wait";
@@ -105,9 +106,10 @@ describe("store: a turn owner's events, checkpoint rows and approval requests ar
     "on PostgreSQL a turn's end racing a takeover waits for it, then is refused (the turn stays running)",
     async () => {
       const session = await store.createSession(db, { workspace: "/tmp/wl-fenced" });
-      const turn = await store.createTurn(db, session.id, "p", "bridge_a", 0);
+      const turn = await store.createTurn(db, session.id, "p", 0);
       const finish = () => store.finishTurn(db, turn.id, { status: "completed" }, { sessionId: session.id, epoch: 0 });
-      expect(await racingTakeover(session.id, finish, 'UPDATE "Turn"')).toBe("session:fenced");
+      // finishTurn runs in a fenced() transaction: its first statement, the lock on the session's row, waits.
+      expect(await racingTakeover(session.id, finish, 'UPDATE "public"."Session" SET "epoch"')).toBe("session:fenced");
       expect((await store.getTurn(db, turn.id))?.status).toBe("running");
     },
   );

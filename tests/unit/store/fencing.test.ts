@@ -63,10 +63,17 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
   it("refuses a stale owner's history and status writes after a sweep took its turn", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
     const { claim } = await claimSession(db, session.id, "o-cut-off", ["o-cut-off"]);
-    const turn = await createTurn(db, session.id, "p", "o-cut-off", claim!.epoch);
+    const turn = await createTurn(db, session.id, "p", claim!.epoch);
     await appendHistory(db, session.id, [{ position: 0, kind: "message", data: "{}" }], claim!);
+    // While its claim's holder counts as live, the turn is the holder's: a sweep leaves it.
+    expect(await interruptOrphanTurn(db, turn, ["o-cut-off", "o-sweeper"])).toBe(false);
+    expect((await db.turn.findUnique({ where: { id: turn.id } }))?.status).toBe("running");
     // Another bridge judged the owner dead and swept its turn: the epoch rises with it.
-    expect(await interruptOrphanTurn(db, turn.id, "o-cut-off")).toBe(true);
+    expect(await interruptOrphanTurn(db, turn, ["o-sweeper"])).toBe(true);
+    expect(await db.session.findUnique({ where: { id: session.id } })).toMatchObject({
+      epoch: claim!.epoch + 1,
+      claimOwnerId: null,
+    });
     await expect(
       appendHistory(db, session.id, [{ position: 1, kind: "message", data: "{}" }], claim!),
     ).rejects.toMatchObject({ code: "session:fenced" });
@@ -87,7 +94,7 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
   it("gives a swept turn's checkpoints it announced but never stored a row without a snapshot, and keeps the stored ones", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
     const { claim } = await claimSession(db, session.id, "o-frozen", ["o-frozen"]);
-    const turn = await createTurn(db, session.id, "p", "o-frozen", claim!.epoch);
+    const turn = await createTurn(db, session.id, "p", claim!.epoch);
     const [first, second] = [await takeCheckpointNumber(db, session.id), await takeCheckpointNumber(db, session.id)];
     const announce = (seq: number, checkpointId: string, number: number, step: number) => ({
       sessionId: session.id,
@@ -117,7 +124,7 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
       claim!,
     );
     await appendHistory(db, session.id, [{ position: 0, kind: "message", data: "{}" }], claim!);
-    expect(await interruptOrphanTurn(db, turn.id, "o-frozen")).toBe(true);
+    expect(await interruptOrphanTurn(db, turn, [])).toBe(true);
     expect(await settleAnnouncedCheckpoints(db, session.id, turn.id)).toBe(1);
     const rows = await db.checkpoint.findMany({ where: { sessionId: session.id }, orderBy: { number: "asc" } });
     expect(
@@ -166,8 +173,8 @@ describe("store: fencing, numbers taken by the store, consistency", () => {
 
   it("the start check gives a checkpoint an ended turn announced but never stored a row, and leaves a running turn's alone", async () => {
     const session = await createSession(db, { workspace: "/tmp/wl-fencing" });
-    const ended = await createTurn(db, session.id, "p", "o-here");
-    const running = await createTurn(db, session.id, "q", "o-here");
+    const ended = await createTurn(db, session.id, "p");
+    const running = await createTurn(db, session.id, "q");
     const announce = (seq: number, turnId: string, checkpointId: string, number: number) => ({
       sessionId: session.id,
       seq,

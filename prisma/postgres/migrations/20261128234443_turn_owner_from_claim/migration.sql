@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Turn" DROP COLUMN "ownerId";
