@@ -1,9 +1,6 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/client/runtime/client";
-
-type Connection = Awaited<ReturnType<SqlDriverAdapterFactory["connect"]>>;
-type Query = Parameters<Connection["queryRaw"]>[0];
-type Transaction = Awaited<ReturnType<Connection["startTransaction"]>>;
+import { WrappedConnection, WrappedTransaction, type Query, type Transaction } from "./adapter-wrap";
 
 /** U+0000 → U+FFFD, the character Unicode has for "something unrepresentable was here". */
 const NUL = /\0/g;
@@ -20,65 +17,20 @@ function cleanQuery(query: Query): Query {
   return query.args.some((arg) => clean(arg) !== arg) ? { ...query, args: query.args.map(clean) } : query;
 }
 
-/** A connection (Prisma's driver adapter interface) whose statements' bound values pass through `clean`. */
-class CleanConnection implements Connection {
-  readonly provider: Connection["provider"];
-  readonly adapterName: Connection["adapterName"];
-  readonly getConnectionInfo: Connection["getConnectionInfo"];
-
-  constructor(private readonly inner: Connection) {
-    this.provider = inner.provider;
-    this.adapterName = inner.adapterName;
-    this.getConnectionInfo = inner.getConnectionInfo?.bind(inner);
+/** A connection whose statements' bound values pass through `clean`, in and out of transactions. */
+class CleanConnection extends WrappedConnection {
+  protected statement<T>(query: Query, run: (query: Query) => Promise<T>): Promise<T> {
+    return run(cleanQuery(query));
   }
 
-  queryRaw(query: Query) {
-    return this.inner.queryRaw(cleanQuery(query));
-  }
-
-  executeRaw(query: Query) {
-    return this.inner.executeRaw(cleanQuery(query));
-  }
-
-  executeScript(script: string) {
-    return this.inner.executeScript(script);
-  }
-
-  async startTransaction(...args: Parameters<Connection["startTransaction"]>) {
-    return new CleanTransaction(await this.inner.startTransaction(...args));
-  }
-
-  dispose() {
-    return this.inner.dispose();
+  protected async transaction(inner: Transaction): Promise<Transaction> {
+    return new CleanTransaction(inner);
   }
 }
 
-/** A transaction whose statements' bound values pass through `clean`. */
-class CleanTransaction implements Transaction {
-  readonly provider: Transaction["provider"];
-  readonly adapterName: Transaction["adapterName"];
-  readonly options: Transaction["options"];
-
-  constructor(private readonly inner: Transaction) {
-    this.provider = inner.provider;
-    this.adapterName = inner.adapterName;
-    this.options = inner.options;
-  }
-
-  queryRaw(query: Query) {
-    return this.inner.queryRaw(cleanQuery(query));
-  }
-
-  executeRaw(query: Query) {
-    return this.inner.executeRaw(cleanQuery(query));
-  }
-
-  commit() {
-    return this.inner.commit();
-  }
-
-  rollback() {
-    return this.inner.rollback();
+class CleanTransaction extends WrappedTransaction {
+  protected statement<T>(query: Query, run: (query: Query) => Promise<T>): Promise<T> {
+    return run(cleanQuery(query));
   }
 }
 

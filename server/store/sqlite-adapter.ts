@@ -1,9 +1,6 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import type { SqlDriverAdapterFactory } from "@prisma/client/runtime/client";
-
-type Connection = Awaited<ReturnType<SqlDriverAdapterFactory["connect"]>>;
-type Query = Parameters<Connection["queryRaw"]>[0];
-type Transaction = Awaited<ReturnType<Connection["startTransaction"]>>;
+import { WrappedConnection, WrappedTransaction, type Query, type Transaction } from "./adapter-wrap";
 
 /**
  * How long one statement may block the event loop waiting for another process's lock (SQLite's
@@ -34,34 +31,18 @@ async function patiently<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A connection (Prisma's driver adapter interface) whose every statement waits for a lock without blocking. */
-class UnblockingConnection implements Connection {
-  readonly provider: Connection["provider"];
-  readonly adapterName: Connection["adapterName"];
-
-  constructor(private readonly inner: Connection) {
-    this.provider = inner.provider;
-    this.adapterName = inner.adapterName;
+/** A connection whose every statement, and the start of every transaction, waits for a lock without blocking. */
+class UnblockingConnection extends WrappedConnection {
+  protected statement<T>(query: Query, run: (query: Query) => Promise<T>): Promise<T> {
+    return patiently(() => run(query));
   }
 
-  queryRaw(query: Query) {
-    return patiently(() => this.inner.queryRaw(query));
+  protected async transaction(inner: Transaction): Promise<Transaction> {
+    return new UnblockingTransaction(inner);
   }
 
-  executeRaw(query: Query) {
-    return patiently(() => this.inner.executeRaw(query));
-  }
-
-  executeScript(script: string) {
-    return this.inner.executeScript(script);
-  }
-
-  async startTransaction(...args: Parameters<Connection["startTransaction"]>) {
-    return new UnblockingTransaction(await patiently(() => this.inner.startTransaction(...args)));
-  }
-
-  dispose() {
-    return this.inner.dispose();
+  override startTransaction(...args: Parameters<WrappedConnection["startTransaction"]>) {
+    return patiently(() => super.startTransaction(...args));
   }
 }
 
@@ -74,47 +55,18 @@ class UnblockingConnection implements Connection {
  * what is left, releases the connection, and rethrows a COMMIT's error (the durable writer retries
  * the whole transaction); a ROLLBACK of what is already rolled back succeeds.
  */
-class UnblockingTransaction implements Transaction {
-  readonly provider: Transaction["provider"];
-  readonly adapterName: Transaction["adapterName"];
-  readonly options: Transaction["options"];
-
-  constructor(private readonly inner: Transaction) {
-    this.provider = inner.provider;
-    this.adapterName = inner.adapterName;
-    this.options = inner.options;
-  }
-
-  queryRaw(query: Query) {
-    return this.statement(query, () => this.inner.queryRaw(query));
-  }
-
-  executeRaw(query: Query) {
-    return this.statement(query, () => this.inner.executeRaw(query));
-  }
-
-  commit() {
-    return this.inner.commit();
-  }
-
-  rollback() {
-    return this.inner.rollback();
-  }
-
-  private statement<T>(query: Query, run: () => Promise<T>): Promise<T> {
+class UnblockingTransaction extends WrappedTransaction {
+  protected async statement<T>(query: Query, run: (query: Query) => Promise<T>): Promise<T> {
     const end = /^\s*(COMMIT|ROLLBACK)\s*$/i.exec(query.sql)?.[1].toUpperCase();
-    return end ? this.end(run, end === "COMMIT") : patiently(run);
-  }
-
-  private async end<T>(run: () => Promise<T>, commit: boolean): Promise<T> {
+    if (!end) return patiently(() => run(query));
     try {
-      return await patiently(run);
+      return await patiently(() => run(query));
     } catch (error) {
       // What SQLite still holds of the transaction (a COMMIT that failed on a full disk) is rolled
       // back; this ROLLBACK failing means SQLite already rolled it back, which is what was asked.
       await this.inner.executeRaw({ sql: "ROLLBACK", args: [], argTypes: [] }).catch(() => undefined);
       await this.inner.rollback();
-      if (commit) throw error;
+      if (end === "COMMIT") throw error;
       return 0 as T; // a ROLLBACK's result: no rows
     }
   }
