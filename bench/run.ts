@@ -43,7 +43,6 @@ const BENCHES: Bench[] = [
   },
   { name: "ttft", file: "./ttft.ts", what: "time to first token through the bridge", timeoutS: 60 },
   { name: "loop", file: "./loop.ts", what: "agent loop per-step overhead", timeoutS: 60 },
-  { name: "store", file: "./store.ts", what: "raw SQL against the Prisma calls it replaced", timeoutS: 60 },
   { name: "checkpoints", file: "./checkpoints.ts", what: "workspace snapshots on 10,000 files", timeoutS: 90 },
   {
     name: "worktrees",
@@ -158,9 +157,6 @@ const REPORTED: { key: string; bench: string; unit: string }[] = [
   { key: "bridge_fanout_p99_ms", bench: "bridges", unit: "ms" },
   // Team mode, a key typed on one bridge into a terminal on another until its echo.
   { key: "team_keystroke_echo_p50_ms", bench: "bridges", unit: "ms" },
-  // What the turn path's raw SQL saves against the Prisma calls it replaced.
-  { key: "first_token_saving_ms", bench: "store", unit: "ms" },
-  { key: "step_saving_ms", bench: "store", unit: "ms" },
   // The figure the ratio is made of, and its bare `git worktree add` in the same run.
   { key: "worktree_session_create_ms", bench: "worktrees", unit: "ms" },
   { key: "git_worktree_add_ms", bench: "worktrees", unit: "ms" },
