@@ -30,6 +30,8 @@ export interface Bridge {
   token: string;
   services: BridgeServices;
   server: HttpServer;
+  /** Starts loading the web UI now rather than with the first page asked for (nothing without the UI). */
+  startPages(): void;
   close(): Promise<void>;
 }
 
@@ -51,9 +53,9 @@ export async function serveParts(parts: Parts, options: BridgeOptions): Promise<
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
   });
-  // Next.js (~250 ms to load and prepare) loads once the server listens: the ready line, the API,
-  // sockets and terminals do not wait for it, and a page asked for sooner waits. Loading it earlier,
-  // alongside the start-up, brought the first page no sooner (all of it runs on this one thread).
+  // Next.js (~250 ms to load and prepare) loads once the caller says the bridge is ready
+  // (`startPages`, after `worldline serve`'s ready line) or with the first page asked for, which
+  // waits: on this one thread, loading it alongside the start-up held the ready line up by as much.
   const pages = options.ui === false ? null : loadPages(config, options.dev ?? false);
   // The auth policy needs the real port (PORT=0 picks one), so it is built after listen;
   // no request is read before the handler below is attached (no await in between).
@@ -95,6 +97,7 @@ export async function serveParts(parts: Parts, options: BridgeOptions): Promise<
     token,
     services,
     server,
+    startPages: () => pages?.start(),
     close: () => (closing ??= shutdown(parts, { server, io, pages, push: services.push, previews })),
   };
 }
@@ -110,16 +113,15 @@ async function startNotifier(
 ): Promise<Notifier> {
   const { config, db, log, sessions } = parts;
   const { people, auth } = services;
-  const keys = await loadVapidKeys(config.home, db, Boolean(config.databaseUrl));
   const personOf = (owner: string) => (owner.startsWith("person:") ? owner.slice("person:".length) : null);
   const notifier = new Notifier({
     db,
     log,
     // Push services want a contact (RFC 8292): the hub's https address, else a placeholder address.
-    vapid: {
-      ...keys,
+    vapid: async () => ({
+      ...(await loadVapidKeys(config.home, db, Boolean(config.databaseUrl))),
       subject: config.publicUrl?.startsWith("https:") ? config.publicUrl : "mailto:push@worldline.invalid",
-    },
+    }),
     title: async (sessionId) => (await sessions.get(sessionId).catch(() => null))?.title ?? "Worldline",
     access: async (owner, sessionId) => {
       const personId = personOf(owner);
@@ -227,19 +229,26 @@ async function shutdown(
   await closeStorage(parts);
 }
 
-/** The Next.js pages, loading in the background: requests wait for them; a failure to load answers each with it. */
+/** The Next.js pages, loaded once started or asked for: requests wait for them; a failure to load answers each with it. */
 function loadPages(config: BridgeConfig, dev: boolean) {
-  const loading = (async () => {
+  const open = async () => {
     const { default: next } = await import("next");
     const app = next({ dev, dir: ROOT_DIR, hostname: config.host, port: config.port });
     await app.prepare();
     return { app, handler: app.getRequestHandler() };
-  })();
-  loading.catch((error: unknown) =>
-    process.stderr.write(`[worldline] the web UI failed to load: ${errorMessage(error)}\n`),
-  );
+  };
+  let loading: ReturnType<typeof open> | undefined;
+  const load = () => {
+    if (loading) return loading;
+    loading = open();
+    loading.catch((error: unknown) =>
+      process.stderr.write(`[worldline] the web UI failed to load: ${errorMessage(error)}\n`),
+    );
+    return loading;
+  };
   return {
-    handle: async (req: IncomingMessage, res: ServerResponse) => (await loading).handler(req, res),
-    close: async () => (await loading.catch(() => undefined))?.app.close(), // pages that never loaded have nothing to close (the failure was logged)
+    start: () => void load().catch(() => undefined), // the failure is logged above, and answers each request
+    handle: async (req: IncomingMessage, res: ServerResponse) => (await load()).handler(req, res),
+    close: async () => (await loading?.catch(() => undefined))?.app.close(), // pages that never loaded have nothing to close (the failure was logged)
   };
 }

@@ -82,6 +82,7 @@ export async function start(options: StartOptions, folder: string | null): Promi
   const path = folder === null ? "/" : await openFolderSession(sessionsInProcess(bridge), folder);
   const url = `${bridge.url}${path}?token=${bridge.token}`;
   process.stdout.write(`Worldline ready: ${url}\n`);
+  bridge.startPages();
   if (folder !== null) log(`Serving ${folder}. Run \`worldline\` in another folder to open it here too; Ctrl+C stops.`);
   if (options.open) openBrowser(url, log);
   stopOnSignals(bridge, removeRecord);

@@ -26,7 +26,8 @@ export type NoticeAccess = "drive" | "view" | null;
 export interface NotifierOptions {
   db: store.Db;
   log: EventLog;
-  vapid: VapidKeys & { subject: string };
+  /** The VAPID pair and contact, read (or made, once) on first need: a start makes none. */
+  vapid(): Promise<VapidKeys & { subject: string }>;
   title(sessionId: string): Promise<string>;
   access(owner: string, sessionId: string): Promise<NoticeAccess>;
   /** Who a decision made from a notification is recorded as (`decided_by`). */
@@ -61,10 +62,21 @@ export class Notifier {
   private stopListening: () => void = () => undefined;
   private closed = false;
 
+  private vapid?: Promise<VapidKeys & { subject: string }>;
+
   constructor(private readonly options: NotifierOptions) {}
 
-  get publicKey(): string {
-    return this.options.vapid.publicKey;
+  private keys(): Promise<VapidKeys & { subject: string }> {
+    // A pair that could not be read is asked for again next time (the error goes to its caller).
+    this.vapid ??= this.options.vapid().catch((error: unknown) => {
+      this.vapid = undefined;
+      throw error;
+    });
+    return this.vapid;
+  }
+
+  async publicKey(): Promise<string> {
+    return (await this.keys()).publicKey;
   }
 
   start(): void {
@@ -173,10 +185,10 @@ export class Notifier {
   }
 
   private push(subscription: store.PushSubscriptionRow, payload: string, attempt: number): void {
-    const { vapid, db } = this.options;
+    const { db } = this.options;
     this.track(
       (async () => {
-        const result = await sendPush(subscription, payload, vapid, this.timeoutMs);
+        const result = await sendPush(subscription, payload, await this.keys(), this.timeoutMs);
         if (result.kind === "sent") return;
         if (result.kind === "gone") {
           await store.deletePushSubscription(db, subscription.endpoint);

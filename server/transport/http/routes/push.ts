@@ -11,7 +11,7 @@ export const pushRoutes: Route[] = [
     method: "GET",
     path: "/api/v1/push/key",
     doc: { summary: "The bridge's VAPID public key, for PushManager.subscribe", tags: ["push"], response: PushKey },
-    handler: async ({ services }) => ({ public_key: notifierOf(services).publicKey }),
+    handler: async ({ services }) => ({ public_key: await notifierOf(services).publicKey() }),
   },
   {
     method: "GET",
