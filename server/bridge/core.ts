@@ -64,7 +64,12 @@ export async function openCore(config: BridgeConfig, options: BridgeOptions) {
   await lease.start();
   await sweep();
   lease.onBeat(sweep);
-  await reportConsistency(db);
+  // The start check (about a dozen queries, each compiled by Prisma on first use): a web bridge
+  // waits for it; `worldline acp` lets it run beside its first prompt (its repairs are guarded
+  // updates, safe alongside); print mode's one new session needs none of its repairs.
+  const kind = options.kind ?? "web";
+  if (kind === "web") await reportConsistency(db);
+  else if (kind === "acp") void reportConsistency(db);
   return { config, db, processRecords, redis, log, runners, files, hosts, sessions, lease, approvals, waiting, sweep };
 }
 
