@@ -44,8 +44,7 @@ export default defineConfig({
           setupFiles: ["tests/integration/setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          // One file at a time, as in every full run that passed: two at once has not had one yet.
-          fileParallelism: false,
+          maxWorkers: WORKERS,
         },
       },
       {

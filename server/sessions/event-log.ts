@@ -285,7 +285,7 @@ export class EventLog {
       log.unwritten.push(this.unwritten(sessionId, event, turnId));
       return this.startWrite(sessionId, log);
     }
-    log.pendingDelta = { event, turnId };
+    log.pendingDelta = { event, turnId, fence: this.fenceFor(sessionId, turnId, event) };
     log.deltaTimer = setTimeout(() => this.emitPendingDelta(sessionId, log), DELTA_COALESCE_MS);
   }
 
@@ -295,7 +295,9 @@ export class EventLog {
     const pending = log.pendingDelta;
     if (!pending) return;
     log.pendingDelta = null;
-    this.enqueue(sessionId, log, pending.event, pending.turnId);
+    if (pending.fence?.lost) return; // its turn lost its claim: nothing more of it is written
+    log.unwritten.push({ event: pending.event, turnId: pending.turnId, createdAt: new Date(), fence: pending.fence });
+    this.scheduleWrite(sessionId, log);
   }
 
   /** Queues the event for the insert that ends this tick (events appended together are written together). */

@@ -21,8 +21,15 @@ export interface SessionLog {
   /** The seq after the last event fanned out here (this process's or another's). */
   nextSeq: number;
   listeners: Set<Listener>;
-  /** A delta being coalesced; emitted before any other event of the session. */
-  pendingDelta: { event: Extract<SessionEvent, { type: "message.part.delta" }>; turnId?: string } | null;
+  /**
+   * A delta being coalesced; emitted before any other event of the session. It keeps the fence it
+   * was appended under: emitted after its turn ended here (a read flushes it), it is still its turn's.
+   */
+  pendingDelta: {
+    event: Extract<SessionEvent, { type: "message.part.delta" }>;
+    turnId?: string;
+    fence?: TurnFence;
+  } | null;
   deltaTimer: NodeJS.Timeout | null;
   /** (messageId, part) pairs that already emitted their first delta. */
   startedParts: Set<string>;
