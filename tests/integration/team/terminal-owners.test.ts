@@ -84,8 +84,11 @@ describe.skipIf(!TEST_POSTGRES)("which bridge owns a terminal, remembered (Postg
 
   it("types from B into A's terminal without a registry read or a lease query per keystroke", async () => {
     const sessionId = await newSession();
-    const terminalId = await terminalOnA(sessionId);
     const owners = b.services.terminals.owners;
+    const heard = owners?.since() ?? 0;
+    const terminalId = await terminalOnA(sessionId);
+    // A lookup that an announcement overtakes is not remembered: B hears A's "opened" first.
+    await waitFor(() => (owners?.since() ?? 0) > heard, 10_000, "B to hear that A opened the terminal");
     const viewer = new PtyViewer(socketOn(b), sessionId, terminalId, { xterm: false });
     await viewer.attach();
     expect(owners?.cached(sessionId, terminalId)).toEqual(expect.any(String));
