@@ -136,6 +136,8 @@ async function decide(notice, decision) {
 
 /** Focuses a tab of the session (landing on the request), or opens one. */
 async function openSession(notice) {
+  // A notice of no session (a routine run that never got one) names the page to open.
+  if (typeof notice.url === "string" && /^\/(?!\/)/.test(notice.url)) return self.clients.openWindow(notice.url);
   const sessionPath = `/s/${encodeURIComponent(notice.session_id)}`;
   const target = notice.approval_id ? `${sessionPath}?approval=${encodeURIComponent(notice.approval_id)}` : sessionPath;
   const tabs = await self.clients.matchAll({ type: "window", includeUncontrolled: true });

@@ -89,8 +89,16 @@ export class Notifier {
   }
 
   /** A routine run ended (server/routines): its owner's devices and the webhook hear it like a turn's end. */
-  routineRun(run: { runId: string; sessionId: string; routine: string; failed: boolean; summary?: string }): void {
-    this.track(this.dispatch(run.sessionId, routineNotice(run)));
+  routineRun(run: {
+    runId: string;
+    sessionId: string | null;
+    ownerId: string | null;
+    routine: string;
+    failed: boolean;
+    summary?: string;
+  }): void {
+    const notice = routineNotice(run);
+    this.track(run.sessionId ? this.dispatch(run.sessionId, notice) : this.dispatchToOwner(run.ownerId, notice));
   }
 
   async subscribe(owner: string, body: PushSubscriptionBody): Promise<PushDevice> {
@@ -148,6 +156,21 @@ export class Notifier {
     this.timers.clear();
     await this.idle();
     await Promise.allSettled([...this.focused.keys()].map((viewer) => store.deleteFocus(this.options.db, viewer)));
+  }
+
+  /**
+   * A notice of no session (a routine run that failed before it had one): to the routine owner's
+   * devices (a person's, or every token owner's when the token's owner made it) and the webhook;
+   * Open lands on the Routines page, where the run says why.
+   */
+  private async dispatchToOwner(personId: string | null, notice: PendingNotice): Promise<void> {
+    const { db, webhook } = this.options;
+    const ours = (owner: string) => (personId ? owner === `person:${personId}` : owner.startsWith("token:"));
+    const body = JSON.stringify({ ...addressed(notice, "", "Worldline"), url: "/routines" });
+    for (const subscription of (await store.listPushSubscriptions(db)).filter((row) => ours(row.owner))) {
+      if (await store.claimDelivery(db, notice.key, subscription.id)) this.push(subscription, body, 0);
+    }
+    if (webhook && (await store.claimDelivery(db, notice.key, "webhook"))) this.hook(webhook.url, body, 0);
   }
 
   private async dispatch(sessionId: string, notice: PendingNotice): Promise<void> {

@@ -87,6 +87,8 @@ export const Notice = z.object({
   tool: z.string().optional(),
   /** Single use, bound to `approval_id`, valid 15 minutes (POST /api/v1/approvals/:id as Bearer). */
   action_token: z.string().optional(),
+  /** Where Open lands when it is not the session's page (a routine run that never got a session: `/routines`). */
+  url: z.string().startsWith("/").optional(),
 });
 export type Notice = z.infer<typeof Notice>;
 

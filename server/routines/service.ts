@@ -10,7 +10,10 @@ const FAILED = new Set(["failed", "error", "interrupted", "max_steps", "loop_det
 /** A run that ended, as the notifier (server/notify) tells of it. */
 export interface EndedRun {
   runId: string;
-  sessionId: string;
+  /** Null for a run that failed before it had a session (its folder or runner gone). */
+  sessionId: string | null;
+  /** The routine's owner (a person's id), null for the token's owner. */
+  ownerId: string | null;
   routine: string;
   failed: boolean;
   summary?: string;
@@ -223,10 +226,11 @@ export class Routines {
   ): Promise<void> {
     if (!(await store.endRoutineRun(this.deps.db, run.id, end))) return;
     const routine = await store.getRoutine(this.deps.db, run.routineId);
-    if (routine && run.sessionId) {
+    if (routine) {
       const told: EndedRun = {
         runId: run.id,
         sessionId: run.sessionId,
+        ownerId: routine.ownerId,
         routine: routine.name,
         failed: FAILED.has(end.status),
         ...(end.error ? { summary: end.error } : {}),

@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RoutineRunView } from "../../../server/protocol";
 import { startFakeLlm } from "../../fake-llm/server";
@@ -107,5 +110,27 @@ describe("routine runs on the owner's devices", { timeout: 180_000 }, () => {
     expect(run.outcome).not.toBe("completed");
     await bridge.services.push!.idle();
     expect(routineNotices(sessionId)).toHaveLength(1);
+  });
+
+  it("pushes a run that failed before it had a session (its folder gone), opening the Routines page", async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "wl-routine-gone-"));
+    const { id, token } = await json<{ id: string; token: string }>("/api/v1/routines", {
+      body: { name: "weekly-gone", prompt: "Tidy up.", isolation: "none", workspace: folder },
+    });
+    fs.rmSync(folder, { recursive: true, force: true });
+    const fired = await fetch(`${bridge.url}/api/v1/routines/${id}/fire`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(fired.status).toBe(202);
+    expect(((await fired.json()) as { session_id?: string }).session_id).toBeUndefined();
+    const ofRun = () =>
+      pushService.of("routine-phone").filter((notice) => String(notice.summary).startsWith("weekly-gone:"));
+    const notice = await waitFor(() => ofRun()[0], WAIT_MS, "the push of the run that never started");
+    expect(notice).toMatchObject({ type: "routine.failed", session_id: "", url: "/routines" });
+    expect(String(notice.summary)).not.toBe("weekly-gone: The run failed."); // it says why
+    expect((await endedRun(id)).outcome).toBe("failed");
+    await bridge.services.push!.idle();
+    expect(ofRun()).toHaveLength(1);
   });
 });
