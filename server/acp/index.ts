@@ -1,8 +1,7 @@
-/** ACP: `worldline acp` (Worldline as an agent) and print mode's turn driver. */
+/** ACP: `worldline acp` (Worldline as an agent). Print mode drives its turn with turn.ts's `driveTurn` directly. */
 export { createAcpAgent } from "./agent";
 export { mcpConfigs, type AcpServices } from "./sessions";
 export { describeToolCall } from "./describe";
-export { decisionFor, type ApprovalsPort } from "./permissions";
+export { decisionFor } from "./permissions";
 export { promptImages, promptText } from "./prompt";
-export { driveTurn, errorLine, isRetryableError, type TurnSummary } from "./turn";
 export { UpdateTranslator } from "./updates";

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  decisionFor,
-  describeToolCall,
-  errorLine,
-  isRetryableError,
-  promptText,
-  UpdateTranslator,
-} from "../../../server/acp";
+import { decisionFor, describeToolCall, promptText, UpdateTranslator } from "../../../server/acp";
+import { errorLine, isRetryableError } from "../../../server/acp/turn";
 import type { EventEnvelope } from "../../../server/protocol";
 
 const WS = "/work/project";
