@@ -120,8 +120,9 @@ async function main() {
     const results = [];
     // Two at a time on two cores: the type check beside the linters; the SQLite pass (unit and
     // integration files two at once, then the serial ones); the PostgreSQL pass beside the faults
-    // (their own clusters); the browser beside the installed package. Each pair passed together on
-    // a quiet machine (PostgreSQL + faults 118 s against 110 + 104 apart; e2e + install 262 s
+    // (their own clusters); the UI build, then the browser beside the installed package (each uses
+    // that build). Each pair passed together on a quiet machine (PostgreSQL + faults 118 s against
+    // 110 + 104 apart; e2e + install 262 s
     // against 271 + 73). `npm test -- faults e2e` runs only those steps.
     const steps = {
       typecheck: () => step("typecheck", ...npmRun("typecheck")),
@@ -141,6 +142,16 @@ async function main() {
           REDIS_URL: redis,
         }),
       faults: () => step("faults", ...npmRun("test:faults")),
+      // The production UI build (server/cli/build.ts) that e2e and the package both use, made once
+      // before them: side by side, each would start `next build` into the same .next/.
+      ui: () =>
+        step("web UI build", process.execPath, [
+          "--import",
+          "tsx",
+          "--input-type=module",
+          "-e",
+          'const { ensureBuilt } = await import("./server/cli/build.ts"); ensureBuilt(process.cwd(), (line) => process.stderr.write(`[ui] ${line}\\n`));',
+        ]),
       e2e: () => step("e2e", ...npmRun("test:e2e")),
       install: () => step("install", ...npmRun("test:install")),
     };
@@ -155,9 +166,13 @@ async function main() {
       process.stderr.write(`[test] no step ${unknown.join(", ")}; the steps: ${Object.keys(steps).join(" ")}\n`);
       return 2;
     }
-    const passes = [["typecheck", "lint"], ["sqlite"], ["postgres", "faults"], ["e2e", "install"]].map(
-      (names) => () =>
-        run(...names.filter((name) => !wanted.length || wanted.includes(name)).map((name) => steps[name]())),
+    // The UI build goes with whichever of e2e and install is asked for.
+    const asked = (name) =>
+      !wanted.length ||
+      wanted.includes(name) ||
+      (name === "ui" && (wanted.includes("e2e") || wanted.includes("install")));
+    const passes = [["typecheck", "lint"], ["sqlite"], ["postgres", "faults"], ["ui"], ["e2e", "install"]].map(
+      (names) => () => run(...names.filter(asked).map((name) => steps[name]())),
     );
     let ok = true;
     // Every pass runs even after one failed, so one run reports every failure.

@@ -33,8 +33,10 @@ export async function appendHistory(
 ): Promise<void> {
   if (entries.length === 0) return;
   const write = async (tx: Prisma.TransactionClient) => {
-    const { _max } = await tx.historyEntry.aggregate({ where: { sessionId }, _max: { position: true } });
-    const stored = (_max.position ?? -1) + 1;
+    // Raw: read at every step's history write (bench/README.md, "Raw SQL").
+    const [{ next }] = await tx.$queryRaw<{ next: number }[]>`
+      SELECT COALESCE(MAX("position") + 1, 0) AS "next" FROM "HistoryEntry" WHERE "sessionId" = ${sessionId}`;
+    const stored = Number(next);
     const first = entries[0].position;
     const last = entries[entries.length - 1].position;
     if (stored === last + 1 && (await storedAlready(tx, sessionId, entries))) return; // a retried write that went through

@@ -68,9 +68,19 @@ describe.skipIf(!TEST_POSTGRES)("which bridge owns a terminal, remembered (Postg
     await dropTestDatabases();
   });
 
+  /**
+   * A terminal opened on A, once B has heard A announce it: a lookup that an announcement overtakes
+   * is not remembered, so under load B's first lookup could otherwise be left uncached.
+   */
   async function terminalOnA(sessionId: string): Promise<string> {
-    return (await command<{ terminalId: string }>(socketOn(a), "pty.create", { sessionId, cols: 80, rows: 24 }))
-      .terminalId;
+    const heard = b.services.terminals.owners?.since() ?? 0;
+    const { terminalId } = await command<{ terminalId: string }>(socketOn(a), "pty.create", {
+      sessionId,
+      cols: 80,
+      rows: 24,
+    });
+    await waitFor(() => (b.services.terminals.owners?.since() ?? 0) > heard, 10_000, "B to hear A open the terminal");
+    return terminalId;
   }
 
   async function newSession(): Promise<string> {
@@ -85,10 +95,7 @@ describe.skipIf(!TEST_POSTGRES)("which bridge owns a terminal, remembered (Postg
   it("types from B into A's terminal without a registry read or a lease query per keystroke", async () => {
     const sessionId = await newSession();
     const owners = b.services.terminals.owners;
-    const heard = owners?.since() ?? 0;
     const terminalId = await terminalOnA(sessionId);
-    // A lookup that an announcement overtakes is not remembered: B hears A's "opened" first.
-    await waitFor(() => (owners?.since() ?? 0) > heard, 10_000, "B to hear that A opened the terminal");
     const viewer = new PtyViewer(socketOn(b), sessionId, terminalId, { xterm: false });
     await viewer.attach();
     expect(owners?.cached(sessionId, terminalId)).toEqual(expect.any(String));

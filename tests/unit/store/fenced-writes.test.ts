@@ -109,7 +109,7 @@ describe("store: a turn owner's events, checkpoint rows and approval requests ar
       const turn = await store.createTurn(db, session.id, "p", 0);
       const finish = () => store.finishTurn(db, turn.id, { status: "completed" }, { sessionId: session.id, epoch: 0 });
       // finishTurn runs in a fenced() transaction: its first statement, the lock on the session's row, waits.
-      expect(await racingTakeover(session.id, finish, 'UPDATE "public"."Session" SET "epoch"')).toBe("session:fenced");
+      expect(await racingTakeover(session.id, finish, 'UPDATE "Session" SET "epoch" = "epoch"')).toBe("session:fenced");
       expect((await store.getTurn(db, turn.id))?.status).toBe("running");
     },
   );
