@@ -1,4 +1,5 @@
 import type { PushDevice, PushSubscriptionBody } from "../protocol";
+import type { EndedRun } from "../routines";
 import type { EventLog } from "../sessions";
 import * as store from "../store";
 import { mintActionToken, useActionToken } from "./action-tokens";
@@ -89,14 +90,7 @@ export class Notifier {
   }
 
   /** A routine run ended (server/routines): its owner's devices and the webhook hear it like a turn's end. */
-  routineRun(run: {
-    runId: string;
-    sessionId: string | null;
-    ownerId: string | null;
-    routine: string;
-    failed: boolean;
-    summary?: string;
-  }): void {
+  routineRun(run: EndedRun): void {
     const notice = routineNotice(run);
     this.track(run.sessionId ? this.dispatch(run.sessionId, notice) : this.dispatchToOwner(run.ownerId, notice));
   }

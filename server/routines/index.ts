@@ -1,2 +1,2 @@
 export { Routines } from "./service";
-export type { RoutineSessions } from "./service";
+export type { EndedRun, RoutineSessions } from "./service";
