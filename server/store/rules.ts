@@ -1,3 +1,4 @@
+import type { Prisma } from "./generated/prisma/client";
 import type { Db } from "./db";
 
 export async function createRule(
@@ -23,15 +24,14 @@ export async function deleteRule(db: Db, id: string): Promise<boolean> {
 
 /** Rules that can apply to a call in this session: its own, its workspace's and global ones, unexpired. */
 export async function listApplicableRules(db: Db, sessionId: string, workspaceId: string, now: Date = new Date()) {
-  return db.rule.findMany({
-    where: {
-      AND: [
-        { OR: [{ scope: "global" }, { scope: "workspace", workspaceId }, { scope: "session", sessionId }] },
-        { OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
-      ],
-    },
-    orderBy: { createdAt: "asc" },
-  });
+  // Raw, with exactly findMany's rows (a test compares them): read for every tool call, where a
+  // first Prisma query of its shape cost print mode's shell step (bench/README.md, "Raw SQL").
+  return db.$queryRaw<Prisma.RuleModel[]>`
+    SELECT * FROM "Rule"
+    WHERE ("scope" = 'global' OR ("scope" = 'workspace' AND "workspaceId" = ${workspaceId})
+        OR ("scope" = 'session' AND "sessionId" = ${sessionId}))
+      AND ("expiresAt" IS NULL OR "expiresAt" > ${now})
+    ORDER BY "createdAt" ASC`;
 }
 
 /** Every rule, or those that apply to one session, newest first; expired ones included so the UI can show them. */

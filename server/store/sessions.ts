@@ -1,12 +1,20 @@
 import { FencedError, sessionEpoch } from "./claims";
 import type { Db } from "./db";
-import type { Prisma } from "./generated/prisma/client";
+import { Prisma } from "./generated/prisma/client";
 import { upsertWorkspace } from "./workspaces";
 
 /** A session nobody has named yet; its first prompt names it (server/titles). */
 export const DEFAULT_SESSION_TITLE = "New session";
 
 export type SessionRow = Prisma.SessionGetPayload<{ include: { workspace: true } }>;
+
+/** A session row joined with its workspace's columns, prefixed `w_`. */
+type JoinedSessionRow = Prisma.SessionModel & {
+  w_path: string;
+  w_name: string;
+  w_createdAt: Date;
+  w_lastOpenedAt: Date;
+};
 
 export async function createSession(
   db: Db,
@@ -38,8 +46,28 @@ export async function createSession(
 }
 
 /** A session with its workspace. */
+/**
+ * A session with its workspace, in one query: Prisma reads an include with a second one, and
+ * every prompt reads its session on the way to the first token (bench/README.md, "Raw SQL"). The
+ * row has exactly the shape of `findUnique({ include: { workspace: true } })` (a test compares
+ * them). Aliases are quoted: PostgreSQL folds bare ones to lower case.
+ */
 export async function getSession(db: Db, id: string): Promise<SessionRow | null> {
-  return db.session.findUnique({ where: { id }, include: { workspace: true } });
+  const rows = await db.$queryRaw<JoinedSessionRow[]>`
+    SELECT s.*, w."path" AS "w_path", w."name" AS "w_name", w."createdAt" AS "w_createdAt", w."lastOpenedAt" AS "w_lastOpenedAt"
+    FROM "Session" s JOIN "Workspace" w ON w."id" = s."workspaceId"
+    WHERE s."id" = ${id}`;
+  const row = rows[0];
+  if (!row) return null;
+  const { w_path, w_name, w_createdAt, w_lastOpenedAt, ...session } = row;
+  const workspace = {
+    id: session.workspaceId,
+    path: w_path,
+    name: w_name,
+    createdAt: w_createdAt,
+    lastOpenedAt: w_lastOpenedAt,
+  };
+  return { ...session, workspace };
 }
 
 export async function listSessions(db: Db, options: { includeArchived?: boolean; limit?: number } = {}) {
@@ -63,10 +91,10 @@ export async function setSessionStatus(
   status: string,
   claim?: { epoch: number },
 ): Promise<boolean> {
-  const { count } = await db.session.updateMany({
-    where: { id, ...(claim ? { epoch: claim.epoch } : {}) },
-    data: { status },
-  });
+  // Raw: written on every turn's way to its first token (bench/README.md, "Raw SQL").
+  const atEpoch = claim ? Prisma.sql`AND "epoch" = ${claim.epoch}` : Prisma.empty;
+  const count =
+    await db.$executeRaw`UPDATE "Session" SET "status" = ${status}, "updatedAt" = ${new Date()} WHERE "id" = ${id} ${atEpoch}`;
   if (count > 0) return true;
   if (claim && (await sessionEpoch(db, id)) !== null) throw new FencedError(id, claim.epoch);
   return false;

@@ -29,6 +29,8 @@ describe("store: getSession", () => {
       [child.id, "/tmp/wl-b"],
     ]) {
       const row = await getSession(db, id);
+      // Raw SQL, read exactly as Prisma's include reads it (every column, the same types).
+      expect(row).toStrictEqual(await db.session.findUnique({ where: { id }, include: { workspace: true } }));
       expect(row?.workspace).toMatchObject({ id: row?.workspaceId, path });
       expect(row?.createdAt).toBeInstanceOf(Date);
       expect(row?.workspace.lastOpenedAt).toBeInstanceOf(Date);

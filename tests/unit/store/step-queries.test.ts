@@ -129,5 +129,11 @@ describe("store: the statements of an agent step", () => {
     await rule("workspace", { workspaceId: other.workspaceId }, null, "other-workspace");
     const rules = await listApplicableRules(db, session.id, session.workspaceId, now);
     expect(rules.map((row) => row.pattern)).toEqual(["g", "s-live", "w"]);
+    // Raw SQL, read exactly as Prisma's findMany reads the same rows (every column, the same types).
+    const prisma = await db.rule.findMany({
+      where: { id: { in: rules.map((row) => row.id) } },
+      orderBy: { createdAt: "asc" },
+    });
+    expect(rules).toStrictEqual(prisma);
   });
 });
