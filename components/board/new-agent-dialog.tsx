@@ -20,11 +20,13 @@ export function NewAgentDialog({ open, onClose }: { open: boolean; onClose: () =
 }
 
 function NewAgentForm({ onStarted }: { onStarted: () => void }) {
-  const { form, set, choices, isRepo, busy, error, start } = useNewAgent(onStarted);
+  const { form, set, choices, loaded, isRepo, busy, error, start } = useNewAgent(onStarted);
   const isolated = form.isolation === "worktree";
   return (
     <form
       className="flex flex-col gap-3"
+      // Until the recent folders came, the folder field may still fill itself in.
+      data-loaded={loaded}
       onSubmit={(event) => {
         event.preventDefault();
         void start();

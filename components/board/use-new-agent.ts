@@ -38,6 +38,8 @@ interface Choices {
 export function useNewAgent(onStarted: () => void) {
   const [form, setForm] = useState<AgentForm>(EMPTY);
   const [choices, setChoices] = useState<Choices>({ recent: [], runners: [], models: [], defaultModel: null });
+  /** Whether the lists came (or failed): the folder may then take the most recent one as its default. */
+  const [loaded, setLoaded] = useState(false);
   const isRepo = useIsRepo(form.workspace, form.runner);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -56,6 +58,7 @@ export function useNewAgent(onStarted: () => void) {
         defaultModel: settings ? (settings.envModel ?? settings.defaultModel?.model ?? null) : null,
       });
       setForm((current) => (current.workspace || !recent[0] ? current : { ...current, workspace: recent[0].path }));
+      setLoaded(true);
     });
   }, []);
 
@@ -106,7 +109,7 @@ export function useNewAgent(onStarted: () => void) {
     }
   };
 
-  return { form, set, choices, isRepo, busy, error, start };
+  return { form, set, choices, loaded, isRepo, busy, error, start };
 }
 
 function titleOf(prompt: string): string {

@@ -421,6 +421,8 @@ test("the board by keyboard: New agent starts an agent, a card's dialog traps fo
 
   await page.keyboard.press("Enter");
   await expect(page.getByTestId("agent-prompt")).toBeFocused();
+  // The folder field takes the most recent folder once the lists come: typed before, the two mixed.
+  await expect(page.getByTestId("new-agent-dialog").locator("form")).toHaveAttribute("data-loaded", "true");
   await page.keyboard.type("Say hello");
   await page.keyboard.press("Tab");
   await expect(page.getByTestId("agent-folder")).toBeFocused();

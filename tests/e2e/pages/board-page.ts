@@ -21,8 +21,11 @@ export class BoardPage {
   async startAgents(prompt: string, folder: string, count: number): Promise<void> {
     await this.page.getByTestId("new-agent").click();
     const dialog = this.page.getByTestId("new-agent-dialog");
+    // The folder field takes the most recent folder once the lists come: typed before, the two mixed.
+    await expect(dialog.locator("form")).toHaveAttribute("data-loaded", "true");
     await dialog.getByTestId("agent-prompt").fill(prompt);
     await dialog.getByTestId("agent-folder").fill(folder);
+    await expect(dialog.getByTestId("agent-folder")).toHaveValue(folder);
     await expect(dialog.getByTestId("agent-isolation")).toBeChecked();
     await dialog.getByTestId("agent-count").selectOption(String(count));
     await dialog.getByTestId("agent-start").click();
