@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
-import { z } from "zod";
+import * as z from "zod";
 import { AgentRuntime, createOpenAIProvider, type ChatRequest } from "../server/agent/index.ts";
 import { loadConfig } from "../server/config/index.ts";
 import { WorkspaceHosts } from "../server/host/index.ts";

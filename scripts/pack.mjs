@@ -16,7 +16,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BRIDGE_OUT = path.join(ROOT, "dist", "bridge");
 const log = (line) => process.stderr.write(`[pack] ${line}\n`);
 
-ensureGenerated(log, { force: true });
+await ensureGenerated(log, { force: true });
 
 const started = Date.now();
 fs.rmSync(BRIDGE_OUT, { recursive: true, force: true });

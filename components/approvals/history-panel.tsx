@@ -1,6 +1,6 @@
 "use client";
 
-import { z } from "zod";
+import * as z from "zod";
 import { useEffect, useState } from "react";
 import { ApprovalView } from "@/server/protocol";
 import { api } from "@/components/transport/client";

@@ -1,6 +1,6 @@
 "use client";
 
-import { z } from "zod";
+import * as z from "zod";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { BoardCard } from "@/server/protocol";
 import { command, getSocket, onMessage } from "@/components/transport/client";

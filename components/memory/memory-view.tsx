@@ -1,6 +1,6 @@
 "use client";
 
-import { z } from "zod";
+import * as z from "zod";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { Deleted, type MemoryScope, MemorySettings, type MemoryType, MemoryView } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";

@@ -1,6 +1,6 @@
 "use client";
 
-import { z } from "zod";
+import * as z from "zod";
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { SessionAccessView } from "@/server/protocol";
 import { api } from "@/components/transport/client";

@@ -2,7 +2,7 @@
 
 import { useEffect, useState, type FormEvent } from "react";
 import { useSearchParams } from "next/navigation";
-import { z } from "zod";
+import * as z from "zod";
 import { sameOriginPath, signInErrorText, SignInOptions, WireError } from "@/server/protocol";
 
 /**

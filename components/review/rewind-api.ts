@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { CheckpointDiff, CheckpointView, RewindResult } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";
 

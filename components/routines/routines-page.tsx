@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { z } from "zod";
+import * as z from "zod";
 import { useCallback, useEffect, useState } from "react";
 import { CreatedRoutine, formatCost, RoutineRunView, RoutineView } from "@/server/protocol";
 import { api, BridgeError } from "@/components/transport/client";

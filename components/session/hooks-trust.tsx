@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useState } from "react";
-import { z } from "zod";
+import * as z from "zod";
 import { HooksFileView } from "@/server/protocol";
 import { api } from "@/components/transport/client";
 

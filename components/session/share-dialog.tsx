@@ -1,6 +1,6 @@
 "use client";
 
-import { z } from "zod";
+import * as z from "zod";
 import { useCallback, useEffect, useState } from "react";
 import { CreatedShareLink, ShareLinkView } from "@/server/protocol";
 import { api } from "@/components/transport/client";

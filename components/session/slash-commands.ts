@@ -1,5 +1,5 @@
 import { showShortcuts } from "@/components/shared/shortcuts";
-import { z } from "zod";
+import * as z from "zod";
 import { CheckpointView, ForkResult, RewindResult, SessionSummary, SettingsView } from "@/server/protocol";
 import { api, BridgeError, command } from "@/components/transport/client";
 

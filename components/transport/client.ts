@@ -1,7 +1,7 @@
 "use client";
 
 import { io, type Socket } from "socket.io-client";
-import { z } from "zod";
+import * as z from "zod";
 import {
   Ack,
   commandReplies,

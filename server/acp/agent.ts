@@ -1,6 +1,6 @@
 import path from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import { isWorldlineError } from "../errors";
 import type { EventEnvelope } from "../protocol";
 import { modeOf, type ModeId } from "./options";

@@ -1,5 +1,5 @@
 import * as acp from "@agentclientprotocol/sdk";
-import { z } from "zod";
+import * as z from "zod";
 import type { AgentTool } from "../agent";
 import { unifiedDiff } from "../diff";
 import { errorMessage } from "../errors";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage } from "../errors";
 import type { ToolResult } from "../tools/types";
 import type { ChatMessage } from "./provider";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
-import { z } from "zod";
+import * as z from "zod";
 import type { LogBus, LogBusHooks } from "./types";
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What a running web bridge leaves in WORLDLINE_HOME/run/bridges/<pid>.json, so that `worldline`

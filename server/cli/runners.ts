@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { z } from "zod";
+import * as z from "zod";
 import { loadConfig } from "../config";
 import { RunnerView } from "../protocol";
 import { LAST_SEEN_EVERY_MS, RunnerHub } from "../runners";

@@ -1,6 +1,6 @@
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { WorldlineError } from "../errors";
 import { isAzureEndpoint } from "./azure";
 import { proxyEnv } from "./proxy";

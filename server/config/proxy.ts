@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { WorldlineError } from "../errors";
 
 /** A proxy variable as curl reads it: a URL, or a bare `host:port` meaning http://host:port. */

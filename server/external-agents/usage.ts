@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { GenerationStats, ModelPrice } from "../protocol";
 import { costUsd } from "../agent";
 

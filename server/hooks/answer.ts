@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { HookEvent } from "../agent";
 import type { HookRunResult } from "./run";
 

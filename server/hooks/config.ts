@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 
 /** The events a hooks file may name (the same names as Claude Code's `hooks` setting). */
 export const HOOK_EVENTS = [

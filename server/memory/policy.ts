@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MemoryScope, MemoryType } from "../protocol";
 import { looksSecret, MEMORY_TEXT_MAX_CHARS, ruleCandidate, type MemoryCandidate } from "./rules";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { parseJsonObject, type CompleteText } from "./policy";
 import { looksSecret, MEMORY_TEXT_MAX_CHARS } from "./rules";
 

@@ -1,6 +1,6 @@
 import fs from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import * as store from "../store";
 
 /** The bridge's VAPID key pair (RFC 8292): push services accept pushes signed with the key a browser subscribed to. */

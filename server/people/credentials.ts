@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What a socket connected with (SECURITY.md, "Sockets follow their credential"). The launch token

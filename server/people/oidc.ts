@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type * as OpenidClient from "openid-client";
-import { z } from "zod";
+import * as z from "zod";
 import { WorldlineError, errorMessage } from "../errors";
 
 export interface OidcSettings {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ChangeStat, SessionIsolation, SessionState, WorktreeInfo } from "./fleet";
 
 /** Bodies and queries of the public HTTP API (server/transport/http validates with these). */

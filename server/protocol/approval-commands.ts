@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ApprovalDecisionKind } from "./approvals";
 
 /** Socket commands of the approval queue (merged into `clientCommands`). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Approval requests, decisions and rules as the HTTP API, the socket and the

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Checkpoints on the wire: the timeline list, diff preview, rewind, undo and fork (the public API: server/transport/http/openapi-docs.ts). */
 

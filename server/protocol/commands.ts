@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { approvalCommands } from "./approval-commands";
 import { EventEnvelope } from "./events";
 import { PromptImages } from "./images";

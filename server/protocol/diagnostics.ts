@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** One error a language server found in a file (server/diagnostics), lines and columns from 1. */
 export const FileDiagnosticView = z.object({

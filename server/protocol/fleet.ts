@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The fleet's shapes: a session's worktree, its board state and diff stat, and

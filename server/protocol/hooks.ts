@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** A hooks file a session's turns read: `GET /api/v1/sessions/:id/hooks`. */
 export const HooksFileView = z.object({

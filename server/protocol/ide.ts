@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Bodies, queries and answers of the IDE's file and settings API (server/files, server/settings). */
 

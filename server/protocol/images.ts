@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Images attached to a prompt (pasted or dropped in the chat input). The full image

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Memory, skills, conversations and the audit log over HTTP (server/transport/http validates with these). */
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ShareScope } from "./sync";
 
 /** Named people on a hub (README, "Runners and people"): roles, sign-in, personal tokens, who may reach a session. */

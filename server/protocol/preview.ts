@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Previews and ports: the API's shapes, the socket's, and the Preview panel's postMessage. */
 

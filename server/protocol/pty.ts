@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Terminal messages between tabs and the bridge. Output travels as binary

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Web Push and notices: the subscription a browser hands over, and what a push carries. */
 

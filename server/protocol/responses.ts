@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { IdeLayout } from "./ide";
 import { ReviewChanges, ReviewRevertResult } from "./review";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The Changes view (review): everything a session changed since a base checkpoint, file by file

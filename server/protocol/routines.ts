@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Routines: saved prompts run on a schedule or fired over HTTP with their own token. */
 const RoutineFields = {

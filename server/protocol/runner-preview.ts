@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The hub ↔ runner operations behind previews of a runner session's dev servers

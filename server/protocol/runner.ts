@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { FileContent, FileTreeListing, GitMarker } from "./ide";
 import { PreviewOperations, PreviewResults } from "./runner-preview";
 import { WorkspaceOperations, WorkspaceResults } from "./runner-workspace";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ApprovalChange, ApprovalView } from "./approvals";
 import { clientCommands, SubscribeReply } from "./commands";
 import { boardCommands, boardMessages } from "./fleet";

@@ -1,5 +1,5 @@
 import type { Socket } from "socket.io";
-import type { z } from "zod";
+import type * as z from "zod";
 import {
   RunnerExit,
   RunnerFilesChanged,

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { RedisLink } from "../bus";
 import { errorMessage, WorldlineError } from "../errors";
 import type { OwnerLease } from "../leases";

@@ -9,7 +9,7 @@ import {
   type SettingsView,
   type TestConnectionResult,
 } from "../protocol";
-import { z } from "zod";
+import * as z from "zod";
 import { WorldlineError } from "../errors";
 import * as store from "../store";
 import { KeyFile, keyHint } from "./keys";

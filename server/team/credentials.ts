@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import type { RedisLink } from "../bus";
 import { CredentialEnded, type Credentials } from "../people";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { RunnerFrameEvent, RunnerName, RunnerRequest, TerminalInfo, WireError } from "../protocol";
 import type { ScreenSnapshot } from "../pty";
 

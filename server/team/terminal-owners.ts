@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { RedisLink } from "../bus";
 
 /** What a bridge announces when a terminal's entry in the registry changes (opened, closed). */

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { z } from "zod";
+import * as z from "zod";
 import type { BrowserSessions } from "../preview";
 import { defineTool, type Tool } from "./define";
 import type { ApprovalNeed } from "./types";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage, isWorldlineError } from "../errors";
 import { redactForOutput, StreamRedactor } from "../secrets";
 import type { ApprovalNeed, ToolContext, ToolDefinition, ToolResult } from "./types";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage } from "../errors";
 import { defineTool } from "./define";
 import type { ToolResult } from "./types";

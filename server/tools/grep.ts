@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "./define";
 import { LocalHost, toPosix, type SearchOutcome, type ToolHost } from "../host";
 import { hostOf } from "./host-of";

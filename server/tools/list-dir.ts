@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { isSkipped } from "../ignore";
 import type { ToolHost } from "../host";
 import { defineTool } from "./define";

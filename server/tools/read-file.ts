@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { TextPage } from "../host";
 import { defineTool } from "./define";
 import { hostOf } from "./host-of";

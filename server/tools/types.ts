@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "zod";
 import type { ToolHost } from "../host";
 
 /** How risky a call is, for badges and rules. */

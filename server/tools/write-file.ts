@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool } from "./define";
 import { unifiedDiff } from "../diff";
 import { withDiagnostics } from "./diagnostics-section";

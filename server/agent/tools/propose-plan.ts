@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Tool } from "../../tools";
 
 /** A plan longer than this is a document, not a plan the user can approve at a glance. */

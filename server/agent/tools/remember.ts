@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Tool } from "../../tools";
 
 /** Where the `remember` tool writes (server/memory through the runtime). */

@@ -1,5 +1,5 @@
 import { promises as fs } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 
 const StdioServerConfig = z.object({
   command: z.string().min(1),

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import path from "node:path";
-import { Language, Parser, type Node } from "web-tree-sitter";
+import type { Node, Parser } from "web-tree-sitter";
 import { PACKAGED, ROOT_DIR } from "../../config";
 
 /**
@@ -67,12 +67,13 @@ export interface ShellParser {
 let loading: Promise<ShellParser> | undefined;
 
 /**
- * The grammar, loaded once per process on the first line that needs it: ~50 ms of WebAssembly that
- * the bridge's start (and every `worldline` that runs no shell command) does not wait for. The
- * parser exists only once it is loaded, so nothing can call it before.
+ * The grammar, loaded once per process on the first line that needs it: ~50 ms of WebAssembly (and
+ * the library's 150 kB of JavaScript) that the bridge's start, and every `worldline` that runs no
+ * shell command, does not wait for. The parser exists only once it is loaded, so nothing can call it before.
  */
 export function shellParser(): Promise<ShellParser> {
   return (loading ??= (async () => {
+    const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init();
     const loaded = new Parser();
     loaded.setLanguage(await Language.load(grammarFile()));

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { errorMessage } from "../../errors";
 import { heldSecretValues, redactKnownValues, redactSecrets, secretEnvValues } from "../../secrets/redact";
 import { defineTool, type Tool } from "../define";

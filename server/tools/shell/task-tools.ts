@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, type Tool } from "../define";
 import type { ApprovalNeed } from "../types";
 import { sharedTaskRegistry, type BackgroundTask, type TaskRegistry } from "./tasks";

@@ -1,4 +1,5 @@
-import { z, type ZodType } from "zod";
+import * as z from "zod";
+import type { ZodType } from "zod";
 import { WireError } from "../../protocol";
 import { DOCS, SSE_EVENT_NAMES, SseEvent, type JsonSchema } from "./openapi-docs";
 import type { Route, RouteDoc } from "./router";

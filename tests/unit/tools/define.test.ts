@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { z } from "zod";
+import * as z from "zod";
 import { WorldlineError } from "../../../server/errors";
 import { defineTool, MAX_TOOL_OUTPUT_CHARS } from "../../../server/tools";
 import { fakeCtx, makeWorkspace } from "./support";

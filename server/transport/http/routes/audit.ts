@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { AuditCommandView, AuditQuery } from "../../../protocol";
 import { WorldlineError } from "../../../errors";
 import { redactSecrets } from "../../../secrets";

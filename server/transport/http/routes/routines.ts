@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { z } from "zod";
+import * as z from "zod";
 import {
   CreatedRoutine,
   CreateRoutineBody,

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { SkillsQuery, SkillView } from "../../../protocol";
 import { WorldlineError } from "../../../errors";
 import type { Route } from "../router";
