@@ -10,8 +10,9 @@
 //   http-proxy-3, loaded with a first preview request, whose proxied pages stop loading when it
 //   is bundled (tests/e2e/preview.spec.ts).
 // - Code splitting keeps `await import()` lazy: what a command does not use is never parsed.
-// - Rebuilt when any input changed: the manifest lists every bundled file with its size and
-//   mtime (esbuild's metafile), so checking costs one stat per file (~2 ms), and a build ~0.3 s.
+// - Rebuilt when any input changed: the manifest lists every bundled file of ours with its size
+//   and mtime (esbuild's metafile), this file, and npm's record of the installed packages (INSTALLED),
+//   so checking costs one stat per file (~2 ms), and a build ~1 s.
 // - Each build gets its own folder and the manifest is replaced atomically: processes started
 //   concurrently (tests) never see a half-written build, and a running bridge keeps the chunks
 //   it may still import lazily. The newest KEEP_BUILDS folders, and any younger than an hour, are kept.
