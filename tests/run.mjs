@@ -70,19 +70,44 @@ async function postgresRefuses(url) {
   }
 }
 
-/** Runs one command; resolves with its exit code and how long it took. */
+/** How much of a step's output is kept to print again at the end if it fails: its failures' report. */
+const TAIL_LINES = 150;
+const TAIL_CHARS = 40_000;
+
+/**
+ * Runs one command, its output passed through as it comes; resolves with its exit code, how long it
+ * took and its last lines (a failed step's report is printed again after every step, where a
+ * reader of the run's end sees it).
+ */
 function step(name, command, args, env = {}) {
   return new Promise((resolve) => {
     const begin = performance.now();
     process.stderr.write(`[test] ${name}: started\n`);
-    const child = spawn(command, args, { cwd: root, stdio: "inherit", env: { ...process.env, ...env } });
-    child.once("exit", (code, signal) => {
+    const child = spawn(command, args, {
+      cwd: root,
+      stdio: ["inherit", "pipe", "pipe"],
+      // Piped, so a step's colours are asked for when this run's own output is a terminal.
+      env: { ...(process.stdout.isTTY ? { FORCE_COLOR: "1" } : {}), ...process.env, ...env },
+    });
+    let tail = "";
+    const keep = (out) => (chunk) => {
+      out.write(chunk);
+      tail = (tail + chunk).slice(-TAIL_CHARS);
+    };
+    child.stdout.setEncoding("utf8").on("data", keep(process.stdout));
+    child.stderr.setEncoding("utf8").on("data", keep(process.stderr));
+    // Its last output once its pipes close; a process it left behind holding them is cut off after 2 s.
+    const closed = new Promise((settle) => child.once("close", settle));
+    child.once("exit", async (code, signal) => {
+      await Promise.race([closed, new Promise((settle) => setTimeout(settle, 2000))]);
+      child.stdout.destroy();
+      child.stderr.destroy();
       const seconds = (performance.now() - begin) / 1000;
       const ok = code === 0;
       process.stderr.write(
         `[test] ${name}: ${ok ? "passed" : `FAILED (${code ?? signal})`} in ${seconds.toFixed(0)} s\n`,
       );
-      resolve({ name, ok, seconds });
+      resolve({ name, ok, seconds, tail: tail.split("\n").slice(-TAIL_LINES).join("\n") });
     });
   });
 }
@@ -178,6 +203,8 @@ async function main() {
     // Every pass runs even after one failed, so one run reports every failure.
     for (const pass of passes) ok = (await pass()) && ok;
     const total = (performance.now() - started) / 1000;
+    for (const result of results.filter((result) => !result.ok))
+      process.stderr.write(`\n[test] the end of ${result.name}'s output, which failed:\n${result.tail}\n`);
     for (const result of results)
       process.stderr.write(`[test] ${result.ok ? "ok    " : "FAILED"} ${result.name} ${result.seconds.toFixed(0)} s\n`);
     const failed = results.filter((result) => !result.ok).length;

@@ -82,7 +82,13 @@ export {
 } from "./runner";
 export type { RunnerOp, RunnerResult } from "./runner";
 export { WORKSPACE_ONCE_ONLY } from "./runner-workspace";
-export { PREVIEW_ONCE_ONLY, RunnerStreamData, RunnerStreamEnd, STREAM_CHUNK_BYTES } from "./runner-preview";
+export {
+  PREVIEW_ONCE_ONLY,
+  RunnerStreamData,
+  RunnerStreamEnd,
+  STREAM_CHUNK_BYTES,
+  STREAM_WINDOW_BYTES,
+} from "./runner-preview";
 export * from "./push";
 export * from "./hooks";
 export * from "./diagnostics";

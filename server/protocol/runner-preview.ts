@@ -8,7 +8,8 @@ import * as z from "zod";
  *   commands listen on, read from the runner's /proc (server/preview/ports.ts, as on a hub);
  * - a byte stream to a port on the runner's loopback: `stream.open` connects, `stream.write`
  *   sends (answered once the runner's socket took the bytes, which is the hub's flow control),
- *   `stream.flow` pauses and resumes what the runner reads, `stream.end` half-closes and
+ *   `stream.flow` says how much of it the hub's reader has taken (the runner reads at most
+ *   `STREAM_WINDOW_BYTES` ahead of that, which is the runner's flow control), `stream.end` half-closes and
  *   `stream.close` ends it. What the runner reads comes back as `runner.stream_data`, its end
  *   (or failure) as one `runner.stream_end`.
  */
@@ -20,6 +21,12 @@ const Bytes = z.custom<Uint8Array>((value) => value instanceof Uint8Array, "byte
 
 /** The most one `stream.write` or `runner.stream_data` carries; the sender splits larger chunks. */
 export const STREAM_CHUNK_BYTES = 64 * 1024;
+/**
+ * What a runner sends of a stream before the hub's reader has taken it: past this it stops reading
+ * the port until `stream.flow` reports more taken. A credit, not a pause request, so a hub slow to
+ * hear the runner (a busy machine) never receives more than this.
+ */
+export const STREAM_WINDOW_BYTES = 1024 * 1024;
 
 /** A process a session's processes start under: a terminal's shell (its own session) or a command (its own group). */
 const ProcessRootShape = z.object({
@@ -41,7 +48,7 @@ export const PreviewOperations = [
     streamId: Id,
     data: Bytes.refine((data) => data.byteLength <= STREAM_CHUNK_BYTES, "at most 64 KiB"),
   }),
-  z.object({ op: z.literal("stream.flow"), streamId: Id, paused: z.boolean() }),
+  z.object({ op: z.literal("stream.flow"), streamId: Id, read: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) }),
   z.object({ op: z.literal("stream.end"), streamId: Id }),
   z.object({ op: z.literal("stream.close"), streamId: Id }),
 ] as const;

@@ -304,7 +304,7 @@ export class RunnerWorker {
       case "stream.write":
         return this.streams.write(operation.streamId, operation.data);
       case "stream.flow":
-        this.streams.flow(operation.streamId, operation.paused);
+        this.streams.flow(operation.streamId, operation.read);
         return null;
       case "stream.end":
         this.streams.end(operation.streamId);

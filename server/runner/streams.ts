@@ -2,7 +2,7 @@ import net from "node:net";
 import { errorMessage, WorldlineError } from "../errors";
 import { listeningInodes, socketsOf, type ListeningSocket } from "../preview/ports";
 import { rootsMembers } from "../processes";
-import { STREAM_CHUNK_BYTES } from "../protocol";
+import { STREAM_CHUNK_BYTES, STREAM_WINDOW_BYTES } from "../protocol";
 
 /** Preview streams a runner keeps open at once, all hubs' sessions together (a page loads a few dozen modules at once). */
 const MAX_RUNNER_STREAMS = 256;
@@ -20,6 +20,9 @@ interface OpenStream {
   route: string | undefined;
   /** `runner.stream_end` was sent: nothing more goes out for it. */
   ended: boolean;
+  /** Bytes sent to the hub, and how many of them its reader has taken (`stream.flow`). */
+  sent: number;
+  read: number;
 }
 
 /** A root the hub names: a terminal's shell or a command's group, by its pid on this machine. */
@@ -61,7 +64,7 @@ export class RunnerStreams {
     if (this.streams.size >= MAX_RUNNER_STREAMS)
       throw new WorldlineError("preview:busy", `This runner already has ${MAX_RUNNER_STREAMS} preview streams open.`);
     const socket = net.connect({ host: "127.0.0.1", port });
-    const stream: OpenStream = { socket, route, ended: false };
+    const stream: OpenStream = { socket, route, ended: false, sent: 0, read: 0 };
     this.streams.set(streamId, stream);
     return new Promise<null>((resolve, reject) => {
       let connected = false;
@@ -75,6 +78,8 @@ export class RunnerStreams {
       socket.on("data", (chunk: Buffer) => {
         for (let at = 0; at < chunk.length; at += STREAM_CHUNK_BYTES)
           this.send.streamData(streamId, chunk.subarray(at, at + STREAM_CHUNK_BYTES), route);
+        stream.sent += chunk.length;
+        if (stream.sent - stream.read >= STREAM_WINDOW_BYTES) socket.pause(); // until the hub's reader catches up
       });
       socket.on("end", () => this.finish(streamId, stream));
       socket.on("error", (error: NodeJS.ErrnoException) => {
@@ -110,12 +115,12 @@ export class RunnerStreams {
     });
   }
 
-  /** The hub's reader is full (paused) or reading again: this runner stops and resumes reading the port. */
-  flow(streamId: string, paused: boolean): void {
+  /** The hub's reader has taken `read` bytes of the stream: within the window again, this runner reads the port again. */
+  flow(streamId: string, read: number): void {
     const stream = this.streams.get(streamId);
     if (!stream) return; // ended meanwhile: its stream_end is on its way
-    if (paused) stream.socket.pause();
-    else stream.socket.resume();
+    stream.read = Math.max(stream.read, Math.min(read, stream.sent)); // a resent or stale report changes nothing
+    if (stream.sent - stream.read < STREAM_WINDOW_BYTES) stream.socket.resume();
   }
 
   /** The hub's side is done sending. */

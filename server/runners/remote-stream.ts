@@ -1,18 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { Duplex } from "node:stream";
 import { errorMessage, isWorldlineError } from "../errors";
-import { STREAM_CHUNK_BYTES } from "../protocol";
+import { STREAM_CHUNK_BYTES, STREAM_WINDOW_BYTES } from "../protocol";
 import type { RunnerLink } from "./link";
 
 /** Bytes sent to the runner and not yet taken by its socket before writes wait: the hub → runner window. */
 const WRITE_WINDOW_BYTES = 1024 * 1024;
-/** What the runner read and this side's reader has not: past this the runner is told to pause. */
-const READ_HIGH_WATER_BYTES = 256 * 1024;
+/** The runner is told what this side's reader took each time it took this much more (a quarter of its window). */
+const READ_REPORT_BYTES = STREAM_WINDOW_BYTES / 4;
 /**
- * A runner that keeps sending this far past its pause is misbehaving (what was in flight when it
- * was paused is well below): the stream is dropped rather than buffered without bound.
+ * A runner that sends this far past what this side's reader took is misbehaving (it stops at
+ * `STREAM_WINDOW_BYTES`): the stream is dropped rather than buffered without bound.
  */
-const READ_HARD_LIMIT_BYTES = 8 * 1024 * 1024;
+const READ_HARD_LIMIT_BYTES = 8 * STREAM_WINDOW_BYTES;
 
 /** Where a stream's bytes and end arrive, from `runner.stream_data` and `runner.stream_end`. */
 export interface StreamSink {
@@ -24,7 +24,8 @@ export interface StreamSink {
 /**
  * A TCP connection to a port on a runner's machine, as a Duplex on the hub: what is written goes
  * as `stream.write` (at most a window of bytes unacknowledged), what the runner reads arrives as
- * `runner.stream_data` and is paused with `stream.flow` while this side's reader lags. It quacks
+ * `runner.stream_data`, at most a window ahead of what this side's reader took, which
+ * `stream.flow` reports. It quacks
  * enough like a net.Socket (timeouts, keep-alive, ref) for node:http's client and agents.
  */
 export class RemoteStream extends Duplex {
@@ -32,7 +33,9 @@ export class RemoteStream extends Duplex {
   private readonly opened: Promise<void>;
   private inflight = 0;
   private blocked: ((error?: Error | null) => void) | null = null;
-  private pausedThere = false;
+  /** Bytes that came from the runner, and how many taken by the reader it was last told of. */
+  private received = 0;
+  private reported = 0;
   /** The runner's side is over: nothing to close there. */
   private endedThere = false;
   private idleMs = 0;
@@ -44,7 +47,7 @@ export class RemoteStream extends Duplex {
     private readonly link: RunnerLink,
     port: number,
   ) {
-    super({ allowHalfOpen: false, readableHighWaterMark: READ_HIGH_WATER_BYTES });
+    super({ allowHalfOpen: false });
     this.remotePort = port;
     link.trackStream(this.streamId, { data: (chunk) => this.fromRunner(chunk), end: (error) => this.endThere(error) });
     this.opened = link.call({ op: "stream.open", streamId: this.streamId, port }, { now: true }).then(
@@ -82,10 +85,12 @@ export class RemoteStream extends Duplex {
       );
   }
 
+  /** The reader wants more: the runner hears what it took, so it reads ahead again. */
   override _read(): void {
-    if (!this.pausedThere) return;
-    this.pausedThere = false;
-    this.tell({ op: "stream.flow", streamId: this.streamId, paused: false });
+    const read = this.received - this.readableLength;
+    if (read - this.reported < READ_REPORT_BYTES) return;
+    this.reported = read;
+    this.tell({ op: "stream.flow", streamId: this.streamId, read });
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
@@ -143,11 +148,8 @@ export class RemoteStream extends Duplex {
     this.touch();
     if (this.readableLength + chunk.byteLength > READ_HARD_LIMIT_BYTES)
       return void this.destroy(new Error("The runner sent more than the preview stream may buffer."));
-    const more = this.push(chunk);
-    if (!more && !this.pausedThere) {
-      this.pausedThere = true;
-      this.tell({ op: "stream.flow", streamId: this.streamId, paused: true });
-    }
+    this.received += chunk.byteLength;
+    this.push(chunk);
   }
 
   private endThere(error: string | undefined): void {
@@ -158,7 +160,7 @@ export class RemoteStream extends Duplex {
 
   /** A request whose answer says nothing more (the stream's end tells what went wrong). */
   private tell(
-    operation: { op: "stream.flow"; streamId: string; paused: boolean } | { op: "stream.close"; streamId: string },
+    operation: { op: "stream.flow"; streamId: string; read: number } | { op: "stream.close"; streamId: string },
   ): void {
     this.link.call(operation).catch(() => undefined);
   }
