@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { useHermeticHome } from "./tests/support/hermetic-home.mjs";
 
@@ -19,6 +20,23 @@ const SERIAL_INTEGRATION = [
 ];
 /** Two files at once on the two cores CI has (vitest's default is one fewer than the cores). */
 const WORKERS = 2;
+/**
+ * Parallel integration files share their worker's loaded modules instead of importing the server
+ * afresh per file: each keeps to its own temp dirs, database and ports, and importing was over a
+ * third of their time (403 s -> 250 s on two cores). A file that replaces a module (`vi.mock`) needs
+ * a fresh module graph, so none may (checked below); unit files, several of which do, keep theirs.
+ * The serial files keep a fresh graph each too: they measure heaps and kill processes.
+ */
+const SHARED_MODULES = { isolate: false };
+
+const integration = new URL("tests/integration/", import.meta.url);
+const mocking = readdirSync(integration, { recursive: true, encoding: "utf8" }).filter(
+  (file) => file.endsWith(".test.ts") && /\bvi\.(do)?mock\(/i.test(readFileSync(new URL(file, integration), "utf8")),
+);
+if (mocking.length > 0)
+  throw new Error(
+    `Integration files share their modules and cannot vi.mock one: ${mocking.join(", ")}. Mock in a unit file.`,
+  );
 
 export default defineConfig({
   test: {
@@ -45,6 +63,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 60_000,
           maxWorkers: WORKERS,
+          ...SHARED_MODULES,
         },
       },
       {
