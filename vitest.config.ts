@@ -21,21 +21,28 @@ const SERIAL_INTEGRATION = [
 /** Two files at once on the two cores CI has (vitest's default is one fewer than the cores). */
 const WORKERS = 2;
 /**
- * Parallel integration files share their worker's loaded modules instead of importing the server
- * afresh per file: each keeps to its own temp dirs, database and ports, and importing was over a
- * third of their time (403 s -> 250 s on two cores). A file that replaces a module (`vi.mock`) needs
- * a fresh module graph, so none may (checked below); unit files, several of which do, keep theirs.
- * The serial files keep a fresh graph each too: they measure heaps and kill processes.
+ * Test files share their worker's loaded modules instead of importing the server afresh per file:
+ * each keeps to its own temp dirs, database and ports, and importing was over a third of their time
+ * (integration: 403 s -> 250 s on two cores). A file that replaces a module (`vi.mock`) needs a fresh
+ * module graph: such unit files run in their own project (`unit-mocking`), and integration files may
+ * not mock at all (checked below). The serial files keep a fresh graph each too: they measure heaps
+ * and kill processes.
  */
 const SHARED_MODULES = { isolate: false };
 
-const integration = new URL("tests/integration/", import.meta.url);
-const mocking = readdirSync(integration, { recursive: true, encoding: "utf8" }).filter(
-  (file) => file.endsWith(".test.ts") && /\bvi\.(do)?mock\(/i.test(readFileSync(new URL(file, integration), "utf8")),
-);
-if (mocking.length > 0)
+/** The test files under `folder` (relative to it) that replace a module. */
+function mockingFiles(folder: string): string[] {
+  const base = new URL(folder, import.meta.url);
+  return readdirSync(base, { recursive: true, encoding: "utf8" }).filter(
+    (file) => file.endsWith(".test.ts") && /\bvi\.(mock|doMock)\(/.test(readFileSync(new URL(file, base), "utf8")),
+  );
+}
+
+const UNIT_MOCKING = mockingFiles("tests/unit/").map((file) => `tests/unit/${file}`);
+const integrationMocking = mockingFiles("tests/integration/");
+if (integrationMocking.length > 0)
   throw new Error(
-    `Integration files share their modules and cannot vi.mock one: ${mocking.join(", ")}. Mock in a unit file.`,
+    `Integration files share their modules and cannot vi.mock one: ${integrationMocking.join(", ")}. Mock in a unit file.`,
   );
 
 export default defineConfig({
@@ -45,9 +52,22 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["tests/unit/**/*.test.ts"],
+          exclude: UNIT_MOCKING,
           environment: "node",
           testTimeout: 20_000,
           // Opening and migrating a store in beforeAll, two files at once on a busy machine.
+          hookTimeout: 60_000,
+          maxWorkers: WORKERS,
+          ...SHARED_MODULES,
+        },
+      },
+      {
+        test: {
+          // The unit files that `vi.mock` a module, each with its own module graph.
+          name: "unit-mocking",
+          include: UNIT_MOCKING,
+          environment: "node",
+          testTimeout: 20_000,
           hookTimeout: 60_000,
           maxWorkers: WORKERS,
         },

@@ -157,7 +157,18 @@ async function main() {
         step(
           "unit + integration (SQLite)",
           "npx",
-          ["vitest", "run", "--project", "unit", "--project", "integration", "--project", "integration-serial"],
+          [
+            "vitest",
+            "run",
+            "--project",
+            "unit",
+            "--project",
+            "unit-mocking",
+            "--project",
+            "integration",
+            "--project",
+            "integration-serial",
+          ],
           // Redis only when this run started its own: a test's `worldline acp` child that inherited
           // REDIS_URL joined a team its in-process web bridge (no Redis) was not in.
           { WORLDLINE_TEST_POSTGRES: "", ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}) },
@@ -182,7 +193,7 @@ async function main() {
       install: () => step("install", ...npmRun("test:install")),
     };
     const run = async (...running) => {
-      const done = await Promise.all(running);
+      const done = (await Promise.all(running)).flat();
       results.push(...done);
       return done.every((result) => result.ok);
     };
@@ -197,8 +208,25 @@ async function main() {
       !wanted.length ||
       wanted.includes(name) ||
       (name === "ui" && (wanted.includes("e2e") || wanted.includes("install")));
-    const passes = [["typecheck", "lint"], ["sqlite"], ["postgres", "faults"], ["ui"], ["e2e", "install"]].map(
-      (names) => () => run(...names.filter(asked).map((name) => steps[name]())),
+    /** One after another, in a lane; a pass's lanes side by side. */
+    const lane = async (names) => {
+      const done = [];
+      for (const name of names) done.push(await steps[name]());
+      return done;
+    };
+    const passes = [
+      [["typecheck"], ["lint"]],
+      [["sqlite"]],
+      [["postgres"], ["faults", "ui"]],
+      [["e2e"], ["install"]],
+    ].map(
+      (lanes) => () =>
+        run(
+          ...lanes
+            .map((names) => names.filter(asked))
+            .filter((names) => names.length)
+            .map(lane),
+        ),
     );
     let ok = true;
     // Every pass runs even after one failed, so one run reports every failure.
