@@ -144,35 +144,23 @@ async function main() {
     const redis = env.REDIS_URL ?? process.env.REDIS_URL ?? REDIS;
     const results = [];
     // Two at a time on two cores: the type check beside the linters; the SQLite pass (unit and
-    // integration files two at once, then the serial ones); the PostgreSQL pass beside the faults
-    // (their own clusters); the UI build, then the browser beside the installed package (each uses
-    // that build). Each pair passed together on a quiet machine (PostgreSQL + faults 118 s against
-    // 110 + 104 apart; e2e + install 262 s against 271 + 73). The serial files moved beside the
-    // browser made both far slower (e2e 737 s against 367 s). `npm test -- faults e2e` runs only
+    // integration files two at once); the PostgreSQL pass, then the faults (their own clusters),
+    // beside the serial integration files on SQLite, then the UI build; the browser beside the
+    // installed package (each uses that build). Each pair passed together: the serial files beside
+    // the PostgreSQL pass took 335 s and 235 s, against 221 s and 237 s one after the other. The
+    // serial files beside the browser made both far slower (e2e 737 s against 367 s), and a second
+    // browser worker gained nothing (e2e keeps both cores busy). `npm test -- faults e2e` runs only
     // those steps.
+    // Redis only when this run started its own: a test's `worldline acp` child that inherited
+    // REDIS_URL joined a team its in-process web bridge (no Redis) was not in.
+    const sqliteEnv = { WORLDLINE_TEST_POSTGRES: "", ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}) };
+    const vitest = (name, projects, stepEnv) =>
+      step(name, "npx", ["vitest", "run", ...projects.flatMap((project) => ["--project", project])], stepEnv);
     const steps = {
       typecheck: () => step("typecheck", ...npmRun("typecheck")),
       lint: () => step("lint", ...npmRun("lint")),
-      sqlite: () =>
-        step(
-          "unit + integration (SQLite)",
-          "npx",
-          [
-            "vitest",
-            "run",
-            "--project",
-            "unit",
-            "--project",
-            "unit-mocking",
-            "--project",
-            "integration",
-            "--project",
-            "integration-serial",
-          ],
-          // Redis only when this run started its own: a test's `worldline acp` child that inherited
-          // REDIS_URL joined a team its in-process web bridge (no Redis) was not in.
-          { WORLDLINE_TEST_POSTGRES: "", ...(env.REDIS_URL ? { REDIS_URL: env.REDIS_URL } : {}) },
-        ),
+      sqlite: () => vitest("unit + integration (SQLite)", ["unit", "unit-mocking", "integration"], sqliteEnv),
+      serial: () => vitest("serial integration (SQLite)", ["integration-serial"], sqliteEnv),
       postgres: () =>
         step("integration (PostgreSQL)", ...npmRun("test:integration:postgres"), {
           WORLDLINE_TEST_POSTGRES: postgres,
@@ -203,11 +191,12 @@ async function main() {
       process.stderr.write(`[test] no step ${unknown.join(", ")}; the steps: ${Object.keys(steps).join(" ")}\n`);
       return 2;
     }
-    // The UI build goes with whichever of e2e and install is asked for.
+    // The UI build goes with whichever of e2e and install is asked for, the serial files with sqlite.
     const asked = (name) =>
       !wanted.length ||
       wanted.includes(name) ||
-      (name === "ui" && (wanted.includes("e2e") || wanted.includes("install")));
+      (name === "ui" && (wanted.includes("e2e") || wanted.includes("install"))) ||
+      (name === "serial" && wanted.includes("sqlite"));
     /** One after another, in a lane; a pass's lanes side by side. */
     const lane = async (names) => {
       const done = [];
@@ -217,7 +206,10 @@ async function main() {
     const passes = [
       [["typecheck"], ["lint"]],
       [["sqlite"]],
-      [["postgres"], ["faults", "ui"]],
+      [
+        ["postgres", "faults"],
+        ["serial", "ui"],
+      ],
       [["e2e"], ["install"]],
     ].map(
       (lanes) => () =>
