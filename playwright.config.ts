@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM_ARGS } from "./server/preview/chromium-flags";
 
 /** Debian's Chromium by default (the test tool's own browser download is not possible here). */
 const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -20,15 +21,8 @@ export default defineConfig({
     trace: "off",
     launchOptions: {
       executablePath,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
+      // QUIC off: every page here is the local bridge over plain HTTP.
+      args: [...CHROMIUM_ARGS, "--disable-quic"],
     },
   },
 });

@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { chromium } from "@playwright/test";
 import { loadConfig } from "../server/config/index.ts";
+import { CHROMIUM_ARGS } from "../server/preview/chromium-flags.ts";
 import { startBridge } from "../server/main.ts";
 import type { SessionEvent } from "../server/protocol/index.ts";
 
@@ -76,14 +77,7 @@ export async function run(): Promise<UiReplayResult> {
   const bridge = await startBridge({ config: loadConfig({ PORT: "0", WORLDLINE_HOME: home, WORLDLINE_TOKEN: TOKEN }) });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    args: CHROMIUM_ARGS,
   });
   try {
     const session = await bridge.services.sessions.create({ workspace, title: "Replay bench" });

@@ -2,18 +2,9 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { errorMessage, WorldlineError } from "../errors";
 import { MAX_PROMPT_IMAGE_BYTES } from "../protocol";
 import { parsePreviewHost } from "./host-name";
+import { CHROMIUM_ARGS } from "./chromium-flags";
 import type { Previews } from "./service";
 
-/** Launch flags that work where the bridge runs: a container as root (no sandbox), no GPU. */
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 /** The page size the agent sees: a laptop's. */
 export const BROWSER_VIEWPORT = { width: 1280, height: 800 };
 /** A page that has not loaded by then is reported as not loading, not waited on. */

@@ -30,15 +30,6 @@ const READY_TIMEOUT_MS = 30_000;
 const BROWSER_TIMEOUT_MS = 60_000;
 /** npm compiles two native modules from source here: minutes on 2 shared cores. */
 const INSTALL_TIMEOUT_MS = 15 * 60_000;
-const CHROMIUM_FLAGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
 
 const { values: options } = parseArgs({
   options: {
@@ -58,6 +49,7 @@ const say = (line) => process.stdout.write(`[install] ${line}\n`);
 
 register();
 const { startFakeLlm } = await import("../fake-llm/server.ts");
+const { CHROMIUM_ARGS } = await import("../../server/preview/chromium-flags.ts");
 const fake = await startFakeLlm({});
 
 try {
@@ -353,7 +345,7 @@ async function stop(child) {
 async function chat(readyUrlText, folder, label) {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: CHROMIUM_FLAGS,
+    args: CHROMIUM_ARGS,
   });
   try {
     const page = await browser.newPage();
