@@ -6,9 +6,9 @@ import { useHermeticHome } from "./tests/support/hermetic-home.mjs";
 useHermeticHome();
 
 /**
- * Integration files that run one at a time, in their own step (tests/run.mjs): they kill bridges with SIGKILL,
- * bound a process's heap or child processes over hundreds of sessions, push a terminal or a fuzzer
- * as hard as it goes, or time a process group's end. Every other integration file shares nothing
+ * Integration files that run one at a time, in their own step (tests/run.mjs): they kill bridges
+ * with SIGKILL, bound a process's heap or child processes over hundreds of sessions, push a terminal
+ * or a fuzzer as hard as it goes, or time a process group's end. Every other integration file shares nothing
  * (its own temp dirs, data dir, database, Redis key prefix, free ports).
  */
 const SERIAL_INTEGRATION = [
