@@ -27,8 +27,8 @@ const PLAYWRIGHT_DISABLED_FEATURES = [
  * The address bar's suggestion popups, which headless Chromium still builds as two WebUI pages in
  * their own renderer for every window it opens, with no address bar to show them under. Without
  * them, ten browser contexts, each with a page that loads and is typed into, took 9.3-10.4 s of
- * Chromium's CPU instead of 16.4-18.0 s, and 6.1-6.7 s instead of 9.3-9.9 s; the browser suite, 484 s
- * instead of 574 s.
+ * Chromium's CPU instead of 16.4-18.0 s, and 6.1-6.7 s of wall time instead of 9.3-9.9 s; the browser
+ * suite, 484 s instead of 574 s.
  */
 const OMNIBOX_POPUPS = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup"];
 
