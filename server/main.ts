@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { closeStorage, openParts, stopParts, type BridgeOptions, type Parts } from "./bridge";
+import { closeStorage, openParts, reportConsistency, stopParts, type BridgeOptions, type Parts } from "./bridge";
 import { isLoopbackHost, ROOT_DIR, type BridgeConfig } from "./config";
 import { errorMessage } from "./errors";
 import { loadVapidKeys, Notifier } from "./notify";
@@ -47,6 +47,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
  */
 export async function serveParts(parts: Parts, options: BridgeOptions): Promise<Bridge> {
   const { config } = options;
+  void reportConsistency(parts.db);
   const server = createServer();
   const token = config.token ?? createToken();
   await new Promise<void>((resolve, reject) => {

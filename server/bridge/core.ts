@@ -64,10 +64,6 @@ export async function openCore(config: BridgeConfig, options: BridgeOptions) {
   await lease.start();
   await sweep();
   lease.onBeat(sweep);
-  // The start check (a dozen queries, each compiled by Prisma on first use: ~40 ms of a start)
-  // runs beside what follows rather than before it; its repairs are guarded updates, safe alongside.
-  // Print mode's one new session needs none of them.
-  if (options.kind !== "run") void reportConsistency(db);
   return { config, db, processRecords, redis, log, runners, files, hosts, sessions, lease, approvals, waiting, sweep };
 }
 
@@ -119,8 +115,12 @@ export function thisMachine(home: string): { files: WorkspaceFiles; host: LocalW
 /**
  * The start check: repairs what has one right answer and logs, once, what needs a look
  * (`worldline doctor` lists the same). It never stops the start: the sessions it names still open.
+ * A dozen queries, each compiled by Prisma on first use (~40 ms of a start): the HTTP half runs it
+ * (server/main.ts, serveParts) beside what follows rather than before it, which is at start for
+ * `worldline serve` and after the first reply for `worldline acp`; its repairs are guarded updates,
+ * safe alongside. Print mode's one new session needs none of them.
  */
-async function reportConsistency(db: store.Db): Promise<void> {
+export async function reportConsistency(db: store.Db): Promise<void> {
   try {
     const findings = await store.checkConsistency(db, { fix: true });
     for (const finding of findings) {
