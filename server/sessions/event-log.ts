@@ -16,6 +16,7 @@ import {
 } from "../store";
 import type { TurnFence } from "../leases";
 import {
+  emptyLog,
   fanOut,
   reportError,
   sessionExists,
@@ -108,6 +109,16 @@ export class EventLog {
   /** Tells other processes that this one created or decided an approval request. */
   approvalsChanged(): void {
     this.bus.approvalsChanged();
+  }
+
+  /**
+   * `open` for a session this process has just created, whose log is empty: without the two
+   * queries that read the last seq and turn boundary (each the first of its shape in a new
+   * process, compiled by Prisma on the way to print mode's and an editor's first reply). Nobody
+   * else knows the session yet; a later `open` catches up as usual.
+   */
+  openNew(sessionId: string): void {
+    if (!this.sessions.has(sessionId) && !this.loading.has(sessionId)) this.sessions.set(sessionId, emptyLog(1, null));
   }
 
   /** Loads the session's last seq; required once before `append`. Later calls catch up with other processes. */
@@ -238,20 +249,9 @@ export class EventLog {
     if (!pending) {
       pending = Promise.all([lastEventSeq(this.db, sessionId), lastTurnBoundary(this.db, sessionId)]).then(
         ([last, boundary]) => {
-          const log: SessionLog = {
-            nextSeq: last + 1,
-            listeners: new Set(),
-            pendingDelta: null,
-            deltaTimer: null,
-            startedParts: new Set(),
-            unwritten: [],
-            writeScheduled: false,
-            chain: Promise.resolve(),
-            // Nothing runs here before its log is open: a turn started and not completed runs in
-            // another process (or one that died; the lease sweep completes those, server/leases).
-            foreignTurn: boundary?.type === "turn.started" ? turnIdOf(boundary) : null,
-            retryMs: 0,
-          };
+          // Nothing runs here before its log is open: a turn started and not completed runs in
+          // another process (or one that died; the lease sweep completes those, server/leases).
+          const log = emptyLog(last + 1, boundary?.type === "turn.started" ? turnIdOf(boundary) : null);
           this.sessions.set(sessionId, log);
           this.loading.delete(sessionId);
           return log;

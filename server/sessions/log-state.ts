@@ -45,6 +45,22 @@ export interface SessionLog {
   retryMs: number;
 }
 
+/** A session's log state before anything is appended or fanned out here, its next event numbered `nextSeq`. */
+export function emptyLog(nextSeq: number, foreignTurn: string | null): SessionLog {
+  return {
+    nextSeq,
+    listeners: new Set(),
+    pendingDelta: null,
+    deltaTimer: null,
+    startedParts: new Set(),
+    unwritten: [],
+    writeScheduled: false,
+    chain: Promise.resolve(),
+    foreignTurn,
+    retryMs: 0,
+  };
+}
+
 /**
  * Takes the unwritten events up to the first of another fence: one insert is conditional on one
  * claim (events of no turn ride along with either).

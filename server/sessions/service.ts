@@ -61,7 +61,7 @@ export class Sessions {
       made: input.forkCheckpointId !== undefined || worktree === true,
     });
     const session = await store.createSession(this.db, { ...fields, workspace });
-    await this.log.open(session.id);
+    this.log.openNew(session.id);
     this.log.append(session.id, {
       type: "session.updated",
       payload: { title: session.title, yolo: session.yolo, model: session.model, status: "idle" },
