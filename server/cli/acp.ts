@@ -2,6 +2,7 @@ import { Readable, Writable } from "node:stream";
 import { parseArgs } from "node:util";
 import * as acp from "@agentclientprotocol/sdk";
 import { createAcpAgent, type AcpServices } from "../acp";
+import { preloadOpenAI } from "../agent";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { loadConfig, ROOT_DIR } from "../config";
@@ -33,6 +34,9 @@ export async function acpCommand(argv: string[] = []): Promise<number> {
   }
   if (hub !== undefined) return acpOnHub(hub, log);
   const config = loadConfig({ ...process.env, PORT: process.env.WORLDLINE_ACP_PORT ?? "0" });
+  // An editor prompts right after `session/new`, and the first request needs the SDK: its file is
+  // read while the bridge starts rather than between the prompt and the request.
+  preloadOpenAI();
   const options = { config, ui: false, kind: "acp" as const, sealEnvironment: true };
   // Started alongside the connection; the domain parts only (server/bridge), which a prompt needs.
   const partsReady = import("../bridge").then(({ openParts }) => openParts(options));
