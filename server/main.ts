@@ -47,7 +47,10 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
  */
 export async function serveParts(parts: Parts, options: BridgeOptions): Promise<Bridge> {
   const { config } = options;
+  // What a bridge that serves does besides serving, after its parts are open: at start for
+  // `worldline serve`, after the first reply for `worldline acp` (neither holds that reply up).
   void reportConsistency(parts.db);
+  await parts.routines.start();
   const server = createServer();
   const token = config.token ?? createToken();
   await new Promise<void>((resolve, reject) => {

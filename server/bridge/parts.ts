@@ -155,9 +155,9 @@ async function startParts(options: BridgeOptions) {
   const shares = new ShareLinks(db);
   shares.onRevoked((linkId) => people.credentials.ended({ kind: "share", linkId }));
   if (redis) await relayCredentials(redis, people.credentials);
+  // Scheduling starts with the HTTP half (server/main.ts, serveParts), never in print mode: it runs
+  // one turn and exits, and a schedule it fired would die with it.
   const routines = new Routines({ db, sessions: routineSessions(db, { sessions, worktrees, turns }) });
-  // Print mode runs one turn and exits: a schedule it fired would die with it.
-  if (options.kind !== "run") await routines.start();
   const domain = {
     files,
     ptys,
