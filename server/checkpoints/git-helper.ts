@@ -34,12 +34,17 @@ export interface HelperResult {
   code: number;
 }
 
+/**
+ * The shell's loop. It ends when its stdin does, which is when the bridge exits, however it exits
+ * (a killed bridge never removes the folder itself): the shell removes the temp folder then.
+ */
 const SCRIPT = `
 while IFS= read -r line; do
   id=\${line%% *}
   eval "\${line#* }" <"$WL_IO/$id.in" >"$WL_IO/$id.out" 2>"$WL_IO/$id.err"
   echo "$id $?"
 done
+rm -rf "$WL_IO"
 `;
 
 const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;

@@ -1,3 +1,7 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openShadowRepo } from "../../../server/checkpoints/index.ts";
 import { runThroughHelper } from "../../../server/checkpoints/git-helper.ts";
@@ -43,6 +47,37 @@ describe("the long-lived git helper", () => {
       [3, "err3\n"],
       [7, "err7\n"],
     ]);
+  });
+
+  it("leaves no temp folder behind when its process is killed", async () => {
+    const tmp = join(box.root, "tmp");
+    mkdirSync(tmp);
+    const root = fileURLToPath(new URL("../../..", import.meta.url));
+    const script =
+      `import { runThroughHelper } from "./server/checkpoints/git-helper.ts";\n` +
+      `const result = await runThroughHelper("test", { env: {}, cwd: ${JSON.stringify(box.ws)}, argv: ["true"] }, () => process.env);\n` +
+      `process.stdout.write(result.code + "\\n");\n` +
+      `setInterval(() => {}, 1000);\n`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: root,
+      env: { ...process.env, TMPDIR: tmp },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const helperFolders = () => readdirSync(tmp).filter((name) => name.startsWith("worldline-git-"));
+    try {
+      const code = await new Promise<string>((resolve, reject) => {
+        child.stdout.setEncoding("utf8").once("data", (chunk: string) => resolve(chunk.trim()));
+        child.once("exit", (exit) => reject(new Error(`exited ${exit} before running a command`)));
+      });
+      expect(code).toBe("0");
+      expect(helperFolders()).toHaveLength(1); // while its process lives
+    } finally {
+      child.kill("SIGKILL");
+    }
+    // The shell sees its stdin end and removes the folder on its way out.
+    const deadline = Date.now() + 5_000;
+    while (helperFolders().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(helperFolders()).toEqual([]);
   });
 
   it("refuses what the line protocol cannot carry (a newline), so the caller spawns directly", () => {
