@@ -3,6 +3,7 @@ import { makeHome } from "../config/home";
 import { ROOT_DIR } from "../config/root";
 import { PrismaClient } from "./generated/prisma/client";
 import { applyMigrations } from "./migrate";
+import { withPlanCache } from "./plan-cache";
 import { sqliteAdapter } from "./sqlite-adapter";
 
 /**
@@ -42,7 +43,7 @@ export async function openDb(
       { provider: "postgresql", url: databaseUrl },
       path.join(PRISMA_DIR, "postgres/migrations"),
     );
-    const client = new PostgresClient({ adapter: postgresAdapter(databaseUrl) });
+    const client = new PostgresClient(withPlanCache({ adapter: postgresAdapter(databaseUrl) }));
     const db = client as unknown as Db;
     providers.set(db, "postgresql");
     await db.$connect();
@@ -50,7 +51,7 @@ export async function openDb(
   }
   const file = path.join(home, "worldline.db");
   const migrated = await applyMigrations({ provider: "sqlite", file }, path.join(PRISMA_DIR, "migrations"));
-  const db = new PrismaClient({ adapter: sqliteAdapter(file) });
+  const db = new PrismaClient(withPlanCache({ adapter: sqliteAdapter(file) }));
   providers.set(db, "sqlite");
   await db.$connect();
   // NORMAL is durable across application crashes in WAL mode and much faster than FULL. Raw: Prisma

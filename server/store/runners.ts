@@ -1,5 +1,6 @@
 import { WorldlineError } from "../errors";
 import type { Db } from "./db";
+import { isUniqueViolation } from "./dialect";
 
 export type RunnerRow = NonNullable<Awaited<ReturnType<typeof getRunner>>>;
 
@@ -98,11 +99,18 @@ export async function revokeRunner(db: Db, name: string): Promise<boolean> {
  * (unrevoked) runner; `runner:invalid` when the new name is taken (a revoked runner keeps its name).
  */
 export async function renameRunner(db: Db, from: string, to: string): Promise<boolean> {
-  return db.$transaction(async (tx) => {
-    if (await tx.runner.findUnique({ where: { name: to } }))
-      throw new WorldlineError("runner:invalid", `A runner named "${to}" exists already.`);
-    const { count } = await tx.runner.updateMany({ where: { name: from, revokedAt: null }, data: { name: to } });
-    if (count === 1) await tx.session.updateMany({ where: { runner: from }, data: { runner: to } });
-    return count === 1;
-  });
+  const taken = () => new WorldlineError("runner:invalid", `A runner named "${to}" exists already.`);
+  if (from === to) throw taken();
+  try {
+    // The write comes first: on SQLite a transaction that read first cannot take the write lock
+    // once another process (the bridge, marking a runner seen) wrote since (SQLITE_BUSY, no retry helps).
+    return await db.$transaction(async (tx) => {
+      const { count } = await tx.runner.updateMany({ where: { name: from, revokedAt: null }, data: { name: to } });
+      if (count === 1) await tx.session.updateMany({ where: { runner: from }, data: { runner: to } });
+      return count === 1;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw taken();
+    throw error;
+  }
 }
