@@ -31,13 +31,9 @@ export async function insertEvents(
 ): Promise<void> {
   if (events.length === 0) return;
   const typed = providerOf(db) === "postgresql";
-  const statements: Prisma.PrismaPromise<number | Prisma.BatchPayload>[] = [];
+  const statements: Prisma.PrismaPromise<number>[] = [];
   for (let start = 0; start < events.length; start += INSERT_ROWS_PER_STATEMENT) {
     const batch = events.slice(start, start + INSERT_ROWS_PER_STATEMENT);
-    if (!claim) {
-      statements.push(db.event.createMany({ data: batch }));
-      continue;
-    }
     const rows = batch.map((event) =>
       typed
         ? Prisma.sql`(${event.sessionId}, CAST(${event.seq} AS INTEGER), ${event.type}, ${event.payload}, ${event.turnId}, CAST(${event.createdAt} AS TIMESTAMP(3)))`
@@ -45,13 +41,16 @@ export async function insertEvents(
     );
     // Raw: Prisma cannot make an insert conditional on another row (the epoch). One statement rather
     // than a fenced() transaction, on every turn's way to its first token (heldAt's figure, claims.ts).
+    // Unfenced batches take the same statement: Prisma's createMany compiles a new plan for every
+    // batch (its values are in the request), ~0.6 ms against ~0.1 ms for this one.
+    const fence = claim ? Prisma.sql` WHERE ${heldAt(db, claim)}` : Prisma.empty;
     statements.push(db.$executeRaw`INSERT INTO "Event" ("sessionId", "seq", "type", "payload", "turnId", "createdAt")
-      SELECT * FROM (VALUES ${Prisma.join(rows)}) AS "rows" WHERE ${heldAt(db, claim)}`);
+      SELECT * FROM (VALUES ${Prisma.join(rows)}) AS "rows"${fence}`);
   }
   // In one transaction the first statement's check holds for the rest (PostgreSQL keeps its lock to
   // the commit; SQLite has one writer), so a fenced batch is stored whole or not at all.
   const results = statements.length === 1 ? [await statements[0]] : await db.$transaction(statements);
-  const stored = results.reduce<number>((sum, result) => sum + (typeof result === "number" ? result : result.count), 0);
+  const stored = results.reduce((sum, count) => sum + count, 0);
   if (claim && stored === 0) throw new FencedError(claim.sessionId, claim.epoch);
 }
 
