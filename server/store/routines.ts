@@ -131,15 +131,21 @@ export function sessionTurnStatuses(db: Db, sessionId: string) {
 
 /** A session's budget and its owner's daily budget (server/budgets). */
 export async function budgetsOfSession(db: Db, sessionId: string) {
-  const session = await db.session.findUnique({
+  // One request with its owner: read before every step, the first token's included.
+  const row = await db.session.findUnique({
     where: { id: sessionId },
-    select: { budgetUsd: true, budgetStepUsd: true, budgetTokens: true },
+    select: {
+      budgetUsd: true,
+      budgetStepUsd: true,
+      budgetTokens: true,
+      access: { where: { access: "owner" }, select: { subject: true }, take: 1 },
+    },
   });
-  const owner = await db.sessionAccess.findFirst({ where: { sessionId, access: "owner" }, select: { subject: true } });
+  const owner = row?.access[0]?.subject;
   const person = owner
-    ? await db.user.findUnique({ where: { id: owner.subject }, select: { id: true, budgetUsd: true } })
+    ? await db.user.findUnique({ where: { id: owner }, select: { id: true, budgetUsd: true } })
     : null;
-  return { session, person };
+  return { session: row, person };
 }
 
 /** Raises a session's budget by its first size, once per call ("allow" on a budget request). */
