@@ -54,14 +54,20 @@ export async function insertEvents(
   if (claim && stored === 0) throw new FencedError(claim.sessionId, claim.epoch);
 }
 
-/** Events after `afterSeq`, in order. */
+/**
+ * Events after `afterSeq`, in order. Raw, with exactly findMany's rows (a test compares them): the
+ * log's catch-up with other processes reads it at every prompt, before the first token, and
+ * findMany's plan (the seq is in its request) was compiled anew each time, ~0.9 ms against ~0.2.
+ */
 export async function readEvents(
   db: Db,
   sessionId: string,
   afterSeq: number,
   limit?: number,
 ): Promise<Prisma.EventModel[]> {
-  return db.event.findMany({ where: { sessionId, seq: { gt: afterSeq } }, orderBy: { seq: "asc" }, take: limit });
+  const limited = limit === undefined ? Prisma.empty : Prisma.sql` LIMIT ${limit}`;
+  return db.$queryRaw<Prisma.EventModel[]>`
+    SELECT * FROM "Event" WHERE "sessionId" = ${sessionId} AND "seq" > ${afterSeq} ORDER BY "seq" ASC${limited}`;
 }
 
 export async function lastEventSeq(db: Db, sessionId: string): Promise<number> {
