@@ -1,6 +1,6 @@
 import type { Db } from "./db";
 import { fenced } from "./claims";
-import type { Prisma } from "./generated/prisma/client";
+import { Prisma } from "./generated/prisma/client";
 
 export interface HistoryRow {
   position: number;
@@ -42,7 +42,12 @@ export async function appendHistory(
     if (stored === last + 1 && (await storedAlready(tx, sessionId, entries))) return; // a retried write that went through
     if (stored !== first) throw new HistoryGapError(sessionId, first, stored);
     const createdAt = new Date();
-    await tx.historyEntry.createMany({ data: entries.map((entry) => ({ ...entry, sessionId, createdAt })) });
+    // Raw, storing what createMany stores (a test compares them): every step appends, and createMany's
+    // plan (the entries are in its request) was compiled anew for every batch, ~0.5 ms against ~0.1.
+    const rows = entries.map(
+      (entry) => Prisma.sql`(${sessionId}, ${entry.position}, ${entry.kind}, ${entry.data}, ${createdAt})`,
+    );
+    await tx.$executeRaw`INSERT INTO "HistoryEntry" ("sessionId", "position", "kind", "data", "createdAt") VALUES ${Prisma.join(rows)}`;
   };
   if (claim) await fenced(db, { sessionId, epoch: claim.epoch }, write);
   else await db.$transaction(write);
