@@ -100,10 +100,13 @@ export async function revokeRunner(db: Db, name: string): Promise<boolean> {
  */
 export async function renameRunner(db: Db, from: string, to: string): Promise<boolean> {
   const taken = () => new WorldlineError("runner:invalid", `A runner named "${to}" exists already.`);
-  if (from === to) throw taken();
+  if (from === to) {
+    if (await getRunner(db, to)) throw taken();
+    return false;
+  }
   try {
     // The write comes first: on SQLite a transaction that read first cannot take the write lock
-    // once another process (the bridge, marking a runner seen) wrote since (SQLITE_BUSY, no retry helps).
+    // once another process (a bridge) wrote since (SQLITE_BUSY, which no retry of the statement helps).
     return await db.$transaction(async (tx) => {
       const { count } = await tx.runner.updateMany({ where: { name: from, revokedAt: null }, data: { name: to } });
       if (count === 1) await tx.session.updateMany({ where: { runner: from }, data: { runner: to } });

@@ -24,6 +24,7 @@ describe("store: renaming a runner", () => {
     expect(await getRunner(db, "alpha")).toBeNull();
     expect((await db.session.findUniqueOrThrow({ where: { id: session.id } })).runner).toBe("gamma");
     expect(await renameRunner(db, "missing", "delta")).toBe(false);
+    expect(await renameRunner(db, "missing", "missing")).toBe(false);
   });
 
   it("a revoked runner keeps its name: another cannot take it, and it cannot be renamed", async () => {
