@@ -106,13 +106,14 @@ describe("store: the statements of an agent step", () => {
       );
     expect(await read(raw.id)).toStrictEqual(await read(orm.id));
     expect(await read(raw.id)).toHaveLength(2);
-    // The stored text of the dates has the same form (other queries compare and order by it).
+    // The stored text of the dates has the same form (other queries compare and order by it); the
+    // fraction is left out, PostgreSQL's text drops its trailing zeros.
     const form = async (sessionId: string) =>
       (
         await db.$queryRaw<
           { c: string }[]
         >`SELECT "createdAt" || '' AS c FROM "HistoryEntry" WHERE "sessionId" = ${sessionId}`
-      ).map((row) => row.c.replace(/\d/g, "0"));
+      ).map((row) => row.c.replace(/\.\d+/, "").replace(/\d/g, "0"));
     expect(await form(raw.id)).toEqual(await form(orm.id));
   });
 
