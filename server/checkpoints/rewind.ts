@@ -78,7 +78,7 @@ export async function rewind(
     await core.deps.log.open(sessionId);
     refuseWhileRunning(core, sessionId);
     if (records) await replaceHistory(db, sessionId, current, records);
-    if (repo) outcome = await restoreFiles(core, repo, target, `rewind to #${target.number}`);
+    if (repo && now) outcome = await restoreFiles(core, repo, target, `rewind to #${target.number}`, now.result.commit);
   });
   announceRewind(core, target, undoPoint, request, outcome, options.undo);
   return {
@@ -152,7 +152,7 @@ export async function revertFilesForDmail(
     files: true,
     now,
   });
-  const outcome = await restoreFiles(core, repo, target, `D-Mail to #${target.number}`);
+  const outcome = await restoreFiles(core, repo, target, `D-Mail to #${target.number}`, now.result.commit);
   announceRewind(core, target, undoPoint, { conversation: false, files: true }, outcome);
   return true;
 }
@@ -204,15 +204,19 @@ async function capture(
   return { repo, result: await core.serial(sessionId, () => repo.snapshot({ message, changes: false })) };
 }
 
-/** Makes the workspace equal to the target's snapshot; the result becomes the agent's baseline. */
+/**
+ * Makes the workspace equal to the target's snapshot; the result becomes the agent's baseline.
+ * `current` is the snapshot the caller just took for its conflict check and undo point.
+ */
 async function restoreFiles(
   core: CheckpointCore,
   repo: SnapshotRepo,
   target: CheckpointRow,
   message: string,
+  current: string,
 ): Promise<RestoreResult> {
   if (!target.snapshot) throw noSnapshot(target);
-  const outcome = await repo.restore(target.snapshot, { force: true, message });
+  const outcome = await repo.restore(target.snapshot, { force: true, message, current });
   await core.setBaseline(repo, outcome.after ?? (await repo.snapshot({ message, changes: false })).commit);
   return outcome;
 }

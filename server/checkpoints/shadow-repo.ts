@@ -144,7 +144,10 @@ export class ShadowRepo implements SnapshotRepo {
     return serialize(this.gitDir, async () => {
       const targetCommit = await this.resolveSnapshot(target);
       const baseline = options.baseline === undefined ? undefined : await this.resolveSnapshot(options.baseline);
-      const before = await this.snapshotNow(`before restore to ${targetCommit.slice(0, 12)}`, false);
+      const before =
+        options.current === undefined
+          ? await this.snapshotNow(`before restore to ${targetCommit.slice(0, 12)}`, false)
+          : await this.snapshotOf(options.current);
       const targetSkipped = await this.skippedIn(targetCommit);
       const protectedPaths = new Set([...targetSkipped, ...before.skipped].map((entry) => entry.path));
       const plan = planApply(await rawChanges(this.target, before.commit, targetCommit), protectedPaths);
@@ -318,7 +321,11 @@ export class ShadowRepo implements SnapshotRepo {
    */
   private async head(): Promise<Head | undefined> {
     const commit = readRef(this.gitDir, SNAPSHOT_REF);
-    if (!commit) return undefined;
+    return commit ? { commit, ...(await this.known(commit)) } : undefined;
+  }
+
+  /** A snapshot's tree and what it left out, remembered. */
+  private async known(commit: string): Promise<Omit<Head, "commit">> {
     let known = this.commits.get(commit);
     if (!known) {
       const text = await gitText(this.target, ["cat-file", "commit", commit]);
@@ -327,7 +334,13 @@ export class ShadowRepo implements SnapshotRepo {
       known = { tree, skipped: parseSkipped(text.slice(text.indexOf("\n\n") + 2)) };
       this.remember(commit, known);
     }
-    return { commit, ...known };
+    return known;
+  }
+
+  /** A snapshot the caller took of the work tree, as `snapshotNow` would have answered. */
+  private async snapshotOf(id: string): Promise<SnapshotResult> {
+    const commit = await this.resolveSnapshot(id);
+    return { commit, changed: [], skipped: (await this.known(commit)).skipped };
   }
 
   private remember(commit: string, known: Omit<Head, "commit">): void {

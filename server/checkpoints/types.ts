@@ -55,6 +55,12 @@ export interface RestoreOptions {
   force?: boolean;
   /** The message of the snapshot of the result (`after`). */
   message?: string;
+  /**
+   * A snapshot of the work tree the caller has just taken (a rewind's conflict check and undo
+   * point): it is `before`, instead of another look at every file. A file created since is left
+   * alone, one changed since is overwritten as the caller decided.
+   */
+  current?: string;
 }
 
 export interface RestoreResult {

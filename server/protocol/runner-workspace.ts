@@ -47,6 +47,7 @@ export const WorkspaceOperations = [
     baseline: Commit.optional(),
     force: z.boolean().optional(),
     message: z.string().max(1000).optional(),
+    current: Commit.optional(),
   }),
   z.object({ op: z.literal("snapshots.fileAt"), workspace: Path, commit: Commit, path: RelativePath }),
   z.object({ op: z.literal("snapshots.readNow"), workspace: Path, path: RelativePath }),

@@ -28,6 +28,7 @@ export class RunnerSnapshots {
           baseline: operation.baseline,
           force: operation.force,
           message: operation.message,
+          current: operation.current,
         });
       case "snapshots.fileAt":
         return (await repo.fileAt(operation.commit, operation.path)) ?? null;

@@ -87,6 +87,37 @@ describe("restore", () => {
     expect(state()).toEqual(mutated);
   });
 
+  it("takes the caller's snapshot of the work tree as `before`, without another", async () => {
+    seed();
+    const first = await repo.snapshot();
+    mutate();
+    const mutated = state();
+    const current = await repo.snapshot({ changes: false });
+    write(box.ws, "made-after.txt", "created after the caller looked\n");
+    const restored = await repo.restore(first.commit, { current: current.commit });
+    expect(restored.before).toBe(current.commit);
+    // What the caller saw is restored; a file created since it looked is left alone, not deleted.
+    expect(read(box.ws, "src/main.ts")).toBe("console.log('v1');\n");
+    expect(read(box.ws, "made-after.txt")).toBe("created after the caller looked\n");
+    rmSync(join(box.ws, "made-after.txt"));
+    await repo.restore(restored.before);
+    expect(state()).toEqual(mutated);
+  });
+
+  it("keeps what the caller's snapshot could not capture untouched", async () => {
+    const small = await openShadowRepo(box.ws, { home: box.home, maxFileBytes: 100 });
+    write(box.ws, "data.bin", "small");
+    const first = await small.snapshot();
+    write(box.ws, "data.bin", Buffer.alloc(1000, 7));
+    const current = await small.snapshot({ changes: false });
+    const result = await small.restore(first.commit, { current: current.commit });
+    expect(result.untouched).toEqual(["data.bin"]);
+    expect(readFileSync(join(box.ws, "data.bin"))).toEqual(Buffer.alloc(1000, 7));
+    await expect(small.restore(first.commit, { current: "f".repeat(40) })).rejects.toMatchObject({
+      code: "checkpoint:not_found",
+    });
+  });
+
   it("refuses, writing nothing, when a file it would change was edited outside the agent", async () => {
     seed();
     const first = await repo.snapshot();
