@@ -54,8 +54,5 @@ export async function openDb(
   const db = new PrismaClient(withPlanCache({ adapter: sqliteAdapter(file) }));
   providers.set(db, "sqlite");
   await db.$connect();
-  // NORMAL is durable across application crashes in WAL mode and much faster than FULL. Raw: Prisma
-  // has no API for a connection's pragmas (the busy timeout is the adapter's `timeout`, sqlite-adapter.ts).
-  await db.$queryRawUnsafe("PRAGMA synchronous = NORMAL");
   return { db, provider: "sqlite", file, migrated };
 }
