@@ -2,6 +2,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import type { SqlDriverAdapterFactory } from "@prisma/client/runtime/client";
 import type BetterSqlite3 from "better-sqlite3";
 import { WrappedConnection, WrappedTransaction, type Query, type Transaction } from "./adapter-wrap";
+import { keptIn } from "./lru";
 
 /**
  * How long one statement may block the event loop waiting for another process's lock (SQLite's
@@ -109,15 +110,7 @@ type Statement = BetterSqlite3.Statement<unknown[]>;
 function keepStatements(database: BetterSqlite3.Database): void {
   const prepare = database.prepare.bind(database);
   const statements = new Map<string, Statement>();
-  const cached = (sql: string): Statement => {
-    let statement = statements.get(sql);
-    if (statement)
-      statements.delete(sql); // re-inserted below: now the most recently used
-    else statement = prepare(sql);
-    statements.set(sql, statement);
-    if (statements.size > MAX_STATEMENTS) statements.delete(statements.keys().next().value as string);
-    return statement;
-  };
+  const cached = (sql: string): Statement => keptIn(statements, sql, () => prepare(sql), MAX_STATEMENTS);
   const bound = (statement: Statement, args: unknown[]) => {
     let rows: unknown[] | undefined;
     return {
