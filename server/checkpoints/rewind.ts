@@ -49,12 +49,11 @@ export async function rewind(
   }
   const target = await core.find(sessionId, request.checkpoint);
   const workspace = session.workspace.path;
-  let repo: SnapshotRepo | undefined;
   let now: Captured | undefined;
   if (request.files) {
     if (!target.snapshot) throw noSnapshot(target);
-    repo = await core.repo(sessionId, workspace);
-    // One look at the work tree serves the conflict check and the undo point.
+    const repo = await core.repo(sessionId, workspace);
+    // One look at the work tree serves the conflict check, the undo point and the restore.
     now = await capture(core, sessionId, repo, `before rewind to #${target.number}`);
     if (!request.force) {
       const paths = await conflictingPaths(core, repo, sessionId, target, now.result.commit);
@@ -78,7 +77,7 @@ export async function rewind(
     await core.deps.log.open(sessionId);
     refuseWhileRunning(core, sessionId);
     if (records) await replaceHistory(db, sessionId, current, records);
-    if (repo && now) outcome = await restoreFiles(core, repo, target, `rewind to #${target.number}`, now.result.commit);
+    if (now) outcome = await restoreFiles(core, now, target, `rewind to #${target.number}`);
   });
   announceRewind(core, target, undoPoint, request, outcome, options.undo);
   return {
@@ -152,7 +151,7 @@ export async function revertFilesForDmail(
     files: true,
     now,
   });
-  const outcome = await restoreFiles(core, repo, target, `D-Mail to #${target.number}`, now.result.commit);
+  const outcome = await restoreFiles(core, now, target, `D-Mail to #${target.number}`);
   announceRewind(core, target, undoPoint, { conversation: false, files: true }, outcome);
   return true;
 }
@@ -205,18 +204,17 @@ async function capture(
 }
 
 /**
- * Makes the workspace equal to the target's snapshot; the result becomes the agent's baseline.
- * `current` is the snapshot the caller just took for its conflict check and undo point.
+ * Makes the workspace equal to the target's snapshot, from the snapshot of it the caller just took
+ * (`now`, its conflict check and undo point); the result becomes the agent's baseline.
  */
 async function restoreFiles(
   core: CheckpointCore,
-  repo: SnapshotRepo,
+  { repo, result }: Captured,
   target: CheckpointRow,
   message: string,
-  current: string,
 ): Promise<RestoreResult> {
   if (!target.snapshot) throw noSnapshot(target);
-  const outcome = await repo.restore(target.snapshot, { force: true, message, current });
+  const outcome = await repo.restore(target.snapshot, { force: true, message, current: result.commit });
   await core.setBaseline(repo, outcome.after ?? (await repo.snapshot({ message, changes: false })).commit);
   return outcome;
 }
